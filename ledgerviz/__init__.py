@@ -1,0 +1,33 @@
+"""ledgerviz: agent session ledgers as DataFrames, a recovery engine, and timelines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = ["Ledger", "LedgerError", "__version__", "explore", "load", "timeline"]
+
+if TYPE_CHECKING:
+    from ledgerviz.api import Ledger, load
+    from ledgerviz.ledger import LedgerError
+    from ledgerviz.plot import timeline
+    from ledgerviz.widgets import explore
+
+_LAZY = {
+    "Ledger": "ledgerviz.api",
+    "load": "ledgerviz.api",
+    "LedgerError": "ledgerviz.ledger",
+    "timeline": "ledgerviz.plot",
+    "explore": "ledgerviz.widgets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the heavy layers (pandas, plotly, ipywidgets) only when they are used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ledgerviz' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,5 @@
+import sys
+
+from ledgerviz.cli import main
+
+sys.exit(main())

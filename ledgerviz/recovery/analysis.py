@@ -1,0 +1,54 @@
+"""The result of running the recovery engine over one session: what each policy does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Policy = Literal["recorded", "synthesize", "fork"]
+Branch = Literal["active", "abandoned", "log"]
+CallStatus = Literal["ok", "error", "outcome_unknown", "not_started"]
+
+POLICIES: tuple[Policy, ...] = ("recorded", "synthesize", "fork")
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """Everything the ledger (and the policy) says about one requested tool call."""
+
+    call_id: str
+    name: str | None
+    arguments: str | None
+    turn: int | None
+    step: int | None
+    requested_seq: int
+    dispatched_seq: int | None
+    result_seq: int | None
+    status: CallStatus
+    error_code: str | None
+    is_error: bool
+    branch: Branch
+    settled: bool
+
+
+@dataclass(slots=True)
+class Analysis:
+    """One session under one policy.
+
+    ``events`` are the recorded events followed by the events the policy
+    appends; every list in the annotation block is parallel to ``events``.
+    """
+
+    policy: Policy
+    generation: str
+    events: list[dict[str, Any]]
+    seqs: list[int]
+    branch: list[Branch]
+    synthetic: list[bool]
+    recorded: list[bool]
+    recovery_code: list[str | None]
+    calls: list[CallFacts]
+    closers: list[dict[str, Any]] = field(default_factory=list)
+    fork_points: list[int] = field(default_factory=list)
+    abandoned_seqs: list[int] = field(default_factory=list)
+    unanswered_in_closed_steps: list[str] = field(default_factory=list)
