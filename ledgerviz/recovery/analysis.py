@@ -42,7 +42,7 @@ class Analysis:
     policy: Policy
     generation: str
     events: list[dict[str, Any]]
-    seqs: list[int]
+    seqs: list[int | None]
     branch: list[Branch]
     synthetic: list[bool]
     recorded: list[bool]
