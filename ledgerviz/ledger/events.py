@@ -1,0 +1,208 @@
+"""Decode and check the event lines of one ledger file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.packed import expand_packed_row
+from ledgerviz.ledger.vocabulary import (
+    KNOWN_EVENT_TYPES,
+    PACKED_CHUNK_ROWS,
+    PACKING_VERSIONS,
+    surface_types,
+)
+
+UNREADABLE: Any = object()
+"""Stands in for a line that did not decode."""
+
+
+def describe_undecodable(raw: bytes, error: Exception) -> tuple[str, str]:
+    """Return ``(kind, message)`` for a line orjson refused: bad UTF-8 or bad JSON."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return "invalid_utf8", f"byte {bad.start + 1} of the line is not valid UTF-8"
+    return "invalid_json", f"not valid JSON: {error}"
+
+
+def decode_lines(
+    raw_lines: Sequence[bytes], first_line: int, log: DiagnosticLog, *, last_may_be_torn: bool
+) -> list[Any]:
+    """Return the decoded value of every line (``UNREADABLE`` where decoding failed).
+
+    A failing final line is a torn tail when ``last_may_be_torn``; other failures are
+    recorded as ``blank_line``, ``invalid_utf8`` or ``invalid_json``.
+    """
+    loads = orjson.loads
+    try:
+        return list(map(loads, raw_lines))
+    except orjson.JSONDecodeError:
+        pass
+    values: list[Any] = []
+    last = len(raw_lines) - 1
+    for index, raw in enumerate(raw_lines):
+        try:
+            values.append(loads(raw))
+            continue
+        except orjson.JSONDecodeError as error:
+            values.append(UNREADABLE)
+            line = first_line + index
+            if not raw.strip():
+                log.add(line, "blank_line", "empty line between events", "warning")
+            elif index == last and last_may_be_torn:
+                log.add(line, "torn_tail", "last line does not decode: dropped", "warning")
+            else:
+                log.add(line, *describe_undecodable(raw, error))
+    return values
+
+
+def requested_call_ids(data: dict[str, Any]) -> Iterator[str]:
+    """Yield the ids of the tool-call blocks of an ``assistant/message`` payload."""
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool-call":
+                yield block.get("id")
+
+
+def result_call_id(data: dict[str, Any]) -> str | None:
+    """Return the call id a ``tool/result`` payload answers (either message shape)."""
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return None
+    source = message.get("source")
+    if isinstance(source, dict) and isinstance(source.get("callId"), str):
+        return source["callId"]
+    if isinstance(message.get("toolCallId"), str):
+        return message["toolCallId"]
+    content = message.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        wrapped = content[0].get("toolCallId")
+        return wrapped if isinstance(wrapped, str) else None
+    return None
+
+
+def _json_type(value: Any) -> str:
+    """Return the JSON name of a decoded value's type."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
+
+
+def _envelope_problem(event: dict[str, Any]) -> str:
+    """Return what is wrong with an envelope that failed the fast shape test."""
+    kind = event.get("type")
+    if not isinstance(kind, str):
+        return f"'type' must be a string, not {_json_type(kind)}"
+    if not isinstance(event.get("data"), dict):
+        return f"{kind}: 'data' must be an object, not {_json_type(event.get('data'))}"
+    if "seq" in event and type(event["seq"]) is not int:
+        return f"{kind}: 'seq' must be an integer, not {_json_type(event['seq'])}"
+    return f"{kind}: 'time' must be an integer, not {_json_type(event.get('time'))}"
+
+
+def check_events(
+    values: list[Any], first_line: int, version: int | None, log: DiagnosticLog
+) -> tuple[list[dict[str, Any]], Sequence[int], int]:
+    """Check decoded lines; return ``(events, line of each event, lines that gave none)``.
+
+    Events whose envelope cannot be used (not an object, non-string ``type``,
+    non-object ``data``, non-integer ``seq``/``time``) are dropped; every other
+    problem is recorded and the event kept as decoded.
+    """
+    known = KNOWN_EVENT_TYPES
+    surface = surface_types(version)
+    packing = version in PACKING_VERSIONS
+    requested: set[str] = set()
+    rejected: set[int] = set()
+    expanded: dict[int, list[dict[str, Any]]] = {}
+    expected = 0
+    for index, event in enumerate(values):
+        if event is UNREADABLE:
+            rejected.add(index)
+            continue
+        line = first_line + index
+        if event.__class__ is not dict:
+            log.add(line, "invalid_event", f"an event must be an object, not {_json_type(event)}")
+            rejected.add(index)
+            continue
+        kind = event.get("type")
+        data = event.get("data")
+        seq = event.get("seq", expected)
+        time = event.get("time")
+        if packing and kind in PACKED_CHUNK_ROWS:
+            chunks = expand_packed_row(event)
+            if isinstance(chunks, str):
+                log.add(line, "invalid_event", chunks)
+                rejected.add(index)
+                continue
+            expanded[index] = chunks
+            seq = chunks[0].get("seq", expected)
+            if seq != expected:
+                _seq_gap(log, line, seq, expected)
+            expected = seq + len(chunks)
+            continue
+        if (
+            kind.__class__ is not str
+            or data.__class__ is not dict
+            or seq.__class__ is not int
+            or not (time is None or time.__class__ is int)
+        ):
+            log.add(line, "invalid_event", _envelope_problem(event))
+            rejected.add(index)
+            continue
+        if seq != expected:
+            _seq_gap(log, line, seq, expected)
+        expected = seq + 1
+        if kind in surface:
+            op = event.get("surfaceOp")
+            if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
+                log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
+            if kind == "assistant/message":
+                requested.update(requested_call_ids(data))
+            elif kind == "tool/result":
+                _check_result(log, line, data, requested)
+        elif kind not in known:
+            if event.get("ignorable") is True:
+                log.add(line, "unknown_ignorable_event", f"unknown type {kind!r} kept", "info")
+            else:
+                log.add(line, "unknown_required_event", f"unknown type {kind!r} not ignorable")
+        elif "surfaceOp" in event or "sourceEventSeqs" in event:
+            log.add(
+                line,
+                "invalid_event",
+                f"{kind} carries surface fields but is not a surface type in version {version}",
+            )
+    if not rejected and not expanded:
+        return values, range(first_line, first_line + len(values)), 0
+    events: list[dict[str, Any]] = []
+    lines: list[int] = []
+    for index, event in enumerate(values):
+        if index in rejected:
+            continue
+        chunks = expanded.get(index, [event])
+        events.extend(chunks)
+        lines.extend([first_line + index] * len(chunks))
+    return events, lines, len(rejected)
+
+
+def _seq_gap(log: DiagnosticLog, line: int, seq: int, expected: int) -> None:
+    """Record a break in the seq numbering."""
+    if seq > expected:
+        message = f"expected seq {expected}, found {seq}: {seq - expected} missing"
+    else:
+        message = f"seq {seq} repeats or goes backwards (expected {expected})"
+    log.add(line, "seq_gap", message)
+
+
+def _check_result(log: DiagnosticLog, line: int, data: dict[str, Any], requested: set[str]) -> None:
+    """Record a ``tool/result`` that names no call, or a call no assistant message requested."""
+    call_id = result_call_id(data)
+    if call_id is None:
+        log.add(line, "invalid_event", "tool/result names no call id")
+    elif call_id not in requested:
+        log.add(line, "orphan_result", f"tool/result answers call {call_id!r}, never requested")

@@ -1,0 +1,46 @@
+"""Expand v0/v1 packed chunk rows into the ``assistant/chunk`` events they stand for."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+from typing import Any
+
+from ledgerviz.ledger.vocabulary import PACKED_CHUNK_ROWS
+
+
+def expand_packed_row(row: dict[str, Any]) -> list[dict[str, Any]] | str:
+    """Return the new ``assistant/chunk`` events of one packed row, or why it is malformed."""
+    chunk_type = PACKED_CHUNK_ROWS[row["type"]]
+    data = row.get("data")
+    if not isinstance(data, dict):
+        return "packed row without a data object"
+    is_tool = chunk_type == "tool-call-delta"
+    payload = data.get("args" if is_tool else "texts")
+    deltas = data.get("dt", [])
+    if not isinstance(payload, list) or not payload:
+        return f"packed {row['type']} row without a non-empty {'args' if is_tool else 'texts'} list"
+    if not isinstance(deltas, list) or len(deltas) != len(payload) - 1:
+        return "packed row 'dt' must have one element fewer than its payload"
+    seq0, time0 = row.get("seq0"), row.get("time0")
+    if not (seq0 is None or type(seq0) is int) or not (time0 is None or type(time0) is int):
+        return "packed row 'seq0'/'time0' must be integers"
+    if not all(type(step) is int for step in deltas):
+        return "packed row 'dt' must hold integers"
+    events = []
+    for i, (piece, offset) in enumerate(zip(payload, accumulate([0, *deltas]), strict=True)):
+        chunk: dict[str, Any] = {"type": chunk_type, "index": data.get("index")}
+        if is_tool:
+            chunk["id"] = data.get("id")
+            if i == 0 and "name" in data:
+                chunk["name"] = data["name"]
+            chunk["argumentsDelta"] = piece
+        else:
+            chunk["text"] = piece
+        event: dict[str, Any] = {"type": "assistant/chunk"}
+        if seq0 is not None:
+            event["seq"] = seq0 + i
+        if time0 is not None:
+            event["time"] = time0 + offset
+        event["data"] = {"turn": data.get("turn"), "step": data.get("step"), "chunk": chunk}
+        events.append(event)
+    return events

@@ -1,0 +1,33 @@
+"""One ledger file as read: header, events exactly as decoded, diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledgerviz.ledger.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLog:
+    """One session file.
+
+    ``events`` are the dicts ``orjson`` decoded (only v0/v1 packed chunk rows are
+    expanded into new ``assistant/chunk`` dicts); ``lines`` gives the 1-based file
+    line of each event; ``lines_skipped`` counts lines that yielded no event.
+    """
+
+    path: str
+    key: str
+    header: dict[str, Any]
+    version: int | None
+    events: list[dict[str, Any]]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines_skipped: int = 0
+    lines: Sequence[int] = ()
+
+    @property
+    def has_errors(self) -> bool:
+        """Return True when any diagnostic of this file is an error."""
+        return any(d.severity == "error" for d in self.diagnostics)
