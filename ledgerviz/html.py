@@ -1,0 +1,44 @@
+"""Escaping for every ledger-derived string that reaches HTML (hover text, titles, reports)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+ELLIPSIS = "…"
+
+
+def text_of(value: Any) -> str:
+    """Return ``value`` as plain text: ``""`` for None or a missing (NaN/NA) value, else ``str``."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:
+        return ""
+    if type(value).__name__ in {"NAType", "NaTType"}:
+        return ""
+    return str(value)
+
+
+def truncate(text: str, limit: int) -> str:
+    """Return ``text`` cut to at most ``limit`` characters, ending in an ellipsis when cut."""
+    if limit < 1:
+        raise ValueError(f"limit must be positive, got {limit}")
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + ELLIPSIS
+
+
+def escape(value: Any, limit: int | None = None) -> str:
+    """Return ``value`` as HTML-escaped text (quotes included), optionally truncated first.
+
+    Truncation happens before escaping, so an entity is never cut in half.
+    """
+    text = text_of(value)
+    if limit is not None:
+        text = truncate(text, limit)
+    return html.escape(text, quote=True)
+
+
+def escape_lines(value: Any, limit: int | None = None) -> str:
+    """Return ``value`` escaped with its line breaks as ``<br>`` (for plotly hover labels)."""
+    return escape(value, limit).replace("\r\n", "\n").replace("\n", "<br>")

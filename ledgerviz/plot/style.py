@@ -1,0 +1,40 @@
+"""Colours, lane names and legend labels shared by the plotly figures."""
+
+from __future__ import annotations
+
+from typing import Final
+
+STATUS_ORDER: Final = ("ok", "error", "outcome_unknown", "not_started")
+
+STATUS_COLOR: Final = {
+    "ok": "#2f9e5b",
+    "error": "#d64545",
+    "outcome_unknown": "#f08c00",
+    "not_started": "#6c7fa3",
+}
+
+STATUS_LABEL: Final = {
+    "ok": "call ok: result recorded",
+    "error": "call failed: error result",
+    "outcome_unknown": "outcome unknown: dispatched, no result (may have run)",
+    "not_started": "not started: requested, never dispatched",
+}
+
+TURN_COLOR: Final = "#9fb3c8"
+TURN_UNFINISHED_COLOR: Final = "#e8a3a3"
+STEP_COLOR: Final = "#5b7a99"
+EVENT_COLOR: Final = "#3c6e9f"
+LOG_EVENT_COLOR: Final = "#b4bcc6"
+SYNTHETIC_COLOR: Final = "#8a4fbf"
+ABANDONED_COLOR: Final = "#9a8c98"
+FORK_COLOR: Final = "#c2255c"
+BAND_FILL: Final = "rgba(120, 144, 170, 0.08)"
+
+LANE_TURNS: Final = "turns"
+LANE_STEPS: Final = "steps"
+LANE_EVENTS: Final = "events"
+LANE_CALLS: Final = "tool calls"
+LANE_ABANDONED_EVENTS: Final = "abandoned events"
+LANE_ABANDONED_CALLS: Final = "abandoned calls"
+
+FONT: Final = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"

@@ -1,0 +1,247 @@
+"""The turn timeline: turns, steps, events and tool calls of one session under one policy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from ledgerviz.html import escape
+from ledgerviz.plot import hover, style
+from ledgerviz.plot.axis import Axis, Locator, resolve_axis
+from ledgerviz.plot.traces import bars, markers
+
+if TYPE_CHECKING:
+    from ledgerviz.api import Ledger
+
+DETAIL_LIMIT = 10_000
+TURN_BANDS_LIMIT = 150
+LANE_HEIGHT = 70
+
+
+class SessionFrames(Protocol):
+    """The frames of one session that the timeline draws (columns as in docs/architecture.md)."""
+
+    events: pd.DataFrame
+    turns: pd.DataFrame
+    steps: pd.DataFrame
+    calls: pd.DataFrame
+
+
+def _lanes(events: pd.DataFrame, calls: pd.DataFrame) -> dict[str, int]:
+    names = [style.LANE_TURNS, style.LANE_STEPS, style.LANE_EVENTS, style.LANE_CALLS]
+    if (events["branch"] == "abandoned").any():
+        names.append(style.LANE_ABANDONED_EVENTS)
+    if (calls["branch"] == "abandoned").any():
+        names.append(style.LANE_ABANDONED_CALLS)
+    return {name: len(names) - i for i, name in enumerate(names)}
+
+
+def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[go.Scattergl]:
+    finished = turns["end_reason"].astype("string").fillna("") == "completed"
+    traces = []
+    for mask, name, color in (
+        (finished, "turn (completed)", style.TURN_COLOR),
+        (~finished, "turn (interrupted, failed, aborted or open)", style.TURN_UNFINISHED_COLOR),
+    ):
+        part = turns[mask]
+        if len(part):
+            traces.append(bars(name, at.at(part["start_seq"]), at.at_or_end(part["end_seq"]), y,
+                               hover.turn_hover(part), color, width=22, legendgroup="turns"))
+    return traces
+
+
+def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
+                  detail_limit: int) -> list[go.Scattergl]:
+    abandoned = events["branch"] == "abandoned"
+    synthetic = events["synthetic"].fillna(False).astype(bool) & ~abandoned
+    plain = events[~abandoned & ~synthetic]
+    y = lanes[style.LANE_EVENTS]
+    traces = []
+    if len(plain) > detail_limit:
+        grouped = plain.groupby("turn", dropna=False, sort=False)
+        first = grouped["seq"].min()
+        labels = [hover.group_hover("events", turn, len(rows), rows["type"])
+                  for turn, rows in grouped]
+        traces.append(markers("events (grouped per turn)", at.at(first), y, labels,
+                              style.EVENT_COLOR, size=7))
+    else:
+        active = plain["branch"] == "active"
+        for mask, name, color in ((active, "event on the active branch", style.EVENT_COLOR),
+                                  (~active, "log-only event (never sent to the model)",
+                                   style.LOG_EVENT_COLOR)):
+            part = plain[mask]
+            if len(part):
+                traces.append(markers(name, at.at(part["seq"]), y, hover.event_hover(part),
+                                      color, size=7))
+    for mask, name, color, symbol, lane in (
+        (synthetic, "added by recovery (synthetic closer)", style.SYNTHETIC_COLOR, "diamond",
+         style.LANE_EVENTS),
+        (abandoned, "abandoned: the model will no longer see it", style.ABANDONED_COLOR,
+         "square", style.LANE_ABANDONED_EVENTS),
+    ):
+        part = events[mask]
+        if len(part):
+            traces.append(markers(name, at.at(part["seq"]), lanes[lane],
+                                  hover.event_hover(part), color, symbol=symbol, size=10))
+    return traces
+
+
+def _aggregate_calls(calls: pd.DataFrame, starts: Any, ends: Any) -> tuple[list, list, list[str]]:
+    spans = pd.DataFrame({"turn": calls["turn"].to_numpy(), "tool": calls["tool"].to_numpy(),
+                          "start": starts, "end": ends})
+    grouped = spans.groupby("turn", dropna=False, sort=False)
+    firsts, lasts, labels = [], [], []
+    for turn, rows in grouped:
+        firsts.append(rows["start"].dropna().min())
+        lasts.append(rows["end"].dropna().max())
+        labels.append(hover.group_hover("ok calls", turn, len(rows), rows["tool"]))
+    return firsts, lasts, labels
+
+
+def _call_traces(calls: pd.DataFrame, at: Locator, lanes: dict[str, int],
+                 detail_limit: int) -> list[go.Scattergl]:
+    traces = []
+    shown_in_legend: set[str] = set()
+    for status in style.STATUS_ORDER:
+        for branch, lane, opacity in (("active", style.LANE_CALLS, 1.0),
+                                      ("abandoned", style.LANE_ABANDONED_CALLS, 0.55)):
+            part = calls[(calls["status"] == status) & ((calls["branch"] == "abandoned")
+                                                        == (branch == "abandoned"))]
+            if not len(part):
+                continue
+            dispatched = part["dispatched_seq"].notna()
+            label = style.STATUS_LABEL[status]
+            color = style.STATUS_COLOR[status]
+            common = {"legendgroup": status, "opacity": opacity}
+            ran = part[dispatched]
+            if len(ran):
+                starts = at.at(ran["dispatched_seq"])
+                ends = at.at_or_end(ran["result_seq"])
+                if status == "ok" and branch == "active" and len(ran) > detail_limit:
+                    starts, ends, labels = _aggregate_calls(ran, starts, ends)
+                    name = f"{label} (grouped per turn)"
+                else:
+                    labels, name = hover.call_hover(ran), label
+                traces.append(bars(name, starts, ends, lanes[lane], labels, color, width=12,
+                                   end_markers=True, showlegend=status not in shown_in_legend,
+                                   **common))
+                shown_in_legend.add(status)
+            waiting = part[~dispatched]
+            if len(waiting):
+                traces.append(markers(label, at.at(waiting["requested_seq"]), lanes[lane],
+                                      hover.call_hover(waiting), color, symbol="x", size=12,
+                                      showlegend=status not in shown_in_legend, **common))
+                shown_in_legend.add(status)
+    return traces
+
+
+def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> go.Scattergl:
+    xs = at.at(pd.Series(list(fork_points), dtype="Int64"))
+    n = len(xs)
+    labels = [f"<b>fork point</b> · seq {seq}<br>the model's context ends before this event;"
+              "<br>everything from here on is abandoned" for seq in fork_points]
+    trace = bars("fork point: model context ends here", xs, xs, 0, labels, style.FORK_COLOR,
+                 width=2)
+    trace.y = [v for _ in range(n) for v in (0.4, top + 0.6, None)]
+    trace.line.dash = "dash"
+    return trace
+
+
+def _shapes(turns: pd.DataFrame, fork_points: Sequence[int], at: Locator) -> list[dict]:
+    shapes = []
+    if len(turns) <= TURN_BANDS_LIMIT:
+        starts, ends = at.at(turns["start_seq"]), at.at_or_end(turns["end_seq"])
+        for i, (x0, x1) in enumerate(zip(starts, ends, strict=True)):
+            if i % 2 == 0 and x0 is not None and x1 is not None:
+                shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
+                               "y0": 0, "y1": 1, "fillcolor": style.BAND_FILL, "line":
+                               {"width": 0}, "layer": "below"})
+    if fork_points:
+        x0 = at.at(pd.Series([min(fork_points)], dtype="Int64"))[0]
+        if x0 is not None:
+            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": at.end,
+                           "y0": 0, "y1": 1, "fillcolor": "rgba(194, 37, 92, 0.07)",
+                           "line": {"width": 0}, "layer": "below"})
+    return shapes
+
+
+def _subtitle(frames: SessionFrames, axis: str) -> str:
+    counts = frames.calls["status"].value_counts()
+    parts = ", ".join(f"{int(counts.get(s, 0))} {s.replace('_', ' ')}" for s in style.STATUS_ORDER)
+    axis_text = "time (UTC)" if axis == "time" else "event order (seq)"
+    return (f"{len(frames.turns)} turns · {len(frames.events)} events · "
+            f"{len(frames.calls)} tool calls ({parts}) · x axis: {axis_text}")
+
+
+def timeline_figure(
+    frames: SessionFrames,
+    *,
+    session: str,
+    policy: str,
+    fork_points: Sequence[int] = (),
+    axis: Axis = "auto",
+    detail_limit: int = DETAIL_LIMIT,
+) -> go.Figure:
+    """Return the timeline figure of one session's frames.
+
+    Lanes from top to bottom: turns, steps, events, tool calls, and (when present) the
+    abandoned events and calls. Call bars run from dispatch to result, coloured by status.
+    Above ``detail_limit`` items, ok calls and plain events are grouped per turn.
+    """
+    concrete = resolve_axis(frames.events, axis, session)
+    at = Locator(frames.events, concrete)
+    lanes = _lanes(frames.events, frames.calls)
+    traces = [
+        *_turn_traces(frames.turns, at, lanes[style.LANE_TURNS]),
+        bars("step", at.at(frames.steps["start_seq"]), at.at_or_end(frames.steps["end_seq"]),
+             lanes[style.LANE_STEPS], hover.step_hover(frames.steps), style.STEP_COLOR,
+             width=14, showlegend=False),
+        *_event_traces(frames.events, at, lanes, detail_limit),
+        *_call_traces(frames.calls, at, lanes, detail_limit),
+    ]
+    if fork_points:
+        traces.append(_fork_trace(fork_points, at, max(lanes.values())))
+    figure = go.Figure(data=traces)
+    figure.update_layout(
+        title={"text": f"Session {escape(session, 120)} · policy: {escape(policy)}"
+                       f"<br><sup>{_subtitle(frames, concrete)}</sup>", "x": 0.01},
+        height=170 + LANE_HEIGHT * len(lanes),
+        margin={"l": 130, "r": 20, "t": 80, "b": 40},
+        template="plotly_white",
+        font={"family": style.FONT, "size": 12},
+        hovermode="closest",
+        hoverlabel={"align": "left"},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "x": 0, "font": {"size": 11}},
+        shapes=_shapes(frames.turns, fork_points, at),
+    )
+    figure.update_yaxes(tickvals=list(lanes.values()), ticktext=list(lanes),
+                        range=[0.4, max(lanes.values()) + 0.6], showgrid=False, zeroline=False,
+                        fixedrange=True)
+    figure.update_xaxes(title_text="time (UTC)" if concrete == "time" else "event seq",
+                        type="date" if concrete == "time" else "linear", showgrid=True,
+                        gridcolor="#eef1f4")
+    return figure
+
+
+def timeline(
+    ledger: Ledger,
+    policy: str = "synthesize",
+    session: str | int | None = None,
+    axis: Axis = "auto",
+    detail_limit: int = DETAIL_LIMIT,
+) -> go.Figure:
+    """Return the timeline figure of one session of ``ledger`` under ``policy``.
+
+    ``session`` is a session key or index (default: the first session). ``axis`` is
+    ``"time"``, ``"order"`` (event seq; crash closers reuse the last timestamp) or
+    ``"auto"`` (time when every event has one).
+    """
+    view = ledger.session(0 if session is None else session)
+    key = view.keys[0]
+    recovery = view.recovery(policy)
+    return timeline_figure(recovery.frames, session=key, policy=policy,
+                           fork_points=recovery.analyses[key].fork_points, axis=axis,
+                           detail_limit=detail_limit)
