@@ -1,0 +1,127 @@
+"""Accessors for plain ledger event dicts: the one place that knows where each fact lives."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Literal
+
+Event = dict[str, Any]
+Generation = Literal["v0-v3", "v4"]
+
+UNKNOWN_CODE = "TOOL_OUTCOME_UNKNOWN"
+NOT_STARTED_CODE = "TOOL_NOT_STARTED"
+RECOVERY_CODES = frozenset({UNKNOWN_CODE, NOT_STARTED_CODE})
+SYNTHETIC_ID_PREFIXES = ("interrupted-tool-result-", "forked-tool-result-")
+SYNTHETIC_END_KINDS = frozenset({"interrupted", "forked"})
+
+
+def seq_of(event: Event, index: int) -> int:
+    """Return the event's seq; a normalised snapshot has none, so it is the event's index."""
+    return event.get("seq", index)
+
+
+def source_seqs(event: Event) -> list[int]:
+    """Return the decoded ``sourceEventSeqs`` (``[a, b]`` pairs expand to a..b); [] if absent."""
+    decoded: list[int] = []
+    for entry in event.get("sourceEventSeqs") or ():
+        if isinstance(entry, list):
+            decoded.extend(range(entry[0], entry[1] + 1))
+        else:
+            decoded.append(entry)
+    return decoded
+
+
+def generation_for(version: int | None) -> Generation:
+    """Return the closer generation of a header version: 4 and up -> "v4", else "v0-v3"."""
+    return "v4" if version is not None and version >= 4 else "v0-v3"
+
+
+def data_of(event: Event) -> dict[str, Any]:
+    """Return the event's ``data`` payload ({} when absent or not an object)."""
+    data = event.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def message_of(event: Event) -> dict[str, Any] | None:
+    """Return the model message an event carries (user/message: its data), or None."""
+    data = data_of(event)
+    if event.get("type") == "user/message":
+        return data or None
+    message = data.get("message")
+    return message if isinstance(message, dict) else None
+
+
+def tool_call_blocks(event: Event) -> Iterator[dict[str, Any]]:
+    """Yield the ``tool-call`` content blocks of an assistant/message event, in content order."""
+    message = data_of(event).get("message")
+    if not isinstance(message, dict):
+        return
+    for block in message.get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "tool-call":
+            yield block
+
+
+def _wrapper_block(message: dict[str, Any]) -> dict[str, Any] | None:
+    for block in message.get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "tool-result":
+            return block
+    return None
+
+
+def result_call_id(event: Event) -> str | None:
+    """Return the call id a tool/result answers (v0-v3 wrapper or v4 tool-role form)."""
+    message = data_of(event).get("message")
+    if not isinstance(message, dict):
+        return None
+    source = message.get("source")
+    if isinstance(source, dict) and source.get("callId") is not None:
+        return source["callId"]
+    if message.get("toolCallId") is not None:
+        return message["toolCallId"]
+    block = _wrapper_block(message)
+    return block.get("toolCallId") if block else None
+
+
+def result_is_error(event: Event) -> bool:
+    """Return whether a tool/result is marked ``isError`` (message level or wrapper block)."""
+    message = data_of(event).get("message")
+    if not isinstance(message, dict):
+        return False
+    if "isError" in message:
+        return bool(message["isError"])
+    block = _wrapper_block(message)
+    return bool(block and block.get("isError"))
+
+
+def result_error_code(event: Event) -> str | None:
+    """Return ``data.error.code`` of a tool/result, or None."""
+    error = data_of(event).get("error")
+    return error.get("code") if isinstance(error, dict) else None
+
+
+def result_content(message: dict[str, Any]) -> list[Any]:
+    """Return the content blocks of a tool result message in either form."""
+    block = _wrapper_block(message) if message.get("role") != "tool" else None
+    content = block.get("content") if block else message.get("content")
+    return content if isinstance(content, list) else []
+
+
+def end_reason_kind(event: Event) -> str | None:
+    """Return ``data.reason.kind`` of a turn/end, or None."""
+    reason = data_of(event).get("reason")
+    return reason.get("kind") if isinstance(reason, dict) else None
+
+
+def is_synthetic_result(event: Event) -> bool:
+    """Return whether a tool/result was written by crash/fork repair or live recovery."""
+    if result_error_code(event) in RECOVERY_CODES:
+        return True
+    message = data_of(event).get("message")
+    message_id = message.get("id") if isinstance(message, dict) else None
+    return isinstance(message_id, str) and message_id.startswith(SYNTHETIC_ID_PREFIXES)
+
+
+def is_user_typed(event: Event) -> bool:
+    """Return whether a user/message was typed by the human (``source.kind == "user"``)."""
+    source = data_of(event).get("source")
+    return isinstance(source, dict) and source.get("kind") == "user"

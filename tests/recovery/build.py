@@ -1,0 +1,115 @@
+"""A tiny writer of valid ledgers in the v3 (wrapper results) or v4 (tool-role) shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LedgerBuilder:
+    """Appends well-formed events with dense seqs and times ``1000 + 10 * seq``."""
+
+    def __init__(self, version: int = 4) -> None:
+        self.version = version
+        self.events: list[dict[str, Any]] = []
+        self.turn = 0
+        self.step = 0
+        self._call_seqs: dict[str, int] = {}
+
+    def _add(self, kind: str, data: dict[str, Any], **envelope: Any) -> int:
+        seq = len(self.events)
+        self.events.append({"type": kind, "seq": seq, "time": 1000 + 10 * seq, "data": data})
+        self.events[-1].update(envelope)
+        return seq
+
+    def turn_start(self) -> int:
+        self.turn += 1
+        self.step = 0
+        return self._add("turn/start", {"turn": self.turn})
+
+    def user(self, text: str = "hi", kind: str = "user") -> int:
+        message = {
+            "id": f"u{len(self.events)}",
+            "role": "user",
+            "content": [{"type": "text", "text": text}],
+            "source": {"kind": kind},
+        }
+        return self._add("user/message", message, surfaceOp="append")
+
+    def step_start(self) -> int:
+        self.step += 1
+        return self._add("step/start", {"turn": self.turn, "step": self.step})
+
+    def assistant(self, *call_ids: str, text: str | None = "ok") -> int:
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        content += [
+            {"type": "tool-call", "id": c, "name": "bash", "arguments": '{"n":1}'} for c in call_ids
+        ]
+        message = {
+            "id": f"a{len(self.events)}",
+            "role": "assistant",
+            "content": content,
+            "source": {"kind": "model", "provider": "p", "model": "m"},
+        }
+        data = {"turn": self.turn, "step": self.step, "message": message, "stream": []}
+        return self._add("assistant/message", data, surfaceOp="append")
+
+    def tool_call(self, call_id: str) -> int:
+        seq = self._add(
+            "tool/call",
+            {
+                "turn": self.turn,
+                "step": self.step,
+                "callId": call_id,
+                "name": "bash",
+                "arguments": '{"n":1}',
+            },
+        )
+        self._call_seqs[call_id] = seq
+        return seq
+
+    def tool_result(self, call_id: str, *, is_error: bool = False, code: str | None = None) -> int:
+        text = [{"type": "text", "text": "out"}]
+        source = {"kind": "tool", "callId": call_id}
+        if self.version >= 4:
+            message = {
+                "id": f"r{len(self.events)}",
+                "role": "tool",
+                "toolCallId": call_id,
+                "isError": is_error,
+                "source": source,
+                "content": text,
+            }
+        else:
+            message = {
+                "id": f"r{len(self.events)}",
+                "role": "user",
+                "source": source,
+                "content": [
+                    {
+                        "type": "tool-result",
+                        "toolCallId": call_id,
+                        "isError": is_error,
+                        "content": text,
+                    }
+                ],
+            }
+        data: dict[str, Any] = {"turn": self.turn, "step": self.step, "message": message}
+        if code:
+            data["error"] = {"name": "Error", "code": code}
+        envelope: dict[str, Any] = {"surfaceOp": "append"}
+        if call_id in self._call_seqs:
+            envelope["sourceEventSeqs"] = [self._call_seqs[call_id]]
+        return self._add("tool/result", data, **envelope)
+
+    def step_end(self) -> int:
+        return self._add("step/end", {"turn": self.turn, "step": self.step})
+
+    def turn_end(self, kind: str = "completed") -> int:
+        return self._add("turn/end", {"turn": self.turn, "reason": {"kind": kind}})
+
+    def log(self, kind: str = "todo/write") -> int:
+        return self._add(kind, {"todos": []})
+
+    def extend(self, events: list[dict[str, Any]]) -> None:
+        """Append already built events (closers) as they are."""
+        self.events.extend(events)
