@@ -10,6 +10,8 @@ ELLIPSIS = "…"
 
 def text_of(value: Any) -> str:
     """Return ``value`` as plain text: ``""`` for None or a missing (NaN/NA) value, else ``str``."""
+    if isinstance(value, str):
+        return value
     if value is None:
         return ""
     if isinstance(value, float) and value != value:

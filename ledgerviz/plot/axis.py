@@ -1,4 +1,8 @@
-"""Where an event lands on the timeline's x axis: its seq (event order) or its time."""
+"""Where an event lands on the timeline's x axis: its seq (event order) or its time.
+
+Positions are float arrays (seq, or epoch milliseconds which plotly date axes accept),
+NaN where unknown, so plotly can ship them as compact binary arrays.
+"""
 
 from __future__ import annotations
 
@@ -23,13 +27,14 @@ def resolve_axis(events: pd.DataFrame, axis: Axis, session: str) -> Literal["tim
     return axis
 
 
-def _time_strings(times: pd.Series) -> np.ndarray:
+def epoch_ms(times: pd.Series) -> np.ndarray:
+    """Return datetimes as float epoch milliseconds (UTC), NaN where missing."""
     if isinstance(times.dtype, pd.DatetimeTZDtype):
         times = times.dt.tz_convert("UTC").dt.tz_localize(None)
-    stamps = times.to_numpy(dtype="datetime64[ms]")
-    text = np.datetime_as_string(stamps, unit="ms").astype(object)
-    text[np.isnat(stamps)] = None
-    return text
+    stamps = pd.to_datetime(times).to_numpy(dtype="datetime64[ms]")
+    values = stamps.astype("int64").astype(float)
+    values[np.isnat(stamps)] = np.nan
+    return values
 
 
 class Locator:
@@ -38,20 +43,18 @@ class Locator:
     def __init__(self, events: pd.DataFrame, axis: Literal["time", "order"]) -> None:
         logged = events[events["seq"].notna()].drop_duplicates("seq")
         seqs = logged["seq"].astype("int64").to_numpy()
-        values = seqs.astype(object) if axis == "order" else _time_strings(logged["time"])
+        values = seqs.astype(float) if axis == "order" else epoch_ms(logged["time"])
         self.axis = axis
-        self._by_seq = pd.Series(values, index=seqs, dtype=object)
-        self.end = self._by_seq.iloc[int(np.argmax(seqs))] if len(seqs) else None
+        self._by_seq = pd.Series(values, index=seqs, dtype=float)
+        self.end = float(np.nanmax(values)) if len(values) else np.nan
 
     def at(self, seqs: pd.Series) -> np.ndarray:
-        """Return the x position of each seq (None where the seq is missing or unknown)."""
+        """Return the x position of each seq (NaN where the seq is missing or unknown)."""
         index = pd.Index(pd.array(seqs, dtype="Int64").fillna(-1).astype("int64"))
-        values = self._by_seq.reindex(index).to_numpy(dtype=object, copy=True)
-        values[pd.isna(values)] = None
-        return values
+        return self._by_seq.reindex(index).to_numpy(dtype=float, copy=True)
 
     def at_or_end(self, seqs: pd.Series) -> np.ndarray:
         """Return :meth:`at`, with the session's last position where the seq is missing."""
         values = self.at(seqs)
-        values[pd.isna(values)] = self.end
+        values[np.isnan(values)] = self.end
         return values

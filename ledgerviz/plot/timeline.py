@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from ledgerviz.html import escape
 from ledgerviz.plot import hover, style
 from ledgerviz.plot.axis import Axis, Locator, resolve_axis
-from ledgerviz.plot.traces import bars, markers
+from ledgerviz.plot.traces import bars, interleave, markers
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
@@ -39,7 +40,7 @@ def _lanes(events: pd.DataFrame, calls: pd.DataFrame) -> dict[str, int]:
     return {name: len(names) - i for i, name in enumerate(names)}
 
 
-def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[go.Scattergl]:
+def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[dict[str, Any]]:
     finished = turns["end_reason"].astype("string").fillna("") == "completed"
     traces = []
     for mask, name, color in (
@@ -54,18 +55,15 @@ def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[go.Scattergl]
 
 
 def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
-                  detail_limit: int) -> list[go.Scattergl]:
+                  detail_limit: int) -> list[dict[str, Any]]:
     abandoned = events["branch"] == "abandoned"
     synthetic = events["synthetic"].fillna(False).astype(bool) & ~abandoned
     plain = events[~abandoned & ~synthetic]
     y = lanes[style.LANE_EVENTS]
     traces = []
     if len(plain) > detail_limit:
-        grouped = plain.groupby("turn", dropna=False, sort=False)
-        first = grouped["seq"].min()
-        labels = [hover.group_hover("events", turn, len(rows), rows["type"])
-                  for turn, rows in grouped]
-        traces.append(markers("events (grouped per turn)", at.at(first), y, labels,
+        firsts, labels = _grouped_per_turn(plain, plain["seq"], "type", "events")
+        traces.append(markers("events (grouped per turn)", at.at(firsts), y, labels,
                               style.EVENT_COLOR, size=7))
     else:
         active = plain["branch"] == "active"
@@ -89,20 +87,31 @@ def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
     return traces
 
 
-def _aggregate_calls(calls: pd.DataFrame, starts: Any, ends: Any) -> tuple[list, list, list[str]]:
-    spans = pd.DataFrame({"turn": calls["turn"].to_numpy(), "tool": calls["tool"].to_numpy(),
-                          "start": starts, "end": ends})
-    grouped = spans.groupby("turn", dropna=False, sort=False)
-    firsts, lasts, labels = [], [], []
-    for turn, rows in grouped:
-        firsts.append(rows["start"].dropna().min())
-        lasts.append(rows["end"].dropna().max())
-        labels.append(hover.group_hover("ok calls", turn, len(rows), rows["tool"]))
-    return firsts, lasts, labels
+def _grouped_per_turn(rows: pd.DataFrame, starts: Any, name_column: str,
+                      what: str) -> tuple[pd.Series, list[str]]:
+    """Return, per turn of ``rows``, the smallest of ``starts`` and an aggregate hover label."""
+    turns = rows["turn"].astype("Int64").fillna(-1).to_numpy()
+    firsts = pd.Series(starts, dtype="Float64").groupby(turns, sort=True).min()
+    names: dict[int, list[str]] = {}
+    counts: dict[int, int] = {}
+    for (turn, name), size in rows.groupby([turns, rows[name_column].astype("string")],
+                                           sort=True).size().items():
+        names.setdefault(turn, []).append(name)
+        counts[turn] = counts.get(turn, 0) + int(size)
+    labels = [hover.group_hover(what, turn if turn >= 0 else None, counts[turn], names[turn])
+              for turn in firsts.index]
+    return firsts, labels
+
+
+def _aggregate_calls(calls: pd.DataFrame, starts: Any, ends: Any) -> tuple[Any, Any, list[str]]:
+    firsts, labels = _grouped_per_turn(calls, starts, "tool", "ok calls")
+    turns = calls["turn"].astype("Int64").fillna(-1).to_numpy()
+    lasts = pd.Series(ends, dtype="Float64").groupby(turns, sort=True).max()
+    return firsts.to_numpy(dtype=float), lasts.to_numpy(dtype=float), labels
 
 
 def _call_traces(calls: pd.DataFrame, at: Locator, lanes: dict[str, int],
-                 detail_limit: int) -> list[go.Scattergl]:
+                 detail_limit: int) -> list[dict[str, Any]]:
     traces = []
     shown_in_legend: set[str] = set()
     for status in style.STATUS_ORDER:
@@ -138,15 +147,14 @@ def _call_traces(calls: pd.DataFrame, at: Locator, lanes: dict[str, int],
     return traces
 
 
-def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> go.Scattergl:
+def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> dict[str, Any]:
     xs = at.at(pd.Series(list(fork_points), dtype="Int64"))
-    n = len(xs)
     labels = [f"<b>fork point</b> · seq {seq}<br>the model's context ends before this event;"
               "<br>everything from here on is abandoned" for seq in fork_points]
     trace = bars("fork point: model context ends here", xs, xs, 0, labels, style.FORK_COLOR,
                  width=2)
-    trace.y = [v for _ in range(n) for v in (0.4, top + 0.6, None)]
-    trace.line.dash = "dash"
+    trace["y"] = interleave(np.full(len(xs), 0.4), np.full(len(xs), top + 0.6))
+    trace["line"]["dash"] = "dash"
     return trace
 
 
@@ -155,13 +163,13 @@ def _shapes(turns: pd.DataFrame, fork_points: Sequence[int], at: Locator) -> lis
     if len(turns) <= TURN_BANDS_LIMIT:
         starts, ends = at.at(turns["start_seq"]), at.at_or_end(turns["end_seq"])
         for i, (x0, x1) in enumerate(zip(starts, ends, strict=True)):
-            if i % 2 == 0 and x0 is not None and x1 is not None:
+            if i % 2 == 0 and not (np.isnan(x0) or np.isnan(x1)):
                 shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
                                "y0": 0, "y1": 1, "fillcolor": style.BAND_FILL, "line":
                                {"width": 0}, "layer": "below"})
     if fork_points:
         x0 = at.at(pd.Series([min(fork_points)], dtype="Int64"))[0]
-        if x0 is not None:
+        if not np.isnan(x0):
             shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": at.end,
                            "y0": 0, "y1": 1, "fillcolor": "rgba(194, 37, 92, 0.07)",
                            "line": {"width": 0}, "layer": "below"})

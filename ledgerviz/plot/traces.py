@@ -1,4 +1,7 @@
-"""WebGL trace builders: many bars or markers in one trace, separated by None gaps."""
+"""WebGL trace specs: many bars or markers in one trace, separated by NaN gaps.
+
+Traces are returned as plain dicts (``type: scattergl``) so the figure validates each once.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +9,26 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 
-def interleave(starts: Sequence[Any], ends: Sequence[Any]) -> np.ndarray:
-    """Return ``start, end, None`` triples flattened: one line segment per item."""
-    out = np.empty(3 * len(starts), dtype=object)
+def interleave(starts: Sequence[float], ends: Sequence[float]) -> np.ndarray:
+    """Return ``start, end, NaN`` triples flattened into one float array: one segment per item."""
+    out = np.full(3 * len(starts), np.nan)
     out[0::3] = starts
     out[1::3] = ends
-    out[2::3] = None
+    return out
+
+
+def _labels_at_starts(hover: Sequence[str]) -> np.ndarray:
+    out = np.full(3 * len(hover), "", dtype=object)
+    out[0::3] = hover
     return out
 
 
 def bars(
     name: str,
-    starts: Sequence[Any],
-    ends: Sequence[Any],
+    starts: Sequence[float],
+    ends: Sequence[float],
     y: float,
     hover: Sequence[str],
     color: str,
@@ -31,29 +38,32 @@ def bars(
     showlegend: bool = True,
     opacity: float = 1.0,
     end_markers: bool = False,
-) -> go.Scattergl:
-    """Return one WebGL trace drawing a horizontal bar per item from ``starts`` to ``ends``."""
+) -> dict[str, Any]:
+    """Return a WebGL trace drawing a horizontal bar per item from ``starts`` to ``ends``.
+
+    The hover label sits on each bar's start point, so the figure carries it once.
+    """
     n = len(starts)
-    ys = interleave([y] * n, [y] * n)
-    return go.Scattergl(
-        name=name,
-        x=interleave(starts, ends),
-        y=ys,
-        mode="lines+markers" if end_markers else "lines",
-        line={"color": color, "width": width},
-        marker={"color": color, "size": width * 0.9, "symbol": "circle"},
-        hovertext=interleave(hover, hover),
-        hoverinfo="text",
-        legendgroup=legendgroup or name,
-        showlegend=showlegend,
-        opacity=opacity,
-        connectgaps=False,
-    )
+    return {
+        "type": "scattergl",
+        "name": name,
+        "x": interleave(starts, ends),
+        "y": interleave(np.full(n, y, dtype=float), np.full(n, y, dtype=float)),
+        "mode": "lines+markers" if end_markers else "lines",
+        "line": {"color": color, "width": width},
+        "marker": {"color": color, "size": width * 0.9},
+        "hovertext": _labels_at_starts(hover),
+        "hoverinfo": "text",
+        "legendgroup": legendgroup or name,
+        "showlegend": showlegend,
+        "opacity": opacity,
+        "connectgaps": False,
+    }
 
 
 def markers(
     name: str,
-    xs: Sequence[Any],
+    xs: Sequence[float],
     y: float,
     hover: Sequence[str],
     color: str,
@@ -63,18 +73,19 @@ def markers(
     legendgroup: str | None = None,
     showlegend: bool = True,
     opacity: float = 1.0,
-) -> go.Scattergl:
-    """Return one WebGL trace drawing a marker per item at ``xs`` on lane ``y``."""
-    return go.Scattergl(
-        name=name,
-        x=np.asarray(xs, dtype=object),
-        y=np.full(len(xs), y, dtype=float),
-        mode="markers",
-        marker={"color": color, "size": size, "symbol": symbol,
-                "line": {"width": 1, "color": "white"}},
-        hovertext=list(hover),
-        hoverinfo="text",
-        legendgroup=legendgroup or name,
-        showlegend=showlegend,
-        opacity=opacity,
-    )
+) -> dict[str, Any]:
+    """Return a WebGL trace drawing a marker per item at ``xs`` on lane ``y``."""
+    return {
+        "type": "scattergl",
+        "name": name,
+        "x": np.asarray(xs, dtype=float),
+        "y": np.full(len(xs), y, dtype=float),
+        "mode": "markers",
+        "marker": {"color": color, "size": size, "symbol": symbol,
+                   "line": {"width": 1, "color": "white"}},
+        "hovertext": np.asarray(hover, dtype=object),
+        "hoverinfo": "text",
+        "legendgroup": legendgroup or name,
+        "showlegend": showlegend,
+        "opacity": opacity,
+    }
