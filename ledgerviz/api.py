@@ -1,0 +1,115 @@
+"""The ``Ledger`` facade returned by ``ledgerviz.load``: sessions, diagnostics, policies, frames."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ledgerviz.frames import Frames, build_frames
+from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
+from ledgerviz.ledger.sources import Source
+from ledgerviz.recovery.analyze import analyze
+from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryView:
+    """Every session of a ledger under one recovery policy, with its frames."""
+
+    policy: Policy
+    analyses: dict[str, Analysis]
+    frames: Frames
+
+
+class Ledger:
+    """One or more sessions read from ledger files; recovery views are computed on demand."""
+
+    def __init__(self, sessions: Sequence[SessionLog]) -> None:
+        self._sessions = list(sessions)
+        self._views: dict[Policy, RecoveryView] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"<Ledger sessions={self.keys!r} events={sum(len(s.events) for s in self._sessions)}>"
+        )
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    @property
+    def sessions(self) -> list[SessionLog]:
+        """Return the sessions in load order."""
+        return list(self._sessions)
+
+    @property
+    def keys(self) -> list[str]:
+        """Return the session keys in load order (unique within this ledger)."""
+        return [log.key for log in self._sessions]
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Return every diagnostic of every session, in load and line order."""
+        return [diagnostic for log in self._sessions for diagnostic in log.diagnostics]
+
+    @property
+    def frames(self) -> Frames:
+        """Return the frames of the ledger as recorded (``recovery("recorded").frames``)."""
+        return self.recovery("recorded").frames
+
+    def session(self, key_or_index: str | int) -> Ledger:
+        """Return a one-session ``Ledger`` for a session key or load position."""
+        return Ledger([self._log(key_or_index)])
+
+    def cut(self, n: int, session: str | int | None = None) -> Ledger:
+        """Return a one-session ``Ledger`` holding the first ``n`` events, as if the writer died.
+
+        ``session`` may be omitted when the ledger holds exactly one session.
+        """
+        if n < 0:
+            raise ValueError(f"cannot keep {n} events: n must be >= 0")
+        if session is None and len(self._sessions) != 1:
+            raise ValueError(f"name the session to cut: this ledger holds {self.keys!r}")
+        return Ledger([_cut_log(self._log(0 if session is None else session), n)])
+
+    def recovery(self, policy: Policy) -> RecoveryView:
+        """Return every session analysed under ``policy`` (computed once, then cached)."""
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        view = self._views.get(policy)
+        if view is None:
+            analyses = {
+                log.key: analyze(log.events, policy=policy, version=log.version)
+                for log in self._sessions
+            }
+            triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
+            view = self._views[policy] = RecoveryView(policy, analyses, build_frames(triples))
+        return view
+
+    def _log(self, key_or_index: str | int) -> SessionLog:
+        """Return the session named by key or load position."""
+        if isinstance(key_or_index, int):
+            return self._sessions[key_or_index]
+        for log in self._sessions:
+            if log.key == key_or_index:
+                return log
+        raise KeyError(f"no session {key_or_index!r}; keys are {self.keys!r}")
+
+
+def _cut_log(log: SessionLog, n: int) -> SessionLog:
+    """Return ``log`` truncated to its first ``n`` events, with the diagnostics of that prefix."""
+    lines = log.lines[:n]
+    header_lines = 0 if (log.lines and log.lines[0] == 1) else 1
+    last_line = lines[-1] if len(lines) else header_lines
+    kept = [d for d in log.diagnostics if d.line <= last_line]
+    skipped = last_line - header_lines - len(set(lines))
+    return replace(
+        log, events=log.events[:n], lines=lines, diagnostics=kept, lines_skipped=max(0, skipped)
+    )
+
+
+def load(source: Source, *, strict: bool = False) -> Ledger:
+    """Return a ``Ledger`` of every session in ``source`` (file, folder, glob, list, stream).
+
+    Lenient by default; ``strict=True`` raises ``LedgerError`` at the first error.
+    """
+    return Ledger(read_sessions(source, strict=strict))

@@ -1,0 +1,80 @@
+"""pandas DataFrames of sessions under one recovery policy: events, turns, steps, calls, ..."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cached_property
+from typing import Any
+
+import pandas as pd
+
+from ledgerviz.frames.calls import CALL_SCHEMA, call_columns
+from ledgerviz.frames.columns import assemble
+from ledgerviz.frames.events import EVENT_SCHEMA, event_columns
+from ledgerviz.frames.lineage import LINEAGE_SCHEMA, catalog_parents, lineage_row
+from ledgerviz.frames.messages import MESSAGE_SCHEMA, message_columns
+from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA, step_columns, turn_columns
+from ledgerviz.frames.view import SessionView
+from ledgerviz.ledger import SessionLog
+from ledgerviz.recovery.analysis import Analysis
+
+FRAME_NAMES = ("events", "turns", "steps", "calls", "messages", "lineage")
+
+
+class Frames:
+    """The DataFrames of a set of sessions; each frame is built on first access, then cached."""
+
+    def __init__(self, sessions: Iterable[tuple[str, SessionLog, Analysis]]) -> None:
+        self._sessions = list(sessions)
+
+    @cached_property
+    def _views(self) -> list[SessionView]:
+        return [SessionView.of(key, log, analysis) for key, log, analysis in self._sessions]
+
+    def _build(
+        self, columns_of: Callable[[SessionView], dict[str, list[Any]]], schema: dict[str, Any]
+    ) -> pd.DataFrame:
+        return assemble([(view.key, columns_of(view)) for view in self._views], schema)
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """Return one row per event (recorded, then the policy's synthetic ones)."""
+        return self._build(event_columns, EVENT_SCHEMA)
+
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """Return one row per turn."""
+        return self._build(turn_columns, TURN_SCHEMA)
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """Return one row per (turn, step)."""
+        return self._build(step_columns, STEP_SCHEMA)
+
+    @cached_property
+    def calls(self) -> pd.DataFrame:
+        """Return one row per requested tool call, with its status under the record."""
+        return self._build(call_columns, CALL_SCHEMA)
+
+    @cached_property
+    def messages(self) -> pd.DataFrame:
+        """Return one row per message-producing event."""
+        return self._build(message_columns, MESSAGE_SCHEMA)
+
+    @cached_property
+    def lineage(self) -> pd.DataFrame:
+        """Return one row per session: parent, relation, inherited prefix."""
+        parents = catalog_parents(self._views)
+        return self._build(lambda view: lineage_row(view, parents), LINEAGE_SCHEMA)
+
+    def all(self) -> dict[str, pd.DataFrame]:
+        """Return every frame by name (building the ones not built yet)."""
+        return {name: getattr(self, name) for name in FRAME_NAMES}
+
+
+def build_frames(sessions: Iterable[tuple[str, SessionLog, Analysis]]) -> Frames:
+    """Return the lazily built ``Frames`` of ``(session key, SessionLog, Analysis)`` triples."""
+    return Frames(sessions)
+
+
+__all__ = ["FRAME_NAMES", "Frames", "build_frames"]

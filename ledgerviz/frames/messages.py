@@ -1,0 +1,55 @@
+"""The ``messages`` frame: one row per message-producing event (the model-visible surface)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgerviz.frames.columns import category_column, int_column, string_column
+from ledgerviz.frames.events import BRANCHES
+from ledgerviz.frames.view import SessionView
+from ledgerviz.recovery.events import message_of
+
+MESSAGE_SCHEMA = {
+    "seq": int_column,
+    "role": category_column,
+    "kind": category_column,
+    "text": string_column,
+    "branch": lambda values: category_column(values, BRANCHES),
+}
+
+MESSAGE_EVENTS = frozenset(
+    {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}
+)
+
+
+def message_text(blocks: Any) -> str:
+    """Return the visible text of content blocks: text blocks, nested tool-result text included."""
+    if not isinstance(blocks, list):
+        return ""
+    parts = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif block.get("type") == "tool-result":
+            parts.append(message_text(block.get("content")))
+    return "\n".join(part for part in parts if part)
+
+
+def message_columns(view: SessionView) -> dict[str, list[Any]]:
+    """Return the ``messages`` columns of one session as lists.
+
+    ``kind`` is the message's ``source.kind`` (``user``, ``model``, ``tool``, ``plugin``…).
+    """
+    indices = view.indices_of(MESSAGE_EVENTS)
+    events, analysis = view.analysis.events, view.analysis
+    messages = [message_of(events[i]) or {} for i in indices]
+    sources = [message.get("source") for message in messages]
+    return {
+        "seq": [analysis.seqs[i] for i in indices],
+        "role": [message.get("role") for message in messages],
+        "kind": [source.get("kind") if isinstance(source, dict) else None for source in sources],
+        "text": [message_text(message.get("content")) for message in messages],
+        "branch": [analysis.branch[i] for i in indices],
+    }
