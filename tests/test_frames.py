@@ -1,0 +1,281 @@
+"""Frames on the real fixtures (counts worked out from the files) and on hand-built analyses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ledgerviz
+from ledgerviz.frames import FRAME_NAMES, build_frames
+from ledgerviz.ledger import SessionLog
+from ledgerviz.recovery.analysis import Analysis, CallFacts
+
+DSH = Path(__file__).parent / "data" / "dsh"
+
+COLUMNS = {
+    "events": "session seq time type turn step call_id surface_op synthetic recorded branch "
+    "recovery_code",
+    "turns": "session turn start_seq end_seq start_time end_time duration end_reason steps calls "
+    "outcome_unknown not_started forked",
+    "steps": "session turn step start_seq end_seq start_time end_time provider model input_tokens "
+    "output_tokens cache_read_tokens reasoning_tokens calls",
+    "calls": "session call_id tool turn step requested_seq dispatched_seq result_seq dispatch_time "
+    "result_time status error_code is_error duration arguments branch settled",
+    "messages": "session seq role kind text branch",
+    "lineage": "session parent_session relation seeded inherited_events origin delegation_depth "
+    "agent_preset",
+}
+
+# file suffix -> (events, turns, steps, calls, messages, {status: count}), counted in the files:
+# messages = user/system/developer/assistant messages + tool results of that format version.
+EXPECTED = {
+    "goal-round-driver__session.expected.jsonl": (45, 3, 5, 2, 11, {"ok": 2}),
+    "headless-profile__session.expected.jsonl": (23, 1, 2, 1, 6, {"ok": 1}),
+    "semantic-checkpoint__session.expected.jsonl": (24, 2, 2, 1, 6, {"outcome_unknown": 1}),
+    "subagent-inheritance__child.expected.jsonl": (20, 1, 2, 1, 5, {"error": 1}),
+    "subagent-inheritance__parent.expected.jsonl": (31, 2, 3, 1, 9, {"ok": 1}),
+    "subagent-settlement__child.replay.jsonl": (7, 1, 1, 0, 0, {}),
+    "preview-architecture-review__session.v3.jsonl": (177, 29, 29, 0, 58, {}),
+    "preview-follow-up-builder__session.v2.jsonl": (7, 1, 1, 0, 2, {}),
+    "preview-showcase__session.v3.jsonl": (199, 29, 30, 10, 69, {"ok": 9, "error": 1}),
+    "plain-turn__session.v3.jsonl": (5, 1, 1, 0, 1, {}),
+}
+
+
+@pytest.fixture(scope="module")
+def ledger() -> ledgerviz.Ledger:
+    return ledgerviz.load(DSH)
+
+
+def key_of(ledger: ledgerviz.Ledger, suffix: str) -> str:
+    (key,) = [log.key for log in ledger.sessions if log.path.endswith(suffix)]
+    return key
+
+
+def rows(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    return frame[frame["session"] == key]
+
+
+@pytest.mark.parametrize("name", FRAME_NAMES)
+def test_columns_are_exactly_the_documented_ones(ledger: ledgerviz.Ledger, name: str) -> None:
+    assert list(getattr(ledger.frames, name).columns) == COLUMNS[name].split()
+
+
+@pytest.mark.parametrize("suffix", sorted(EXPECTED))
+def test_fixture_counts(ledger: ledgerviz.Ledger, suffix: str) -> None:
+    key = key_of(ledger, suffix)
+    frames = ledger.frames
+    events, turns, steps, calls, messages, statuses = EXPECTED[suffix]
+    assert len(rows(frames.events, key)) == events
+    assert len(rows(frames.turns, key)) == turns
+    assert len(rows(frames.steps, key)) == steps
+    assert len(rows(frames.calls, key)) == calls
+    assert len(rows(frames.messages, key)) == messages
+    counted = rows(frames.calls, key)["status"].value_counts()
+    assert {status: n for status, n in counted.items() if n} == statuses
+    assert rows(frames.turns, key)["calls"].sum() == calls
+
+
+def test_totals_across_sessions(ledger: ledgerviz.Ledger) -> None:
+    frames = ledger.frames
+    assert [len(frames.events), len(frames.turns), len(frames.steps)] == [538, 70, 76]
+    assert [len(frames.calls), len(frames.messages), len(frames.lineage)] == [16, 167, 10]
+    assert frames.events["session"].cat.categories.tolist() == ledger.keys
+
+
+def test_dtypes(ledger: ledgerviz.Ledger) -> None:
+    frames = ledger.frames
+    assert str(frames.events["time"].dtype) == "datetime64[ms, UTC]"
+    assert str(frames.calls["dispatch_time"].dtype) == "datetime64[ms, UTC]"
+    assert str(frames.calls["duration"].dtype) == "timedelta64[ms]"
+    for frame, column in [("events", "seq"), ("turns", "turn"), ("steps", "input_tokens")]:
+        assert str(getattr(frames, frame)[column].dtype) == "Int64"
+    for frame, column in [
+        ("events", "type"),
+        ("calls", "status"),
+        ("events", "branch"),
+        ("turns", "end_reason"),
+        ("messages", "role"),
+        ("events", "session"),
+    ]:
+        assert isinstance(getattr(frames, frame)[column].dtype, pd.CategoricalDtype)
+    assert isinstance(frames.messages["text"].dtype, pd.StringDtype)
+    assert frames.calls["status"].cat.categories.tolist() == [
+        "ok",
+        "error",
+        "outcome_unknown",
+        "not_started",
+    ]
+
+
+def test_showcase_turn_29(ledger: ledgerviz.Ledger) -> None:
+    key = key_of(ledger, "showcase__session.v3.jsonl")
+    turn = rows(ledger.frames.turns, key).set_index("turn").loc[29]
+    assert (turn["start_seq"], turn["end_seq"], turn["steps"], turn["calls"]) == (169, 198, 2, 10)
+    assert turn["start_time"] == pd.Timestamp(1787472000169, unit="ms", tz="UTC")
+    assert turn["duration"] == pd.Timedelta(milliseconds=29)
+    assert turn["end_reason"] == "completed"
+    calls = rows(ledger.frames.calls, key).set_index("call_id")
+    assert calls.loc["preview-todo", "duration"] == pd.Timedelta(milliseconds=2)
+    assert calls.loc["preview-read", "duration"] == pd.Timedelta(milliseconds=1)
+    failing = calls.loc["preview-failure"]
+    assert (failing["status"], failing["error_code"], failing["is_error"]) == (
+        "error",
+        "ENOENT",
+        True,
+    )
+    assert (failing["dispatched_seq"], failing["result_seq"], failing["requested_seq"]) == (
+        192,
+        193,
+        172,
+    )
+    steps = rows(ledger.frames.steps, key)
+    assert set(steps["model"]) == {"deterministic"}
+    assert steps[steps["turn"] == 29]["calls"].tolist() == [10, 0]
+
+
+def test_step_usage_and_route(ledger: ledgerviz.Ledger) -> None:
+    steps = rows(ledger.frames.steps, key_of(ledger, "headless-profile__session.expected.jsonl"))
+    assert steps["input_tokens"].tolist() == [11, 7]
+    assert steps["output_tokens"].tolist() == [3, 5]
+    assert steps["cache_read_tokens"].tolist() == [2, pd.NA]
+    assert steps["reasoning_tokens"].tolist() == [pd.NA, 1]
+
+
+def test_normalised_snapshots_have_no_times(ledger: ledgerviz.Ledger) -> None:
+    events = rows(ledger.frames.events, key_of(ledger, "goal-round-driver__session.expected.jsonl"))
+    assert events["time"].isna().all()
+    assert events["seq"].tolist() == list(range(45))
+
+
+def test_recorded_open_tail_and_synthesized_closers(ledger: ledgerviz.Ledger) -> None:
+    key = key_of(ledger, "subagent-settlement__child.replay.jsonl")
+    recorded = rows(ledger.frames.turns, key)
+    assert recorded["end_seq"].isna().all()
+    assert recorded["end_reason"].isna().all()
+    frames = ledger.recovery("synthesize").frames
+    events = rows(frames.events, key)
+    assert events["type"].tolist()[-2:] == ["step/end", "turn/end"]
+    assert events["synthetic"].tolist() == [False] * 7 + [True, True]
+    assert events["recorded"].tolist() == [True] * 7 + [False, False]
+    turn = rows(frames.turns, key).iloc[0]
+    assert (turn["end_seq"], turn["end_reason"]) == (8, "interrupted")
+
+
+def test_crash_closer_already_in_the_file(ledger: ledgerviz.Ledger) -> None:
+    key = key_of(ledger, "semantic-checkpoint__session.expected.jsonl")
+    events = rows(ledger.frames.events, key)
+    closer = events[events["seq"] == 5].iloc[0]
+    assert (closer["type"], closer["call_id"], closer["surface_op"]) == (
+        "tool/result",
+        "unknown-outcome-call",
+        "append",
+    )
+    assert (closer["synthetic"], closer["recorded"]) == (True, True)
+    assert closer["recovery_code"] == "TOOL_OUTCOME_UNKNOWN"
+    turns = rows(ledger.frames.turns, key)
+    assert turns["end_reason"].tolist() == ["interrupted", "completed"]
+    assert turns["outcome_unknown"].tolist() == [1, 0]
+
+
+def test_messages(ledger: ledgerviz.Ledger) -> None:
+    child = rows(
+        ledger.frames.messages, key_of(ledger, "subagent-inheritance__child.expected.jsonl")
+    )
+    assert child["role"].tolist() == ["user", "user", "assistant", "user", "assistant"]
+    assert child["kind"].tolist()[-2:] == ["tool", "model"]
+    parent = rows(
+        ledger.frames.messages, key_of(ledger, "subagent-inheritance__parent.expected.jsonl")
+    )
+    assert parent["role"].value_counts().to_dict() == {
+        "user": 3,
+        "system": 2,
+        "assistant": 2,
+        "developer": 1,
+        "tool": 1,
+    }
+
+
+def test_lineage(ledger: ledgerviz.Ledger) -> None:
+    lineage = ledger.frames.lineage.set_index("session")
+    review = lineage.loc["preview-architecture-review"]
+    assert (review["parent_session"], review["relation"]) == ("preview-showcase", "forked-subagent")
+    assert (review["seeded"], review["inherited_events"], review["delegation_depth"]) == (
+        True,
+        169,
+        1,
+    )
+    builder = lineage.loc["preview-follow-up-builder"]
+    assert (builder["relation"], builder["seeded"], builder["inherited_events"]) == (
+        "subagent",
+        False,
+        0,
+    )
+    showcase = lineage.loc["preview-showcase"]
+    assert (showcase["relation"], showcase["agent_preset"]) == ("root", "standard")
+    assert pd.isna(showcase["parent_session"])
+    assert lineage["relation"].value_counts().to_dict() == {
+        "root": 6,
+        "subagent": 3,
+        "forked-subagent": 1,
+        "fork": 0,
+    }
+
+
+def test_frames_are_lazy_and_cached() -> None:
+    frames = ledgerviz.load(DSH / "*showcase*").frames
+    assert "events" not in frames.__dict__
+    assert frames.events is frames.events
+    assert "calls" not in frames.__dict__
+
+
+def test_no_sessions_gives_typed_empty_frames() -> None:
+    frames = build_frames([])
+    for name in FRAME_NAMES:
+        frame = getattr(frames, name)
+        assert frame.empty
+        assert list(frame.columns) == COLUMNS[name].split()
+    assert str(frames.events["time"].dtype) == "datetime64[ms, UTC]"
+
+
+def test_frames_use_the_analysis_not_their_own_pairing() -> None:
+    """Statuses, branches and fork points come from the Analysis handed in."""
+    events = [
+        {"type": "turn/start", "seq": 0, "time": 10, "data": {"turn": 1}},
+        {"type": "step/start", "seq": 1, "time": 11, "data": {"turn": 1, "step": 1}},
+        {"type": "tool/call", "seq": 2, "time": 15, "data": {"turn": 1, "step": 1, "callId": "A"}},
+    ]
+    closer = {
+        "type": "turn/end",
+        "seq": 3,
+        "time": 15,
+        "data": {"turn": 1, "reason": {"kind": "forked"}},
+    }
+    call = CallFacts(
+        "A", "rm", "{}", 1, 1, 1, 2, None, "outcome_unknown", None, False, "abandoned", False
+    )
+    analysis = Analysis(
+        policy="fork",
+        generation="v4",
+        events=[*events, closer],
+        seqs=[0, 1, 2, 3],
+        branch=["active", "abandoned", "abandoned", "log"],
+        synthetic=[False, False, False, True],
+        recorded=[True, True, True, False],
+        recovery_code=[None, None, None, None],
+        calls=[call],
+        fork_points=[1],
+        abandoned_seqs=[1, 2],
+    )
+    log = SessionLog("x.jsonl", "x", {"type": "session", "version": 4, "id": "x"}, 4, events)
+    frames = build_frames([("x", log, analysis)])
+    assert frames.events["branch"].tolist() == ["active", "abandoned", "abandoned", "log"]
+    assert frames.events["call_id"].tolist()[2] == "A"
+    turn = frames.turns.iloc[0]
+    assert (turn["forked"], turn["outcome_unknown"], turn["end_reason"]) == (True, 1, "forked")
+    row = frames.calls.iloc[0]
+    assert (row["status"], row["branch"], row["settled"]) == ("outcome_unknown", "abandoned", False)
+    assert row["dispatch_time"] == pd.Timestamp(15, unit="ms", tz="UTC")
+    assert pd.isna(row["result_time"]) and pd.isna(row["duration"])
