@@ -1,0 +1,224 @@
+"""Timeline structure on real ledgers: lanes, call bars, abandoned items and fork marker
+match what the frames and the recovery analysis say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+import ledgerviz
+from ledgerviz.plot import style, timeline
+from ledgerviz.plot.axis import epoch_ms
+from ledgerviz.recovery.analysis import POLICIES
+
+TESTS = Path(__file__).resolve().parents[1]
+DSH = sorted((TESTS / "data" / "dsh").glob("*.jsonl"))
+HOSTILE = TESTS / "browser" / "data" / "hostile.v4.jsonl"
+SHOWCASE = next(p for p in DSH if "preview-showcase" in p.name)
+SEMANTIC = next(p for p in DSH if "semantic-checkpoint" in p.name)
+LEDGERS = [*DSH, HOSTILE]
+
+
+def lanes(figure: go.Figure) -> dict[float, str]:
+    """Lane value -> lane name, from the y axis ticks."""
+    axis = figure.layout.yaxis
+    return dict(zip(axis.tickvals, axis.ticktext, strict=True))
+
+
+def lane_of(figure: go.Figure, trace: Any) -> str:
+    return lanes(figure).get(float(np.nanmin(np.asarray(trace.y, dtype=float))), "across lanes")
+
+
+def items(trace: Any) -> int:
+    """Bars are start/end/gap triples; markers are one point each."""
+    return len(trace.x) // 3 if trace.mode != "markers" else len(trace.x)
+
+
+def starts(trace: Any) -> np.ndarray:
+    x = np.asarray(trace.x, dtype=float)
+    return x[0::3] if trace.mode != "markers" else x
+
+
+def call_items(figure: go.Figure, status: str, lane: str, *, bars: bool) -> list[Any]:
+    return [t for t in figure.data if t.legendgroup == status and lane_of(figure, t) == lane
+            and (t.mode != "markers") == bars]
+
+
+def ledger_ids(paths: list[Path]) -> list[str]:
+    return [p.name.split("__")[-1] for p in paths]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("path", LEDGERS, ids=ledger_ids(LEDGERS))
+def test_call_bars_and_markers_match_the_calls_frame(path: Path, policy: str) -> None:
+    ledger = ledgerviz.load(path)
+    calls = ledger.recovery(policy).frames.calls
+    figure = timeline(ledger, policy=policy, axis="order")
+    for status in style.STATUS_ORDER:
+        for lane, abandoned in ((style.LANE_CALLS, False), (style.LANE_ABANDONED_CALLS, True)):
+            mine = calls[(calls["status"] == status) & ((calls["branch"] == "abandoned")
+                                                        == abandoned)]
+            ran = mine[mine["dispatched_seq"].notna()]
+            bar_traces = call_items(figure, status, lane, bars=True)
+            assert sum(items(t) for t in bar_traces) == len(ran)
+            drawn = np.sort(np.concatenate([starts(t) for t in bar_traces] or [np.array([])]))
+            assert drawn.tolist() == sorted(ran["dispatched_seq"].astype(float))
+            waiting = mine[mine["dispatched_seq"].isna()]
+            marker_traces = call_items(figure, status, lane, bars=False)
+            assert sum(items(t) for t in marker_traces) == len(waiting)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("path", LEDGERS, ids=ledger_ids(LEDGERS))
+def test_lanes_turns_steps_and_abandoned_items(path: Path, policy: str) -> None:
+    ledger = ledgerviz.load(path)
+    frames = ledger.recovery(policy).frames
+    figure = timeline(ledger, policy=policy, axis="order")
+    names = list(lanes(figure).values())
+    assert names[:4] == [style.LANE_TURNS, style.LANE_STEPS, style.LANE_EVENTS, style.LANE_CALLS]
+    abandoned_events = int((frames.events["branch"] == "abandoned").sum())
+    abandoned_calls = int((frames.calls["branch"] == "abandoned").sum())
+    assert (style.LANE_ABANDONED_EVENTS in names) == (abandoned_events > 0)
+    assert (style.LANE_ABANDONED_CALLS in names) == (abandoned_calls > 0)
+
+    def drawn(lane: str) -> int:
+        return sum(items(t) for t in figure.data if lane_of(figure, t) == lane
+                   and not t.name.startswith("fork point"))
+
+    assert drawn(style.LANE_TURNS) == len(frames.turns)
+    assert drawn(style.LANE_STEPS) == len(frames.steps)
+    if abandoned_events:
+        assert drawn(style.LANE_ABANDONED_EVENTS) == abandoned_events
+    if abandoned_calls:
+        assert drawn(style.LANE_ABANDONED_CALLS) == abandoned_calls
+    placed = frames.events[frames.events["seq"].notna() & (frames.events["branch"] != "abandoned")]
+    assert drawn(style.LANE_EVENTS) == len(placed)
+
+
+def test_hostile_crash_forks_at_the_assistant_message_of_the_dispatched_call() -> None:
+    # seq 8 is the assistant message asking for call-2 (dispatched at seq 9, never answered)
+    # and call-3 (never dispatched); seq 10 is a trailing unknown event.
+    ledger = ledgerviz.load(HOSTILE)
+    key = ledger.keys[0]
+    fork = ledger.recovery("fork")
+    assert fork.analyses[key].fork_points == [8]
+    figure = timeline(ledger, policy="fork", axis="order")
+    marker = next(t for t in figure.data if t.name.startswith("fork point"))
+    assert starts(marker).tolist() == [8.0]
+    abandoned = fork.frames.events.loc[fork.frames.events["branch"] == "abandoned", "seq"]
+    assert sorted(abandoned.astype(int)) == fork.analyses[key].abandoned_seqs == [8]
+    lane = next(t for t in figure.data if t.name.startswith("abandoned:"))
+    assert starts(lane).tolist() == [8.0]
+    calls = fork.frames.calls.set_index("call_id")
+    assert calls.loc["call-2", "status"] == "outcome_unknown"
+    assert calls.loc["call-3", "status"] == "not_started"
+    assert set(calls.index[calls["branch"] == "abandoned"]) == {"call-2", "call-3"}
+
+
+@pytest.mark.parametrize("policy", ["recorded", "synthesize"])
+def test_no_fork_marker_without_fork_points(policy: str) -> None:
+    ledger = ledgerviz.load(SHOWCASE)
+    assert ledger.recovery(policy).analyses[ledger.keys[0]].fork_points == []
+    figure = timeline(ledger, policy=policy)
+    assert not [t for t in figure.data if t.name.startswith("fork point")]
+
+
+def test_time_axis_places_calls_at_their_recorded_times() -> None:
+    ledger = ledgerviz.load(SHOWCASE)
+    calls = ledger.frames.calls
+    figure = timeline(ledger, policy="recorded", axis="time")
+    assert figure.layout.xaxis.type == "date"
+    # the file records ten dispatched calls; one result is an ENOENT error
+    assert calls["status"].value_counts()[["ok", "error"]].tolist() == [9, 1]
+    for status in ("ok", "error"):
+        bars = call_items(figure, status, style.LANE_CALLS, bars=True)
+        mine = calls[calls["status"] == status]
+        drawn = np.sort(np.concatenate([starts(t) for t in bars]))
+        assert drawn.tolist() == sorted(epoch_ms(mine["dispatch_time"]).tolist())
+        ends = np.sort(np.concatenate([np.asarray(t.x, dtype=float)[1::3] for t in bars]))
+        assert ends.tolist() == sorted(epoch_ms(mine["result_time"]).tolist())
+    assert figure.layout.xaxis.title.text == "time (UTC)"
+
+
+def test_order_axis_and_auto_for_ledgers_without_times() -> None:
+    ledger = ledgerviz.load(SEMANTIC)
+    assert ledger.frames.events["time"].isna().all()
+    auto = timeline(ledger, policy="synthesize")
+    assert auto.layout.xaxis.type == "linear"
+    assert auto.layout.xaxis.title.text == "event seq"
+    with pytest.raises(ValueError, match="no event times"):
+        timeline(ledger, policy="synthesize", axis="time")
+
+
+def test_synthesize_draws_recovery_closers_as_synthetic_events() -> None:
+    ledger = ledgerviz.load(HOSTILE)
+    events = ledger.recovery("synthesize").frames.events
+    synthetic = events[events["synthetic"].fillna(False).astype(bool) & events["seq"].notna()]
+    # closers: results for call-2 and call-3, step/end, turn/end, after seq 10
+    assert sorted(synthetic["seq"].astype(int)) == [11, 12, 13, 14]
+    figure = timeline(ledger, policy="synthesize", axis="order")
+    trace = next(t for t in figure.data if t.name.startswith("added by recovery"))
+    assert sorted(starts(trace).tolist()) == [11.0, 12.0, 13.0, 14.0]
+
+
+def test_title_names_session_and_policy_escaped() -> None:
+    ledger = ledgerviz.load(HOSTILE)
+    title = timeline(ledger, policy="fork").layout.title.text
+    assert "policy: fork" in title
+    assert "hostile&lt;img src=x onerror=&quot;window.__pwned=1;alert(1)&quot;&gt;" in title
+    assert "<img" not in title
+
+
+def ledger_strings(value: Any) -> list[str]:
+    """Every string anywhere in a figure's JSON-ready dict."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in ledger_strings(v)]
+    if isinstance(value, list | tuple | np.ndarray):
+        return [s for v in value for s in ledger_strings(v)]
+    return []
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_hostile_text_is_escaped_in_the_figure(policy: str) -> None:
+    figure = timeline(ledgerviz.load(HOSTILE), policy=policy)
+    strings = ledger_strings(figure.to_plotly_json())
+    joined = "\n".join(strings).lower()
+    for raw in ("<script", "<img", "<a ", "onerror=\""):
+        assert raw not in joined
+    assert "&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;" in joined
+    assert "read_file&lt;script&gt;" in joined
+    assert "javascript:window.__pwned=1" in joined  # present, but only as escaped text
+
+
+def test_large_ledgers_group_ok_calls_and_events_per_turn() -> None:
+    ledger = ledgerviz.load(SHOWCASE)
+    frames = ledger.frames
+    figure = timeline(ledger, policy="recorded", axis="order", detail_limit=5)
+    ok = frames.calls[(frames.calls["status"] == "ok") & frames.calls["dispatched_seq"].notna()]
+    grouped = next(t for t in figure.data if t.name.endswith("(grouped per turn)")
+                   and t.legendgroup == "ok")
+    assert items(grouped) == ok["turn"].nunique()
+    labels = [h for h in grouped.hovertext if h]
+    assert sum(int(h.split("<b>")[1].split(" ")[0]) for h in labels) == len(ok)
+    events = next(t for t in figure.data if t.name == "events (grouped per turn)")
+    plain = frames.events[frames.events["branch"] != "abandoned"]
+    assert items(events) == plain["turn"].astype("Int64").fillna(-1).nunique()
+    first_seq = plain.groupby(plain["turn"].astype("Int64").fillna(-1))["seq"].min()
+    assert sorted(starts(events).tolist()) == sorted(first_seq.astype(float).tolist())
+
+
+def test_frames_of_other_sessions_are_left_out() -> None:
+    ledger = ledgerviz.load([SHOWCASE, HOSTILE])
+    assert len(ledger.keys) == 2
+    figure = timeline(ledger, policy="fork", session=1, axis="order")
+    only = ledger.session(1).recovery("fork").frames
+    assert sum(items(t) for t in figure.data if lane_of(figure, t) == style.LANE_TURNS) == len(
+        only.turns)
+    assert pd.Series(only.calls["session"]).unique().tolist() == [ledger.keys[1]]
