@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ledgerviz.recovery.analysis import POLICIES
-
-
-def example_paths() -> list[Path]:
-    """Return the bundled example ledgers of ``ledgerviz/examples/`` in name order."""
-    folder = resources.files("ledgerviz") / "examples"
-    return sorted(Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".jsonl"))
 
 
 def register(subparsers: Any) -> None:
@@ -39,6 +32,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the report described by ``args``; return the exit code."""
     from ledgerviz.api import load
+    from ledgerviz.examples import example_paths
     from ledgerviz.ledger import LedgerError
     from ledgerviz.report import write_report
 
