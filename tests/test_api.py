@@ -1,0 +1,126 @@
+"""The Ledger facade: loading, session views, cuts, recovery views."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+import ledgerviz
+from ledgerviz.ledger import LedgerError
+
+DSH = Path(__file__).parent / "data" / "dsh"
+SHOWCASE = next(DSH.glob("*preview-showcase*"))
+SETTLEMENT = next(DSH.glob("*subagent-settlement*"))
+
+
+def test_load_exposes_sessions_keys_and_diagnostics() -> None:
+    ledger = ledgerviz.load(DSH)
+    assert len(ledger) == 10
+    assert ledger.keys == [log.key for log in ledger.sessions]
+    assert ledger.diagnostics == []
+    assert sum(len(log.events) for log in ledger.sessions) == 538
+
+
+def test_diagnostics_are_collected_from_every_session(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(SETTLEMENT.read_bytes() + b'{"type":"tu')
+    ledger = ledgerviz.load([SHOWCASE, broken])
+    assert [(d.path, d.line, d.kind) for d in ledger.diagnostics] == [(str(broken), 9, "torn_tail")]
+
+
+def test_strict_load_raises(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(SETTLEMENT.read_bytes() + b"{}\n{}\n")
+    with pytest.raises(LedgerError, match=rf"{broken.name}:9: error \[invalid_event\]"):
+        ledgerviz.load(broken, strict=True)
+    assert isinstance(LedgerError("x"), ValueError)
+
+
+def test_frames_are_the_recorded_view() -> None:
+    ledger = ledgerviz.load(SHOWCASE)
+    assert ledger.frames is ledger.recovery("recorded").frames
+    assert ledger.recovery("fork") is ledger.recovery("fork")
+    view = ledger.recovery("synthesize")
+    assert view.policy == "synthesize"
+    assert list(view.analyses) == ["preview-showcase"]
+    assert len(view.analyses["preview-showcase"].events) == 199
+
+
+def test_unknown_policy() -> None:
+    with pytest.raises(ValueError, match="unknown policy 'retry'"):
+        ledgerviz.load(SHOWCASE).recovery("retry")  # type: ignore[arg-type]
+
+
+def test_session_by_key_and_index() -> None:
+    ledger = ledgerviz.load(DSH)
+    one = ledger.session("preview-showcase")
+    assert one.keys == ["preview-showcase"]
+    assert len(one.frames.events) == 199
+    assert ledger.session(-1).keys == [ledger.keys[-1]]
+    with pytest.raises(KeyError, match="no session 'nope'"):
+        ledger.session("nope")
+
+
+def test_cut_keeps_a_prefix_as_if_the_process_died() -> None:
+    ledger = ledgerviz.load(SHOWCASE)
+    cut = ledger.cut(174)
+    (log,) = cut.sessions
+    assert len(log.events) == 174
+    assert log.events[-1]["type"] == "tool/call"
+    assert log.events[0] is ledger.sessions[0].events[0]
+    assert list(log.lines) == list(range(2, 176))
+    synthesized = cut.recovery("synthesize").analyses["preview-showcase"]
+    assert [e["type"] for e in synthesized.closers] == ["tool/result"] * 10 + [
+        "step/end",
+        "turn/end",
+    ]
+    calls = cut.frames.calls
+    assert calls["status"].value_counts().to_dict() == {
+        "not_started": 9,
+        "outcome_unknown": 1,
+        "ok": 0,
+        "error": 0,
+    }
+    assert len(ledger.sessions[0].events) == 199
+
+
+def test_cut_drops_diagnostics_after_the_cut(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    lines = SHOWCASE.read_bytes().splitlines(keepends=True)
+    broken.write_bytes(b"".join([*lines[:4], b"{bad\n", *lines[4:]]))
+    ledger = ledgerviz.load(broken)
+    assert [(d.line, d.kind) for d in ledger.diagnostics] == [(5, "invalid_json")]
+    assert ledger.cut(3).diagnostics == []
+    assert ledger.cut(3).sessions[0].lines_skipped == 0
+    assert [(d.line, d.kind) for d in ledger.cut(4).diagnostics] == [(5, "invalid_json")]
+    assert ledger.cut(4).sessions[0].lines_skipped == 1
+
+
+def test_cut_needs_a_session_when_there_are_several() -> None:
+    ledger = ledgerviz.load(DSH)
+    with pytest.raises(ValueError, match="name the session"):
+        ledger.cut(3)
+    assert len(ledger.cut(3, session="preview-showcase").sessions[0].events) == 3
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        ledger.cut(-1, session=0)
+
+
+def test_loading_and_analysing_never_modifies_files() -> None:
+    paths = sorted(DSH.glob("*.jsonl"))
+    before = [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
+    ledger = ledgerviz.load(DSH)
+    for policy in ("recorded", "synthesize", "fork"):
+        ledger.recovery(policy).frames.all()
+    assert before == [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
+
+
+def test_events_are_not_mutated_by_analysis() -> None:
+    import copy
+
+    ledger = ledgerviz.load(DSH)
+    snapshot = copy.deepcopy([log.events for log in ledger.sessions])
+    for policy in ("recorded", "synthesize", "fork"):
+        ledger.recovery(policy).frames.all()
+    assert snapshot == [log.events for log in ledger.sessions]
