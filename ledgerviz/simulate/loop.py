@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ SYSTEM_PROMPT = (
     "Use the tools to inspect and change files; report what you did."
 )
 ABORT_TEXT = "The tool call was aborted before it was dispatched; it did not run."
+ABORTED = ("AbortError", "ABORTED_BEFORE_DISPATCH")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,37 @@ def error_reason(message: str, code: str, status: int | None = None) -> dict[str
     return {"kind": "error", "error": error}
 
 
+@dataclass(slots=True)
+class DispatchState:
+    """Progress of one step's tool calls through the scheduler (indices in model order)."""
+
+    calls: list[tuple[str, CallPlan]]
+    finish_at: dict[int, int] = field(default_factory=dict)
+    outputs: dict[int, tuple[str, Any]] = field(default_factory=dict)
+    call_seqs: dict[int, int] = field(default_factory=dict)
+    next_start: int = 0
+    next_commit: int = 0
+    lost: int | None = None
+    failure: dict[str, Any] | None = None
+
+    def running(self, now: int) -> int:
+        """Return how many started calls are still running at ``now``."""
+        return sum(1 for t in self.finish_at.values() if t > now)
+
+    def settled(self) -> int:
+        """Return how many leading calls can get a result (the started ones before a lost call)."""
+        return self.next_start if self.lost is None else self.lost
+
+    def drained(self) -> bool:
+        """Return True when no call will start or commit any more."""
+        done_starting = self.failure is not None or self.next_start == len(self.calls)
+        return done_starting and self.next_commit == self.settled()
+
+    def next_finish(self, now: int) -> int:
+        """Return the time the next running call finishes."""
+        return min(t for t in self.finish_at.values() if t > now)
+
+
 class AgentLoop:
     """Runs scripted turns against one ledger, as a dsh runtime lifecycle would.
 
@@ -144,6 +176,9 @@ class AgentLoop:
             start = self.surface.index(op["startSeq"])
             end = self.surface.index(op["endSeq"])
             self.surface[start : end + 1] = [event["seq"]]
+        elif event["type"] == "surface/rewind":
+            hidden = set(event["data"]["shadowedSeqs"])
+            self.surface = [seq for seq in self.surface if seq not in hidden]
 
     def _tick(self) -> None:
         self.clock.advance(0, 3)
@@ -313,53 +348,49 @@ class AgentLoop:
         Calls start in the model's order, results are committed in the model's
         order, and calls already started are drained before a failure is reported.
         """
-        finish_at: dict[int, int] = {}
-        outputs: dict[int, tuple[str, Any]] = {}
-        call_seqs: dict[int, int] = {}
-        lost: int | None = None
-        failure: dict[str, Any] | None = None
-        next_start = next_commit = 0
+        state = DispatchState(calls)
         while True:
-            while (
-                failure is None
-                and next_start < len(calls)
-                and self._running(finish_at) < self.concurrency
-            ):
-                if plan.cancel_at == next_start:
-                    failure = {"kind": "aborted", "reason": {"kind": "user"}}
-                    break
-                index = next_start
-                next_start += 1
-                call_seqs[index] = self._record_call(number, *calls[index])["seq"]
-                if plan.scheduler_fails_at == index:
-                    lost = index
-                    failure = error_reason(
-                        f"tool scheduler failed dispatching {calls[index][1].name}: pool closed",
-                        "UNKNOWN",
-                    )
-                    break
-                duration, output = self._execute(*calls[index])
-                finish_at[index] = self.clock.now + duration
-                outputs[index] = output
-            settled = lost if lost is not None else next_start
-            while next_commit < settled and finish_at[next_commit] <= self.clock.now:
-                call_id, call = calls[next_commit]
-                self._record_result(number, call_id, outputs[next_commit], call_seqs[next_commit])
-                next_commit += 1
-            if next_commit == settled and (failure is not None or next_start == len(calls)):
+            self._commit_finished(number, state)
+            self._start_ready(number, plan, state)
+            if state.drained():
                 break
-            self.clock.advance_to(min(t for t in finish_at.values() if t > self.clock.now))
-        if failure is not None and failure["kind"] == "aborted":
-            for call_id, call in calls[next_start:]:
+            self.clock.advance_to(state.next_finish(self.clock.now))
+        if state.failure is not None and state.failure["kind"] == "aborted":
+            for call_id, call in calls[state.next_start :]:
                 seq = self._record_call(number, call_id, call)["seq"]
-                self._record_result(
-                    number, call_id, (ABORT_TEXT, ("AbortError", "ABORTED_BEFORE_DISPATCH")), seq
-                )
-        return failure
+                self._record_result(number, call_id, (ABORT_TEXT, ABORTED), seq)
+        return state.failure
 
-    def _running(self, finish_at: dict[int, int]) -> int:
+    def _commit_finished(self, number: int, state: DispatchState) -> None:
+        """Commit, in model order, each result whose call has finished and whose turn has come."""
         now = self.clock.now
-        return sum(1 for t in finish_at.values() if t > now)
+        while state.next_commit < state.settled() and state.finish_at[state.next_commit] <= now:
+            index = state.next_commit
+            call_id = state.calls[index][0]
+            self._record_result(number, call_id, state.outputs[index], state.call_seqs[index])
+            state.next_commit += 1
+
+    def _start_ready(self, number: int, plan: StepPlan, state: DispatchState) -> None:
+        """Start calls in model order while slots are free and nothing failed or was cancelled."""
+        while (
+            state.failure is None
+            and state.next_start < len(state.calls)
+            and state.running(self.clock.now) < self.concurrency
+        ):
+            index = state.next_start
+            if plan.cancel_at == index:
+                state.failure = {"kind": "aborted", "reason": {"kind": "user"}}
+                return
+            state.next_start += 1
+            call_id, call = state.calls[index]
+            state.call_seqs[index] = self._record_call(number, call_id, call)["seq"]
+            if plan.scheduler_fails_at == index:
+                state.lost = index
+                message = f"tool scheduler failed dispatching {call.name}: pool closed"
+                state.failure = error_reason(message, "UNKNOWN")
+                return
+            duration, state.outputs[index] = self._execute(call_id, call)
+            state.finish_at[index] = self.clock.now + duration
 
     def _record_call(self, number: int, call_id: str, call: CallPlan) -> Event:
         data = {

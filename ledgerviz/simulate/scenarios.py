@@ -265,8 +265,8 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "crash-mid-dispatch",
-            "the process dies after one of four calls has its result: "
-            "two calls dispatched without result, one never dispatched",
+            "the process dies right after the first of four results: one call "
+            "dispatched without a result, two never dispatched",
             1,
             False,
             write_crash_mid_dispatch,

@@ -23,7 +23,7 @@ IN_STEP_TYPES = {
     "step/end",
 }
 IN_TURN_TYPES = {"request/header", "request/context"}
-ENVELOPE_ORDER = ("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs")
+ENVELOPE_ORDER = ("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs", "ignorable")
 HEADER_ORDER = (
     "type",
     "version",
