@@ -69,6 +69,7 @@ class ToolSpec:
     arguments: Callable[[random.Random], dict[str, str]]
     output: Callable[[random.Random, dict[str, str]], str]
     duration_ms: tuple[int, int]
+    verb: str
 
     def schema(self) -> dict[str, Any]:
         """Return the tool schema as written in ``request/header.header.tools``."""
@@ -95,7 +96,6 @@ PROMPTS = (
     "Rename handle_request to dispatch_request everywhere.",
     "Why does the build print a deprecation warning?",
 )
-OPENERS = ("Let me look at", "I'll check", "Next I'll inspect", "Reading", "Looking into")
 ANSWERS = (
     "Done: the change is in place and the tests pass.",
     "The timeout is set in src/api/routes.py; I raised it to 30 seconds.",
@@ -129,6 +129,7 @@ TOOLS: dict[str, ToolSpec] = {
             lambda rng: {"path": rng.choice(PATHS)},
             lambda rng, args: _lines(rng, rng.randint(2, 5)),
             (20, 400),
+            "Let me read",
         ),
         ToolSpec(
             "grep",
@@ -140,6 +141,7 @@ TOOLS: dict[str, ToolSpec] = {
                 for _ in range(rng.randint(1, 3))
             ),
             (40, 700),
+            "Searching for",
         ),
         ToolSpec(
             "bash",
@@ -148,6 +150,7 @@ TOOLS: dict[str, ToolSpec] = {
             lambda rng: {"command": rng.choice(COMMANDS)},
             lambda rng, args: f"$ {args['command']}\nexit 0 ({rng.randint(1, 90)} lines of output)",
             (200, 4000),
+            "Running",
         ),
         ToolSpec(
             "edit",
@@ -156,6 +159,7 @@ TOOLS: dict[str, ToolSpec] = {
             lambda rng: {"path": rng.choice(PATHS), "old": "timeout=10", "new": "timeout=30"},
             lambda rng, args: f"Edited {args['path']} (1 replacement).",
             (30, 300),
+            "Editing",
         ),
         ToolSpec(
             "web_fetch",
@@ -164,6 +168,7 @@ TOOLS: dict[str, ToolSpec] = {
             lambda rng: {"url": rng.choice(URLS)},
             lambda rng, args: f"Fetched {args['url']}: {rng.randint(2, 40)} KB of text.",
             (300, 3000),
+            "Fetching",
         ),
         ToolSpec(
             "subagent",
@@ -172,6 +177,7 @@ TOOLS: dict[str, ToolSpec] = {
             lambda rng: {"description": "Delegated check", "prompt": rng.choice(PROMPTS)},
             lambda rng, args: "The subagent finished.",
             (500, 5000),
+            "Delegating:",
         ),
     )
 }
@@ -206,10 +212,10 @@ class Script:
         rng = self.rng
         if not isinstance(calls, tuple):
             calls = tuple(self.call() for _ in range(calls or rng.randint(1, 4)))
-        target = json.loads(calls[0].arguments)
-        subject = next(iter(target.values()))
+        subject = next(iter(json.loads(calls[0].arguments).values()))
+        more = f" and {len(calls) - 1} more" if len(calls) > 1 else ""
         return StepPlan(
-            text=f"{rng.choice(OPENERS)} {subject}.",
+            text=f"{TOOLS[calls[0].name].verb} {subject}{more}.",
             calls=calls,
             latency_ms=rng.randint(600, 4000),
         )

@@ -41,3 +41,20 @@ def test_torn_write_cuts_the_last_line_mid_json(written: Callable) -> None:
     [torn] = session.diagnostics
     assert torn.kind == "torn_tail"
     assert torn.line == text.count("\n") + 1
+
+
+def test_the_rule_checker_catches_broken_ledgers(written: Callable) -> None:
+    _, events = read_ledger(written("clean")[0])
+    step_end = next(i for i, e in enumerate(events) if e["type"] == "step/end")
+    result = next(i for i, e in enumerate(events) if e["type"] == "tool/result")
+    dropped_step_end = events[:step_end] + events[step_end + 1 :]
+    renumbered = [{**e, "seq": i} for i, e in enumerate(dropped_step_end)]
+    assert any("step/start out of place" in p for p in event_problems(renumbered))
+    undispatched = [e for e in events if e["type"] != "tool/call"]
+    renumbered = [{**e, "seq": i} for i, e in enumerate(undispatched)]
+    assert any("has no tool/call in this step" in p for p in event_problems(renumbered))
+    unencoded = [
+        {**e, "sourceEventSeqs": [[e["seq"] - 1, e["seq"] - 1]]} if i == result else e
+        for i, e in enumerate(events)
+    ]
+    assert any("not encoded as the runtime" in p for p in event_problems(unencoded))
