@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ledgerviz import __version__
 from ledgerviz.html import escape, text_of
 from ledgerviz.plot import style, timeline
+from ledgerviz.plot.axis import Axis
 from ledgerviz.recovery.analysis import POLICIES
 
 if TYPE_CHECKING:
@@ -58,7 +59,8 @@ td.args pre { margin: 0; max-height: 180px; overflow: auto; white-space: pre-wra
   word-break: break-all; background: #f7f8fa; padding: 4px 6px; border-radius: 4px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
-  font-weight: 600; color: #fff; }
+  font-weight: 600; color: #fff; white-space: nowrap; }
+td code { white-space: nowrap; }
 .badge.ok { background: var(--ok); } .badge.error { background: var(--error); }
 .badge.outcome_unknown { background: var(--unknown); }
 .badge.not_started { background: var(--notstarted); }
@@ -176,13 +178,14 @@ def _diagnostics(view: Ledger) -> str:
     return _table(("line", "severity", "kind", "message"), rows)
 
 
-def _figure(view: Ledger, policy: str, include_plotlyjs: bool) -> str:
-    figure = timeline(view, policy=policy)
+def _figure(view: Ledger, policy: str, axis: Axis, include_plotlyjs: bool) -> str:
+    figure = timeline(view, policy=policy, axis=axis)
     return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs,
                           config={"displaylogo": False, "responsive": True})
 
 
-def _session_section(view: Ledger, index: int, policy: str, include_plotlyjs: bool) -> str:
+def _session_section(view: Ledger, index: int, policy: str, axis: Axis,
+                     include_plotlyjs: bool) -> str:
     log = view.sessions[0]
     key = view.keys[0]
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
@@ -191,7 +194,7 @@ def _session_section(view: Ledger, index: int, policy: str, include_plotlyjs: bo
         f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
         f'<p class="meta">{meta}</p>'
         f"{_summary(view, policy)}"
-        f'<div class="figure">{_figure(view, policy, include_plotlyjs)}</div>'
+        f'<div class="figure">{_figure(view, policy, axis, include_plotlyjs)}</div>'
         f"<h3>Unanswered tool calls</h3>{_unanswered(view)}"
         f"<h3>Fork points</h3>{_fork_points(view, key)}"
         f"<h3>Provider validity of the next request</h3>{_providers(view, key)}"
@@ -200,11 +203,15 @@ def _session_section(view: Ledger, index: int, policy: str, include_plotlyjs: bo
     )
 
 
-def render_report(ledger: Ledger, policy: str = "fork") -> str:
-    """Return the report as one self-contained HTML document (plotly.js inlined once)."""
+def render_report(ledger: Ledger, policy: str = "fork", axis: Axis = "order") -> str:
+    """Return the report as one self-contained HTML document (plotly.js inlined once).
+
+    Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
+    closers share the last timestamp, and idle gaps between turns would squeeze the rest).
+    """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    sections = [_session_section(ledger.session(i), i, policy, include_plotlyjs=(i == 0))
+    sections = [_session_section(ledger.session(i), i, policy, axis, include_plotlyjs=(i == 0))
                 for i in range(len(ledger.keys))]
     nav = "".join(f'<a href="#session-{i}">{escape(key, 60)}</a>'
                   for i, key in enumerate(ledger.keys))
@@ -222,8 +229,9 @@ def render_report(ledger: Ledger, policy: str = "fork") -> str:
     )
 
 
-def write_report(ledger: Ledger, path: str | Path, policy: str = "fork") -> Path:
+def write_report(ledger: Ledger, path: str | Path, policy: str = "fork",
+                 axis: Axis = "order") -> Path:
     """Write the report of ``ledger`` to ``path`` and return the path written."""
     target = Path(path)
-    target.write_text(render_report(ledger, policy), encoding="utf-8")
+    target.write_text(render_report(ledger, policy, axis), encoding="utf-8")
     return target

@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
                         help="include the example ledgers bundled with ledgerviz")
     parser.add_argument("--policy", choices=POLICIES, default="fork",
                         help="recovery policy the timelines are drawn under (default: fork)")
+    parser.add_argument("--axis", choices=("order", "time", "auto"), default="order",
+                        help="timeline x axis: event order (default), time, or time when "
+                        "every event has one")
     parser.set_defaults(run=run)
 
 
@@ -45,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
     except LedgerError as error:
         print(f"ledgerviz report: {error}", file=sys.stderr)
         return 1
-    written = write_report(ledger, args.output, policy=args.policy)
+    written = write_report(ledger, args.output, policy=args.policy, axis=args.axis)
     print(f"wrote {written} ({len(ledger.keys)} sessions, policy {args.policy})")
     return 0

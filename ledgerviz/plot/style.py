@@ -29,6 +29,7 @@ SYNTHETIC_COLOR: Final = "#8a4fbf"
 ABANDONED_COLOR: Final = "#9a8c98"
 FORK_COLOR: Final = "#c2255c"
 BAND_FILL: Final = "rgba(120, 144, 170, 0.08)"
+ABANDONED_FILL: Final = "rgba(194, 37, 92, 0.08)"
 
 LANE_TURNS: Final = "turns"
 LANE_STEPS: Final = "steps"

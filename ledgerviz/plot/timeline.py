@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from ledgerviz.api import Ledger
 
 DETAIL_LIMIT = 10_000
+PARALLEL_ROWS = 3
+ROW_OFFSET = 0.24
 TURN_BANDS_LIMIT = 150
 LANE_HEIGHT = 70
 
@@ -110,13 +112,29 @@ def _aggregate_calls(calls: pd.DataFrame, starts: Any, ends: Any) -> tuple[Any, 
     return firsts.to_numpy(dtype=float), lasts.to_numpy(dtype=float), labels
 
 
-def _call_traces(calls: pd.DataFrame, at: Locator, lanes: dict[str, int],
+def _rows_within_step(calls: pd.DataFrame) -> np.ndarray:
+    """Return a y offset per call so that the calls of one step (which may run in parallel)
+    sit on up to :data:`PARALLEL_ROWS` rows of their lane instead of hiding each other."""
+    order = calls.groupby(["turn", "step"], dropna=False, sort=False).cumcount().to_numpy()
+    return ((order % PARALLEL_ROWS) - (PARALLEL_ROWS - 1) / 2) * -ROW_OFFSET
+
+
+def _call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame) -> pd.Series:
+    """Return where each call's bar ends: its result, else the end of its turn (else NA,
+    which the locator turns into the session's last position)."""
+    turn_end = turns.drop_duplicates("turn").set_index("turn")["end_seq"]
+    fallback = calls["turn"].map(turn_end).astype("Int64")
+    return calls["result_seq"].astype("Int64").fillna(fallback)
+
+
+def _call_traces(calls: pd.DataFrame, turns: pd.DataFrame, at: Locator, lanes: dict[str, int],
                  detail_limit: int) -> list[dict[str, Any]]:
     traces = []
     shown_in_legend: set[str] = set()
+    offsets = pd.Series(_rows_within_step(calls), index=calls.index)
     for status in style.STATUS_ORDER:
         for branch, lane, opacity in (("active", style.LANE_CALLS, 1.0),
-                                      ("abandoned", style.LANE_ABANDONED_CALLS, 0.55)):
+                                      ("abandoned", style.LANE_ABANDONED_CALLS, 0.8)):
             part = calls[(calls["status"] == status) & ((calls["branch"] == "abandoned")
                                                         == (branch == "abandoned"))]
             if not len(part):
@@ -128,19 +146,21 @@ def _call_traces(calls: pd.DataFrame, at: Locator, lanes: dict[str, int],
             ran = part[dispatched]
             if len(ran):
                 starts = at.at(ran["dispatched_seq"])
-                ends = at.at_or_end(ran["result_seq"])
+                ends = at.at_or_end(_call_end_seqs(ran, turns))
+                rows = lanes[lane] + offsets[ran.index].to_numpy()
                 if status == "ok" and branch == "active" and len(ran) > detail_limit:
                     starts, ends, labels = _aggregate_calls(ran, starts, ends)
-                    name = f"{label} (grouped per turn)"
+                    name, rows = f"{label} (grouped per turn)", lanes[lane]
                 else:
                     labels, name = hover.call_hover(ran), label
-                traces.append(bars(name, starts, ends, lanes[lane], labels, color, width=12,
+                traces.append(bars(name, starts, ends, rows, labels, color, width=9,
                                    end_markers=True, showlegend=status not in shown_in_legend,
                                    **common))
                 shown_in_legend.add(status)
             waiting = part[~dispatched]
             if len(waiting):
-                traces.append(markers(label, at.at(waiting["requested_seq"]), lanes[lane],
+                traces.append(markers(label, at.at(waiting["requested_seq"]),
+                                      lanes[lane] + offsets[waiting.index].to_numpy(),
                                       hover.call_hover(waiting), color, symbol="x", size=12,
                                       showlegend=status not in shown_in_legend, **common))
                 shown_in_legend.add(status)
@@ -158,7 +178,29 @@ def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> dict[str, 
     return trace
 
 
-def _shapes(turns: pd.DataFrame, fork_points: Sequence[int], at: Locator) -> list[dict]:
+def _abandoned_spans(frames: SessionFrames, fork_points: Sequence[int],
+                     at: Locator) -> list[tuple[float, float]]:
+    """Return, per fork point, the x span from it to the last abandoned item it starts."""
+    events, calls = frames.events, frames.calls
+    lost_calls = calls[calls["branch"] == "abandoned"]
+    positions = np.concatenate([
+        at.at(events.loc[events["branch"] == "abandoned", "seq"]),
+        at.at_or_end(_call_end_seqs(lost_calls, frames.turns)),
+    ])
+    points = sorted(fork_points)
+    spans = []
+    for i, point in enumerate(points):
+        start = at.at(pd.Series([point], dtype="Int64"))[0]
+        upper = at.at(pd.Series([points[i + 1]], dtype="Int64"))[0] if i + 1 < len(points) \
+            else np.inf
+        inside = positions[(positions >= start) & (positions < upper)]
+        if not np.isnan(start):
+            spans.append((start, float(inside.max()) if len(inside) else start))
+    return spans
+
+
+def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator) -> list[dict]:
+    turns = frames.turns
     shapes = []
     if len(turns) <= TURN_BANDS_LIMIT:
         starts, ends = at.at(turns["start_seq"]), at.at_or_end(turns["end_seq"])
@@ -167,12 +209,10 @@ def _shapes(turns: pd.DataFrame, fork_points: Sequence[int], at: Locator) -> lis
                 shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
                                "y0": 0, "y1": 1, "fillcolor": style.BAND_FILL, "line":
                                {"width": 0}, "layer": "below"})
-    if fork_points:
-        x0 = at.at(pd.Series([min(fork_points)], dtype="Int64"))[0]
-        if not np.isnan(x0):
-            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": at.end,
-                           "y0": 0, "y1": 1, "fillcolor": "rgba(194, 37, 92, 0.07)",
-                           "line": {"width": 0}, "layer": "below"})
+    for x0, x1 in _abandoned_spans(frames, fork_points, at):
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
+                       "y0": 0, "y1": 1, "fillcolor": style.ABANDONED_FILL,
+                       "line": {"width": 0}, "layer": "below"})
     return shapes
 
 
@@ -208,7 +248,7 @@ def timeline_figure(
              lanes[style.LANE_STEPS], hover.step_hover(frames.steps), style.STEP_COLOR,
              width=14, showlegend=False),
         *_event_traces(frames.events, at, lanes, detail_limit),
-        *_call_traces(frames.calls, at, lanes, detail_limit),
+        *_call_traces(frames.calls, frames.turns, at, lanes, detail_limit),
     ]
     if fork_points:
         traces.append(_fork_trace(fork_points, at, max(lanes.values())))
@@ -223,7 +263,7 @@ def timeline_figure(
         hovermode="closest",
         hoverlabel={"align": "left"},
         legend={"orientation": "h", "yanchor": "top", "y": -0.14, "x": 0, "font": {"size": 11}},
-        shapes=_shapes(frames.turns, fork_points, at),
+        shapes=_shapes(frames, fork_points, at),
     )
     figure.update_yaxes(tickvals=list(lanes.values()), ticktext=list(lanes),
                         range=[0.4, max(lanes.values()) + 0.6], showgrid=False, zeroline=False,

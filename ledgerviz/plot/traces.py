@@ -29,7 +29,7 @@ def bars(
     name: str,
     starts: Sequence[float],
     ends: Sequence[float],
-    y: float,
+    y: float | np.ndarray,
     hover: Sequence[str],
     color: str,
     *,
@@ -41,14 +41,15 @@ def bars(
 ) -> dict[str, Any]:
     """Return a WebGL trace drawing a horizontal bar per item from ``starts`` to ``ends``.
 
+    ``y`` is the lane (one value) or one value per item.
     The hover label sits on each bar's start point, so the figure carries it once.
     """
-    n = len(starts)
+    ys = np.broadcast_to(np.asarray(y, dtype=float), (len(starts),))
     return {
         "type": "scattergl",
         "name": name,
         "x": interleave(starts, ends),
-        "y": interleave(np.full(n, y, dtype=float), np.full(n, y, dtype=float)),
+        "y": interleave(ys, ys),
         "mode": "lines+markers" if end_markers else "lines",
         "line": {"color": color, "width": width},
         "marker": {"color": color, "size": width * 0.9},
@@ -64,7 +65,7 @@ def bars(
 def markers(
     name: str,
     xs: Sequence[float],
-    y: float,
+    y: float | np.ndarray,
     hover: Sequence[str],
     color: str,
     *,
@@ -79,7 +80,7 @@ def markers(
         "type": "scattergl",
         "name": name,
         "x": np.asarray(xs, dtype=float),
-        "y": np.full(len(xs), y, dtype=float),
+        "y": np.broadcast_to(np.asarray(y, dtype=float), (len(xs),)).copy(),
         "mode": "markers",
         "marker": {"color": color, "size": size, "symbol": symbol,
                    "line": {"width": 1, "color": "white"}},

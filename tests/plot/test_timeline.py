@@ -31,7 +31,7 @@ def lanes(figure: go.Figure) -> dict[float, str]:
 
 
 def lane_of(figure: go.Figure, trace: Any) -> str:
-    return lanes(figure).get(float(np.nanmin(np.asarray(trace.y, dtype=float))), "across lanes")
+    return lanes(figure).get(round(float(np.nanmin(np.asarray(trace.y, dtype=float)))), "across lanes")
 
 
 def items(trace: Any) -> int:
@@ -114,6 +114,13 @@ def test_hostile_crash_forks_at_the_assistant_message_of_the_dispatched_call() -
     assert sorted(abandoned.astype(int)) == fork.analyses[key].abandoned_seqs == [8]
     lane = next(t for t in figure.data if t.name.startswith("abandoned:"))
     assert starts(lane).tolist() == [8.0]
+    # the shaded abandoned span runs to the end of call-2's bar: no result, so its turn's end
+    turn_end = fork.frames.turns.set_index("turn").loc[1, "end_seq"]
+    assert turn_end == 12  # fork closers: step/end 11, turn/end 12
+    shaded = [(s.x0, s.x1) for s in figure.layout.shapes if s.fillcolor == style.ABANDONED_FILL]
+    assert shaded == [(8.0, 12.0)]
+    bar = next(t for t in figure.data if t.legendgroup == "outcome_unknown")
+    assert np.asarray(bar.x, dtype=float)[:2].tolist() == [9.0, 12.0]
     calls = fork.frames.calls.set_index("call_id")
     assert calls.loc["call-2", "status"] == "outcome_unknown"
     assert calls.loc["call-3", "status"] == "not_started"
