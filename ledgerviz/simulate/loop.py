@@ -120,8 +120,8 @@ class DispatchState:
         return done_starting and self.next_commit == self.settled()
 
     def next_finish(self, now: int) -> int:
-        """Return the time the next running call finishes."""
-        return min(t for t in self.finish_at.values() if t > now)
+        """Return when the next running call finishes (``now`` if one already has)."""
+        return min((t for t in self.finish_at.values() if t > now), default=now)
 
 
 class AgentLoop:
@@ -363,8 +363,10 @@ class AgentLoop:
 
     def _commit_finished(self, number: int, state: DispatchState) -> None:
         """Commit, in model order, each result whose call has finished and whose turn has come."""
-        now = self.clock.now
-        while state.next_commit < state.settled() and state.finish_at[state.next_commit] <= now:
+        while (
+            state.next_commit < state.settled()
+            and state.finish_at[state.next_commit] <= self.clock.now
+        ):
             index = state.next_commit
             call_id = state.calls[index][0]
             self._record_result(number, call_id, state.outputs[index], state.call_seqs[index])
