@@ -1,8 +1,9 @@
 """Timeline figure build time on a 10,000-turn ledger, against a naive plotly.express baseline.
 
-Run on demand: ``python benchmarks/bench_timeline.py [--turns N] [--synthetic]``.
+Run on demand: ``python benchmarks/bench_timeline.py [--turns N] [--synthetic] [--browser]``.
 The ledger comes from the simulator's ``large`` scenario when it is available (then the
 frames are built from a real loaded ledger); ``--synthetic`` builds frames directly instead.
+``--browser`` also times first render and a zoom of both figures in headless Chromium.
 """
 
 from __future__ import annotations
@@ -92,18 +93,63 @@ def synthetic_frames(turns: int, seed: int = 7) -> SimpleNamespace:
     return SimpleNamespace(events=ev, turns=turns_df, steps=pd.DataFrame(step_rows), calls=calls)
 
 
-def simulated_frames(turns: int) -> SimpleNamespace | None:
-    """Return the frames of the simulator's ``large`` scenario, or None if it is unavailable."""
+def simulated_ledger(turns: int) -> list[Path] | None:
+    """Return the files of the simulator's ``large`` scenario, or None if it is unavailable."""
     try:
-        import ledgerviz
         from ledgerviz.simulate import write_scenario
     except ImportError:
         return None
     folder = Path(tempfile.mkdtemp(prefix="ledgerviz-bench-"))
-    paths = write_scenario("large", folder, turns=turns)
+    return write_scenario("large", folder / "large.jsonl", turns=turns)
+
+
+def frames_of(paths: list[Path]) -> SimpleNamespace:
+    """Return the synthesize-policy frames of a loaded ledger."""
+    import ledgerviz
+
     frames = ledgerviz.load(paths).recovery("synthesize").frames
     return SimpleNamespace(events=frames.events, turns=frames.turns, steps=frames.steps,
                            calls=frames.calls)
+
+
+def end_to_end(paths: list[Path]) -> Any:
+    """Load, recover, build frames and the figure, as a notebook user would."""
+    import ledgerviz
+
+    return ledgerviz.timeline(ledgerviz.load(paths), policy="synthesize")
+
+
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"]
+ZOOM = """async () => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const [lo, hi] = gd.layout.xaxis.range;
+    const started = performance.now();
+    await Plotly.relayout(gd, {'xaxis.range': [lo + (hi - lo) * 0.4, lo + (hi - lo) * 0.45]});
+    return performance.now() - started;
+}"""
+
+
+def browser_timings(figures: dict[str, Any]) -> None:
+    """Print, per figure, seconds to first render and to one zoom in headless Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="ledgerviz-bench-html-"))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=BROWSER_ARGS)
+        for label, figure in figures.items():
+            page_file = folder / f"{label.split()[0]}.html"
+            figure.write_html(page_file, include_plotlyjs=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            started = time.perf_counter()
+            page.goto(page_file.as_uri())
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=600_000)
+            loaded = time.perf_counter() - started
+            zoom_ms = page.evaluate(ZOOM)
+            print(f"browser {label:<28} render {loaded:6.2f} s   zoom {zoom_ms / 1000:6.2f} s")
+            page.close()
+        browser.close()
 
 
 def best_of(runs: int, work: Callable[[], Any]) -> float:
@@ -130,12 +176,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--synthetic", action="store_true", help="skip the simulator")
+    parser.add_argument("--browser", action="store_true", help="time rendering in Chromium")
     args = parser.parse_args()
 
-    frames = None if args.synthetic else simulated_frames(args.turns)
-    source = "simulate 'large' scenario"
-    if frames is None:
+    paths = None if args.synthetic else simulated_ledger(args.turns)
+    if paths is None:
         frames, source = synthetic_frames(args.turns), "synthetic frames"
+    else:
+        frames, source = frames_of(paths), "simulate 'large' scenario"
     print(f"ledger: {source}: {len(frames.turns)} turns, {len(frames.events)} events, "
           f"{len(frames.calls)} calls")
 
@@ -144,6 +192,9 @@ def main() -> None:
 
     figure = build("time")
     traces = len(figure.data)
+    if paths is not None:
+        seconds = best_of(1, lambda: end_to_end(paths))
+        print(f"{'load + recovery + frames + timeline':<36} {seconds:7.3f} s")
     for label, work in (
         ("ledgerviz timeline, time axis", lambda: build("time")),
         ("ledgerviz timeline, order axis", lambda: build("order")),
@@ -156,6 +207,8 @@ def main() -> None:
     print(f"traces: ledgerviz {traces} (WebGL), baseline {len(baseline.data)} (SVG bars); "
           f"figure JSON: ledgerviz {len(figure.to_json()) / 1e6:.1f} MB, "
           f"baseline {len(baseline.to_json()) / 1e6:.1f} MB")
+    if args.browser:
+        browser_timings({"ledgerviz timeline": figure, "baseline px.timeline": baseline})
 
 
 if __name__ == "__main__":
