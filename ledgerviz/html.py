@@ -41,6 +41,19 @@ def escape(value: Any, limit: int | None = None) -> str:
     return html.escape(text, quote=True)
 
 
-def escape_lines(value: Any, limit: int | None = None) -> str:
-    """Return ``value`` escaped with its line breaks as ``<br>`` (for plotly hover labels)."""
-    return escape(value, limit).replace("\r\n", "\n").replace("\n", "<br>")
+def plotly_text(value: Any, limit: int | None = None) -> str:
+    """Return ``value`` escaped for plotly text (hover labels, titles), optionally truncated.
+
+    Plotly parses a small HTML subset in its labels and decodes only a few entities
+    (``&amp;``, ``&lt;``, ``&gt;``, not ``&quot;``): escaping ``&``, ``<`` and ``>`` leaves no
+    tag to form, and quotes stay readable.
+    """
+    text = text_of(value)
+    if limit is not None:
+        text = truncate(text, limit)
+    return html.escape(text, quote=False)
+
+
+def plotly_lines(value: Any, limit: int | None = None) -> str:
+    """Return :func:`plotly_text` with the line breaks of ``value`` as ``<br>``."""
+    return plotly_text(value, limit).replace("\r\n", "\n").replace("\n", "<br>")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ledgerviz.html import escape, escape_lines, text_of
+from ledgerviz.html import plotly_lines, plotly_text, text_of
 from ledgerviz.plot.style import STATUS_LABEL
 
 ARGUMENT_PREVIEW = 300
@@ -38,16 +38,16 @@ def call_hover(calls: pd.DataFrame) -> list[str]:
     labels = []
     for tool, call_id, status, turn, step, req, disp, res, duration, code, arguments in rows:
         label = (
-            f"<b>{escape(tool, 80) or 'unnamed tool'}</b>"
-            f" · {STATUS_LABEL.get(status, escape(status))}"
-            f"<br>call id: {escape(call_id, 80)}"
-            f"<br>turn {escape(turn)} · step {escape(step)}"
+            f"<b>{plotly_text(tool, 80) or 'unnamed tool'}</b>"
+            f" · {STATUS_LABEL.get(status, plotly_text(status))}"
+            f"<br>call id: {plotly_text(call_id, 80)}"
+            f"<br>turn {plotly_text(turn)} · step {plotly_text(step)}"
             f"<br>seqs: requested {_seq(req)} · dispatched {_seq(disp)} · result {_seq(res)}"
             f"<br>duration: {format_duration(duration)}"
         )
         if text_of(code):
-            label += f"<br>error code: {escape(code, 80)}"
-        label += f"<br>arguments: {escape_lines(arguments, ARGUMENT_PREVIEW) or 'none'}"
+            label += f"<br>error code: {plotly_text(code, 80)}"
+        label += f"<br>arguments: {plotly_lines(arguments, ARGUMENT_PREVIEW) or 'none'}"
         labels.append(label)
     return labels
 
@@ -58,16 +58,16 @@ def event_hover(events: pd.DataFrame) -> list[str]:
     rows = zip(*(events[c].tolist() for c in columns), strict=True)
     labels = []
     for kind, seq, turn, step, call_id, branch, synthetic, code in rows:
-        label = f"<b>{escape(kind, 80)}</b> · seq {_seq(seq)}"
+        label = f"<b>{plotly_text(kind, 80)}</b> · seq {_seq(seq)}"
         if text_of(turn):
-            label += f"<br>turn {escape(turn)}"
+            label += f"<br>turn {plotly_text(turn)}"
             if text_of(step):
-                label += f" · step {escape(step)}"
+                label += f" · step {plotly_text(step)}"
         if text_of(call_id):
-            label += f"<br>call id: {escape(call_id, 80)}"
-        label += f"<br>branch: {escape(branch)}"
+            label += f"<br>call id: {plotly_text(call_id, 80)}"
+        label += f"<br>branch: {plotly_text(branch)}"
         if synthetic is True:
-            label += "<br>added by recovery" + (f": {escape(code)}" if text_of(code) else "")
+            label += "<br>added by recovery" + (f": {plotly_text(code)}" if text_of(code) else "")
         labels.append(label)
     return labels
 
@@ -78,10 +78,10 @@ def turn_hover(turns: pd.DataFrame) -> list[str]:
                "not_started", "duration")
     rows = zip(*(turns[c].tolist() for c in columns), strict=True)
     return [
-        f"<b>turn {escape(turn)}</b> · seqs {_seq(start)}–{_seq(end)}"
-        f"<br>ended: {escape(reason) or 'still open'}"
-        f"<br>{escape(steps)} steps · {escape(calls)} calls"
-        f" ({escape(unknown)} outcome unknown, {escape(not_started)} not started)"
+        f"<b>turn {plotly_text(turn)}</b> · seqs {_seq(start)}–{_seq(end)}"
+        f"<br>ended: {plotly_text(reason) or 'still open'}"
+        f"<br>{plotly_text(steps)} steps · {plotly_text(calls)} calls"
+        f" ({plotly_text(unknown)} outcome unknown, {plotly_text(not_started)} not started)"
         f"<br>duration: {format_duration(duration)}"
         for turn, start, end, reason, steps, calls, unknown, not_started, duration in rows
     ]
@@ -93,10 +93,11 @@ def step_hover(steps: pd.DataFrame) -> list[str]:
                "output_tokens", "calls")
     rows = zip(*(steps[c].tolist() for c in columns), strict=True)
     return [
-        f"<b>turn {escape(turn)} · step {escape(step)}</b> · seqs {_seq(start)}–{_seq(end)}"
-        f"<br>model: {escape(provider, 60) or '?'} / {escape(model, 60) or '?'}"
-        f"<br>tokens: {escape(tokens_in) or '?'} in · {escape(tokens_out) or '?'} out"
-        f"<br>{escape(calls)} tool calls"
+        f"<b>turn {plotly_text(turn)} · step {plotly_text(step)}</b>"
+        f" · seqs {_seq(start)}–{_seq(end)}"
+        f"<br>model: {plotly_text(provider, 60) or '?'} / {plotly_text(model, 60) or '?'}"
+        f"<br>tokens: {plotly_text(tokens_in) or '?'} in · {plotly_text(tokens_out) or '?'} out"
+        f"<br>{plotly_text(calls)} tool calls"
         for turn, step, start, end, provider, model, tokens_in, tokens_out, calls in rows
     ]
 
@@ -104,7 +105,7 @@ def step_hover(steps: pd.DataFrame) -> list[str]:
 def group_hover(what: str, turn: Any, count: int, names: Iterable[Any]) -> str:
     """Return the escaped label of an aggregate: ``count`` items of one turn and their names."""
     shown = sorted({text_of(n) for n in names if text_of(n)})
-    listed = ", ".join(escape(n, 60) for n in shown[:6]) + (", …" if len(shown) > 6 else "")
-    turn_text = f"turn {escape(turn)}" if text_of(turn) else "outside turns"
+    listed = ", ".join(plotly_text(n, 60) for n in shown[:6]) + (", …" if len(shown) > 6 else "")
+    turn_text = f"turn {plotly_text(turn)}" if text_of(turn) else "outside turns"
     return (f"<b>{count} {what}</b> · {turn_text}<br>{listed}"
             "<br>(grouped per turn: too many to draw one by one)")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ledgerviz.html import escape
+from ledgerviz.html import plotly_text
 from ledgerviz.plot import hover, style
 from ledgerviz.plot.axis import Axis, Locator, resolve_axis
 from ledgerviz.plot.traces import bars, interleave, markers
@@ -254,7 +254,7 @@ def timeline_figure(
         traces.append(_fork_trace(fork_points, at, max(lanes.values())))
     figure = go.Figure(data=traces)
     figure.update_layout(
-        title={"text": f"Session {escape(session, 120)} · policy: {escape(policy)}"
+        title={"text": f"Session {plotly_text(session, 120)} · policy: {plotly_text(policy)}"
                        f"<br><sup>{_subtitle(frames, concrete)}</sup>", "x": 0.01},
         height=170 + LANE_HEIGHT * len(lanes),
         margin={"l": 130, "r": 20, "t": 80, "b": 40},
@@ -262,7 +262,8 @@ def timeline_figure(
         font={"family": style.FONT, "size": 12},
         hovermode="closest",
         hoverlabel={"align": "left"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "x": 0, "font": {"size": 11}},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "x": 0, "font": {"size": 11},
+                "entrywidth": 0.33, "entrywidthmode": "fraction"},
         shapes=_shapes(frames, fork_points, at),
     )
     figure.update_yaxes(tickvals=list(lanes.values()), ticktext=list(lanes),

@@ -1,0 +1,153 @@
+"""The HTML report and the ``ledgerviz report`` command on real ledgers, hostile one included."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import ledgerviz
+from ledgerviz.cli import main
+from ledgerviz.examples import example_paths
+from ledgerviz.report import render_report, write_report
+
+TESTS = Path(__file__).resolve().parent
+DSH = sorted((TESTS / "data" / "dsh").glob("*.jsonl"))
+HOSTILE = TESTS / "browser" / "data" / "hostile.v4.jsonl"
+SEMANTIC = next(p for p in DSH if "semantic-checkpoint" in p.name)
+SCRIPT = "<script>window.__pwned=1;alert(1)</script>"
+IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
+
+
+class Page(HTMLParser):
+    """Collects the tags, the visible text and the script bodies of a document."""
+
+    def __init__(self, document: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self._in: list[str] = []
+        self.feed(document)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._in and self._in[-1] == tag:
+            self._in.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self._in and self._in[-1] == "script":
+            self.scripts.append(data)
+        elif not self._in or self._in[-1] != "style":
+            self.text.append(data)
+
+    def count(self, tag: str, **attrs: str) -> int:
+        return sum(1 for t, a in self.tags if t == tag
+                   and all(a.get(k) == v for k, v in attrs.items()))
+
+
+@pytest.fixture(scope="module")
+def hostile_page() -> tuple[ledgerviz.Ledger, str, Page]:
+    ledger = ledgerviz.load([SEMANTIC, HOSTILE])
+    document = render_report(ledger, policy="fork")
+    return ledger, document, Page(document)
+
+
+def test_one_section_and_one_timeline_per_session(hostile_page) -> None:
+    ledger, document, page = hostile_page
+    assert len(ledger.keys) == 2
+    assert page.count("section", **{"class": "session"}) == 2
+    assert page.count("div", **{"class": "plotly-graph-div"}) == 2
+    assert document.count("Plotly.newPlot(") == 2
+
+
+def test_plotly_is_inlined_once_and_nothing_is_fetched(hostile_page) -> None:
+    page = hostile_page[2]
+    assert sum("PlotlyConfig" in s for s in page.scripts) == 1
+    assert all(a.get("src") is None for t, a in page.tags if t == "script")
+    assert page.count("link") == 0
+
+
+def test_hostile_ledger_renders_as_text(hostile_page) -> None:
+    page = hostile_page[2]
+    assert page.count("img") == 0
+    assert page.count("a") == 2  # the two navigation links
+    hrefs = [a.get("href") for t, a in page.tags if t == "a"]
+    assert hrefs == ["#session-0", "#session-1"]
+    text = "".join(page.text)
+    assert SCRIPT in text  # tool arguments shown literally in the unanswered-calls table
+    assert f"Session hostile{IMG}" in text
+    for script in page.scripts:
+        assert "<script" not in script.lower() and "<img" not in script.lower()
+
+
+def test_sections_hold_unanswered_calls_fork_points_providers_diagnostics(hostile_page) -> None:
+    ledger, document, _ = hostile_page
+    hostile = document[document.index('id="session-1"'):]
+    text = "".join(Page(hostile).text)
+    calls = ledger.session(1).frames.calls
+    unanswered = calls[calls["status"].isin(["outcome_unknown", "not_started"])]
+    assert sorted(unanswered["call_id"]) == ["call-2", "call-3"]
+    for call_id in unanswered["call_id"]:
+        assert call_id in text
+    assert "outcome unknown" in text and "not started" in text
+    assert "javascript:window.__pwned=1;alert(document.cookie)" in text  # call-2's arguments
+    assert "fork point seq" in text and ">8<" in hostile.replace("<b>", "").replace("</b>", "")
+    assert "Provider validity" in text
+    for policy in ("recorded", "synthesize", "fork"):
+        assert policy in text
+    diagnostics = ledger.session(1).diagnostics
+    assert diagnostics, "the unknown event type must be diagnosed"
+    for diagnostic in diagnostics:
+        assert diagnostic.line == 12  # header + 10 events before the unknown one
+        assert diagnostic.message in text
+
+
+def test_summary_counts_come_from_the_frames(hostile_page) -> None:
+    ledger, document, _ = hostile_page
+    hostile = document[document.index('id="session-1"'):]
+    frames = ledger.session(1).recovery("fork").frames
+    recorded = int(frames.events["recorded"].astype(bool).sum())
+    assert recorded == 11
+    assert f"<b>{recorded}</b><span>recorded events</span>" in hostile
+    assert f"<b>{len(frames.calls)}</b><span>tool calls</span>" in hostile
+    assert "<b>1</b><span>outcome unknown</span>" in hostile
+    assert "<b>1</b><span>not started</span>" in hostile
+
+
+def test_write_report_writes_the_document(tmp_path: Path) -> None:
+    target = write_report(ledgerviz.load(SEMANTIC), tmp_path / "r.html", policy="synthesize")
+    document = target.read_text(encoding="utf-8")
+    assert document.startswith("<!DOCTYPE html>")
+    assert "policy: synthesize" in document
+
+
+def test_unknown_policy_is_refused() -> None:
+    with pytest.raises(ValueError, match="policy must be one of"):
+        render_report(ledgerviz.load(SEMANTIC), policy="retry")
+
+
+def test_cli_writes_report_and_says_where(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "report.html"
+    assert main(["report", str(SEMANTIC), str(HOSTILE), "-o", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    assert Page(out.read_text(encoding="utf-8")).count("section", **{"class": "session"}) == 2
+
+
+def test_cli_examples_reports_every_bundled_example(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "examples.html"
+    assert main(["report", "--examples", "-o", str(out)]) == 0
+    expected = len(ledgerviz.load(example_paths()).keys)
+    assert expected >= 1
+    assert f"({expected} sessions" in capsys.readouterr().out
+    page = Page(out.read_text(encoding="utf-8"))
+    assert page.count("section", **{"class": "session"}) == expected
+
+
+def test_cli_without_sources_fails_clearly(capsys) -> None:
+    assert main(["report"]) == 2
+    assert "give at least one PATH or --examples" in capsys.readouterr().err
