@@ -31,7 +31,8 @@ def lanes(figure: go.Figure) -> dict[float, str]:
 
 
 def lane_of(figure: go.Figure, trace: Any) -> str:
-    return lanes(figure).get(round(float(np.nanmin(np.asarray(trace.y, dtype=float)))), "across lanes")
+    lowest = float(np.nanmin(np.asarray(trace.y, dtype=float)))
+    return lanes(figure).get(round(lowest), "across lanes")
 
 
 def items(trace: Any) -> int:
@@ -230,3 +231,24 @@ def test_frames_of_other_sessions_are_left_out() -> None:
     assert sum(items(t) for t in figure.data if lane_of(figure, t) == style.LANE_TURNS) == len(
         only.turns)
     assert pd.Series(only.calls["session"]).unique().tolist() == [ledger.keys[1]]
+
+
+def test_parallel_calls_of_a_step_get_their_own_rows() -> None:
+    from ledgerviz.examples import example_path
+
+    ledger = ledgerviz.load(example_path("clean"))
+    calls = ledger.frames.calls
+    figure = timeline(ledger, policy="recorded", axis="order")
+    row_of: dict[float, float] = {}
+    for trace in call_items(figure, "ok", style.LANE_CALLS, bars=True):
+        x, y = np.asarray(trace.x, dtype=float), np.asarray(trace.y, dtype=float)
+        row_of.update(zip(x[0::3].tolist(), y[0::3].tolist(), strict=True))
+    per_step = calls.groupby(["turn", "step"])["dispatched_seq"].apply(list)
+    assert max(len(seqs) for seqs in per_step) >= 2  # the example does run calls in parallel
+    for seqs in per_step:
+        rows = [row_of[float(s)] for s in seqs]
+        assert len(set(rows[:3])) == min(len(rows), 3)
+
+
+def test_lazy_top_level_export() -> None:
+    assert ledgerviz.timeline is timeline
