@@ -52,3 +52,5 @@ class Analysis:
     fork_points: list[int] = field(default_factory=list)
     abandoned_seqs: list[int] = field(default_factory=list)
     unanswered_in_closed_steps: list[str] = field(default_factory=list)
+    surface: list[int] = field(default_factory=list)
+    """Indices into ``events`` of the projected next model context, in surface order."""

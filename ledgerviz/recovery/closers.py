@@ -26,7 +26,13 @@ def crash_closers(
     Format §9.1: results for the open step's unanswered calls, step/end, turn/end
     ``{"kind": cause}``; seqs continue after the last event, times copy its time.
     """
-    tracker = track(events)
+    return tail_closers(track(events), generation=generation, cause=cause)
+
+
+def tail_closers(
+    tracker: PendingCalls, *, generation: Generation = "v4", cause: Cause = "interrupted"
+) -> list[Event]:
+    """Return the crash closers for the log the tracker has observed (see crash_closers)."""
     if tracker.last_seq is None:
         return []
     return close_open_turn(

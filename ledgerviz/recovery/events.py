@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, Literal
 
 Event = dict[str, Any]
@@ -51,14 +50,13 @@ def message_of(event: Event) -> dict[str, Any] | None:
     return message if isinstance(message, dict) else None
 
 
-def tool_call_blocks(event: Event) -> Iterator[dict[str, Any]]:
-    """Yield the ``tool-call`` content blocks of an assistant/message event, in content order."""
+def tool_call_blocks(event: Event) -> list[dict[str, Any]]:
+    """Return the ``tool-call`` content blocks of an assistant/message event, in order."""
     message = data_of(event).get("message")
-    if not isinstance(message, dict):
-        return
-    for block in message.get("content") or ():
-        if isinstance(block, dict) and block.get("type") == "tool-call":
-            yield block
+    content = message.get("content") if isinstance(message, dict) else None
+    if not content:
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
 
 
 def _wrapper_block(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -71,8 +69,11 @@ def _wrapper_block(message: dict[str, Any]) -> dict[str, Any] | None:
 def result_call_id(event: Event) -> str | None:
     """Return the call id a tool/result answers (v0-v3 wrapper or v4 tool-role form)."""
     message = data_of(event).get("message")
-    if not isinstance(message, dict):
-        return None
+    return message_call_id(message) if isinstance(message, dict) else None
+
+
+def message_call_id(message: dict[str, Any]) -> str | None:
+    """Return the call id a tool result message answers, in either form."""
     source = message.get("source")
     if isinstance(source, dict) and source.get("callId") is not None:
         return source["callId"]
@@ -85,8 +86,11 @@ def result_call_id(event: Event) -> str | None:
 def result_is_error(event: Event) -> bool:
     """Return whether a tool/result is marked ``isError`` (message level or wrapper block)."""
     message = data_of(event).get("message")
-    if not isinstance(message, dict):
-        return False
+    return message_is_error(message) if isinstance(message, dict) else False
+
+
+def message_is_error(message: dict[str, Any]) -> bool:
+    """Return whether a tool result message is marked ``isError``, in either form."""
     if "isError" in message:
         return bool(message["isError"])
     block = _wrapper_block(message)
@@ -104,6 +108,26 @@ def result_content(message: dict[str, Any]) -> list[Any]:
     block = _wrapper_block(message) if message.get("role") != "tool" else None
     content = block.get("content") if block else message.get("content")
     return content if isinstance(content, list) else []
+
+
+def result_facts(event: Event) -> tuple[str | None, str | None, bool, bool]:
+    """Return (call id, error code, is_error, synthetic) of a tool/result in one lookup."""
+    data = data_of(event)
+    error = data.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return None, code, False, code in RECOVERY_CODES
+    message_id = message.get("id")
+    synthetic = code in RECOVERY_CODES or (
+        type(message_id) is str and message_id.startswith(SYNTHETIC_ID_PREFIXES)
+    )
+    source = message.get("source")
+    if type(source) is dict and "isError" in message:
+        call_id = source.get("callId")
+        if call_id is not None:
+            return call_id, code, bool(message["isError"]), synthetic
+    return result_call_id(event), code, result_is_error(event), synthetic
 
 
 def end_reason_kind(event: Event) -> str | None:

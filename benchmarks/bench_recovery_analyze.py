@@ -1,0 +1,84 @@
+"""Time ``recovery.analyze`` on a large in-memory ledger (run on demand).
+
+    python benchmarks/bench_recovery_analyze.py [EVENTS]
+
+Builds a v4 ledger of about EVENTS events (turns of three steps, parallel tool
+calls, plugin events between call and result, an open tail with a dispatched
+call) and prints the best of three runs per policy (wall
+clock and process CPU time).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from ledgerviz.recovery.analyze import analyze
+
+
+def build_ledger(target: int) -> list[dict[str, Any]]:
+    """Return about ``target`` well-formed v4 events ending in an open step."""
+    events: list[dict[str, Any]] = []
+
+    def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
+        seq = len(events)
+        events.append({"type": kind, "seq": seq, "time": 1_000 + seq, "data": data, **envelope})
+
+    turn = 0
+    while len(events) < target:
+        turn += 1
+        add("turn/start", {"turn": turn})
+        add("user/message", {"id": f"u{turn}", "role": "user", "source": {"kind": "user"},
+                             "content": [{"type": "text", "text": "go"}]}, surfaceOp="append")
+        for step in (1, 2, 3):
+            ids = [f"c{turn}-{step}-{k}" for k in range(3)] if step < 3 else []
+            add("step/start", {"turn": turn, "step": step})
+            content = [{"type": "text", "text": "ok"}] + [
+                {"type": "tool-call", "id": i, "name": "read", "arguments": "{}"} for i in ids
+            ]
+            add("assistant/message", {"turn": turn, "step": step, "stream": [], "message": {
+                "id": f"a{len(events)}", "role": "assistant", "content": content,
+                "source": {"kind": "model", "provider": "p", "model": "m"}}}, surfaceOp="append")
+            call_seqs = {}
+            for i in ids:
+                call_seqs[i] = len(events)
+                add("tool/call", {"turn": turn, "step": step, "callId": i, "name": "read",
+                                  "arguments": "{}"})
+            add("todo/write", {"todos": []})
+            for i in ids:
+                add("tool/result", {"turn": turn, "step": step, "message": {
+                    "id": f"r{len(events)}", "role": "tool", "toolCallId": i, "isError": False,
+                    "source": {"kind": "tool", "callId": i},
+                    "content": [{"type": "text", "text": "out"}]}},
+                    surfaceOp="append", sourceEventSeqs=[call_seqs[i]])
+            add("step/end", {"turn": turn, "step": step})
+        add("turn/end", {"turn": turn, "reason": {"kind": "completed"}})
+    add("turn/start", {"turn": turn + 1})
+    add("step/start", {"turn": turn + 1, "step": 1})
+    add("assistant/message", {"turn": turn + 1, "step": 1, "stream": [], "message": {
+        "id": "tail", "role": "assistant", "source": {"kind": "model"},
+        "content": [{"type": "tool-call", "id": "tail-call", "name": "rm", "arguments": "{}"}]}},
+        surfaceOp="append")
+    add("tool/call", {"turn": turn + 1, "step": 1, "callId": "tail-call", "name": "rm",
+                      "arguments": "{}"})
+    return events
+
+
+def main() -> None:
+    target = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    events = build_ledger(target)
+    print(f"{len(events):,} events")
+    for policy in ("recorded", "synthesize", "fork"):
+        best = cpu = float("inf")
+        for _ in range(3):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            analysis = analyze(events, policy=policy, version=4)
+            best = min(best, time.perf_counter() - start)
+            cpu = min(cpu, time.process_time() - start_cpu)
+        print(f"{policy:>10}: {best:.3f} s wall, {cpu:.3f} s cpu  ({len(analysis.calls):,} calls, "
+              f"{len(analysis.closers)} closers, fork points {analysis.fork_points[:3]})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,415 @@
+"""One pass over a session that annotates every event under a recovery policy."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ledgerviz.recovery.analysis import (
+    POLICIES,
+    Analysis,
+    Branch,
+    CallFacts,
+    CallStatus,
+    Policy,
+)
+from ledgerviz.recovery.closers import tail_closers
+from ledgerviz.recovery.events import (
+    NOT_STARTED_CODE,
+    RECOVERY_CODES,
+    SYNTHETIC_END_KINDS,
+    UNKNOWN_CODE,
+    Event,
+    Generation,
+    data_of,
+    end_reason_kind,
+    generation_for,
+    is_user_typed,
+    result_facts,
+    tool_call_blocks,
+)
+from ledgerviz.recovery.results import close_open_turn, synthetic_result
+from ledgerviz.recovery.surface import SurfaceFold
+from ledgerviz.recovery.tracker import PendingCall, PendingCalls
+
+_CLOSING = frozenset({"step/end", "turn/end", "turn/start"})
+FORK_END_REASON = {"kind": "interrupted"}
+
+# A call under scan is a plain list (cheap to allocate); these name its slots.
+(
+    _ID,
+    _NAME,
+    _ARGS,
+    _TURN,
+    _STEP,
+    _NODE,
+    _SEQ,
+    _DISPATCHED,
+    _RESULT,
+    _RESULT_SEQ,
+    _CODE,
+    _IS_ERROR,
+) = range(12)
+
+
+def _status(call: list[Any]) -> CallStatus:
+    if call[_RESULT] is None:
+        return "outcome_unknown" if call[_DISPATCHED] is not None else "not_started"
+    if call[_CODE] == UNKNOWN_CODE:
+        return "outcome_unknown"
+    if call[_CODE] == NOT_STARTED_CODE:
+        return "not_started"
+    return "error" if call[_IS_ERROR] else "ok"
+
+
+def _pending(call: list[Any]) -> PendingCall:
+    return PendingCall(
+        call[_ID], call[_TURN], call[_STEP], call[_DISPATCHED], call[_NAME], call[_SEQ]
+    )
+
+
+class _Scan:
+    """The state of one analysis pass over a session."""
+
+    def __init__(self, policy: Policy, generation: Generation) -> None:
+        self.policy = policy
+        self.generation = generation
+        self.fork = policy == "fork"
+        self.repair = policy != "recorded"
+        self.out: list[Event] = []
+        self.seqs: list[int | None] = []
+        self.surface = SurfaceFold(self.seqs)
+        self.calls: list[list[Any]] = []
+        self.by_id: dict[str, list[Any]] = {}
+        self.step_calls: dict[str, list[Any]] = {}
+        self.open_turn: int | None = None
+        self.boundary = 0
+        self.synthetic: list[int] = []
+        self.computed: list[int] = []
+        self.codes: dict[int, str] = {}
+        self.unanswered_closed: list[str] = []
+        self.fork_points: list[int] = []
+        self.fork_node: int | None = None
+        self.fork_turn: int | None = None
+
+    def run_computed(self, events: Sequence[Event], *, logged: bool = True) -> None:
+        """Annotate events recovery made (closers; ``logged`` False: never in the log)."""
+        start = len(self.out)
+        self.run(events, recorded=False, logged=logged)
+        made = range(start, len(self.out))
+        self.computed.extend(made)
+        self.synthetic.extend(made)
+
+    def run(self, events: Sequence[Event], *, recorded: bool = True, logged: bool = True) -> None:
+        """Annotate events in log order; ``logged`` False for results never in the log."""
+        out, seqs, nodes = self.out, self.seqs, self.surface.nodes
+        by_id, step_calls, calls = self.by_id, self.step_calls, self.calls
+        for index, event in enumerate(events):
+            kind = event.get("type")
+            seq = event.get("seq", index) if logged else None
+            if kind in _CLOSING:
+                if step_calls:
+                    self._close_step(event, kind, seq, recorded, logged)
+            elif kind == "user/message" and self.fork_node is not None:
+                self._user_message(event)
+            key = len(out)
+            out.append(event)
+            seqs.append(seq)
+            op = event.get("surfaceOp")
+            if op == "append":
+                nodes.append(key)
+            elif isinstance(op, dict):
+                self.surface.replace(op, key)
+            if kind == "tool/result":
+                call_id, code, is_error, synthetic = result_facts(event)
+                if synthetic or code is not None:
+                    self._recovery_result(key, code, recorded and synthetic)
+                step_calls.pop(call_id, None)  # type: ignore[arg-type]
+                call = by_id.get(call_id)  # type: ignore[arg-type]
+                if call is not None and call[_RESULT] is None:
+                    call[_RESULT], call[_RESULT_SEQ] = key, seq
+                    call[_CODE], call[_IS_ERROR] = code, is_error
+                    if code == UNKNOWN_CODE and self.fork:
+                        self._fork_at(call)
+            elif kind == "tool/call":
+                call = by_id.get(data_of(event).get("callId"))  # type: ignore[arg-type]
+                if call is not None and call[_DISPATCHED] is None:
+                    call[_DISPATCHED] = seq
+            elif kind == "assistant/message":
+                data = data_of(event)
+                turn, step = data.get("turn"), data.get("step")
+                for block in tool_call_blocks(event):
+                    call = [
+                        block.get("id"),
+                        block.get("name"),
+                        block.get("arguments"),
+                        turn,
+                        step,
+                        key,
+                        seq,
+                        None,
+                        None,
+                        None,
+                        None,
+                        False,
+                    ]
+                    calls.append(call)
+                    step_calls[call[_ID]] = by_id[call[_ID]] = call
+            elif kind == "turn/start":
+                self.open_turn = data_of(event).get("turn")
+                self.boundary = key
+            elif kind == "turn/end":
+                self.open_turn = None
+                self.boundary = key
+                if recorded and end_reason_kind(event) in SYNTHETIC_END_KINDS:
+                    self._mark_synthetic_end(key)
+            elif kind == "surface/rewind":
+                self._rewind(event, key, seq, recorded)
+            elif kind == "surface/restore":
+                self.surface.restore(data_of(event).get("rewindSeq"))
+
+    def _user_message(self, event: Event) -> None:
+        """A message typed by the user in a later turn starts the branch after a fork."""
+        if self.open_turn != self.fork_turn and is_user_typed(event):
+            self._apply_fork()
+
+    def _close_step(
+        self, event: Event, kind: str, seq: int | None, recorded: bool, logged: bool
+    ) -> None:
+        """Handle the calls a closing step, turn/end or turn/start leaves unanswered."""
+        unanswered = list(self.step_calls.values())
+        self.step_calls.clear()
+        if not unanswered or not logged:
+            return
+        if recorded:
+            self.unanswered_closed.extend(call[_ID] for call in unanswered)
+        if self.fork:
+            for call in unanswered:
+                if call[_DISPATCHED] is not None:
+                    self._fork_at(call)
+        if kind == "step/end" and self.repair:
+            results = [
+                synthetic_result(
+                    _pending(call),
+                    turn=self.open_turn,
+                    id_seq=(seq or 0) + offset,
+                    seq=None,
+                    time=event.get("time"),
+                    generation=self.generation,
+                )
+                for offset, call in enumerate(c for c in unanswered if self._answerable(c))
+            ]
+            self.run_computed(results, logged=False)
+
+    def _answerable(self, call: list[Any]) -> bool:
+        """Whether the policy gives this unanswered call a synthetic result."""
+        return not self.fork or (
+            call[_DISPATCHED] is None
+            and self.fork_node is None
+            and not self.surface.is_hidden(call[_NODE])
+        )
+
+    def _recovery_result(self, key: int, code: str | None, synthetic: bool) -> None:
+        if code in RECOVERY_CODES:
+            self.codes[key] = code  # type: ignore[assignment]
+        if synthetic:
+            self.synthetic.append(key)
+
+    def _mark_synthetic_end(self, key: int) -> None:
+        synthetic, out = self.synthetic, self.out
+        if (
+            key >= 2
+            and out[key - 1].get("type") == "step/end"
+            and synthetic
+            and synthetic[-1] == key - 2
+        ):
+            synthetic.append(key - 1)
+        synthetic.append(key)
+
+    def _fork_at(self, call: list[Any]) -> None:
+        """Make the call's assistant message the pending fork point (first one wins)."""
+        if self.fork_node is not None or self.surface.is_hidden(call[_NODE]):
+            return
+        self.fork_node = call[_NODE]
+        self.fork_turn = call[_TURN]
+        self.fork_points.append(call[_SEQ])
+
+    def _apply_fork(self) -> None:
+        node = self.fork_node
+        assert node is not None
+        self.surface.hide(("fork", self.seqs[node]), self.surface.visible_from(node))
+        self.fork_node = None
+
+    def _rewind(self, event: Event, key: int, seq: int | None, recorded: bool) -> None:
+        data = data_of(event)
+        nodes = self.surface.rewind_seqs(seq, list(data.get("shadowedSeqs") or ()))
+        start = data.get("start")
+        if recorded and any(
+            self.seqs[node] == start and self.out[node].get("type") == "assistant/message"
+            for node in nodes
+        ):
+            self.synthetic.append(key)
+        if self.fork_node is not None and self.surface.is_hidden(self.fork_node):
+            self.fork_node = None
+
+    def tail_tracker(self) -> PendingCalls:
+        """Return a tracker that has seen the log from its last turn boundary on."""
+        tracker = PendingCalls()
+        out, seqs = self.out, self.seqs
+        for key in range(self.boundary, len(out)):
+            if seqs[key] is not None:
+                tracker.observe(out[key], seqs[key])
+        return tracker
+
+    def closers(self) -> list[Event]:
+        """Return the events the policy appends after the recorded log."""
+        if not self.repair or not self.out:
+            return []
+        tracker = self.tail_tracker()
+        if not self.fork:
+            return tail_closers(tracker, generation=self.generation)
+        for call in self.step_calls.values():
+            if call[_RESULT] is None and call[_DISPATCHED] is not None:
+                self._fork_at(call)
+        if self.fork_node is None:
+            return tail_closers(tracker, generation=self.generation)
+        next_seq = tracker.last_seq + 1  # type: ignore[operator]
+        closers = close_open_turn(
+            tracker,
+            next_seq=next_seq,
+            time=tracker.last_time,
+            reason=FORK_END_REASON,
+            generation=self.generation,
+            with_results=False,
+        )
+        closers.append(self._rewind_event(next_seq + len(closers), tracker.last_time))
+        return closers
+
+    def _rewind_event(self, seq: int, time: int | None) -> Event:
+        """Return the log-only ``surface/rewind`` recording the pending fork."""
+        node = self.fork_node
+        assert node is not None
+        seqs = self.seqs
+        shadowed = [seqs[n] for n in self.surface.visible_from(node) if seqs[n] is not None]
+        data = {
+            "start": seqs[node],
+            "end": shadowed[-1] if shadowed else seqs[node],
+            "shadowedSeqs": shadowed,
+        }
+        event: Event = {"type": "surface/rewind", "seq": seq}
+        if time is not None:
+            event["time"] = time
+        event["data"] = data
+        event["ignorable"] = True
+        return event
+
+    def result(self, closers: list[Event]) -> Analysis:
+        """Return the finished :class:`Analysis`."""
+        if self.fork_node is not None:
+            self._apply_fork()
+        total = len(self.out)
+        surface = self.surface
+        visible = surface.visible()
+        hidden = surface.hidden_nodes()
+        branch: list[Branch] = ["log"] * total
+        for node in visible:
+            branch[node] = "active"
+        for node in hidden:
+            branch[node] = "abandoned"
+        synthetic = [False] * total
+        for node in self.synthetic:
+            synthetic[node] = True
+        recorded = [True] * total
+        for node in self.computed:
+            recorded[node] = False
+        codes: list[str | None] = [None] * total
+        for node, code in self.codes.items():
+            codes[node] = code
+        seqs = self.seqs
+        return Analysis(
+            policy=self.policy,
+            generation=self.generation,
+            events=self.out,
+            seqs=seqs,
+            branch=branch,
+            synthetic=synthetic,
+            recorded=recorded,
+            recovery_code=codes,
+            calls=[_facts(call, branch[call[_NODE]]) for call in self.calls],
+            closers=closers,
+            fork_points=self.fork_points,
+            abandoned_seqs=[seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
+            unanswered_in_closed_steps=self.unanswered_closed,
+            surface=visible,
+        )
+
+
+def _facts(call: list[Any], branch: Branch) -> CallFacts:
+    status = _status(call)
+    return CallFacts(
+        call[_ID],
+        call[_NAME],
+        call[_ARGS],
+        call[_TURN],
+        call[_STEP],
+        call[_SEQ],
+        call[_DISPATCHED],
+        call[_RESULT_SEQ],
+        status,
+        call[_CODE],
+        call[_IS_ERROR],
+        branch,
+        status != "outcome_unknown" and branch != "abandoned",
+    )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: the scan allocates many objects, no cycles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _scan(
+    events: Sequence[Event], policy: Policy, version: int | None
+) -> tuple[_Scan, list[Event]]:
+    """Return the finished scan of ``events`` and the closers it appended."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown recovery policy {policy!r}")
+    scan = _Scan(policy, generation_for(version))
+    scan.run(events)
+    closers = scan.closers()
+    scan.run_computed(closers)
+    return scan, closers
+
+
+def analyze(events: Sequence[Event], *, policy: Policy, version: int | None = None) -> Analysis:
+    """Return the :class:`Analysis` of one session's events under ``policy``.
+
+    ``version`` is the header's format version; it picks the closer generation.
+    The events are not modified; ``Analysis.events`` holds the same dicts plus the
+    new ones the policy adds.
+    """
+    with _collector_paused():
+        scan, closers = _scan(events, policy, version)
+        return scan.result(closers)
+
+
+def fork_closers(events: Sequence[Event], *, generation: Generation = "v4") -> list[Event]:
+    """Return the events a runtime following the fork policy appends to this log.
+
+    With an unresolved call on the active branch: step/end (if open) and turn/end
+    ``{"kind": "interrupted"}`` without any synthetic result, then an ignorable
+    log-only ``surface/rewind`` hiding the surface from the fork point on. Without
+    one, the open turn is closed as crash repair would (only not-started calls can
+    be pending then).
+    """
+    version = 4 if generation == "v4" else 3
+    return _scan(events, "fork", version)[1]

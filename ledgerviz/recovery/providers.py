@@ -1,0 +1,290 @@
+"""Export a projected context in provider request shapes and check tool-call pairing.
+
+OpenAI chat completions: ``system`` / ``developer`` / ``user`` / ``assistant`` (with
+``tool_calls``) / ``tool`` messages. Anthropic messages: a ``system`` string plus
+alternating user/assistant turns with ``tool_use`` / ``tool_result`` blocks.
+Reasoning blocks are dropped for both (they cannot be replayed without the
+provider's own signatures); attachments become ``[image]``-style placeholders.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ledgerviz.recovery.context import ContextMessage
+from ledgerviz.recovery.events import message_call_id, message_is_error, result_content
+
+Provider = Literal["openai", "anthropic"]
+PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
+Seqs = tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRequest:
+    """A request payload and, parallel to ``payload["messages"]``, the seqs each came from."""
+
+    provider: Provider
+    payload: dict[str, Any]
+    seqs: list[Seqs]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A tool-call pairing rule the request breaks."""
+
+    provider: Provider
+    kind: Literal["missing_result", "orphan_result", "duplicate_result"]
+    call_id: str | None
+    message: int
+    """Index in ``payload["messages"]`` of the offending (or unanswered) message."""
+    seqs: Seqs
+    detail: str
+
+
+def block_text(blocks: Any) -> str:
+    """Return the model-visible text of content blocks (reasoning dropped, nesting flattened)."""
+    parts: list[str] = []
+    for block in blocks if isinstance(blocks, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "tool-result":
+            parts.append(block_text(block.get("content")))
+        elif kind in ("tool-addition", "tool-removal"):
+            parts.append(f"[{kind}: {block.get('toolName')}]")
+        elif kind not in ("reasoning", "tool-call"):
+            parts.append(f"[{kind}]")
+    return "\n".join(part for part in parts if part)
+
+
+def _tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        block
+        for block in message.get("content") or ()
+        if isinstance(block, dict) and block.get("type") == "tool-call"
+    ]
+
+
+def _parsed_arguments(raw: Any) -> dict[str, Any]:
+    """Anthropic wants an object: parsed JSON, or the raw text kept under ``_raw_arguments``."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        value = None
+    return value if isinstance(value, dict) else {"_raw_arguments": raw}
+
+
+def to_openai(messages: Sequence[ContextMessage]) -> ProviderRequest:
+    """Return the context as an OpenAI chat-completions request."""
+    out: list[dict[str, Any]] = []
+    seqs: list[Seqs] = []
+    for item in messages:
+        message = item.message
+        role = message.get("role")
+        if item.is_tool_result:
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message_call_id(message),
+                    "content": block_text(result_content(message)),
+                }
+            )
+        elif role == "assistant":
+            entry: dict[str, Any] = {
+                "role": "assistant",
+                "content": block_text(message.get("content")) or None,
+            }
+            calls = _tool_calls(message)
+            if calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": c.get("id"),
+                        "type": "function",
+                        "function": {"name": c.get("name"), "arguments": c.get("arguments")},
+                    }
+                    for c in calls
+                ]
+            out.append(entry)
+        else:
+            out.append(
+                {
+                    "role": role if role in ("system", "developer") else "user",
+                    "content": block_text(message.get("content")),
+                }
+            )
+        seqs.append((item.seq,))
+    return ProviderRequest("openai", {"messages": out}, seqs)
+
+
+def _anthropic_blocks(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
+    message = item.message
+    if item.is_tool_result:
+        return "user", [
+            {
+                "type": "tool_result",
+                "tool_use_id": message_call_id(message),
+                "content": block_text(result_content(message)),
+                "is_error": message_is_error(message),
+            }
+        ]
+    text = block_text(message.get("content"))
+    blocks = [{"type": "text", "text": text}] if text else []
+    if message.get("role") != "assistant":
+        return "user", blocks
+    blocks += [
+        {
+            "type": "tool_use",
+            "id": c.get("id"),
+            "name": c.get("name"),
+            "input": _parsed_arguments(c.get("arguments")),
+        }
+        for c in _tool_calls(message)
+    ]
+    return "assistant", blocks
+
+
+def to_anthropic(messages: Sequence[ContextMessage]) -> ProviderRequest:
+    """Return the context as an Anthropic messages request.
+
+    Leading system messages form ``system``; later system/developer messages become
+    user text. Consecutive messages of one role merge into one turn (so consecutive
+    tool results share a user turn); messages left without blocks are dropped.
+    """
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    seqs: list[Seqs] = []
+    for item in messages:
+        if not turns and item.message.get("role") == "system" and not item.is_tool_result:
+            system.append(block_text(item.message.get("content")))
+            continue
+        role, blocks = _anthropic_blocks(item)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+            seqs[-1] = (*seqs[-1], item.seq)
+        else:
+            turns.append({"role": role, "content": blocks})
+            seqs.append((item.seq,))
+    payload: dict[str, Any] = {"messages": turns}
+    if system:
+        payload["system"] = "\n\n".join(system)
+    return ProviderRequest("anthropic", payload, seqs)
+
+
+def export(messages: Sequence[ContextMessage], provider: Provider) -> ProviderRequest:
+    """Return the context in ``provider``'s request shape."""
+    if provider == "openai":
+        return to_openai(messages)
+    if provider == "anthropic":
+        return to_anthropic(messages)
+    raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
+
+
+def _openai_problems(request: ProviderRequest) -> list[Problem]:
+    problems: list[Problem] = []
+    open_calls: dict[str, int] = {}
+    answered: set[str] = set()
+
+    def report_missing() -> None:
+        for call_id, index in open_calls.items():
+            problems.append(
+                Problem(
+                    "openai",
+                    "missing_result",
+                    call_id,
+                    index,
+                    request.seqs[index],
+                    f"tool call {call_id!r} has no tool message after it",
+                )
+            )
+        open_calls.clear()
+
+    for index, message in enumerate(request.payload["messages"]):
+        if message["role"] == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id in open_calls:
+                del open_calls[call_id]
+                answered.add(call_id)
+                continue
+            kind = "duplicate_result" if call_id in answered else "orphan_result"
+            problems.append(
+                Problem(
+                    "openai",
+                    kind,
+                    call_id,
+                    index,
+                    request.seqs[index],
+                    f"tool message for {call_id!r} answers no open call",
+                )
+            )
+            continue
+        report_missing()
+        for call in message.get("tool_calls") or ():
+            open_calls[call["id"]] = index
+    report_missing()
+    return problems
+
+
+def _anthropic_problems(request: ProviderRequest) -> list[Problem]:
+    problems: list[Problem] = []
+    turns = request.payload["messages"]
+    requested: dict[str, int] = {}
+    for index, turn in enumerate(turns):
+        if turn["role"] == "assistant":
+            requested = {b["id"]: index for b in turn["content"] if b["type"] == "tool_use"}
+            following = turns[index + 1] if index + 1 < len(turns) else None
+            answers = (
+                {b["tool_use_id"] for b in following["content"] if b["type"] == "tool_result"}
+                if following and following["role"] == "user"
+                else set()
+            )
+            for call_id in requested:
+                if call_id not in answers:
+                    problems.append(
+                        Problem(
+                            "anthropic",
+                            "missing_result",
+                            call_id,
+                            index,
+                            request.seqs[index],
+                            f"tool_use {call_id!r} has no tool_result in the next user turn",
+                        )
+                    )
+            continue
+        seen: set[str] = set()
+        for block in turn["content"]:
+            if block["type"] != "tool_result":
+                continue
+            call_id = block["tool_use_id"]
+            if call_id in seen:
+                kind, detail = "duplicate_result", f"tool_result {call_id!r} appears twice"
+            elif call_id not in requested:
+                kind, detail = "orphan_result", f"tool_result {call_id!r} follows no tool_use"
+            else:
+                seen.add(call_id)
+                continue
+            problems.append(
+                Problem(
+                    "anthropic",
+                    kind,
+                    call_id,
+                    index,  # type: ignore[arg-type]
+                    request.seqs[index],
+                    detail,
+                )
+            )
+        requested = {}
+    return problems
+
+
+def pairing_problems(request: ProviderRequest) -> list[Problem]:
+    """Return every tool-call pairing problem of a provider request ([] when valid)."""
+    if request.provider == "openai":
+        return _openai_problems(request)
+    return _anthropic_problems(request)
