@@ -1,0 +1,62 @@
+"""``ledgerviz repair``: print the events a runtime would append to close a ledger."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+REPAIR_POLICIES = ("synthesize", "fork")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``repair`` sub-command to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "repair",
+        help="print the closers a runtime would append (JSONL on stdout; the file is untouched)",
+        description="Compute the events that close an interrupted ledger under a recovery "
+        "policy and print them as JSON lines. The ledger file is never modified.",
+    )
+    parser.add_argument("path", metavar="PATH", help="one ledger file")
+    parser.add_argument(
+        "--policy",
+        choices=REPAIR_POLICIES,
+        default="synthesize",
+        help="synthesize (crash closers, the runtime's behaviour; default) "
+        "or fork (close without synthetic results, record the rewind)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the repair events for ``args.path``; return the exit code."""
+    from ledgerviz.ledger import LedgerError, read_sessions
+    from ledgerviz.recovery import crash_closers, fork_closers, generation_for
+
+    try:
+        sessions = read_sessions(args.path)
+    except LedgerError as error:
+        print(f"ledgerviz repair: {error}", file=sys.stderr)
+        return 1
+    if len(sessions) != 1:
+        print(
+            f"ledgerviz repair: {args.path} holds {len(sessions)} ledgers; give one file",
+            file=sys.stderr,
+        )
+        return 2
+    (session,) = sessions
+    for diagnostic in session.diagnostics:
+        if diagnostic.severity == "error":
+            print(
+                f"ledgerviz repair: {diagnostic.path}:{diagnostic.line}: {diagnostic.message}",
+                file=sys.stderr,
+            )
+    generation = generation_for(session.version)
+    if args.policy == "fork":
+        closers = fork_closers(session.events, generation=generation)
+    else:
+        closers = crash_closers(session.events, generation=generation)
+    for event in closers:
+        sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return 0

@@ -1,0 +1,114 @@
+"""Provider export shapes and tool-call pairing problems."""
+
+from __future__ import annotations
+
+from ledgerviz.recovery import analyze, export, pairing_problems, project_context
+from ledgerviz.recovery.context import ContextMessage
+
+from .build import LedgerBuilder
+from .ledgers import dsh_fixture
+
+
+def parallel_turn() -> LedgerBuilder:
+    b = LedgerBuilder(3)
+    b.turn_start()
+    b.user("list")  # 1
+    b.step_start()
+    b.assistant("A", "B")  # 3
+    b.events[3]["data"]["message"]["content"].insert(0, {"type": "reasoning", "text": "hmm"})
+    b.events[3]["data"]["message"]["content"][-1]["arguments"] = "{not json"
+    b.tool_call("A")
+    b.tool_call("B")
+    b.tool_result("A")  # 6
+    b.tool_result("B", is_error=True)  # 7
+    return b
+
+
+def test_openai_shape() -> None:
+    context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
+    request = export(context, "openai")
+    messages = request.payload["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool"]
+    assert messages[1]["content"] == "ok"  # reasoning dropped
+    assert messages[1]["tool_calls"][1] == {
+        "id": "B",
+        "type": "function",
+        "function": {"name": "bash", "arguments": "{not json"},
+    }
+    assert messages[3] == {"role": "tool", "tool_call_id": "B", "content": "out"}
+    assert request.seqs == [(1,), (3,), (6,), (7,)]
+    assert pairing_problems(request) == []
+
+
+def test_anthropic_shape_merges_results_and_parses_arguments() -> None:
+    context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
+    request = export(context, "anthropic")
+    turns = request.payload["messages"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    assert turns[1]["content"][1] == {
+        "type": "tool_use",
+        "id": "A",
+        "name": "bash",
+        "input": {"n": 1},
+    }
+    assert turns[1]["content"][2]["input"] == {"_raw_arguments": "{not json"}
+    assert [(b["tool_use_id"], b["is_error"]) for b in turns[2]["content"]] == [
+        ("A", False),
+        ("B", True),
+    ]
+    assert request.seqs == [(1,), (3,), (6, 7)]
+    assert pairing_problems(request) == []
+
+
+def test_system_head_becomes_anthropic_system_string() -> None:
+    _, events = dsh_fixture("headless-profile")
+    context = project_context(analyze(events, policy="recorded", version=3))
+    assert context[0].event_type == "system/message"
+    anthropic = export(context, "anthropic").payload
+    openai = export(context, "openai").payload
+    assert openai["messages"][0]["role"] == "system"
+    assert anthropic["system"] == openai["messages"][0]["content"]
+    assert anthropic["messages"][0]["role"] == "user"
+
+
+def test_missing_result_is_reported_for_both_providers() -> None:
+    b = parallel_turn()
+    del b.events[7]  # B's result never landed
+    b.user("next")
+    context = project_context(analyze(b.events, policy="recorded", version=3))
+    for provider in ("openai", "anthropic"):
+        (problem,) = pairing_problems(export(context, provider))
+        assert (problem.provider, problem.kind, problem.call_id) == (
+            provider,
+            "missing_result",
+            "B",
+        )
+        assert problem.seqs == (3,)
+
+
+def _result(seq: int, call_id: str) -> ContextMessage:
+    message = {
+        "id": f"r{seq}",
+        "role": "tool",
+        "toolCallId": call_id,
+        "source": {"kind": "tool", "callId": call_id},
+        "content": [{"type": "text", "text": "x"}],
+    }
+    return ContextMessage(seq, "tool/result", message)
+
+
+def test_orphan_and_duplicate_results() -> None:
+    context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
+    context = [*context, _result(8, "A"), _result(9, "Z")]
+    openai = pairing_problems(export(context, "openai"))
+    assert [(p.kind, p.call_id, p.seqs) for p in openai] == [
+        ("duplicate_result", "A", (8,)),
+        ("orphan_result", "Z", (9,)),
+    ]
+    anthropic = pairing_problems(export(context, "anthropic"))
+    assert [(p.kind, p.call_id, p.message) for p in anthropic] == [
+        ("duplicate_result", "A", 2),
+        ("orphan_result", "Z", 2),
+    ]
+    orphan_first = pairing_problems(export([_result(0, "Q")], "anthropic"))
+    assert [(p.kind, p.call_id) for p in orphan_first] == [("orphan_result", "Q")]

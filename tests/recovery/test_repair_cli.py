@@ -1,0 +1,56 @@
+"""``ledgerviz repair`` prints closers as JSONL and never touches the file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from ledgerviz.cli import main
+
+from .ledgers import CONFORMANCE, DSH
+
+
+def run_repair(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict]]:
+    code = main(["repair", *argv])
+    out = capsys.readouterr().out
+    return code, [json.loads(line) for line in out.splitlines()]
+
+
+def test_open_tail_gets_step_and_turn_end(capsys: pytest.CaptureFixture[str]) -> None:
+    (path,) = DSH.glob("*plain-turn__session.v3.jsonl")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    code, events = run_repair(capsys, str(path))
+    assert code == 0
+    assert [(e["type"], e["seq"]) for e in events] == [("step/end", 5), ("turn/end", 6)]
+    assert events[1]["data"]["reason"] == {"kind": "interrupted"}
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_fork_policy_records_rewind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = (CONFORMANCE / "inputs" / "random-01-v4.jsonl").read_text().splitlines()
+    cases = [json.loads(line) for line in (CONFORMANCE / "closers.jsonl").open()]
+    unknown = next(
+        c
+        for c in cases
+        if c["input"] == "random-01-v4.jsonl"
+        and c["cause"] == "interrupted"
+        and any(
+            e["data"].get("error", {}).get("code") == "TOOL_OUTCOME_UNKNOWN" for e in c["closers"]
+        )
+    )
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join(lines[: unknown["cut"] + 1]) + "\n")
+    code, synth = run_repair(capsys, str(path))
+    assert code == 0 and synth == unknown["closers"]
+    code, fork = run_repair(capsys, str(path), "--policy", "fork")
+    assert code == 0
+    assert [e["type"] for e in fork][-1] == "surface/rewind"
+    assert not any(e["type"] == "tool/result" for e in fork)
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["repair", str(tmp_path / "nope.jsonl")]) == 1
+    assert "nope.jsonl" in capsys.readouterr().err
