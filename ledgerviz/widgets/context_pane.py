@@ -1,0 +1,126 @@
+"""The explorer's context pane: the projected next model request, its tool-call pairing and
+whether each provider would accept it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from ledgerviz.html import escape
+from ledgerviz.plot.style import STATUS_COLOR
+from ledgerviz.recovery.context import ContextMessage
+from ledgerviz.recovery.events import message_is_error
+from ledgerviz.recovery.providers import PROVIDERS, Problem, export
+
+TEXT_LIMIT = 160
+ARGUMENT_LIMIT = 120
+ID_LIMIT = 60
+BADGE = ("display:inline-block;margin:0 6px 4px 0;padding:1px 8px;border-radius:9px;"
+         "color:#fff;font-size:12px;background:")
+CELL = "padding:2px 6px;vertical-align:top;border-top:1px solid #e4e7eb"
+
+
+class ProjectedRequest(Protocol):
+    """What the pane reads from ``ledger.context(policy, session=key)``."""
+
+    @property
+    def messages(self) -> Sequence[ContextMessage]: ...
+
+    @property
+    def problems(self) -> Mapping[str, Sequence[Problem]]: ...
+
+    @property
+    def valid(self) -> Mapping[str, bool]: ...
+
+
+def _seq_text(seq: int | None) -> str:
+    return "not logged" if seq is None else str(seq)
+
+
+def provider_badges_html(context: ProjectedRequest) -> str:
+    """Return one escaped badge per provider: valid, or invalid with its problem count."""
+    badges = []
+    for provider in PROVIDERS:
+        problems = context.problems.get(provider, ())
+        if context.valid.get(provider, not problems):
+            badges.append(f"<span style='{BADGE}{STATUS_COLOR['ok']}'>"
+                          f"{escape(provider)}: valid</span>")
+        else:
+            count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+            badges.append(f"<span style='{BADGE}{STATUS_COLOR['error']}'>"
+                          f"{escape(provider)}: invalid · {count}</span>")
+    return f"<div>{''.join(badges)}</div>"
+
+
+def problems_html(context: ProjectedRequest) -> str:
+    """Return an escaped list of every pairing problem, each naming its provider and seqs."""
+    items = [
+        f"<li><b>{escape(problem.provider)}</b> · {escape(problem.kind)} · seqs "
+        f"{', '.join(_seq_text(seq) for seq in problem.seqs)}: {escape(problem.detail, 300)}</li>"
+        for provider in PROVIDERS
+        for problem in context.problems.get(provider, ())
+    ]
+    return f"<ul style='margin:2px 0 6px 18px;padding:0'>{''.join(items)}</ul>" if items else ""
+
+
+def _first_seqs(pairs: list[tuple[str | None, int | None]]) -> dict[str | None, int | None]:
+    seqs: dict[str | None, int | None] = {}
+    for call_id, seq in pairs:
+        seqs.setdefault(call_id, seq)
+    return seqs
+
+
+def _call_lines(entry: dict[str, Any], results: dict[str | None, int | None]) -> list[str]:
+    lines = []
+    for call in entry.get("tool_calls") or ():
+        function = call["function"]
+        call_id = call["id"]
+        answer = (f"→ result at seq {_seq_text(results[call_id])}" if call_id in results
+                  else f"<b style='color:{STATUS_COLOR['error']}'>→ no result</b>")
+        lines.append(
+            f"call <code>{escape(function['name'], ID_LIMIT)}"
+            f"({escape(function['arguments'], ARGUMENT_LIMIT)})</code> "
+            f"id {escape(call_id, ID_LIMIT)} {answer}"
+        )
+    return lines
+
+
+def messages_html(messages: Sequence[ContextMessage]) -> str:
+    """Return an escaped table of the projected messages: seq, role, short text, and each tool
+    call paired with its result (and each result with its call)."""
+    if not messages:
+        return "<i>empty: the next request would carry no messages</i>"
+    entries = export(messages, "openai").payload["messages"]
+    calls = _first_seqs([(call["id"], item.seq) for item, entry in zip(messages, entries,
+                                                                        strict=True)
+                         for call in entry.get("tool_calls") or ()])
+    results = _first_seqs([(entry["tool_call_id"], item.seq)
+                           for item, entry in zip(messages, entries, strict=True)
+                           if entry["role"] == "tool"])
+    rows = []
+    for item, entry in zip(messages, entries, strict=True):
+        role = "tool" if item.is_tool_result else item.message.get("role")
+        lines = [escape(entry.get("content"), TEXT_LIMIT)] if entry.get("content") else []
+        if entry["role"] == "tool":
+            call_id = entry["tool_call_id"]
+            answers = (f"answers call at seq {_seq_text(calls[call_id])}" if call_id in calls
+                       else f"<b style='color:{STATUS_COLOR['error']}'>answers no call</b>")
+            error = " · <b>error</b>" if message_is_error(item.message) else ""
+            lines.insert(0, f"result for id {escape(call_id, ID_LIMIT)} {answers}{error}")
+        lines += _call_lines(entry, results)
+        rows.append(f"<tr><td style='{CELL}'>{_seq_text(item.seq)}</td>"
+                    f"<td style='{CELL}'><b>{escape(role)}</b></td>"
+                    f"<td style='{CELL}'>{'<br>'.join(lines)}</td></tr>")
+    return ("<table style='border-collapse:collapse;font-size:12px;width:100%'>"
+            "<tr><th style='text-align:left'>seq</th><th style='text-align:left'>role</th>"
+            f"<th style='text-align:left'>content</th></tr>{''.join(rows)}</table>")
+
+
+def context_html(context: ProjectedRequest) -> str:
+    """Return the context pane: provider badges, pairing problems, then the messages table."""
+    count = len(context.messages)
+    return (
+        f"<div class='lv-context'><div><b>Next model request</b>: {count} "
+        f"message{'s' if count != 1 else ''}</div>{provider_badges_html(context)}"
+        f"{problems_html(context)}{messages_html(context.messages)}</div>"
+    )

@@ -1,0 +1,20 @@
+"""The explorer's one-line summary of what a policy does at the chosen crash point."""
+
+from __future__ import annotations
+
+from ledgerviz.recovery.analysis import Analysis
+
+
+def crash_summary(analysis: Analysis, crash_point: int, total: int) -> str:
+    """Return one line of plain text: the crash point and the policy's closers, fork points and
+    abandoned events."""
+    where = (
+        f"whole ledger ({total} events)"
+        if crash_point == total
+        else f"process died after event {crash_point} of {total}"
+    )
+    forks = ", ".join(f"seq {seq}" for seq in analysis.fork_points) or "none"
+    return (
+        f"{where} · {analysis.policy}: {len(analysis.closers)} closers · "
+        f"fork points: {forks} · {len(analysis.abandoned_seqs)} abandoned events"
+    )
