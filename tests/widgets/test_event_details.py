@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledgers import SEMANTIC, events_of
+from widget_ledgers import SEMANTIC, events_of
 
 import ledgerviz
 from ledgerviz.examples import example_path
