@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, Literal
 
-from ledgerviz.recovery import crash_closers
+from ledgerviz.recovery import crash_closers, fork_closers
 from ledgerviz.simulate.clock import SimClock
 from ledgerviz.simulate.loop import AgentLoop, SessionIdentity, Spawner, read_committed
 from ledgerviz.simulate.writer import CrashPoint, LedgerWriter
@@ -65,8 +65,6 @@ def resume_session(
 def _closers_for(policy: ResumePolicy, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if policy == "synthesize":
         return crash_closers(events, generation="v4")
-    from ledgerviz.recovery import fork_closers
-
     return fork_closers(events, generation="v4")
 
 

@@ -4,11 +4,19 @@ import io
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledgerviz.ledger import read_sessions
-from ledgerviz.recovery import crash_closers
+from ledgerviz.recovery import (
+    PROVIDERS,
+    analyze,
+    crash_closers,
+    export,
+    pairing_problems,
+    project_context,
+)
 from ledgerviz.simulate import SCENARIOS, write_scenario
 from ledgerviz.simulate.writer import encode_line
 
@@ -16,6 +24,8 @@ from .conftest import read_ledger
 from .format_rules import event_problems
 
 CUTTABLE = [name for name in SCENARIOS if name != "large"]
+RUNTIME_POLICY = {"resume-fork": "fork"}  # every other scenario's runtime repairs by synthesizing
+VALID = {provider: [] for provider in PROVIDERS}
 
 
 def _ledgers(name: str, seed: int) -> list[tuple[dict, list[dict]]]:
@@ -32,8 +42,24 @@ def _reread(header: dict, events: list[dict]) -> list:
     return session.diagnostics
 
 
-@settings(max_examples=12, deadline=None)
-@given(name=st.sampled_from(CUTTABLE), seed=st.integers(0, 2**32 - 1))
+def _inside_fork_batch(events: list[dict], cut: int) -> bool:
+    """Whether the cut falls after step/end or turn/end of fork closers but before their rewind."""
+    after = [e["type"] for e in events[cut : cut + 2]]
+    return (
+        cut > 0
+        and events[cut - 1]["type"] in ("step/end", "turn/end")
+        and "surface/rewind" in after
+    )
+
+
+def _provider_problems(events: list[dict], policy: str) -> dict[str, list]:
+    context = project_context(analyze(events, policy=policy, version=4))
+    return {provider: pairing_problems(export(context, provider)) for provider in PROVIDERS}
+
+
+@pytest.mark.parametrize("name", CUTTABLE)
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
 def test_cut_anywhere_and_repaired_is_a_valid_balanced_ledger(name: str, seed: int) -> None:
     for header, events in _ledgers(name, seed):
         for cut in range(len(events) + 1):
@@ -42,3 +68,6 @@ def test_cut_anywhere_and_repaired_is_a_valid_balanced_ledger(name: str, seed: i
             assert event_problems(repaired) == [], (name, seed, cut)
             assert crash_closers(repaired) == []
             assert _reread(header, repaired) == []
+            assert _provider_problems(repaired, RUNTIME_POLICY.get(name, "synthesize")) == VALID
+            if not _inside_fork_batch(events, cut):
+                assert _provider_problems(repaired, "recorded") == VALID

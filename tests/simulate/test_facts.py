@@ -3,7 +3,14 @@
 from collections.abc import Callable
 
 from ledgerviz.ledger import read_sessions
-from ledgerviz.recovery import analyze, crash_closers
+from ledgerviz.recovery import (
+    PROVIDERS,
+    analyze,
+    crash_closers,
+    export,
+    pairing_problems,
+    project_context,
+)
 
 from .conftest import read_ledger
 
@@ -142,6 +149,11 @@ def test_resume_fork_abandons_the_suffix_without_synthetic_results(written: Call
     assert not any(c.settled for c in analysis.calls if c.turn == 2)
     assert {c.branch for c in analysis.calls if c.turn == 3} == {"active"}
     assert session.diagnostics == []
+    context = project_context(analysis)
+    assert {e.seq for e in context} == {analysis.seqs[i] for i in analysis.surface}
+    assert not set(analysis.abandoned_seqs) & {e.seq for e in context}
+    for provider in PROVIDERS:
+        assert pairing_problems(export(context, provider)) == []
 
 
 def test_subagent_pair_carries_lineage(written: Callable) -> None:
