@@ -7,9 +7,10 @@ from dataclasses import dataclass, replace
 
 from ledgerviz.frames import Frames, build_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.sources import Source
-from ledgerviz.recovery.analyze import analyze
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
+from ledgerviz.recovery.analyze import analyze
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +78,11 @@ class Ledger:
             raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         view = self._views.get(policy)
         if view is None:
-            analyses = {
-                log.key: analyze(log.events, policy=policy, version=log.version)
-                for log in self._sessions
-            }
+            with paused_gc():
+                analyses = {
+                    log.key: analyze(log.events, policy=policy, version=log.version)
+                    for log in self._sessions
+                }
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
             view = self._views[policy] = RecoveryView(policy, analyses, build_frames(triples))
         return view

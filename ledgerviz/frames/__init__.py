@@ -16,6 +16,7 @@ from ledgerviz.frames.messages import MESSAGE_SCHEMA, message_columns
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA, step_columns, turn_columns
 from ledgerviz.frames.view import SessionView
 from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import Analysis
 
 FRAME_NAMES = ("events", "turns", "steps", "calls", "messages", "lineage")
@@ -34,7 +35,8 @@ class Frames:
     def _build(
         self, columns_of: Callable[[SessionView], dict[str, list[Any]]], schema: dict[str, Any]
     ) -> pd.DataFrame:
-        return assemble([(view.key, columns_of(view)) for view in self._views], schema)
+        with paused_gc():
+            return assemble([(view.key, columns_of(view)) for view in self._views], schema)
 
     @cached_property
     def events(self) -> pd.DataFrame:

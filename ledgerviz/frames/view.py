@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from ledgerviz.ledger import SessionLog
 from ledgerviz.recovery.analysis import Analysis
@@ -19,20 +22,27 @@ class SessionView:
     types: list[Any]
     datas: list[dict[str, Any]]
     times: list[Any]
+    _codes: np.ndarray = field(repr=False)
+    _names: pd.Index = field(repr=False)
 
     @classmethod
     def of(cls, key: str, log: SessionLog, analysis: Analysis) -> SessionView:
         """Return the view of one ``(key, log, analysis)`` triple."""
         events = analysis.events
+        types = [event.get("type") for event in events]
+        codes, names = pd.factorize(pd.Series(types, dtype=object))
         return cls(
             key,
             log,
             analysis,
-            [event.get("type") for event in events],
+            types,
             [event.get("data") or {} for event in events],
             [event.get("time") for event in events],
+            codes,
+            names,
         )
 
     def indices_of(self, kinds: frozenset[str]) -> list[int]:
-        """Return the positions of the events whose type is in ``kinds``."""
-        return [i for i, kind in enumerate(self.types) if kind in kinds]
+        """Return the positions of the events whose type is in ``kinds``, in log order."""
+        wanted = [code for code, name in enumerate(self._names) if name in kinds]
+        return np.flatnonzero(np.isin(self._codes, wanted)).tolist()

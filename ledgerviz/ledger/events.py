@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.packed import expand_packed_row
 from ledgerviz.ledger.vocabulary import (
     KNOWN_EVENT_TYPES,
@@ -39,7 +40,8 @@ def decode_lines(
     """
     loads = orjson.loads
     try:
-        return list(map(loads, raw_lines))
+        with paused_gc():
+            return list(map(loads, raw_lines))
     except orjson.JSONDecodeError:
         pass
     values: list[Any] = []
