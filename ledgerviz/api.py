@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ledgerviz.frames import Frames, build_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.sources import Source
+from ledgerviz.recovery import (
+    PROVIDERS,
+    ContextMessage,
+    Problem,
+    analyze,
+    export,
+    pairing_problems,
+    project_context,
+)
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
-from ledgerviz.recovery.analyze import analyze
+from ledgerviz.recovery.providers import Provider
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +30,19 @@ class RecoveryView:
     policy: Policy
     analyses: dict[str, Analysis]
     frames: Frames
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The next model request one session would get under one policy, and its pairing checks."""
+
+    policy: Policy
+    session: str
+    messages: list[ContextMessage]
+    payload: dict[str, Any] | None
+    """The request in ``provider``'s shape (None when no provider was asked for)."""
+    problems: dict[Provider, list[Problem]]
+    valid: dict[Provider, bool]
 
 
 class Ledger:
@@ -68,9 +91,27 @@ class Ledger:
         """
         if n < 0:
             raise ValueError(f"cannot keep {n} events: n must be >= 0")
-        if session is None and len(self._sessions) != 1:
-            raise ValueError(f"name the session to cut: this ledger holds {self.keys!r}")
-        return Ledger([_cut_log(self._log(0 if session is None else session), n)])
+        return Ledger([_cut_log(self._single(session, "cut"), n)])
+
+    def context(
+        self, policy: Policy, provider: Provider | None = None, session: str | int | None = None
+    ) -> Context:
+        """Return the projected next request of one session under ``policy``, checked for
+        tool-call pairing against every provider (``session`` optional for one session)."""
+        if provider is not None and provider not in PROVIDERS:
+            raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+        key = self._single(session, "project").key
+        messages = project_context(self.recovery(policy).analyses[key])
+        requests = {name: export(messages, name) for name in PROVIDERS}
+        problems = {name: pairing_problems(request) for name, request in requests.items()}
+        return Context(
+            policy,
+            key,
+            messages,
+            requests[provider].payload if provider else None,
+            problems,
+            {name: not found for name, found in problems.items()},
+        )
 
     def recovery(self, policy: Policy) -> RecoveryView:
         """Return every session analysed under ``policy`` (computed once, then cached)."""
@@ -86,6 +127,12 @@ class Ledger:
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
             view = self._views[policy] = RecoveryView(policy, analyses, build_frames(triples))
         return view
+
+    def _single(self, session: str | int | None, action: str) -> SessionLog:
+        """Return the named session, or the only one when ``session`` is None."""
+        if session is None and len(self._sessions) != 1:
+            raise ValueError(f"name the session to {action}: this ledger holds {self.keys!r}")
+        return self._log(0 if session is None else session)
 
     def _log(self, key_or_index: str | int) -> SessionLog:
         """Return the session named by key or load position."""

@@ -124,3 +124,27 @@ def test_events_are_not_mutated_by_analysis() -> None:
     for policy in ("recorded", "synthesize", "fork"):
         ledger.recovery(policy).frames.all()
     assert snapshot == [log.events for log in ledger.sessions]
+
+
+def test_context_of_a_crashed_prefix_under_each_policy() -> None:
+    crashed = ledgerviz.load(SHOWCASE).cut(174)
+    recorded = crashed.context("recorded", provider="openai")
+    assert recorded.valid == {"openai": False, "anthropic": False}
+    assert [p.call_id for p in recorded.problems["openai"]][:2] == ["preview-read", "preview-write"]
+    assert len(recorded.problems["openai"]) == 10
+    synthesized = crashed.context("synthesize", provider="anthropic")
+    assert synthesized.valid == {"openai": True, "anthropic": True}
+    assert len(synthesized.messages) == len(recorded.messages) + 10
+    forked = crashed.context("fork")
+    assert forked.valid == {"openai": True, "anthropic": True}
+    assert forked.payload is None
+    assert [m.seq for m in forked.messages][-1] == 170
+    assert recorded.payload is not None and recorded.payload["messages"][-1]["role"] == "assistant"
+
+
+def test_context_arguments_are_checked() -> None:
+    ledger = ledgerviz.load(DSH)
+    with pytest.raises(ValueError, match="name the session to project"):
+        ledger.context("fork")
+    with pytest.raises(ValueError, match="unknown provider"):
+        ledger.context("fork", provider="gemini", session=0)  # type: ignore[arg-type]

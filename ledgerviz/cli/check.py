@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+POLICIES = ("recorded", "synthesize", "fork")
 STATUS_CODES = {"outcome_unknown": "TOOL_OUTCOME_UNKNOWN", "not_started": "TOOL_NOT_STARTED"}
 
 
@@ -54,6 +55,9 @@ def session_summary(ledger: Any, key: str) -> dict[str, Any]:
         "closers": len(synthesized.closers),
         "fork_points": list(forked.fork_points),
         "abandoned_seqs": list(forked.abandoned_seqs),
+        "provider_valid": {
+            policy: ledger.context(policy, session=key).valid for policy in POLICIES
+        },
     }
 
 
@@ -62,12 +66,19 @@ def _render(summary: dict[str, Any]) -> str:
     calls = ", ".join(f"{status} {n}" for status, n in sorted(summary["calls"].items()))
     unanswered = ", ".join(f"{u['call_id']} ({u['code']})" for u in summary["unanswered"])
     forks = ", ".join(map(str, summary["fork_points"])) or "none"
+    invalid = [
+        f"{policy}/{provider}"
+        for policy, checks in summary["provider_valid"].items()
+        for provider, valid in checks.items()
+        if not valid
+    ]
     lines = [
         f"{summary['id']}  ({summary['path']})",
         f"  version {summary['version']} · {summary['events']} events · {summary['turns']} turns"
         f" · calls: {calls or 'none'}",
         f"  unanswered: {unanswered or 'none'} · crash closers: {summary['closers']}"
         f" · fork points: {forks}",
+        f"  unpaired requests: {', '.join(invalid) or 'none'}",
     ]
     if summary["lines_skipped"]:
         lines.append(f"  lines skipped: {summary['lines_skipped']}")

@@ -99,3 +99,25 @@ def test_unreadable_source_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2
     assert [s["id"] for s in document["sessions"]] == ["preview-showcase"]
     assert document["failures"] == [f"{missing}: no such file or folder"]
+
+
+def test_provider_validity_of_a_crashed_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crashed = tmp_path / "crashed.jsonl"
+    crashed.write_bytes(b"".join(SHOWCASE.read_bytes().splitlines(keepends=True)[:175]))
+    code, document = check_json(capsys, str(crashed))
+    assert code == 0
+    (session,) = document["sessions"]
+    assert session["provider_valid"] == {
+        "recorded": {"openai": False, "anthropic": False},
+        "synthesize": {"openai": True, "anthropic": True},
+        "fork": {"openai": True, "anthropic": True},
+    }
+    assert session["calls"] == {"outcome_unknown": 1, "not_started": 9}
+    assert session["unanswered"][0] == {"call_id": "preview-read", "code": "TOOL_OUTCOME_UNKNOWN"}
+    assert [u["code"] for u in session["unanswered"][1:]] == ["TOOL_NOT_STARTED"] * 9
+    assert session["closers"] == 12
+    assert session["fork_points"] == [172]
+    assert main(["check", str(crashed)]) == 0
+    assert "unpaired requests: recorded/openai, recorded/anthropic" in capsys.readouterr().out
