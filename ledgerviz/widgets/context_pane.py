@@ -3,14 +3,17 @@ whether each provider would accept it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ledgerviz.html import escape
 from ledgerviz.plot.style import STATUS_COLOR
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.events import message_is_error
-from ledgerviz.recovery.providers import PROVIDERS, Problem, export
+from ledgerviz.recovery.providers import PROVIDERS, export
+
+if TYPE_CHECKING:
+    from ledgerviz.api import Context
 
 TEXT_LIMIT = 160
 ARGUMENT_LIMIT = 120
@@ -20,29 +23,16 @@ BADGE = ("display:inline-block;margin:0 6px 4px 0;padding:1px 8px;border-radius:
 CELL = "padding:2px 6px;vertical-align:top;border-top:1px solid #e4e7eb"
 
 
-class ProjectedRequest(Protocol):
-    """What the pane reads from ``ledger.context(policy, session=key)``."""
-
-    @property
-    def messages(self) -> Sequence[ContextMessage]: ...
-
-    @property
-    def problems(self) -> Mapping[str, Sequence[Problem]]: ...
-
-    @property
-    def valid(self) -> Mapping[str, bool]: ...
-
-
 def _seq_text(seq: int | None) -> str:
     return "not logged" if seq is None else str(seq)
 
 
-def provider_badges_html(context: ProjectedRequest) -> str:
+def provider_badges_html(context: Context) -> str:
     """Return one escaped badge per provider: valid, or invalid with its problem count."""
     badges = []
     for provider in PROVIDERS:
-        problems = context.problems.get(provider, ())
-        if context.valid.get(provider, not problems):
+        problems = context.problems[provider]
+        if context.valid[provider]:
             badges.append(f"<span style='{BADGE}{STATUS_COLOR['ok']}'>"
                           f"{escape(provider)}: valid</span>")
         else:
@@ -52,13 +42,13 @@ def provider_badges_html(context: ProjectedRequest) -> str:
     return f"<div>{''.join(badges)}</div>"
 
 
-def problems_html(context: ProjectedRequest) -> str:
+def problems_html(context: Context) -> str:
     """Return an escaped list of every pairing problem, each naming its provider and seqs."""
     items = [
         f"<li><b>{escape(problem.provider)}</b> · {escape(problem.kind)} · seqs "
         f"{', '.join(_seq_text(seq) for seq in problem.seqs)}: {escape(problem.detail, 300)}</li>"
         for provider in PROVIDERS
-        for problem in context.problems.get(provider, ())
+        for problem in context.problems[provider]
     ]
     return f"<ul style='margin:2px 0 6px 18px;padding:0'>{''.join(items)}</ul>" if items else ""
 
@@ -116,11 +106,11 @@ def messages_html(messages: Sequence[ContextMessage]) -> str:
             f"<th style='text-align:left'>content</th></tr>{''.join(rows)}</table>")
 
 
-def context_html(context: ProjectedRequest) -> str:
+def context_html(context: Context) -> str:
     """Return the context pane: provider badges, pairing problems, then the messages table."""
     count = len(context.messages)
     return (
-        f"<div class='lv-context'><div><b>Next model request</b>: {count} "
-        f"message{'s' if count != 1 else ''}</div>{provider_badges_html(context)}"
-        f"{problems_html(context)}{messages_html(context.messages)}</div>"
+        f"<div class='lv-context'><div><b>Next model request</b> under "
+        f"{escape(context.policy)}: {count} message{'s' if count != 1 else ''}</div>"
+        f"{provider_badges_html(context)}{problems_html(context)}{messages_html(context.messages)}</div>"
     )
