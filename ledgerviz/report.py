@@ -5,18 +5,20 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ledgerviz import __version__
 from ledgerviz.html import escape, text_of
 from ledgerviz.plot import style, timeline
 from ledgerviz.plot.axis import Axis
 from ledgerviz.recovery.analysis import POLICIES
+from ledgerviz.recovery.providers import PROVIDERS, Problem
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ledgerviz.api import Ledger
 
-PROVIDERS = ("openai", "anthropic")
 ARGUMENT_LIMIT = 2_000
 
 PALETTE = (
@@ -138,13 +140,15 @@ def _fork_points(view: Ledger, key: str) -> str:
               "in the ledger for audit but leave the model's context.</p>")
 
 
-def _event_type(events: Any, seq: int) -> str:
+def _event_type(events: pd.DataFrame, seq: int) -> str:
     match = events.loc[events["seq"] == seq, "type"]
     return text_of(match.iloc[0]) if len(match) else "?"
 
 
-def _problem_text(problem: Any) -> str:
-    return text_of(getattr(problem, "message", problem))
+def _problem_html(problem: Problem) -> str:
+    seqs = ", ".join(str(s) for s in problem.seqs)
+    return (f"<li><code>{escape(problem.kind)}</code> {escape(problem.detail, 400)}"
+            f"{f' (seq {escape(seqs)})' if seqs else ''}</li>")
 
 
 def _providers(view: Ledger, key: str) -> str:
@@ -154,15 +158,14 @@ def _providers(view: Ledger, key: str) -> str:
         context = view.context(policy, session=key)
         cells = [f"<b>{policy}</b>"]
         for provider in PROVIDERS:
-            problems = context.problems.get(provider, [])
-            if context.valid.get(provider, not problems):
+            problems = context.problems[provider]
+            if context.valid[provider]:
                 cells.append(_badge("valid"))
             else:
                 cells.append(_badge("invalid", f"invalid: {len(problems)} problems"))
                 problems_html.append(
                     f"<li><b>{policy} × {provider}</b><ul class='problems'>"
-                    + "".join(f"<li>{escape(_problem_text(p), 400)}</li>" for p in problems)
-                    + "</ul></li>")
+                    + "".join(_problem_html(p) for p in problems) + "</ul></li>")
         rows.append(cells)
     listed = f"<ul class='problems'>{''.join(problems_html)}</ul>" if problems_html else ""
     return _table(("policy", *PROVIDERS), rows) + listed

@@ -98,8 +98,17 @@ def test_sections_hold_unanswered_calls_fork_points_providers_diagnostics(hostil
     assert "javascript:window.__pwned=1;alert(document.cookie)" in text  # call-2's arguments
     assert "fork point seq" in text and ">8<" in hostile.replace("<b>", "").replace("</b>", "")
     assert "Provider validity" in text
-    for policy in ("recorded", "synthesize", "fork"):
-        assert policy in text
+    # as recorded, call-2 and call-3 have no result: both providers refuse the request;
+    # synthesize answers them and fork abandons them, so both are valid
+    for policy, valid in (("recorded", False), ("synthesize", True), ("fork", True)):
+        context = ledger.session(1).context(policy)
+        assert context.valid == {"openai": valid, "anthropic": valid}
+        for problems in context.problems.values():
+            assert sorted(p.call_id for p in problems) == ([] if valid else ["call-2", "call-3"])
+            for problem in problems:
+                assert problem.detail in text
+    assert hostile.count("invalid: 2 problems") == 2
+    assert hostile.count('<span class="badge valid">valid</span>') == 4
     diagnostics = ledger.session(1).diagnostics
     assert diagnostics, "the unknown event type must be diagnosed"
     for diagnostic in diagnostics:

@@ -52,7 +52,7 @@ def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[dict[str, Any
         part = turns[mask]
         if len(part):
             traces.append(bars(name, at.at(part["start_seq"]), at.at_or_end(part["end_seq"]), y,
-                               hover.turn_hover(part), color, width=22, legendgroup="turns"))
+                               hover.turn_hover(part), color, width=22))
     return traces
 
 
