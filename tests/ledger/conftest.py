@@ -1,23 +1,12 @@
-"""Helpers that write small ledger files for reader tests."""
+"""Fixtures that write small ledger files for reader tests."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import orjson
 import pytest
-
-HEADER = {"type": "session", "version": 4, "id": "t", "createdAt": 0}
-
-Line = dict[str, Any] | bytes
-
-
-def encode(lines: list[Line]) -> bytes:
-    """Return ledger bytes: dicts as JSON lines, bytes verbatim, each followed by a newline."""
-    raw = [line if isinstance(line, bytes) else orjson.dumps(line) for line in lines]
-    return b"".join(line + b"\n" for line in raw)
+from ledger_lines import Line, encode
 
 
 @pytest.fixture
@@ -31,51 +20,3 @@ def write_ledger(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
-
-
-def turn_start(seq: int, turn: int = 1) -> dict[str, Any]:
-    """Return a ``turn/start`` event."""
-    return {"type": "turn/start", "seq": seq, "time": 1000 + seq, "data": {"turn": turn}}
-
-
-def assistant_calls(seq: int, *call_ids: str) -> dict[str, Any]:
-    """Return a v4 ``assistant/message`` requesting the given tool calls."""
-    blocks = [{"type": "tool-call", "id": c, "name": "ls", "arguments": "{}"} for c in call_ids]
-    return {
-        "type": "assistant/message",
-        "seq": seq,
-        "time": 1000 + seq,
-        "data": {
-            "turn": 1,
-            "step": 1,
-            "message": {
-                "id": f"m{seq}",
-                "role": "assistant",
-                "content": blocks,
-                "source": {"kind": "model", "provider": "p", "model": "m"},
-            },
-            "stream": [],
-        },
-        "surfaceOp": "append",
-    }
-
-
-def tool_result(seq: int, call_id: str) -> dict[str, Any]:
-    """Return a v4 tool-role ``tool/result`` answering ``call_id``."""
-    return {
-        "type": "tool/result",
-        "seq": seq,
-        "time": 1000 + seq,
-        "data": {
-            "turn": 1,
-            "step": 1,
-            "message": {
-                "id": f"r{seq}",
-                "role": "tool",
-                "toolCallId": call_id,
-                "source": {"kind": "tool", "callId": call_id},
-                "content": [{"type": "text", "text": "done"}],
-            },
-        },
-        "surfaceOp": "append",
-    }

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import HEADER, assistant_calls, tool_result, turn_start
+from ledger_lines import HEADER, assistant_calls, tool_result, turn_start
 
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 

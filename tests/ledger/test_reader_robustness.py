@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from conftest import HEADER, turn_start
+from ledger_lines import HEADER, turn_start
 
 from ledgerviz.ledger import read_sessions
 
@@ -154,3 +154,13 @@ def test_packed_rows_are_unknown_after_v1(write_ledger: Writer) -> None:
     packed = {"type": "text-chunks", "seq0": 0, "data": {"dt": [], "texts": ["a"]}}
     (session,) = read_sessions(write_ledger([{**V0_HEADER, "version": 2}, packed]))
     assert [(d.kind, d.line) for d in session.diagnostics] == [("unknown_required_event", 2)]
+
+
+def test_a_file_holding_only_a_partial_header(tmp_path: Path) -> None:
+    path = tmp_path / "new.jsonl"
+    path.write_bytes(b'{"type":"session","vers')
+    (session,) = read_sessions(path)
+    assert [(d.kind, d.line, d.severity) for d in session.diagnostics] == [
+        ("torn_tail", 1, "warning")
+    ]
+    assert (session.key, session.header, session.events) == ("new", {}, [])
