@@ -1,10 +1,11 @@
 """Time ``recovery.analyze`` on a large in-memory ledger (run on demand).
 
-    python benchmarks/bench_recovery_analyze.py [EVENTS]
+    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py [EVENTS] [PADDING]
 
 Builds a v4 ledger of about EVENTS events (turns of three steps, parallel tool
 calls, plugin events between call and result, an open tail with a dispatched
-call) and prints the best of three runs per policy (wall
+call; PADDING extra log-only events per step, 0 gives one call per ~4.5 events,
+the fixtures average one per ~34) and prints the best of three runs per policy (wall
 clock and process CPU time).
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from ledgerviz.recovery.analyze import analyze
 
 
-def build_ledger(target: int) -> list[dict[str, Any]]:
+def build_ledger(target: int, padding: int = 0) -> list[dict[str, Any]]:
     """Return about ``target`` well-formed v4 events ending in an open step."""
     events: list[dict[str, Any]] = []
 
@@ -46,6 +47,8 @@ def build_ledger(target: int) -> list[dict[str, Any]]:
                 add("tool/call", {"turn": turn, "step": step, "callId": i, "name": "read",
                                   "arguments": "{}"})
             add("todo/write", {"todos": []})
+            for _ in range(padding):
+                add("request/context", {"provider": "p", "model": "m"})
             for i in ids:
                 add("tool/result", {"turn": turn, "step": step, "message": {
                     "id": f"r{len(events)}", "role": "tool", "toolCallId": i, "isError": False,
@@ -67,8 +70,9 @@ def build_ledger(target: int) -> list[dict[str, Any]]:
 
 def main() -> None:
     target = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
-    events = build_ledger(target)
-    print(f"{len(events):,} events")
+    padding = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    events = build_ledger(target, padding)
+    print(f"{len(events):,} events, padding {padding}")
     for policy in ("recorded", "synthesize", "fork"):
         best = cpu = float("inf")
         for _ in range(3):

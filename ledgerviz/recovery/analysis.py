@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Policy = Literal["recorded", "synthesize", "fork"]
 Branch = Literal["active", "abandoned", "log"]
@@ -12,9 +12,11 @@ CallStatus = Literal["ok", "error", "outcome_unknown", "not_started"]
 POLICIES: tuple[Policy, ...] = ("recorded", "synthesize", "fork")
 
 
-@dataclass(frozen=True, slots=True)
-class CallFacts:
-    """Everything the ledger (and the policy) says about one requested tool call."""
+class CallFacts(NamedTuple):
+    """Everything the ledger (and the policy) says about one requested tool call.
+
+    An immutable named tuple (cheap to build: analyze makes one per call).
+    """
 
     call_id: str
     name: str | None

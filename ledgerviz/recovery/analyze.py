@@ -34,7 +34,30 @@ from ledgerviz.recovery.results import close_open_turn, synthetic_result
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
-_CLOSING = frozenset({"step/end", "turn/end", "turn/start"})
+# Event types the scan acts on, as small codes (one dict lookup per event).
+(
+    _RESULT_KIND,
+    _CALL_KIND,
+    _ASSISTANT_KIND,
+    _CLOSING_KIND,
+    _USER_KIND,
+    _REWIND_KIND,
+    _RESTORE_KIND,
+    _MESSAGE_KIND,
+) = range(1, 9)
+_KINDS = {
+    "tool/result": _RESULT_KIND,
+    "tool/call": _CALL_KIND,
+    "assistant/message": _ASSISTANT_KIND,
+    "step/end": _CLOSING_KIND,
+    "turn/start": _CLOSING_KIND,
+    "turn/end": _CLOSING_KIND,
+    "user/message": _USER_KIND,
+    "surface/rewind": _REWIND_KIND,
+    "surface/restore": _RESTORE_KIND,
+    "system/message": _MESSAGE_KIND,
+    "developer/message": _MESSAGE_KIND,
+}
 FORK_END_REASON = {"kind": "interrupted"}
 
 # A call under scan is a plain list (cheap to allocate); these name its slots.
@@ -104,45 +127,41 @@ class _Scan:
 
     def run(self, events: Sequence[Event], *, recorded: bool = True, logged: bool = True) -> None:
         """Annotate events in log order; ``logged`` False for results never in the log."""
-        out, seqs, nodes = self.out, self.seqs, self.surface.nodes
-        by_id, step_calls, calls = self.by_id, self.step_calls, self.calls
+        out, surface = self.out, self.surface
+        add_event, add_seq, add_node = out.append, self.seqs.append, surface.nodes.append
+        find, forget, step_calls = self.by_id.get, self.step_calls.pop, self.step_calls
+        add_call, by_id, kinds = self.calls.append, self.by_id, _KINDS
         for index, event in enumerate(events):
             kind = event.get("type")
             seq = event.get("seq", index) if logged else None
-            if kind in _CLOSING:
-                if step_calls:
-                    self._close_step(event, kind, seq, recorded, logged)
-            elif kind == "user/message" and self.fork_node is not None:
-                self._user_message(event)
+            action = kinds.get(kind, 0)  # type: ignore[arg-type]
+            if not action:  # log-only: never on the surface, nothing to track
+                add_event(event)
+                add_seq(seq)
+                continue
             key = len(out)
-            out.append(event)
-            seqs.append(seq)
-            op = event.get("surfaceOp")
-            if op == "append":
-                nodes.append(key)
-            elif isinstance(op, dict):
-                self.surface.replace(op, key)
-            if kind == "tool/result":
+            if action == _RESULT_KIND:
                 call_id, code, is_error, synthetic = result_facts(event)
                 if synthetic or code is not None:
                     self._recovery_result(key, code, recorded and synthetic)
-                step_calls.pop(call_id, None)  # type: ignore[arg-type]
-                call = by_id.get(call_id)  # type: ignore[arg-type]
+                forget(call_id, None)
+                call = find(call_id)  # type: ignore[arg-type]
                 if call is not None and call[_RESULT] is None:
                     call[_RESULT], call[_RESULT_SEQ] = key, seq
                     call[_CODE], call[_IS_ERROR] = code, is_error
                     if code == UNKNOWN_CODE and self.fork:
                         self._fork_at(call)
-            elif kind == "tool/call":
-                call = by_id.get(data_of(event).get("callId"))  # type: ignore[arg-type]
+            elif action == _CALL_KIND:
+                call = find(data_of(event).get("callId"))  # type: ignore[arg-type]
                 if call is not None and call[_DISPATCHED] is None:
                     call[_DISPATCHED] = seq
-            elif kind == "assistant/message":
+            elif action == _ASSISTANT_KIND:
                 data = data_of(event)
                 turn, step = data.get("turn"), data.get("step")
                 for block in tool_call_blocks(event):
+                    call_id = block.get("id")
                     call = [
-                        block.get("id"),
+                        call_id,
                         block.get("name"),
                         block.get("arguments"),
                         turn,
@@ -155,20 +174,34 @@ class _Scan:
                         None,
                         False,
                     ]
-                    calls.append(call)
-                    step_calls[call[_ID]] = by_id[call[_ID]] = call
-            elif kind == "turn/start":
-                self.open_turn = data_of(event).get("turn")
-                self.boundary = key
-            elif kind == "turn/end":
-                self.open_turn = None
-                self.boundary = key
-                if recorded and end_reason_kind(event) in SYNTHETIC_END_KINDS:
-                    self._mark_synthetic_end(key)
-            elif kind == "surface/rewind":
+                    add_call(call)
+                    step_calls[call_id] = by_id[call_id] = call
+            elif action == _CLOSING_KIND:
+                if step_calls:
+                    self._close_step(event, kind, seq, recorded, logged)
+                    key = len(out)
+                if kind == "turn/start":
+                    self.open_turn = data_of(event).get("turn")
+                elif kind == "turn/end":
+                    self.open_turn = None
+                    if recorded and end_reason_kind(event) in SYNTHETIC_END_KINDS:
+                        self._mark_synthetic_end(key)
+                if kind != "step/end":
+                    self.boundary = key
+            elif action == _USER_KIND:
+                if self.fork_node is not None:
+                    self._user_message(event)
+            elif action == _REWIND_KIND:
                 self._rewind(event, key, seq, recorded)
-            elif kind == "surface/restore":
+            elif action == _RESTORE_KIND:
                 self.surface.restore(data_of(event).get("rewindSeq"))
+            add_event(event)
+            add_seq(seq)
+            op = event.get("surfaceOp")
+            if op == "append":
+                add_node(key)
+            elif isinstance(op, dict):
+                surface.replace(op, key)
 
     def _user_message(self, event: Event) -> None:
         """A message typed by the user in a later turn starts the branch after a fork."""
