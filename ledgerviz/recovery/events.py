@@ -136,15 +136,6 @@ def end_reason_kind(event: Event) -> str | None:
     return reason.get("kind") if isinstance(reason, dict) else None
 
 
-def is_synthetic_result(event: Event) -> bool:
-    """Return whether a tool/result was written by crash/fork repair or live recovery."""
-    if result_error_code(event) in RECOVERY_CODES:
-        return True
-    message = data_of(event).get("message")
-    message_id = message.get("id") if isinstance(message, dict) else None
-    return isinstance(message_id, str) and message_id.startswith(SYNTHETIC_ID_PREFIXES)
-
-
 def is_user_typed(event: Event) -> bool:
     """Return whether a user/message was typed by the human (``source.kind == "user"``)."""
     source = data_of(event).get("source")

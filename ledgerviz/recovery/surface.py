@@ -30,31 +30,28 @@ class SurfaceFold:
                 return position
         return None
 
-    def replace(self, op: dict[str, Any], node: int) -> bool:
-        """Splice ``node`` over the surface range of a replace op; False if malformed.
+    def replace(self, op: dict[str, Any], node: int) -> None:
+        """Splice ``node`` over the surface range of a replace op.
 
         Accepts both spellings (``start``/``end`` up to v2, ``startSeq``/``endSeq`` v3+);
-        the endpoints are found by position on the current surface.
+        the endpoints are found by position on the current surface. A malformed op
+        (an endpoint not on the surface, or start after end) changes nothing.
         """
         start = self.position_of_seq(op.get("startSeq", op.get("start")))
         end = self.position_of_seq(op.get("endSeq", op.get("end")))
-        if start is None or end is None or start > end:
-            return False
-        self.nodes[start : end + 1] = [node]
-        return True
+        if start is not None and end is not None and start <= end:
+            self.nodes[start : end + 1] = [node]
 
     def is_hidden(self, node: int) -> bool:
         """Return whether an active rewind hides ``node``."""
         return node in self._hidden
 
-    def hide(self, key: Any, nodes: list[int]) -> list[int]:
-        """Hide ``nodes`` under rewind ``key``; return those that were visible before."""
+    def hide(self, key: Any, nodes: list[int]) -> None:
+        """Hide ``nodes`` under rewind ``key`` until it is restored."""
         hidden = self._hidden
-        newly = [node for node in nodes if node not in hidden]
         for node in nodes:
             hidden[node] = hidden.get(node, 0) + 1
         self._rewinds[key] = self._rewinds.get(key, []) + list(nodes)
-        return newly
 
     def rewind_seqs(self, key: Any, seqs: list[int]) -> list[int]:
         """Hide the surface nodes with the given seqs (``surface/rewind``); return them."""
