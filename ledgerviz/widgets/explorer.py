@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from ledgerviz.api import Ledger
 
-HALF = widgets.Layout(width="50%", min_width="320px")
+HALF = {"width": "50%", "min_width": "320px"}
 
 
 class Explorer(widgets.VBox):
@@ -111,6 +111,7 @@ class Explorer(widgets.VBox):
             self.crash_point.value = total
         finally:
             self._syncing = False
+        self._analysis = None  # a selection never carries over to another session
         self._render()
 
     def _on_view(self, _change: dict[str, Any]) -> None:

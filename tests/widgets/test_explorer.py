@@ -181,8 +181,10 @@ def test_session_picker_switches_slider_range_and_figure() -> None:
     ledger = ledgerviz.load([SEMANTIC, PLAIN_TURN])
     explorer = explore(ledger, policy="synthesize")
     explorer.crash_point.value = CRASH
+    explorer.select_seq(0)  # turn/start in both files: the selection must still not carry over
     plain = events_of(PLAIN_TURN)
     explorer.session.value = ledger.keys[1]
+    assert explorer.analysis.seqs[explorer.event.value] == len(plain) - 1
     assert (explorer.crash_point.max, explorer.crash_point.value) == (len(plain), len(plain))
     assert escape(ledger.keys[1]) in explorer.figure.layout.title.text
     # plain-turn ends inside an open step with no call: closers are step/end and turn/end
