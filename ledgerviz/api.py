@@ -152,7 +152,12 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
     kept = [d for d in log.diagnostics if d.line <= last_line]
     skipped = last_line - header_lines - len(set(lines))
     return replace(
-        log, events=log.events[:n], lines=lines, diagnostics=kept, lines_skipped=max(0, skipped)
+        log,
+        events=log.events[:n],
+        lines=lines,
+        diagnostics=kept,
+        lines_skipped=max(0, skipped),
+        fields=None if log.fields is None else log.fields[:n],
     )
 
 

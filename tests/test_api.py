@@ -9,6 +9,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.ledger import LedgerError
+from ledgerviz.ledger.fields import EventFields
 
 DSH = Path(__file__).parent / "data" / "dsh"
 SHOWCASE = next(DSH.glob("*preview-showcase*"))
@@ -71,6 +72,7 @@ def test_cut_keeps_a_prefix_as_if_the_process_died() -> None:
     assert log.events[-1]["type"] == "tool/call"
     assert log.events[0] is ledger.sessions[0].events[0]
     assert list(log.lines) == list(range(2, 176))
+    assert log.fields == EventFields.of(log.events)
     synthesized = cut.recovery("synthesize").analyses["preview-showcase"]
     assert [e["type"] for e in synthesized.closers] == ["tool/result"] * 10 + [
         "step/end",

@@ -9,10 +9,14 @@ import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, build_frames
+from ledgerviz.frames.columns import category_column
+from ledgerviz.frames.view import analysis_fields
 from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery.analysis import Analysis, CallFacts
 
 DSH = Path(__file__).parent / "data" / "dsh"
+EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 
 COLUMNS = {
     "events": "session seq time type turn step call_id surface_op synthetic recorded branch "
@@ -279,3 +283,52 @@ def test_frames_use_the_analysis_not_their_own_pairing() -> None:
     assert (row["status"], row["branch"], row["settled"]) == ("outcome_unknown", "abandoned", False)
     assert row["dispatch_time"] == pd.Timestamp(15, unit="ms", tz="UTC")
     assert pd.isna(row["result_time"]) and pd.isna(row["duration"])
+
+
+@pytest.mark.parametrize("policy", ["recorded", "synthesize", "fork"])
+def test_view_columns_equal_a_fresh_pass_over_the_analysis_events(policy: str) -> None:
+    """Reused reader columns (plus appended closers, or a fresh pass when results were
+    inserted into closed steps, as in the resume-fork example) match the events."""
+    ledger = ledgerviz.load([DSH, EXAMPLES])
+    view = ledger.recovery(policy)  # type: ignore[arg-type]
+    inserted = 0
+    for log in ledger.sessions:
+        analysis = view.analyses[log.key]
+        assert analysis_fields(log, analysis) == EventFields.of(analysis.events)
+        inserted += not all(analysis.recorded[: len(log.events)])
+    if policy == "recorded":
+        assert inserted == 0
+    if policy == "synthesize":
+        assert inserted >= 1
+
+
+def test_recorded_view_reuses_the_readers_columns(ledger: ledgerviz.Ledger) -> None:
+    log = ledger.sessions[0]
+    fields = analysis_fields(log, ledger.recovery("recorded").analyses[log.key])
+    assert fields.datas is log.event_fields().datas
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["b", "a", None, "b"],
+        [None, None],
+        [],
+        [1, None, 3],
+        ["x", 2],
+        [True, False],
+    ],
+)
+def test_category_column_matches_pandas_inference(values: list[object]) -> None:
+    built = category_column(values)
+    expected = pd.Categorical(values)
+    assert built.categories.equals(expected.categories)
+    assert built.categories.dtype == expected.categories.dtype
+    assert built.codes.tolist() == expected.codes.tolist()
+
+
+def test_category_column_with_fixed_categories() -> None:
+    built = category_column(["log", "active", "other", None], ("active", "abandoned", "log"))
+    assert built.categories.tolist() == ["active", "abandoned", "log"]
+    assert built.tolist()[:2] == ["log", "active"]
+    assert pd.isna(built[2]) and pd.isna(built[3])

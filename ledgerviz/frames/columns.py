@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,10 @@ _NAT = np.iinfo(np.int64).min
 
 def _int_values(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(int64 values, missing mask)``; anything that is not an int counts as missing."""
-    if not set(map(type, values)) <= {int, _NONE_TYPE}:
+    kinds = set(map(type, values))
+    if kinds <= {int}:
+        return np.array(values, dtype=np.int64), np.zeros(len(values), dtype=bool)
+    if not kinds <= {int, _NONE_TYPE}:
         values = [v if type(v) is int else None for v in values]
     objects = np.array(values, dtype=object)
     missing = np.equal(objects, None)
@@ -37,8 +41,30 @@ def time_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
 def category_column(
     values: Sequence[Any], categories: Sequence[str] | None = None
 ) -> pd.Categorical:
-    """Return a categorical (``categories`` fixes the order and the allowed values)."""
-    return pd.Categorical(values, categories=categories)
+    """Return a categorical (``categories`` fixes the order and the allowed values).
+
+    Without ``categories`` they are the sorted distinct values; None and values
+    outside ``categories`` are missing.
+    """
+    if categories is None:
+        categories = _sorted_strings(values)
+        if categories is None:
+            return pd.Categorical(values)  # pandas' own inference for other values
+    code_of = {name: code for code, name in enumerate(categories)}
+    codes = np.fromiter(map(code_of.get, values, repeat(-1)), dtype=np.int32, count=len(values))
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories))
+
+
+def _sorted_strings(values: Sequence[Any]) -> list[str] | None:
+    """Return the sorted distinct non-None values if there are some and all are strings."""
+    try:
+        distinct = set(values)
+    except TypeError:  # an unhashable value
+        return None
+    distinct.discard(None)
+    if not distinct or not all(type(value) is str for value in distinct):
+        return None
+    return sorted(distinct)
 
 
 def string_column(values: Sequence[Any]) -> pd.arrays.StringArray:

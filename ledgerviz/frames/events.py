@@ -34,32 +34,34 @@ EVENT_SCHEMA = {
 _CALL_TYPES = frozenset({"tool/call", "tool/result"})
 
 
-def _call_id(kind: str, event: dict[str, Any], data: dict[str, Any]) -> Any:
-    """Return the call id of a tool/call or tool/result event."""
-    return data.get("callId") if kind == "tool/call" else result_call_id(event)
+def _call_ids(view: SessionView) -> list[Any]:
+    """Return the call id of every tool/call and tool/result event (None elsewhere)."""
+    call_ids: list[Any] = [None] * len(view.types)
+    events, types, datas = view.analysis.events, view.types, view.datas
+    for i in view.indices_of(_CALL_TYPES):
+        is_call = types[i] == "tool/call"
+        call_ids[i] = datas[i].get("callId") if is_call else result_call_id(events[i])
+    return call_ids
 
 
-def _surface_op(event: dict[str, Any]) -> Any:
-    """Return ``append`` / ``replace`` / None for an event's surfaceOp."""
-    op = event.get("surfaceOp")
-    return op.get("op") if isinstance(op, dict) else op
+def _surface_ops(raw_ops: list[Any]) -> list[Any]:
+    """Return ``append`` / ``replace`` / None per event from the raw ``surfaceOp`` values."""
+    if dict not in set(map(type, raw_ops)):
+        return raw_ops
+    return [op.get("op") if isinstance(op, dict) else op for op in raw_ops]
 
 
 def event_columns(view: SessionView) -> dict[str, list[Any]]:
     """Return the ``events`` columns of one session as lists."""
-    analysis = view.analysis
-    events, types, datas = analysis.events, view.types, view.datas
+    analysis, fields = view.analysis, view.fields
     return {
         "seq": analysis.seqs,
-        "time": view.times,
-        "type": types,
-        "turn": [data.get("turn") for data in datas],
-        "step": [data.get("step") for data in datas],
-        "call_id": [
-            _call_id(k, e, d) if k in _CALL_TYPES else None
-            for k, e, d in zip(types, events, datas, strict=True)
-        ],
-        "surface_op": [_surface_op(e) if "surfaceOp" in e else None for e in events],
+        "time": fields.times,
+        "type": fields.types,
+        "turn": fields.turns,
+        "step": fields.steps,
+        "call_id": _call_ids(view),
+        "surface_op": _surface_ops(fields.surface_ops),
         "synthetic": analysis.synthetic,
         "recorded": analysis.recorded,
         "branch": analysis.branch,

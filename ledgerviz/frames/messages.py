@@ -30,11 +30,16 @@ def message_text(blocks: Any) -> str:
     for block in blocks:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif block.get("type") == "tool-result":
-            parts.append(message_text(block.get("content")))
-    return "\n".join(part for part in parts if part)
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                parts.append(text)
+        elif kind == "tool-result":
+            text = message_text(block.get("content"))
+            if text:
+                parts.append(text)
+    return parts[0] if len(parts) == 1 else "\n".join(parts)
 
 
 def message_columns(view: SessionView) -> dict[str, list[Any]]:
@@ -43,13 +48,14 @@ def message_columns(view: SessionView) -> dict[str, list[Any]]:
     ``kind`` is the message's ``source.kind`` (``user``, ``model``, ``tool``, ``plugin``…).
     """
     indices = view.indices_of(MESSAGE_EVENTS)
-    events, analysis = view.analysis.events, view.analysis
+    analysis = view.analysis
+    events, seqs, branch = analysis.events, analysis.seqs, analysis.branch
     messages = [message_of(events[i]) or {} for i in indices]
     sources = [message.get("source") for message in messages]
     return {
-        "seq": [analysis.seqs[i] for i in indices],
+        "seq": [seqs[i] for i in indices],
         "role": [message.get("role") for message in messages],
         "kind": [source.get("kind") if isinstance(source, dict) else None for source in sources],
         "text": [message_text(message.get("content")) for message in messages],
-        "branch": [analysis.branch[i] for i in indices],
+        "branch": [branch[i] for i in indices],
     }

@@ -47,44 +47,55 @@ STEP_SCHEMA = {
     "calls": int_column,
 }
 
-USAGE_COLUMNS = {
-    "input_tokens": "inputTokens",
-    "output_tokens": "outputTokens",
-    "cache_read_tokens": "cacheReadTokens",
-    "reasoning_tokens": "reasoningTokens",
-}
+USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens")
+"""The ``usage`` keys behind the four token columns of ``STEP_SCHEMA``, in schema order."""
 
 _TURN_EVENTS = frozenset({"turn/start", "turn/end", "step/start"})
 _STEP_EVENTS = frozenset(
     {"step/start", "step/end", "assistant/message", "request/header", "request/context"}
 )
 
+# A turn row under construction is a plain list (cheap to make); these name its slots.
+_TURN_ROW = ("turn", "start_seq", "end_seq", "start_time", "end_time", "end_reason", "steps")
+_T_START_SEQ, _T_END_SEQ, _T_START_TIME, _T_END_TIME, _T_REASON, _T_STEPS = range(1, 7)
+# The same for a step row: every STEP_SCHEMA column but ``calls``.
+_STEP_ROW = tuple(name for name in STEP_SCHEMA if name != "calls")
+_S_START_SEQ, _S_END_SEQ, _S_START_TIME, _S_END_TIME, _S_PROVIDER, _S_MODEL = range(2, 8)
+_S_USAGE = range(8, 8 + len(USAGE_KEYS))
 
-def _new_row(columns: dict[str, list[Any]], defaults: dict[str, Any]) -> int:
-    """Append one row of defaults (None where not given) and return its index."""
-    for name, values in columns.items():
-        values.append(defaults.get(name))
-    return len(next(iter(columns.values()))) - 1
+
+def _as_columns(rows: list[list[Any]], names: tuple[str, ...]) -> dict[str, list[Any]]:
+    """Return row lists as columns named ``names``."""
+    if not rows:
+        return {name: [] for name in names}
+    return dict(zip(names, map(list, zip(*rows, strict=True)), strict=True))
+
+
+def _turn_rows(view: SessionView) -> list[list[Any]]:
+    """Return one row per turn from the turn/start, turn/end and step/start events."""
+    rows: list[list[Any]] = []
+    latest: dict[Any, list[Any]] = {}
+    types, turns, times = view.types, view.fields.turns, view.times
+    seqs, events = view.analysis.seqs, view.analysis.events
+    for i in view.indices_of(_TURN_EVENTS):
+        kind, turn = types[i], turns[i]
+        row = latest.get(turn)
+        if kind == "turn/start" or row is None:
+            row = latest[turn] = [turn, None, None, None, None, None, 0]
+            rows.append(row)
+        if kind == "turn/start":
+            row[_T_START_SEQ], row[_T_START_TIME] = seqs[i], times[i]
+        elif kind == "turn/end":
+            row[_T_END_SEQ], row[_T_END_TIME] = seqs[i], times[i]
+            row[_T_REASON] = end_reason_kind(events[i])
+        else:
+            row[_T_STEPS] += 1
+    return rows
 
 
 def turn_columns(view: SessionView) -> dict[str, list[Any]]:
     """Return the ``turns`` columns of one session as lists."""
-    names = ("turn", "start_seq", "end_seq", "start_time", "end_time", "end_reason", "steps")
-    columns: dict[str, list[Any]] = {name: [] for name in names}
-    latest: dict[Any, int] = {}
-    seqs, events = view.analysis.seqs, view.analysis.events
-    for i in view.indices_of(_TURN_EVENTS):
-        kind, turn = view.types[i], view.datas[i].get("turn")
-        row = latest.get(turn)
-        if kind == "turn/start" or row is None:
-            row = latest[turn] = _new_row(columns, {"turn": turn, "steps": 0})
-        if kind == "turn/start":
-            columns["start_seq"][row], columns["start_time"][row] = seqs[i], view.times[i]
-        elif kind == "turn/end":
-            columns["end_seq"][row], columns["end_time"][row] = seqs[i], view.times[i]
-            columns["end_reason"][row] = end_reason_kind(events[i])
-        else:
-            columns["steps"][row] += 1
+    columns = _as_columns(_turn_rows(view), _TURN_ROW)
     calls = view.analysis.calls
     per_turn = Counter(call.turn for call in calls)
     by_status = Counter((call.turn, call.status) for call in calls)
@@ -107,34 +118,40 @@ def _within(seq: int, start: Any, end: Any) -> bool:
     return (start is None or seq >= start) and (end is None or seq <= end)
 
 
-def step_columns(view: SessionView) -> dict[str, list[Any]]:
-    """Return the ``steps`` columns of one session as lists."""
-    columns: dict[str, list[Any]] = {name: [] for name in STEP_SCHEMA if name != "calls"}
-    latest: dict[tuple[Any, Any], int] = {}
+def _step_rows(view: SessionView) -> list[list[Any]]:
+    """Return one row per (turn, step) from the step, assistant and request events."""
+    rows: list[list[Any]] = []
+    latest: dict[tuple[Any, Any], list[Any]] = {}
     route: tuple[Any, Any] = (None, None)
-    open_row: int | None = None
-    seqs = view.analysis.seqs
+    open_row: list[Any] | None = None
+    types, datas, times = view.types, view.datas, view.times
+    turns, steps, seqs = view.fields.turns, view.fields.steps, view.analysis.seqs
     for i in view.indices_of(_STEP_EVENTS):
-        kind, data = view.types[i], view.datas[i]
+        kind = types[i]
         if kind in ("request/header", "request/context"):
-            route = _route(kind, data) or route
+            route = _route(kind, datas[i]) or route
             if open_row is not None:
-                columns["provider"][open_row], columns["model"][open_row] = route
+                open_row[_S_PROVIDER], open_row[_S_MODEL] = route
             continue
-        key = (data.get("turn"), data.get("step"))
+        key = (turns[i], steps[i])
         row = latest.get(key)
         if kind == "step/start" or row is None:
-            provider, model = route
-            defaults = {"turn": key[0], "step": key[1], "provider": provider, "model": model}
-            row = latest[key] = _new_row(columns, defaults)
+            row = latest[key] = [*key, None, None, None, None, *route, None, None, None, None]
+            rows.append(row)
         if kind == "step/start":
-            columns["start_seq"][row], columns["start_time"][row] = seqs[i], view.times[i]
+            row[_S_START_SEQ], row[_S_START_TIME] = seqs[i], times[i]
             open_row = row
         elif kind == "step/end":
-            columns["end_seq"][row], columns["end_time"][row] = seqs[i], view.times[i]
+            row[_S_END_SEQ], row[_S_END_TIME] = seqs[i], times[i]
             open_row = None
         else:
-            _add_assistant(columns, row, data)
+            _add_assistant(row, datas[i])
+    return rows
+
+
+def step_columns(view: SessionView) -> dict[str, list[Any]]:
+    """Return the ``steps`` columns of one session as lists."""
+    columns = _as_columns(_step_rows(view), _STEP_ROW)
     per_step = Counter((call.turn, call.step) for call in view.analysis.calls)
     columns["calls"] = [
         per_step[turn, step] for turn, step in zip(columns["turn"], columns["step"], strict=True)
@@ -154,16 +171,16 @@ def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
     return None
 
 
-def _add_assistant(columns: dict[str, list[Any]], row: int, data: dict[str, Any]) -> None:
+def _add_assistant(row: list[Any], data: dict[str, Any]) -> None:
     """Fold one assistant/message into its step row: model route and token usage."""
     message = data.get("message")
     source = message.get("source") if isinstance(message, dict) else None
     if isinstance(source, dict) and source.get("model") is not None:
-        columns["provider"][row], columns["model"][row] = source.get("provider"), source["model"]
+        row[_S_PROVIDER], row[_S_MODEL] = source.get("provider"), source["model"]
     usage = data.get("usage")
     if not isinstance(usage, dict):
         return
-    for column, key in USAGE_COLUMNS.items():
+    for slot, key in zip(_S_USAGE, USAGE_KEYS, strict=True):
         count = usage.get(key)
         if type(count) is int:
-            columns[column][row] = (columns[column][row] or 0) + count
+            row[slot] = (row[slot] or 0) + count

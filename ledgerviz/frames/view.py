@@ -9,40 +9,65 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery.analysis import Analysis
 
 
 @dataclass(frozen=True, slots=True)
 class SessionView:
-    """One session under one policy with its event types, payloads and times as lists."""
+    """One session under one policy with the envelope columns of ``analysis.events``."""
 
     key: str
     log: SessionLog
     analysis: Analysis
-    types: list[Any]
-    datas: list[dict[str, Any]]
-    times: list[Any]
+    fields: EventFields
     _codes: np.ndarray = field(repr=False)
     _names: pd.Index = field(repr=False)
 
     @classmethod
     def of(cls, key: str, log: SessionLog, analysis: Analysis) -> SessionView:
         """Return the view of one ``(key, log, analysis)`` triple."""
-        events = analysis.events
-        types = [event.get("type") for event in events]
-        codes, names = pd.factorize(pd.Series(types, dtype=object))
-        return cls(
-            key,
-            log,
-            analysis,
-            types,
-            [event.get("data") or {} for event in events],
-            [event.get("time") for event in events],
-            codes,
-            names,
-        )
+        fields = analysis_fields(log, analysis)
+        codes, names = pd.factorize(np.array(fields.types, dtype=object))
+        return cls(key, log, analysis, fields, codes, names)
+
+    @property
+    def types(self) -> list[Any]:
+        """Return each event's ``type``."""
+        return self.fields.types
+
+    @property
+    def datas(self) -> list[dict[str, Any]]:
+        """Return each event's ``data`` object ({} when it has none)."""
+        return self.fields.datas
+
+    @property
+    def times(self) -> list[Any]:
+        """Return each event's ``time`` (None when absent)."""
+        return self.fields.times
 
     def indices_of(self, kinds: frozenset[str]) -> list[int]:
         """Return the positions of the events whose type is in ``kinds``, in log order."""
         wanted = [code for code, name in enumerate(self._names) if name in kinds]
         return np.flatnonzero(np.isin(self._codes, wanted)).tolist()
+
+
+def analysis_fields(log: SessionLog, analysis: Analysis) -> EventFields:
+    """Return the envelope columns of ``analysis.events``.
+
+    When the analysis starts with the whole recorded log (always under ``recorded``;
+    under the other policies unless results were inserted into closed steps) the
+    log's columns are reused and only the appended events are visited.
+    """
+    recorded, events = log.events, analysis.events
+    n = len(recorded)
+    keeps_log = (
+        len(events) >= n
+        and all(analysis.recorded[:n])
+        and (n == 0 or events[n - 1] is recorded[n - 1])
+    )
+    if not keeps_log:
+        return EventFields.of(events)
+    if len(events) == n:
+        return log.event_fields()
+    return log.event_fields() + EventFields.of(events[n:])

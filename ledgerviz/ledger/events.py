@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
-from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.packed import expand_packed_row
 from ledgerviz.ledger.vocabulary import (
     KNOWN_EVENT_TYPES,
@@ -40,8 +40,7 @@ def decode_lines(
     """
     loads = orjson.loads
     try:
-        with paused_gc():
-            return list(map(loads, raw_lines))
+        return list(map(loads, raw_lines))
     except orjson.JSONDecodeError:
         pass
     values: list[Any] = []
@@ -107,10 +106,19 @@ def _envelope_problem(event: dict[str, Any]) -> str:
     return f"{kind}: 'time' must be an integer, not {_json_type(event.get('time'))}"
 
 
+class CheckedEvents(NamedTuple):
+    """The usable events of one file, their columns and file lines, and how many lines gave none."""
+
+    events: list[dict[str, Any]]
+    fields: EventFields
+    lines: Sequence[int]
+    rejected: int
+
+
 def check_events(
     values: list[Any], first_line: int, version: int | None, log: DiagnosticLog
-) -> tuple[list[dict[str, Any]], Sequence[int], int]:
-    """Check decoded lines; return ``(events, line of each event, lines that gave none)``.
+) -> CheckedEvents:
+    """Check decoded lines and index the usable events in the same pass.
 
     Events whose envelope cannot be used (not an object, non-string ``type``,
     non-object ``data``, non-integer ``seq``/``time``) are dropped; every other
@@ -122,16 +130,18 @@ def check_events(
     requested: set[str] = set()
     rejected: set[int] = set()
     expanded: dict[int, list[dict[str, Any]]] = {}
+    # The columns of EventFields, appended here so that the dicts are visited once.
+    fields = EventFields.empty()
+    add_type, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
     expected = 0
     for index, event in enumerate(values):
-        if event is UNREADABLE:
+        if event.__class__ is not dict:
+            if event is not UNREADABLE:
+                message = f"an event must be an object, not {_json_type(event)}"
+                log.add(first_line + index, "invalid_event", message)
             rejected.add(index)
             continue
         line = first_line + index
-        if event.__class__ is not dict:
-            log.add(line, "invalid_event", f"an event must be an object, not {_json_type(event)}")
-            rejected.add(index)
-            continue
         kind = event.get("type")
         data = event.get("data")
         seq = event.get("seq", expected)
@@ -160,8 +170,14 @@ def check_events(
         if seq != expected:
             _seq_gap(log, line, seq, expected)
         expected = seq + 1
+        op = event.get("surfaceOp")
+        add_type(kind)
+        add_data(data)
+        add_time(time)
+        add_turn(data.get("turn"))
+        add_step(data.get("step"))
+        add_op(op)
         if kind in surface:
-            op = event.get("surfaceOp")
             if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
                 log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
             if kind == "assistant/message":
@@ -169,18 +185,24 @@ def check_events(
             elif kind == "tool/result":
                 _check_result(log, line, data, requested)
         elif kind not in known:
-            if event.get("ignorable") is True:
-                log.add(line, "unknown_ignorable_event", f"unknown type {kind!r} kept", "info")
-            else:
-                log.add(line, "unknown_required_event", f"unknown type {kind!r} not ignorable")
+            _unknown_type(log, line, kind, event.get("ignorable") is True)
         elif "surfaceOp" in event or "sourceEventSeqs" in event:
-            log.add(
-                line,
-                "invalid_event",
-                f"{kind} carries surface fields but is not a surface type in version {version}",
-            )
+            log.add(line, "invalid_event", _not_surface(kind, version))
     if not rejected and not expanded:
-        return values, range(first_line, first_line + len(values)), 0
+        return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
+    events, lines = _usable(values, first_line, rejected, expanded)
+    if expanded:
+        fields = EventFields.of(events)
+    return CheckedEvents(events, fields, lines, len(rejected))
+
+
+def _usable(
+    values: list[Any],
+    first_line: int,
+    rejected: set[int],
+    expanded: dict[int, list[dict[str, Any]]],
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """Return the kept events (packed rows replaced by their chunks) and their file lines."""
     events: list[dict[str, Any]] = []
     lines: list[int] = []
     for index, event in enumerate(values):
@@ -189,7 +211,20 @@ def check_events(
         chunks = expanded.get(index, [event])
         events.extend(chunks)
         lines.extend([first_line + index] * len(chunks))
-    return events, lines, len(rejected)
+    return events, lines
+
+
+def _not_surface(kind: str, version: int | None) -> str:
+    """Return the message for surface fields on an event type that has none in ``version``."""
+    return f"{kind} carries surface fields but is not a surface type in version {version}"
+
+
+def _unknown_type(log: DiagnosticLog, line: int, kind: str, ignorable: bool) -> None:
+    """Record an event type the reader does not know (an info when marked ignorable)."""
+    if ignorable:
+        log.add(line, "unknown_ignorable_event", f"unknown type {kind!r} kept", "info")
+    else:
+        log.add(line, "unknown_required_event", f"unknown type {kind!r} not ignorable")
 
 
 def _seq_gap(log: DiagnosticLog, line: int, seq: int, expected: int) -> None:

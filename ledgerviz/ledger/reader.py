@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.events import check_events, decode_lines
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import read_header
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import Source, iter_sources
@@ -52,10 +53,19 @@ def read_session(path: str, content: bytes, *, strict: bool = False) -> SessionL
     if not header.readable:
         skipped += sum(1 for raw in event_lines if raw.strip())
         return SessionLog(path, key, header.fields, None, [], log.items, skipped)
-    values = decode_lines(event_lines, first_line, log, last_may_be_torn=not skipped)
-    events, lines, rejected = check_events(values, first_line, header.version, log)
+    with paused_gc():
+        values = decode_lines(event_lines, first_line, log, last_may_be_torn=not skipped)
+        checked = check_events(values, first_line, header.version, log)
     return SessionLog(
-        path, key, header.fields, header.version, events, log.items, skipped + rejected, lines
+        path,
+        key,
+        header.fields,
+        header.version,
+        checked.events,
+        log.items,
+        skipped + checked.rejected,
+        checked.lines,
+        checked.fields,
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledgerviz.ledger.diagnostics import Diagnostic
+from ledgerviz.ledger.fields import EventFields
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,7 +16,9 @@ class SessionLog:
 
     ``events`` are the dicts ``orjson`` decoded (only v0/v1 packed chunk rows are
     expanded into new ``assistant/chunk`` dicts); ``lines`` gives the 1-based file
-    line of each event; ``lines_skipped`` counts lines that yielded no event.
+    line of each event; ``lines_skipped`` counts lines that yielded no event;
+    ``fields`` holds the events' envelope columns when the reader extracted them
+    (see ``event_fields``).
     """
 
     path: str
@@ -26,6 +29,11 @@ class SessionLog:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lines_skipped: int = 0
     lines: Sequence[int] = ()
+    fields: EventFields | None = None
+
+    def event_fields(self) -> EventFields:
+        """Return the envelope columns of ``events`` (extracted now if the reader did not)."""
+        return self.fields if self.fields is not None else EventFields.of(self.events)
 
     @property
     def has_errors(self) -> bool:

@@ -1,0 +1,64 @@
+"""The envelope fields of a session's events as parallel columns, extracted once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+_EMPTY: dict[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class EventFields:
+    """Per-event columns parallel to an events list (the dicts themselves are not copied).
+
+    ``datas`` holds each event's ``data`` object ({} when it has none); ``turns`` and
+    ``steps`` are ``data.turn`` / ``data.step``; ``surface_ops`` is the raw
+    ``surfaceOp`` value (None when absent). Every other column is the top-level key of
+    the same name, None when absent.
+    """
+
+    types: list[Any]
+    datas: list[dict[str, Any]]
+    times: list[Any]
+    turns: list[Any]
+    steps: list[Any]
+    surface_ops: list[Any]
+
+    @classmethod
+    def empty(cls) -> EventFields:
+        """Return columns with no rows, ready to be appended to."""
+        return cls([], [], [], [], [], [])
+
+    @classmethod
+    def of(cls, events: Sequence[dict[str, Any]]) -> EventFields:
+        """Return the columns of ``events`` in one pass over the dicts."""
+        columns = cls.empty()
+        add_type, add_data, add_time, add_turn, add_step, add_op = columns.appenders()
+        for event in events:
+            data = event.get("data")
+            if data.__class__ is not dict:
+                data = _EMPTY
+            add_type(event.get("type"))
+            add_data(data)
+            add_time(event.get("time"))
+            add_turn(data.get("turn"))
+            add_step(data.get("step"))
+            add_op(event.get("surfaceOp"))
+        return columns
+
+    def appenders(self) -> tuple[Callable[[Any], None], ...]:
+        """Return the ``append`` methods of the columns, in declaration order."""
+        return tuple(getattr(self, f.name).append for f in fields(self))
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def __getitem__(self, rows: slice) -> EventFields:
+        """Return the columns of a slice of the events."""
+        return EventFields(*(getattr(self, f.name)[rows] for f in fields(self)))
+
+    def __add__(self, other: EventFields) -> EventFields:
+        """Return these columns followed by ``other``'s."""
+        return EventFields(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))

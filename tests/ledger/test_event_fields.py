@@ -1,0 +1,104 @@
+"""The envelope columns the reader extracts while checking (``SessionLog.fields``)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from ledger_lines import HEADER, assistant_calls, tool_result, turn_start
+
+from ledgerviz.ledger import read_sessions
+from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.gcpause import paused_gc
+
+DSH = Path(__file__).parents[1] / "data" / "dsh"
+Writer = Callable[..., Path]
+
+
+@pytest.mark.parametrize("path", sorted(DSH.glob("*.jsonl")), ids=lambda p: p.name)
+def test_fused_columns_equal_a_separate_pass(path: Path) -> None:
+    (session,) = read_sessions(path)
+    assert session.fields is not None
+    assert len(session.fields) == len(session.events)
+    assert session.fields == EventFields.of(session.events)
+
+
+def test_columns_skip_rejected_lines_and_follow_packed_chunks(write_ledger: Writer) -> None:
+    v0 = {"type": "session", "version": 0, "id": "old", "createdAt": 0}
+    packed = {
+        "type": "text-chunks",
+        "seq0": 1,
+        "time0": 500,
+        "data": {"turn": 1, "step": 2, "index": 0, "dt": [3], "texts": ["a", "b"]},
+    }
+    lines = [v0, turn_start(0), b"[1, 2]", packed, {"type": 7, "seq": 3, "data": {}}]
+    (session,) = read_sessions(write_ledger(lines))
+    fields = session.fields
+    assert fields is not None
+    assert fields.types == ["turn/start", "assistant/chunk", "assistant/chunk"]
+    assert fields.times == [1000, 500, 503]
+    assert (fields.turns, fields.steps) == ([1, 1, 1], [None, 2, 2])
+    assert fields == EventFields.of(session.events)
+
+
+def test_columns_hold_the_raw_values(write_ledger: Writer) -> None:
+    replace = {**tool_result(2, "c1"), "surfaceOp": {"op": "replace", "seq": 1}}
+    no_time = {"type": "step/start", "seq": 3, "data": {"turn": 1, "step": 1}}
+    lines = [HEADER, turn_start(0), assistant_calls(1, "c1"), replace, no_time]
+    (session,) = read_sessions(write_ledger(lines))
+    fields = session.fields
+    assert fields is not None
+    assert fields.surface_ops == [None, "append", {"op": "replace", "seq": 1}, None]
+    assert fields.times == [1000, 1001, 1002, None]
+    assert fields.datas[2] is session.events[2]["data"]
+
+
+def test_columns_of_events_without_data() -> None:
+    fields = EventFields.of([{"type": "x", "data": [1]}, {"seq": 0}])
+    assert fields.types == ["x", None]
+    assert fields.datas == [{}, {}]
+    assert (fields.turns, fields.steps, fields.times) == ([None, None],) * 3
+
+
+def test_slicing_and_concatenating_columns() -> None:
+    events = [turn_start(i, turn=i) for i in range(4)]
+    fields = EventFields.of(events)
+    assert fields[1:3] == EventFields.of(events[1:3])
+    assert fields[:2] + fields[2:] == fields
+
+
+def test_paused_gc_promotes_instead_of_collecting_young_objects() -> None:
+    collections: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(record)
+    try:
+        with paused_gc():
+            assert not gc.isenabled()
+            made = [{"n": [i]} for i in range(10_000)]
+        assert gc.isenabled()
+        probe = [made[0]]  # one allocation after the pause
+    finally:
+        gc.callbacks.remove(record)
+    assert collections == []
+    assert gc.get_freeze_count() == 0
+    oldest = {id(obj) for obj in gc.get_objects(generation=2)}
+    assert id(made[0]) in oldest and id(made[-1]["n"]) in oldest
+    assert probe[0] is made[0]
+
+
+def test_paused_gc_leaves_a_callers_frozen_objects_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
