@@ -54,9 +54,17 @@ class SurfaceFold:
         self._rewinds[key] = self._rewinds.get(key, []) + list(nodes)
 
     def rewind_seqs(self, key: Any, seqs: list[int]) -> list[int]:
-        """Hide the surface nodes with the given seqs (``surface/rewind``); return them."""
+        """Hide the surface nodes with the given seqs (``surface/rewind``); return them.
+
+        A rewind hides a suffix of the surface, so never-logged nodes (seq None, which
+        no writer could list) after its first hidden node go with it.
+        """
         wanted = set(seqs)
-        nodes = [node for node in self.nodes if self._seqs[node] in wanted]
+        nodes: list[int] = []
+        for node in self.nodes:
+            seq = self._seqs[node]
+            if seq in wanted or (seq is None and nodes):
+                nodes.append(node)
         self.hide(key, nodes)
         return nodes
 

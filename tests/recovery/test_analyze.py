@@ -241,3 +241,26 @@ def test_empty_ledger() -> None:
         a = analyze([], policy=policy)
         assert (a.events, a.calls, a.closers, a.surface) == ([], [], [], [])
         assert project_context(a) == []
+
+
+def test_fork_repaired_log_read_under_synthesize() -> None:
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user("one")  # 1
+    b.step_start()
+    b.assistant("A", "B")  # 3
+    b.tool_call("A")  # 4, then the process died
+    b.extend(fork_closers(b.events))  # step/end 5, turn/end 6, surface/rewind 7
+    b.turn_start()  # 8
+    b.user("two")  # 9
+    synth = analyze(b.events, policy="synthesize", version=4)
+    assert synth.unanswered_in_closed_steps == ["A", "B"]
+    inserted = [k for k, seq in enumerate(synth.seqs) if seq is None]
+    assert [synth.recovery_code[k] for k in inserted] == [
+        "TOOL_OUTCOME_UNKNOWN",
+        "TOOL_NOT_STARTED",
+    ]
+    # the recorded rewind took their request out of context, so they leave with it
+    assert [synth.branch[k] for k in inserted] == ["abandoned", "abandoned"]
+    assert active_seqs(synth) == [1, 9]
+    assert synth.abandoned_seqs == [3]

@@ -89,6 +89,10 @@ def check_prefix(version: int, events: list[dict[str, Any]]) -> None:
     assert again.fork_points == fork.fork_points
     assert again.branch == fork.branch
     assert not any(c.settled for c in fork.calls if c.branch == "abandoned")
+    # a log a fork-policy runtime repaired stays valid when read under synthesize
+    context = project_context(analyze(events + fork.closers, policy="synthesize", version=version))
+    for provider in PROVIDERS:
+        assert pairing_problems(export(context, provider)) == [], provider
 
     assert events == before
 
