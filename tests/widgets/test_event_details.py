@@ -42,7 +42,7 @@ def test_results_recovery_would_have_logged_have_no_seq() -> None:
     assert unlogged  # live recovery results inside an already closed step
     labels = dict((i, label) for label, i in event_choices(analysis))
     for index in unlogged:
-        assert labels[index] == "— · tool/result · added by recovery"
+        assert labels[index] == "— · tool/result · added by recovery · abandoned"
         details = event_details_html(analysis, index)
         assert details.startswith("<div class='lv-details'><div><b>seq not logged</b>")
         assert "&quot;seq&quot;" not in details  # the event dict carries no seq key
