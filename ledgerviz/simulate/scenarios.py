@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -243,7 +244,11 @@ def write_subagent(out: Path, seed: int, turns: int) -> list[Path]:
         return ChildRun(child.id, start, loop.clock.now - start + 5, plan.steps[-1].text)
 
     child_script = Script(random.Random(rng.getrandbits(64)))
-    delegated = replace(script.call("subagent"), child=child_script.turn(tool_steps=2))
+    subagent_call = script.call("subagent")
+    delegated_prompt = json.loads(subagent_call.arguments)["prompt"]
+    delegated = replace(
+        subagent_call, child=child_script.turn(tool_steps=2, prompt=delegated_prompt)
+    )
     turn = TurnPlan(
         prompt="Delegate a check of the test suite to a subagent while you read the README.",
         steps=(script.tool_step((delegated, script.call("read"))), script.answer_step()),

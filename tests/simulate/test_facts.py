@@ -1,5 +1,6 @@
 """Each scenario's recovery facts, as the recovery engine computes them from the written ledger."""
 
+import json
 from collections.abc import Callable
 
 from ledgerviz.ledger import read_sessions
@@ -179,6 +180,10 @@ def test_subagent_pair_carries_lineage(written: Callable) -> None:
     )
     final = [e for e in child if e["type"] == "assistant/message"][-1]
     assert answer["data"]["message"]["content"] == final["data"]["message"]["content"]
+    [task] = [e["data"] for e in child if e["type"] == "user/message"]
+    assert task["content"] == [
+        {"type": "text", "text": json.loads(delegated["data"]["arguments"])["prompt"]}
+    ]
     assert delegated["time"] <= child_header["createdAt"] <= child[0]["time"]
     assert child[-1]["time"] <= answer["time"]
 
