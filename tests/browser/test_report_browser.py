@@ -1,8 +1,10 @@
 """Open a generated report in headless Chromium: plots render, nothing errors, hostile ledger
-content stays inert text. Saves the README screenshot to docs/images/report.png."""
+content stays inert text. Saves a screenshot of one session; with LEDGERVIZ_README_SCREENSHOT=1
+it refreshes the README's docs/images/report.png."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile.v4.jsonl"
-SCREENSHOT = ROOT / "docs" / "images" / "report.png"
+README_SCREENSHOT = ROOT / "docs" / "images" / "report.png"
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -111,11 +113,13 @@ def test_hover_label_shows_hostile_text_as_text(opened: Opened) -> None:
     page.mouse.move(1, 1)
 
 
-def test_screenshot_for_the_readme(opened: Opened) -> None:
+def test_screenshot_for_the_readme(opened: Opened, tmp_path: Path) -> None:
+    refresh = os.environ.get("LEDGERVIZ_README_SCREENSHOT") == "1"
+    screenshot = README_SCREENSHOT if refresh else tmp_path / "report.png"
     page = opened.page
     page.mouse.move(1, 1)
     section = page.locator("section.session", has_text="Session sim-crash-mid-dispatch")
     assert section.count() == 1
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    section.screenshot(path=str(SCREENSHOT))
-    assert SCREENSHOT.stat().st_size > 20_000
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    section.screenshot(path=str(screenshot))
+    assert screenshot.stat().st_size > 20_000
