@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ledgerviz.frames.columns import (
+    Column,
     bool_column,
     category_column,
     duration_column,
-    elapsed,
     int_column,
     string_column,
     time_column,
+    transpose,
 )
 from ledgerviz.frames.events import BRANCHES
 from ledgerviz.frames.view import SessionView
+from ledgerviz.recovery.analysis import CallFacts
 
 STATUSES = ("ok", "error", "outcome_unknown", "not_started")
 
@@ -40,28 +40,28 @@ CALL_SCHEMA = {
 _TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 
 
-def call_columns(view: SessionView) -> dict[str, list[Any]]:
-    """Return the ``calls`` columns of one session as lists."""
-    calls = view.analysis.calls
+def call_columns(view: SessionView) -> dict[str, Column]:
+    """Return the ``calls`` columns of one session."""
+    facts = transpose(view.analysis.calls, CallFacts._fields)
     seqs = view.analysis.seqs
-    time_at = {seqs[i]: view.times[i] for i in view.indices_of(_TOOL_EVENTS)}
-    dispatch_times = [time_at.get(call.dispatched_seq) for call in calls]
-    result_times = [time_at.get(call.result_seq) for call in calls]
+    position_of = {seqs[i]: i for i in view.indices_of(_TOOL_EVENTS)}
+    dispatch_times = view.time_at([position_of.get(seq, -1) for seq in facts["dispatched_seq"]])
+    result_times = view.time_at([position_of.get(seq, -1) for seq in facts["result_seq"]])
     return {
-        "call_id": [call.call_id for call in calls],
-        "tool": [call.name for call in calls],
-        "turn": [call.turn for call in calls],
-        "step": [call.step for call in calls],
-        "requested_seq": [call.requested_seq for call in calls],
-        "dispatched_seq": [call.dispatched_seq for call in calls],
-        "result_seq": [call.result_seq for call in calls],
+        "call_id": facts["call_id"],
+        "tool": facts["name"],
+        "turn": facts["turn"],
+        "step": facts["step"],
+        "requested_seq": facts["requested_seq"],
+        "dispatched_seq": facts["dispatched_seq"],
+        "result_seq": facts["result_seq"],
         "dispatch_time": dispatch_times,
         "result_time": result_times,
-        "status": [call.status for call in calls],
-        "error_code": [call.error_code for call in calls],
-        "is_error": [call.is_error for call in calls],
-        "duration": elapsed(dispatch_times, result_times),
-        "arguments": [call.arguments for call in calls],
-        "branch": [call.branch for call in calls],
-        "settled": [call.settled for call in calls],
+        "status": facts["status"],
+        "error_code": facts["error_code"],
+        "is_error": facts["is_error"],
+        "duration": result_times - dispatch_times,
+        "arguments": facts["arguments"],
+        "branch": facts["branch"],
+        "settled": facts["settled"],
     }

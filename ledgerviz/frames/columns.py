@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -86,22 +86,41 @@ def session_column(keys: Sequence[str], lengths: Sequence[int]) -> pd.Categorica
 Converter = Any
 """A function turning one column's Python list into a pandas/numpy array."""
 
+Column = list[Any] | pd.api.extensions.ExtensionArray
+"""One session's piece of a column: a Python list, or an array already typed."""
+
 
 def assemble(
-    parts: Sequence[tuple[str, dict[str, list[Any]]]], schema: dict[str, Converter]
+    parts: Sequence[tuple[str, dict[str, Column]]], schema: dict[str, Converter]
 ) -> pd.DataFrame:
-    """Return one DataFrame from per-session column lists, ``session`` first, typed per schema."""
+    """Return one DataFrame from per-session columns, ``session`` first, typed per schema."""
     keys = [key for key, _ in parts]
     first = next(iter(schema))
     lengths = [len(columns[first]) for _, columns in parts]
     frame: dict[str, Any] = {"session": session_column(keys, lengths)}
     for name, convert in schema.items():
-        if len(parts) == 1:
-            merged = parts[0][1][name]
-        else:
-            merged = [value for _, columns in parts for value in columns[name]]
-        frame[name] = convert(merged)
+        frame[name] = _joined([columns[name] for _, columns in parts], convert)
     return pd.DataFrame(frame)
+
+
+def _joined(pieces: list[Column], convert: Converter) -> Any:
+    """Return one column from the sessions' pieces.
+
+    Lists are joined, then converted; pieces a frame already built as typed arrays
+    (gathered from a ``SessionView``'s shared arrays) are concatenated as they are.
+    """
+    if pieces and not isinstance(pieces[0], list):
+        if len(pieces) == 1:
+            return pieces[0]
+        return pd.concat(map(pd.Series, pieces), ignore_index=True).array
+    return convert(pieces[0] if len(pieces) == 1 else list(chain.from_iterable(pieces)))
+
+
+def transpose(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> dict[str, list[Any]]:
+    """Return equal-length rows as one list per column, the columns named ``names``."""
+    if not rows:
+        return {name: [] for name in names}
+    return dict(zip(names, map(list, zip(*rows, strict=True)), strict=True))
 
 
 def duration_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
@@ -109,11 +128,3 @@ def duration_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     numbers, missing = _int_values(values)
     numbers[missing] = _NAT
     return pd.array(numbers.view("timedelta64[ms]"))
-
-
-def elapsed(starts: Sequence[Any], ends: Sequence[Any]) -> list[Any]:
-    """Return ``end - start`` per row (None where either side is not an integer)."""
-    return [
-        end - start if type(start) is int and type(end) is int else None
-        for start, end in zip(starts, ends, strict=True)
-    ]

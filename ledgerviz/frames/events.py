@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerviz.frames.columns import (
+    Column,
     bool_column,
     category_column,
     int_column,
@@ -51,12 +52,12 @@ def _surface_ops(raw_ops: list[Any]) -> list[Any]:
     return [op.get("op") if isinstance(op, dict) else op for op in raw_ops]
 
 
-def event_columns(view: SessionView) -> dict[str, list[Any]]:
-    """Return the ``events`` columns of one session as lists."""
+def event_columns(view: SessionView) -> dict[str, Column]:
+    """Return the ``events`` columns of one session."""
     analysis, fields = view.analysis, view.fields
     return {
-        "seq": analysis.seqs,
-        "time": fields.times,
+        "seq": view.seq_array,
+        "time": view.time_array,
         "type": fields.types,
         "turn": fields.turns,
         "step": fields.steps,

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgerviz.frames.columns import category_column, int_column, string_column
+from ledgerviz.frames.columns import (
+    Column,
+    category_column,
+    int_column,
+    string_column,
+    transpose,
+)
 from ledgerviz.frames.events import BRANCHES
 from ledgerviz.frames.view import SessionView
 from ledgerviz.recovery.events import message_of
@@ -42,20 +48,24 @@ def message_text(blocks: Any) -> str:
     return parts[0] if len(parts) == 1 else "\n".join(parts)
 
 
-def message_columns(view: SessionView) -> dict[str, list[Any]]:
-    """Return the ``messages`` columns of one session as lists.
+def _described(message: dict[str, Any]) -> tuple[Any, Any, str]:
+    """Return ``(role, source kind, visible text)`` of one message."""
+    source = message.get("source")
+    kind = source.get("kind") if isinstance(source, dict) else None
+    return message.get("role"), kind, message_text(message.get("content"))
+
+
+def message_columns(view: SessionView) -> dict[str, Column]:
+    """Return the ``messages`` columns of one session.
 
     ``kind`` is the message's ``source.kind`` (``user``, ``model``, ``tool``, ``plugin``…).
     """
     indices = view.indices_of(MESSAGE_EVENTS)
     analysis = view.analysis
-    events, seqs, branch = analysis.events, analysis.seqs, analysis.branch
-    messages = [message_of(events[i]) or {} for i in indices]
-    sources = [message.get("source") for message in messages]
+    events = analysis.events
+    described = [_described(message_of(events[i]) or {}) for i in indices]
     return {
-        "seq": [seqs[i] for i in indices],
-        "role": [message.get("role") for message in messages],
-        "kind": [source.get("kind") if isinstance(source, dict) else None for source in sources],
-        "text": [message_text(message.get("content")) for message in messages],
-        "branch": [branch[i] for i in indices],
+        "seq": view.seq_at(indices),
+        **transpose(described, ("role", "kind", "text")),
+        "branch": list(map(analysis.branch.__getitem__, indices)),
     }

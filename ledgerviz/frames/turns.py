@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from ledgerviz.frames.columns import (
+    Column,
     bool_column,
     category_column,
     duration_column,
-    elapsed,
     int_column,
     time_column,
+    transpose,
 )
 from ledgerviz.frames.view import SessionView
 from ledgerviz.recovery.events import end_reason_kind
@@ -47,75 +50,87 @@ STEP_SCHEMA = {
     "calls": int_column,
 }
 
-USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens")
-"""The ``usage`` keys behind the four token columns of ``STEP_SCHEMA``, in schema order."""
+USAGE_COLUMNS = {
+    "input_tokens": "inputTokens",
+    "output_tokens": "outputTokens",
+    "cache_read_tokens": "cacheReadTokens",
+    "reasoning_tokens": "reasoningTokens",
+}
+"""The token columns of ``STEP_SCHEMA`` and the ``usage`` key each one sums."""
 
 _TURN_EVENTS = frozenset({"turn/start", "turn/end", "step/start"})
 _STEP_EVENTS = frozenset(
     {"step/start", "step/end", "assistant/message", "request/header", "request/context"}
 )
 
-# A turn row under construction is a plain list (cheap to make); these name its slots.
-_TURN_ROW = ("turn", "start_seq", "end_seq", "start_time", "end_time", "end_reason", "steps")
-_T_START_SEQ, _T_END_SEQ, _T_START_TIME, _T_END_TIME, _T_REASON, _T_STEPS = range(1, 7)
-# The same for a step row: every STEP_SCHEMA column but ``calls``.
-_STEP_ROW = tuple(name for name in STEP_SCHEMA if name != "calls")
-_S_START_SEQ, _S_END_SEQ, _S_START_TIME, _S_END_TIME, _S_PROVIDER, _S_MODEL = range(2, 8)
-_S_USAGE = range(8, 8 + len(USAGE_KEYS))
-
-
-def _as_columns(rows: list[list[Any]], names: tuple[str, ...]) -> dict[str, list[Any]]:
-    """Return row lists as columns named ``names``."""
-    if not rows:
-        return {name: [] for name in names}
-    return dict(zip(names, map(list, zip(*rows, strict=True)), strict=True))
+# A row under construction is a plain list (cheap to make); these name its slots. The
+# start and end slots hold the position of the event in the view (-1: none yet).
+_TURN_ROW = ("turn", "start", "end", "end_reason", "steps")
+_T_START, _T_END, _T_REASON, _T_STEPS = range(1, 5)
+_STEP_ROW = ("turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS)
+_S_START, _S_END, _S_PROVIDER, _S_MODEL = range(2, 6)
+_S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=6))
 
 
 def _turn_rows(view: SessionView) -> list[list[Any]]:
     """Return one row per turn from the turn/start, turn/end and step/start events."""
     rows: list[list[Any]] = []
     latest: dict[Any, list[Any]] = {}
-    types, turns, times = view.types, view.fields.turns, view.times
-    seqs, events = view.analysis.seqs, view.analysis.events
+    types, turns, events = view.types, view.fields.turns, view.analysis.events
     for i in view.indices_of(_TURN_EVENTS):
         kind, turn = types[i], turns[i]
         row = latest.get(turn)
         if kind == "turn/start" or row is None:
-            row = latest[turn] = [turn, None, None, None, None, None, 0]
+            row = latest[turn] = [turn, -1, -1, None, 0]
             rows.append(row)
         if kind == "turn/start":
-            row[_T_START_SEQ], row[_T_START_TIME] = seqs[i], times[i]
+            row[_T_START] = i
         elif kind == "turn/end":
-            row[_T_END_SEQ], row[_T_END_TIME] = seqs[i], times[i]
-            row[_T_REASON] = end_reason_kind(events[i])
+            row[_T_END], row[_T_REASON] = i, end_reason_kind(events[i])
         else:
             row[_T_STEPS] += 1
     return rows
 
 
-def turn_columns(view: SessionView) -> dict[str, list[Any]]:
-    """Return the ``turns`` columns of one session as lists."""
-    columns = _as_columns(_turn_rows(view), _TURN_ROW)
+def _spans(view: SessionView, starts: list[int], ends: list[int]) -> dict[str, Column]:
+    """Return the seq and time columns of rows spanning event positions ``starts``..``ends``."""
+    return {
+        "start_seq": view.seq_at(starts),
+        "end_seq": view.seq_at(ends),
+        "start_time": view.time_at(starts),
+        "end_time": view.time_at(ends),
+    }
+
+
+def turn_columns(view: SessionView) -> dict[str, Column]:
+    """Return the ``turns`` columns of one session."""
+    rows = transpose(_turn_rows(view), _TURN_ROW)
+    spans = _spans(view, rows["start"], rows["end"])
     calls = view.analysis.calls
     per_turn = Counter(call.turn for call in calls)
     by_status = Counter((call.turn, call.status) for call in calls)
-    turns = columns["turn"]
-    columns["duration"] = elapsed(columns["start_time"], columns["end_time"])
-    columns["calls"] = [per_turn[turn] for turn in turns]
-    columns["outcome_unknown"] = [by_status[turn, "outcome_unknown"] for turn in turns]
-    columns["not_started"] = [by_status[turn, "not_started"] for turn in turns]
-    columns["forked"] = [
-        reason == "forked" or any(_within(point, start, end) for point in view.analysis.fork_points)
-        for reason, start, end in zip(
-            columns["end_reason"], columns["start_seq"], columns["end_seq"], strict=True
-        )
-    ]
-    return columns
+    turns = rows["turn"]
+    return {
+        "turn": turns,
+        **spans,
+        "duration": spans["end_time"] - spans["start_time"],
+        "end_reason": rows["end_reason"],
+        "steps": rows["steps"],
+        "calls": [per_turn[turn] for turn in turns],
+        "outcome_unknown": [by_status[turn, "outcome_unknown"] for turn in turns],
+        "not_started": [by_status[turn, "not_started"] for turn in turns],
+        "forked": _forked(rows["end_reason"], spans, view.analysis.fork_points),
+    }
 
 
-def _within(seq: int, start: Any, end: Any) -> bool:
-    """Return whether ``seq`` lies in the turn spanning ``start``..``end`` (open end: no limit)."""
-    return (start is None or seq >= start) and (end is None or seq <= end)
+def _forked(reasons: list[Any], spans: dict[str, Column], fork_points: list[int]) -> np.ndarray:
+    """Return per turn whether it ended ``forked`` or spans a fork point (open ends: no limit)."""
+    starts = spans["start_seq"].to_numpy(dtype=float, na_value=-np.inf)
+    ends = spans["end_seq"].to_numpy(dtype=float, na_value=np.inf)
+    forked = np.array([reason == "forked" for reason in reasons], dtype=bool)
+    for point in fork_points:
+        forked |= (starts <= point) & (point <= ends)
+    return forked
 
 
 def _step_rows(view: SessionView) -> list[list[Any]]:
@@ -124,8 +139,8 @@ def _step_rows(view: SessionView) -> list[list[Any]]:
     latest: dict[tuple[Any, Any], list[Any]] = {}
     route: tuple[Any, Any] = (None, None)
     open_row: list[Any] | None = None
-    types, datas, times = view.types, view.datas, view.times
-    turns, steps, seqs = view.fields.turns, view.fields.steps, view.analysis.seqs
+    types, datas = view.types, view.datas
+    turns, steps = view.fields.turns, view.fields.steps
     for i in view.indices_of(_STEP_EVENTS):
         kind = types[i]
         if kind in ("request/header", "request/context"):
@@ -136,27 +151,31 @@ def _step_rows(view: SessionView) -> list[list[Any]]:
         key = (turns[i], steps[i])
         row = latest.get(key)
         if kind == "step/start" or row is None:
-            row = latest[key] = [*key, None, None, None, None, *route, None, None, None, None]
+            row = latest[key] = [*key, -1, -1, *route, None, None, None, None]
             rows.append(row)
         if kind == "step/start":
-            row[_S_START_SEQ], row[_S_START_TIME] = seqs[i], times[i]
+            row[_S_START] = i
             open_row = row
         elif kind == "step/end":
-            row[_S_END_SEQ], row[_S_END_TIME] = seqs[i], times[i]
+            row[_S_END] = i
             open_row = None
         else:
             _add_assistant(row, datas[i])
     return rows
 
 
-def step_columns(view: SessionView) -> dict[str, list[Any]]:
-    """Return the ``steps`` columns of one session as lists."""
-    columns = _as_columns(_step_rows(view), _STEP_ROW)
+def step_columns(view: SessionView) -> dict[str, Column]:
+    """Return the ``steps`` columns of one session."""
+    rows = transpose(_step_rows(view), _STEP_ROW)
+    spans = _spans(view, rows.pop("start"), rows.pop("end"))
     per_step = Counter((call.turn, call.step) for call in view.analysis.calls)
-    columns["calls"] = [
-        per_step[turn, step] for turn, step in zip(columns["turn"], columns["step"], strict=True)
-    ]
-    return columns
+    return {
+        **rows,
+        **spans,
+        "calls": [
+            per_step[turn, step] for turn, step in zip(rows["turn"], rows["step"], strict=True)
+        ],
+    }
 
 
 def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
@@ -180,7 +199,7 @@ def _add_assistant(row: list[Any], data: dict[str, Any]) -> None:
     usage = data.get("usage")
     if not isinstance(usage, dict):
         return
-    for slot, key in zip(_S_USAGE, USAGE_KEYS, strict=True):
+    for slot, key in _S_USAGE:
         count = usage.get(key)
         if type(count) is int:
             row[slot] = (row[slot] or 0) + count

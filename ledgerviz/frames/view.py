@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ledgerviz.frames.columns import category_column, int_column, time_column
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery.analysis import Analysis
@@ -21,6 +23,10 @@ class SessionView:
     log: SessionLog
     analysis: Analysis
     fields: EventFields
+    seq_array: pd.arrays.IntegerArray
+    """Every event's seq (``analysis.seqs``) as ``Int64``."""
+    time_array: pd.api.extensions.ExtensionArray
+    """Every event's time as ``datetime64[ms, UTC]``."""
     _codes: np.ndarray = field(repr=False)
     _names: pd.Index = field(repr=False)
 
@@ -28,8 +34,17 @@ class SessionView:
     def of(cls, key: str, log: SessionLog, analysis: Analysis) -> SessionView:
         """Return the view of one ``(key, log, analysis)`` triple."""
         fields = analysis_fields(log, analysis)
-        codes, names = pd.factorize(np.array(fields.types, dtype=object))
-        return cls(key, log, analysis, fields, codes, names)
+        types = category_column(fields.types)
+        seqs, times = int_column(analysis.seqs), time_column(fields.times)
+        return cls(key, log, analysis, fields, seqs, times, types.codes, types.categories)
+
+    def seq_at(self, positions: Sequence[int]) -> pd.arrays.IntegerArray:
+        """Return the seqs of the events at ``positions`` (-1: no event, <NA>)."""
+        return self.seq_array.take(positions, allow_fill=True)
+
+    def time_at(self, positions: Sequence[int]) -> pd.api.extensions.ExtensionArray:
+        """Return the times of the events at ``positions`` (-1: no event, NaT)."""
+        return self.time_array.take(positions, allow_fill=True)
 
     @property
     def types(self) -> list[Any]:

@@ -133,6 +133,8 @@ def check_events(
     # The columns of EventFields, appended here so that the dicts are visited once.
     fields = EventFields.empty()
     add_type, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
+    strings: dict[str, str] = {}
+    shared = strings.setdefault  # one str object per type name and op (see EventFields)
     expected = 0
     for index, event in enumerate(values):
         if event.__class__ is not dict:
@@ -171,12 +173,12 @@ def check_events(
             _seq_gap(log, line, seq, expected)
         expected = seq + 1
         op = event.get("surfaceOp")
-        add_type(kind)
+        add_type(shared(kind, kind))
         add_data(data)
         add_time(time)
         add_turn(data.get("turn"))
         add_step(data.get("step"))
-        add_op(op)
+        add_op(shared(op, op) if op.__class__ is str else op)
         if kind in surface:
             if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
                 log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")

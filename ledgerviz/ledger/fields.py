@@ -16,7 +16,8 @@ class EventFields:
     ``datas`` holds each event's ``data`` object ({} when it has none); ``turns`` and
     ``steps`` are ``data.turn`` / ``data.step``; ``surface_ops`` is the raw
     ``surfaceOp`` value (None when absent). Every other column is the top-level key of
-    the same name, None when absent.
+    the same name, None when absent. Equal strings in ``types`` and ``surface_ops``
+    share one str object, so that hashing and comparing them later stays cheap.
     """
 
     types: list[Any]
@@ -36,16 +37,20 @@ class EventFields:
         """Return the columns of ``events`` in one pass over the dicts."""
         columns = cls.empty()
         add_type, add_data, add_time, add_turn, add_step, add_op = columns.appenders()
+        strings: dict[str, str] = {}
+        shared = strings.setdefault
         for event in events:
             data = event.get("data")
             if data.__class__ is not dict:
                 data = _EMPTY
-            add_type(event.get("type"))
+            kind = event.get("type")
+            add_type(shared(kind, kind) if kind.__class__ is str else kind)
             add_data(data)
             add_time(event.get("time"))
             add_turn(data.get("turn"))
             add_step(data.get("step"))
-            add_op(event.get("surfaceOp"))
+            op = event.get("surfaceOp")
+            add_op(shared(op, op) if op.__class__ is str else op)
         return columns
 
     def appenders(self) -> tuple[Callable[[Any], None], ...]:

@@ -29,7 +29,7 @@ def read_session(path: str, content: bytes, *, strict: bool = False) -> SessionL
     """Return the session in one file's bytes (its key is the header id or the file stem)."""
     log = DiagnosticLog(path, strict=strict)
     stem = Path(path).stem
-    if not content.strip():
+    if not content or content.isspace():  # not strip(): that would copy the whole file
         log.add(1, "empty_file", "file is empty: no header, no events", "warning")
         return SessionLog(path, stem, {}, None, [], log.items)
     raw_lines = content.split(b"\n")
