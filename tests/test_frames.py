@@ -9,7 +9,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, build_frames
-from ledgerviz.frames.columns import category_column
+from ledgerviz.frames.columns import category_column, int_column
 from ledgerviz.frames.view import analysis_fields
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import EventFields
@@ -332,3 +332,21 @@ def test_category_column_with_fixed_categories() -> None:
     assert built.categories.tolist() == ["active", "abandoned", "log"]
     assert built.tolist()[:2] == ["log", "active"]
     assert pd.isna(built[2]) and pd.isna(built[3])
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([3, None, -5], [3, pd.NA, -5]),
+        ([None, 2**53 + 1], [pd.NA, 2**53 + 1]),  # too large for an exact double
+        ([1, True, "2", 2.0, None], [1, pd.NA, pd.NA, pd.NA, pd.NA]),
+        ([None], [pd.NA]),
+        ([7, 8], [7, 8]),
+    ],
+)
+def test_int_column_is_exact_and_only_takes_ints(
+    values: list[object], expected: list[object]
+) -> None:
+    column = int_column(values)
+    assert str(column.dtype) == "Int64"
+    assert column.tolist() == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ledgerviz.frames.columns import (
@@ -22,6 +23,9 @@ MESSAGE_SCHEMA = {
     "text": string_column,
     "branch": lambda values: category_column(values, BRANCHES),
 }
+
+Shared = Callable[[str, str], str]
+"""``dict.setdefault`` of a table mapping each string to its one shared object."""
 
 MESSAGE_EVENTS = frozenset(
     {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}
@@ -48,11 +52,16 @@ def message_text(blocks: Any) -> str:
     return parts[0] if len(parts) == 1 else "\n".join(parts)
 
 
-def _described(message: dict[str, Any]) -> tuple[Any, Any, str]:
-    """Return ``(role, source kind, visible text)`` of one message."""
+def _described(message: dict[str, Any], shared: Shared) -> tuple[Any, Any, str]:
+    """Return ``(role, source kind, visible text)`` of one message (strings via ``shared``)."""
+    role = message.get("role")
     source = message.get("source")
     kind = source.get("kind") if isinstance(source, dict) else None
-    return message.get("role"), kind, message_text(message.get("content"))
+    return (
+        shared(role, role) if role.__class__ is str else role,
+        shared(kind, kind) if kind.__class__ is str else kind,
+        message_text(message.get("content")),
+    )
 
 
 def message_columns(view: SessionView) -> dict[str, Column]:
@@ -63,7 +72,8 @@ def message_columns(view: SessionView) -> dict[str, Column]:
     indices = view.indices_of(MESSAGE_EVENTS)
     analysis = view.analysis
     events = analysis.events
-    described = [_described(message_of(events[i]) or {}) for i in indices]
+    strings: dict[str, str] = {}  # one object per role / kind: cheap categoricals later
+    described = [_described(message_of(events[i]) or {}, strings.setdefault) for i in indices]
     return {
         "seq": view.seq_at(indices),
         **transpose(described, ("role", "kind", "text")),
