@@ -1,18 +1,22 @@
 """Load benchmark: ledgerviz.load + all frames vs. the orjson floor vs. json + json_normalize.
 
-Run: python benchmarks/bench_load.py [--events N] [--path LEDGER]
+Run: python benchmarks/bench_load.py [--events N] [--path LEDGER] [--rounds R] [--stages]
 
 Each route runs in a fresh Python process so its peak memory is its own: the figure
 reported is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at the end minus the resident
-set size just before the work starts (both in MiB; imports excluded).
+set size just before the work starts (both in MiB; imports excluded). Every route runs
+once per round; the report gives median times and the median of the per-round ratios,
+against both floors: the issue's (cyclic GC on) and the GC-paused one.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,7 +27,6 @@ from typing import Any
 
 import orjson
 
-ROUTES = ("floor", "ledgerviz", "pandas")
 T0 = 1_787_000_000_000
 
 
@@ -157,8 +160,21 @@ def write_ledger(path: Path, events: int) -> int:
 
 
 def floor(path: Path) -> int:
-    """Read the file and decode every line with orjson; nothing else."""
+    """Read the file and decode every line with orjson; nothing else (the issue's floor)."""
     return len([orjson.loads(line) for line in path.read_bytes().splitlines()])
+
+
+def floor_gc_paused(path: Path) -> int:
+    """The floor with the cyclic GC disabled while decoding: the cost of parsing alone.
+
+    The collections the GC would run over the decoded dicts are left for later,
+    exactly as ledgerviz leaves them (see ``ledgerviz.ledger.gcpause``).
+    """
+    gc.disable()
+    try:
+        return floor(path)
+    finally:
+        gc.enable()
 
 
 def with_ledgerviz(path: Path) -> int:
@@ -178,6 +194,33 @@ def with_pandas(path: Path) -> int:
     return len(pd.json_normalize(rows))
 
 
+ROUTES: dict[str, Callable[[Path], int]] = {
+    "floor": floor,
+    "floor_gc_paused": floor_gc_paused,
+    "ledgerviz": with_ledgerviz,
+    "pandas": with_pandas,
+}
+
+
+def ledgerviz_stages(path: Path) -> dict[str, float]:
+    """Return the seconds of each stage of the ledgerviz route, in this process."""
+    import ledgerviz
+    from ledgerviz.frames import FRAME_NAMES
+
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    ledger = ledgerviz.load(path)
+    seconds["load"] = time.perf_counter() - start
+    start = time.perf_counter()
+    frames = ledger.recovery("recorded").frames
+    seconds["analyze"] = time.perf_counter() - start
+    for name in FRAME_NAMES:
+        start = time.perf_counter()
+        getattr(frames, name)
+        seconds[name] = time.perf_counter() - start
+    return seconds
+
+
 def _rss_mib() -> float:
     """Return the current resident set size in MiB (Linux /proc)."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -188,25 +231,20 @@ def _rss_mib() -> float:
 
 def run_route(route: str, path: Path) -> dict[str, float]:
     """Time one route in this process; return seconds and peak memory above the start (MiB)."""
-    work: Callable[[Path], int] = {
-        "floor": floor,
-        "ledgerviz": with_ledgerviz,
-        "pandas": with_pandas,
-    }[route]
     if route == "ledgerviz":
         import ledgerviz.api  # noqa: F401  (imports are not part of the measured work)
     if route == "pandas":
         import pandas  # noqa: F401
     start_rss = _rss_mib()
     start = time.perf_counter()
-    rows = work(path)
+    rows = ROUTES[route](path)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - start_rss
     return {"seconds": seconds, "peak_mib": peak, "rows": rows}
 
 
-def _in_fresh_process(route: str, path: Path) -> dict[str, float]:
-    """Run one route in a new interpreter and return its measurement."""
+def _in_fresh_process(route: str, path: Path) -> dict[str, Any]:
+    """Run one route (or ``stages``) in a new interpreter and return its measurement."""
     repository = str(Path(__file__).resolve().parents[1])
     search_path = os.pathsep.join(filter(None, [repository, os.environ.get("PYTHONPATH")]))
     result = subprocess.run(
@@ -219,13 +257,69 @@ def _in_fresh_process(route: str, path: Path) -> dict[str, float]:
     return json.loads(result.stdout)
 
 
+def _load_average() -> str:
+    """Return the 1-minute load average and the CPU count, for the record."""
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+
+
+def _measure(path: Path, rounds: int) -> list[dict[str, dict[str, float]]]:
+    """Run every route once per round, each in a fresh process; print each round."""
+    results = []
+    for number in range(1, rounds + 1):
+        print(f"round {number}/{rounds} ({_load_average()} at its start)")
+        result = {route: _in_fresh_process(route, path) for route in ROUTES}
+        for route, measured in result.items():
+            print(
+                f"  {route:>16}: {measured['seconds']:7.2f} s"
+                f"   peak +{measured['peak_mib']:6.0f} MiB   ({measured['rows']:,} rows)"
+            )
+        results.append(result)
+    return results
+
+
+def _report(results: list[dict[str, dict[str, float]]]) -> None:
+    """Print the median time per route and the median of the per-round ratios."""
+    seconds = {route: [r[route]["seconds"] for r in results] for route in ROUTES}
+    print(f"median of {len(results)} rounds ({_load_average()} at the end):")
+    for route, values in seconds.items():
+        print(f"  {route:>16}: {statistics.median(values):7.2f} s")
+    ratios = {
+        "ledgerviz / floor": ("ledgerviz", "floor", 2.5, "<="),
+        "ledgerviz / floor_gc_paused": ("ledgerviz", "floor_gc_paused", 2.5, "<="),
+        "pandas / ledgerviz": ("pandas", "ledgerviz", 3.0, ">="),
+    }
+    for label, (top, bottom, target, sense) in ratios.items():
+        ratio = statistics.median(t / b for t, b in zip(seconds[top], seconds[bottom], strict=True))
+        met = ratio <= target if sense == "<=" else ratio >= target
+        verdict = "met" if met else "NOT met"
+        print(f"  {label:>28} = {ratio:5.2f}x   (target {sense} {target}x: {verdict})")
+    print("memory: ru_maxrss at the end minus VmRSS before the work, fresh process per route")
+
+
+def _print_stages(path: Path, rounds: int) -> None:
+    """Print the ledgerviz route's stage timings (median of ``rounds`` fresh processes)."""
+    runs = [_in_fresh_process("stages", path) for _ in range(rounds)]
+    print(f"ledgerviz stages, median of {rounds} fresh processes ({_load_average()}):")
+    for stage in runs[0]:
+        print(f"  {stage:>10}: {statistics.median(run[stage] for run in runs):6.2f} s")
+    total = statistics.median(sum(run.values()) for run in runs)
+    print(f"  {'total':>10}: {total:6.2f} s")
+
+
 def main() -> None:
-    """Generate (or take) a ledger, run the three routes, print times, memory and ratios."""
+    """Generate (or take) a ledger, run every route, print times, memory and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--path", type=Path, help="use this ledger instead of generating one")
-    parser.add_argument("--route", choices=ROUTES, help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=3, help="fresh-process runs per route")
+    parser.add_argument(
+        "--stages", action="store_true", help="also time each stage of the ledgerviz route"
+    )
+    parser.add_argument("--route", choices=[*ROUTES, "stages"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.route == "stages":
+        print(json.dumps(ledgerviz_stages(args.path)))
+        return
     if args.route:
         print(json.dumps(run_route(args.route, args.path)))
         return
@@ -239,16 +333,9 @@ def main() -> None:
                 f"generated {count:,} events ({path.stat().st_size / 2**20:.0f} MiB) "
                 f"in {time.perf_counter() - started:.1f}s"
             )
-        results = {route: _in_fresh_process(route, path) for route in ROUTES}
-    for route, result in results.items():
-        print(
-            f"{route:>10}: {result['seconds']:7.2f} s   peak +{result['peak_mib']:7.0f} MiB"
-            f"   ({result['rows']:,} rows)"
-        )
-    floor_s, lv_s, pd_s = (results[r]["seconds"] for r in ROUTES)
-    print(f"ledgerviz / floor  = {lv_s / floor_s:.2f}x   (target <= 2.5x)")
-    print(f"pandas / ledgerviz = {pd_s / lv_s:.2f}x   (target >= 3x)")
-    print("memory: ru_maxrss at the end minus VmRSS before the work, fresh process per route")
+        if args.stages:
+            _print_stages(path, args.rounds)
+        _report(_measure(path, args.rounds))
 
 
 if __name__ == "__main__":
