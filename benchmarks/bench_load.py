@@ -4,7 +4,8 @@ Run: python benchmarks/bench_load.py [--events N] [--path LEDGER] [--rounds R] [
 
 Each route runs in a fresh Python process so its peak memory is its own: the figure
 reported is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at the end minus the resident
-set size just before the work starts (both in MiB; imports excluded). Every route runs
+set size just before the work starts (both in MiB; imports excluded). A route's time
+stops before what it built is freed (no route pays its teardown). Every route runs
 once per round; the report gives median times and the median of the per-round ratios,
 against both floors: the issue's (cyclic GC on) and the GC-paused one.
 """
@@ -159,12 +160,17 @@ def write_ledger(path: Path, events: int) -> int:
     return seq
 
 
-def floor(path: Path) -> int:
+Built = tuple[int, Any]
+"""What a route returns: its row count, and everything it built (kept until timed)."""
+
+
+def floor(path: Path) -> Built:
     """Read the file and decode every line with orjson; nothing else (the issue's floor)."""
-    return len([orjson.loads(line) for line in path.read_bytes().splitlines()])
+    values = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    return len(values), values
 
 
-def floor_gc_paused(path: Path) -> int:
+def floor_gc_paused(path: Path) -> Built:
     """The floor with the cyclic GC disabled while decoding: the cost of parsing alone.
 
     The collections the GC would run over the decoded dicts are left for later,
@@ -177,24 +183,25 @@ def floor_gc_paused(path: Path) -> int:
         gc.enable()
 
 
-def with_ledgerviz(path: Path) -> int:
+def with_ledgerviz(path: Path) -> Built:
     """ledgerviz.load plus every frame."""
     import ledgerviz
 
-    frames = ledgerviz.load(path).frames
-    return len(frames.all()["events"])
+    frames = ledgerviz.load(path).frames.all()
+    return len(frames["events"]), frames
 
 
-def with_pandas(path: Path) -> int:
+def with_pandas(path: Path) -> Built:
     """What a user would write without ledgerviz: json.loads per line + pandas.json_normalize."""
     import pandas as pd
 
     with path.open(encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
-    return len(pd.json_normalize(rows))
+    frame = pd.json_normalize(rows)
+    return len(frame), (rows, frame)
 
 
-ROUTES: dict[str, Callable[[Path], int]] = {
+ROUTES: dict[str, Callable[[Path], Built]] = {
     "floor": floor,
     "floor_gc_paused": floor_gc_paused,
     "ledgerviz": with_ledgerviz,
@@ -237,9 +244,10 @@ def run_route(route: str, path: Path) -> dict[str, float]:
         import pandas  # noqa: F401
     start_rss = _rss_mib()
     start = time.perf_counter()
-    rows = ROUTES[route](path)
-    seconds = time.perf_counter() - start
+    rows, built = ROUTES[route](path)
+    seconds = time.perf_counter() - start  # before ``built`` is freed: no route times teardown
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - start_rss
+    del built
     return {"seconds": seconds, "peak_mib": peak, "rows": rows}
 
 
