@@ -27,8 +27,8 @@ from ledgerviz.recovery.events import (
     end_reason_kind,
     generation_for,
     is_user_typed,
+    payload_tool_call_blocks,
     result_facts,
-    tool_call_blocks,
 )
 from ledgerviz.recovery.results import close_open_turn, synthetic_result
 from ledgerviz.recovery.surface import SurfaceFold
@@ -158,7 +158,7 @@ class _Scan:
             elif action == _ASSISTANT_KIND:
                 data = data_of(event)
                 turn, step = data.get("turn"), data.get("step")
-                for block in tool_call_blocks(event):
+                for block in payload_tool_call_blocks(data):
                     call_id = block.get("id")
                     call = [
                         call_id,

@@ -43,17 +43,31 @@ def data_of(event: Event) -> dict[str, Any]:
 
 def message_of(event: Event) -> dict[str, Any] | None:
     """Return the model message an event carries (user/message: its data), or None."""
-    data = data_of(event)
-    if event.get("type") == "user/message":
+    return message_in(event.get("type"), data_of(event))
+
+
+def message_in(kind: Any, data: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the model message of a ``data`` payload of event type ``kind``, or None."""
+    if kind == "user/message":
         return data or None
+    return payload_message(data)
+
+
+def payload_message(data: dict[str, Any]) -> dict[str, Any] | None:
+    """Return ``data.message`` when it is an object, else None."""
     message = data.get("message")
     return message if isinstance(message, dict) else None
 
 
 def tool_call_blocks(event: Event) -> list[dict[str, Any]]:
     """Return the ``tool-call`` content blocks of an assistant/message event, in order."""
-    message = data_of(event).get("message")
-    content = message.get("content") if isinstance(message, dict) else None
+    return payload_tool_call_blocks(data_of(event))
+
+
+def payload_tool_call_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the ``tool-call`` content blocks of an assistant/message ``data`` payload."""
+    message = payload_message(data)
+    content = message.get("content") if message is not None else None
     if not content:
         return []
     return [b for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
@@ -68,8 +82,13 @@ def _wrapper_block(message: dict[str, Any]) -> dict[str, Any] | None:
 
 def result_call_id(event: Event) -> str | None:
     """Return the call id a tool/result answers (v0-v3 wrapper or v4 tool-role form)."""
-    message = data_of(event).get("message")
-    return message_call_id(message) if isinstance(message, dict) else None
+    return payload_result_call_id(data_of(event))
+
+
+def payload_result_call_id(data: dict[str, Any]) -> str | None:
+    """Return the call id a tool/result's ``data`` payload answers, or None."""
+    message = payload_message(data)
+    return message_call_id(message) if message is not None else None
 
 
 def message_call_id(message: dict[str, Any]) -> str | None:
@@ -85,8 +104,8 @@ def message_call_id(message: dict[str, Any]) -> str | None:
 
 def result_is_error(event: Event) -> bool:
     """Return whether a tool/result is marked ``isError`` (message level or wrapper block)."""
-    message = data_of(event).get("message")
-    return message_is_error(message) if isinstance(message, dict) else False
+    message = payload_message(data_of(event))
+    return message_is_error(message) if message is not None else False
 
 
 def message_is_error(message: dict[str, Any]) -> bool:
@@ -111,23 +130,22 @@ def result_content(message: dict[str, Any]) -> list[Any]:
 
 
 def result_facts(event: Event) -> tuple[str | None, str | None, bool, bool]:
-    """Return (call id, error code, is_error, synthetic) of a tool/result in one lookup."""
+    """Return (call id, error code, is_error, synthetic) of a tool/result.
+
+    ``data`` and its ``message`` are looked up once and the message accessors run on
+    them directly (the same answers as ``result_call_id`` and ``result_is_error``).
+    """
     data = data_of(event)
     error = data.get("error")
     code = error.get("code") if isinstance(error, dict) else None
-    message = data.get("message")
-    if not isinstance(message, dict):
+    message = payload_message(data)
+    if message is None:
         return None, code, False, code in RECOVERY_CODES
     message_id = message.get("id")
     synthetic = code in RECOVERY_CODES or (
         type(message_id) is str and message_id.startswith(SYNTHETIC_ID_PREFIXES)
     )
-    source = message.get("source")
-    if type(source) is dict and "isError" in message:
-        call_id = source.get("callId")
-        if call_id is not None:
-            return call_id, code, bool(message["isError"]), synthetic
-    return result_call_id(event), code, result_is_error(event), synthetic
+    return message_call_id(message), code, message_is_error(message), synthetic
 
 
 def end_reason_kind(event: Event) -> str | None:
