@@ -13,7 +13,7 @@ from ledgerviz.frames.columns import (
     time_column,
 )
 from ledgerviz.frames.view import SessionView
-from ledgerviz.recovery.events import result_call_id
+from ledgerviz.recovery.events import payload_result_call_id
 
 BRANCHES = ("active", "abandoned", "log")
 
@@ -38,10 +38,11 @@ _CALL_TYPES = frozenset({"tool/call", "tool/result"})
 def _call_ids(view: SessionView) -> list[Any]:
     """Return the call id of every tool/call and tool/result event (None elsewhere)."""
     call_ids: list[Any] = [None] * len(view.types)
-    events, types, datas = view.analysis.events, view.types, view.datas
+    types, datas = view.types, view.datas
     for i in view.indices_of(_CALL_TYPES):
+        data = datas[i]
         is_call = types[i] == "tool/call"
-        call_ids[i] = datas[i].get("callId") if is_call else result_call_id(events[i])
+        call_ids[i] = data.get("callId") if is_call else payload_result_call_id(data)
     return call_ids
 
 

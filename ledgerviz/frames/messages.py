@@ -14,7 +14,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.events import BRANCHES
 from ledgerviz.frames.view import SessionView
-from ledgerviz.recovery.events import message_of
+from ledgerviz.recovery.events import message_in
 
 MESSAGE_SCHEMA = {
     "seq": int_column,
@@ -70,12 +70,12 @@ def message_columns(view: SessionView) -> dict[str, Column]:
     ``kind`` is the message's ``source.kind`` (``user``, ``model``, ``tool``, ``plugin``…).
     """
     indices = view.indices_of(MESSAGE_EVENTS)
-    analysis = view.analysis
-    events = analysis.events
+    types, datas = view.types, view.datas
     strings: dict[str, str] = {}  # one object per role / kind: cheap categoricals later
-    described = [_described(message_of(events[i]) or {}, strings.setdefault) for i in indices]
+    shared = strings.setdefault
+    described = [_described(message_in(types[i], datas[i]) or {}, shared) for i in indices]
     return {
         "seq": view.seq_at(indices),
         **transpose(described, ("role", "kind", "text")),
-        "branch": list(map(analysis.branch.__getitem__, indices)),
+        "branch": list(map(view.analysis.branch.__getitem__, indices)),
     }
