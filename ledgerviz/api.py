@@ -120,10 +120,7 @@ class Ledger:
         view = self._views.get(policy)
         if view is None:
             with paused_gc():
-                analyses = {
-                    log.key: analyze(log.events, policy=policy, version=log.version)
-                    for log in self._sessions
-                }
+                analyses = {log.key: _analyze(log, policy) for log in self._sessions}
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
             view = self._views[policy] = RecoveryView(policy, analyses, build_frames(triples))
         return view
@@ -142,6 +139,11 @@ class Ledger:
             if log.key == key_or_index:
                 return log
         raise KeyError(f"no session {key_or_index!r}; keys are {self.keys!r}")
+
+
+def _analyze(log: SessionLog, policy: Policy) -> Analysis:
+    """Return the analysis of one session, handing the engine the reader's columns."""
+    return analyze(log.events, policy=policy, version=log.version, columns=log.event_fields())
 
 
 def _cut_log(log: SessionLog, n: int) -> SessionLog:

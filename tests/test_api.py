@@ -10,6 +10,7 @@ import pytest
 import ledgerviz
 from ledgerviz.ledger import LedgerError
 from ledgerviz.ledger.fields import EventFields
+from ledgerviz.recovery import analyze
 
 DSH = Path(__file__).parent / "data" / "dsh"
 SHOWCASE = next(DSH.glob("*preview-showcase*"))
@@ -150,3 +151,18 @@ def test_context_arguments_are_checked() -> None:
         ledger.context("fork")
     with pytest.raises(ValueError, match="unknown provider"):
         ledger.context("fork", provider="gemini", session=0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("policy", ["recorded", "synthesize", "fork"])
+def test_recovery_views_equal_the_engine_run_on_plain_dicts(policy: str) -> None:
+    ledger = ledgerviz.load(DSH)
+    cuts = [
+        ledger.cut(len(log.events) * part // 3, log.key)
+        for log in ledger.sessions
+        for part in (0, 1, 2)
+    ]
+    for one in [ledger, *cuts]:
+        view = one.recovery(policy)
+        for log in one.sessions:
+            plain = analyze(log.events, policy=policy, version=log.version)
+            assert view.analyses[log.key] == plain, log.key

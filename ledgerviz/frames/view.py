@@ -85,4 +85,4 @@ def analysis_fields(log: SessionLog, analysis: Analysis) -> EventFields:
         return EventFields.of(events)
     if len(events) == n:
         return log.event_fields()
-    return log.event_fields() + EventFields.of(events[n:])
+    return log.event_fields() + EventFields.of(events[n:], start=n)

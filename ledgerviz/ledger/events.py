@@ -132,7 +132,7 @@ def check_events(
     expanded: dict[int, list[dict[str, Any]]] = {}
     # The columns of EventFields, appended here so that the dicts are visited once.
     fields = EventFields.empty()
-    add_type, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
+    add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
     strings: dict[str, str] = {}
     shared = strings.setdefault  # one str object per type name and op (see EventFields)
     expected = 0
@@ -173,6 +173,7 @@ def check_events(
             _seq_gap(log, line, seq, expected)
         expected = seq + 1
         op = event.get("surfaceOp")
+        add_seq(seq if "seq" in event else len(fields.types))  # see EventFields.seqs
         add_type(shared(kind, kind))
         add_data(data)
         add_time(time)

@@ -13,6 +13,8 @@ _EMPTY: dict[str, Any] = {}
 class EventFields:
     """Per-event columns parallel to an events list (the dicts themselves are not copied).
 
+    ``seqs`` holds each event's ``seq``, its position in the events list when it has
+    none (the recovery engine's reading, so the columns can be handed to ``analyze``);
     ``datas`` holds each event's ``data`` object ({} when it has none); ``turns`` and
     ``steps`` are ``data.turn`` / ``data.step``; ``surface_ops`` is the raw
     ``surfaceOp`` value (None when absent). Every other column is the top-level key of
@@ -21,6 +23,7 @@ class EventFields:
     """
 
     types: list[Any]
+    seqs: list[Any]
     datas: list[dict[str, Any]]
     times: list[Any]
     turns: list[Any]
@@ -30,21 +33,25 @@ class EventFields:
     @classmethod
     def empty(cls) -> EventFields:
         """Return columns with no rows, ready to be appended to."""
-        return cls([], [], [], [], [], [])
+        return cls([], [], [], [], [], [], [])
 
     @classmethod
-    def of(cls, events: Sequence[dict[str, Any]]) -> EventFields:
-        """Return the columns of ``events`` in one pass over the dicts."""
+    def of(cls, events: Sequence[dict[str, Any]], start: int = 0) -> EventFields:
+        """Return the columns of ``events`` in one pass over the dicts.
+
+        ``start`` is the position of ``events[0]`` in its session (for ``seqs``).
+        """
         columns = cls.empty()
-        add_type, add_data, add_time, add_turn, add_step, add_op = columns.appenders()
+        add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = columns.appenders()
         strings: dict[str, str] = {}
         shared = strings.setdefault
-        for event in events:
+        for position, event in enumerate(events, start):
             data = event.get("data")
             if data.__class__ is not dict:
                 data = _EMPTY
             kind = event.get("type")
             add_type(shared(kind, kind) if kind.__class__ is str else kind)
+            add_seq(event.get("seq", position))
             add_data(data)
             add_time(event.get("time"))
             add_turn(data.get("turn"))

@@ -21,10 +21,12 @@ from ledgerviz.recovery.events import (
     RECOVERY_CODES,
     SYNTHETIC_END_KINDS,
     UNKNOWN_CODE,
+    EnvelopeColumns,
     Event,
     Generation,
     data_of,
     end_reason_kind,
+    envelope_rows,
     generation_for,
     is_user_typed,
     payload_tool_call_blocks,
@@ -125,16 +127,26 @@ class _Scan:
         self.computed.extend(made)
         self.synthetic.extend(made)
 
-    def run(self, events: Sequence[Event], *, recorded: bool = True, logged: bool = True) -> None:
-        """Annotate events in log order; ``logged`` False for results never in the log."""
+    def run(
+        self,
+        events: Sequence[Event],
+        *,
+        recorded: bool = True,
+        logged: bool = True,
+        columns: EnvelopeColumns | None = None,
+    ) -> None:
+        """Annotate events in log order; ``logged`` False for results never in the log.
+
+        ``columns``, when given, spares reading the envelope from every dict again.
+        """
         out, surface = self.out, self.surface
         add_event, add_seq, add_node = out.append, self.seqs.append, surface.nodes.append
         find, forget, step_calls = self.by_id.get, self.step_calls.pop, self.step_calls
         add_call, by_id, kinds = self.calls.append, self.by_id, _KINDS
-        for index, event in enumerate(events):
-            kind = event.get("type")
-            seq = event.get("seq", index) if logged else None
-            action = kinds.get(kind, 0)  # type: ignore[arg-type]
+        for event, kind, seq, data, op in envelope_rows(events, columns):
+            if not logged:
+                seq = None
+            action = kinds.get(kind, 0)
             if not action:  # log-only: never on the surface, nothing to track
                 add_event(event)
                 add_seq(seq)
@@ -152,11 +164,10 @@ class _Scan:
                     if code == UNKNOWN_CODE and self.fork:
                         self._fork_at(call)
             elif action == _CALL_KIND:
-                call = find(data_of(event).get("callId"))  # type: ignore[arg-type]
+                call = find(data.get("callId"))
                 if call is not None and call[_DISPATCHED] is None:
                     call[_DISPATCHED] = seq
             elif action == _ASSISTANT_KIND:
-                data = data_of(event)
                 turn, step = data.get("turn"), data.get("step")
                 for block in payload_tool_call_blocks(data):
                     call_id = block.get("id")
@@ -181,7 +192,7 @@ class _Scan:
                     self._close_step(event, kind, seq, recorded, logged)
                     key = len(out)
                 if kind == "turn/start":
-                    self.open_turn = data_of(event).get("turn")
+                    self.open_turn = data.get("turn")
                 elif kind == "turn/end":
                     self.open_turn = None
                     if recorded and end_reason_kind(event) in SYNTHETIC_END_KINDS:
@@ -194,10 +205,9 @@ class _Scan:
             elif action == _REWIND_KIND:
                 self._rewind(event, key, seq, recorded)
             elif action == _RESTORE_KIND:
-                self.surface.restore(data_of(event).get("rewindSeq"))
+                self.surface.restore(data.get("rewindSeq"))
             add_event(event)
             add_seq(seq)
-            op = event.get("surfaceOp")
             if op == "append":
                 add_node(key)
             elif isinstance(op, dict):
@@ -411,27 +421,39 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _scan(
-    events: Sequence[Event], policy: Policy, version: int | None
+    events: Sequence[Event],
+    policy: Policy,
+    version: int | None,
+    columns: EnvelopeColumns | None = None,
 ) -> tuple[_Scan, list[Event]]:
     """Return the finished scan of ``events`` and the closers it appended."""
     if policy not in POLICIES:
         raise ValueError(f"unknown recovery policy {policy!r}")
     scan = _Scan(policy, generation_for(version))
-    scan.run(events)
+    scan.run(events, columns=columns)
     closers = scan.closers()
     scan.run_computed(closers)
     return scan, closers
 
 
-def analyze(events: Sequence[Event], *, policy: Policy, version: int | None = None) -> Analysis:
+def analyze(
+    events: Sequence[Event],
+    *,
+    policy: Policy,
+    version: int | None = None,
+    columns: EnvelopeColumns | None = None,
+) -> Analysis:
     """Return the :class:`Analysis` of one session's events under ``policy``.
 
     ``version`` is the header's format version; it picks the closer generation.
+    ``columns`` optionally gives each event's type, seq, data and surfaceOp as a
+    reader already extracted them (see ``EnvelopeColumns``); the result is the same
+    as without them, only the dicts are not read for them again.
     The events are not modified; ``Analysis.events`` holds the same dicts plus the
     new ones the policy adds.
     """
     with _collector_paused():
-        scan, closers = _scan(events, policy, version)
+        scan, closers = _scan(events, policy, version, columns)
         return scan.result(closers)
 
 
