@@ -55,6 +55,19 @@ def test_columns_hold_the_raw_values(write_ledger: Writer) -> None:
     assert fields.datas[2] is session.events[2]["data"]
 
 
+def test_seq_column_numbers_seqless_events_by_position_among_kept_events(
+    write_ledger: Writer,
+) -> None:
+    seqless = {"type": "turn/start", "data": {"turn": 1}}
+    lines = [HEADER, seqless, b"[1, 2]", seqless, turn_start(2)]
+    (session,) = read_sessions(write_ledger(lines))
+    fields = session.fields
+    assert fields is not None
+    assert fields.seqs == [0, 1, 2]
+    assert fields == EventFields.of(session.events)
+    assert EventFields.of(session.events[1:], start=1).seqs == [1, 2]
+
+
 def test_columns_of_events_without_data() -> None:
     fields = EventFields.of([{"type": "x", "data": [1]}, {"seq": 0}])
     assert fields.types == ["x", None]
