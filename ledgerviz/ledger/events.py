@@ -115,135 +115,88 @@ class CheckedEvents(NamedTuple):
     rejected: int
 
 
-BLOCK_LINES = 1024
-"""Lines decoded and then checked together, while their new objects are still in cache."""
-
-
-def read_events(
-    raw_lines: Sequence[bytes],
-    first_line: int,
-    version: int | None,
-    log: DiagnosticLog,
-    *,
-    last_may_be_torn: bool,
+def check_events(
+    values: list[Any], first_line: int, version: int | None, log: DiagnosticLog
 ) -> CheckedEvents:
-    """Decode and check event lines block by block; return the usable events.
-
-    The check problems are recorded after every decoding problem, exactly as if the
-    whole file were decoded first and checked second (so strict mode raises at the
-    same first error); only the work is interleaved.
-    """
-    checks = DiagnosticLog(log.path, strict=False)
-    checker = EventChecker(version, checks)
-    values: list[Any] = []
-    for start in range(0, len(raw_lines), BLOCK_LINES):
-        block = raw_lines[start : start + BLOCK_LINES]
-        is_last = start + BLOCK_LINES >= len(raw_lines)
-        decoded = decode_lines(
-            block, first_line + start, log, last_may_be_torn=last_may_be_torn and is_last
-        )
-        checker.check(decoded, first_line + start, start)
-        values.extend(decoded)
-    for problem in checks.items:
-        log.add(problem.line, problem.kind, problem.message, problem.severity)
-    return checker.finish(values, first_line)
-
-
-class EventChecker:
-    """Checks decoded lines in order and indexes the usable events in the same pass.
+    """Check decoded lines and index the usable events in the same pass.
 
     Events whose envelope cannot be used (not an object, non-string ``type``,
     non-object ``data``, non-integer ``seq``/``time``) are dropped; every other
     problem is recorded and the event kept as decoded.
     """
-
-    def __init__(self, version: int | None, log: DiagnosticLog) -> None:
-        self.version = version
-        self.log = log
-        self.surface = surface_types(version)
-        self.packing = version in PACKING_VERSIONS
-        self.requested: set[str] = set()
-        self.rejected: set[int] = set()
-        self.expanded: dict[int, list[dict[str, Any]]] = {}
-        self.fields = EventFields.empty()
-        self.strings: dict[str, str] = {}  # one str object per type name and op (EventFields)
-        self.expected = 0
-
-    def check(self, values: list[Any], first_line: int, offset: int) -> None:
-        """Check the decoded lines ``values``, the first at ``first_line``, index ``offset``."""
-        log, known, surface, packing = self.log, KNOWN_EVENT_TYPES, self.surface, self.packing
-        requested, rejected, expanded = self.requested, self.rejected, self.expanded
-        # The columns of EventFields, appended here so that the dicts are visited once.
-        fields = self.fields
-        add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
-        shared = self.strings.setdefault
-        expected = self.expected
-        for index, event in enumerate(values, offset):
-            line = first_line + index - offset
-            if event.__class__ is not dict:
-                if event is not UNREADABLE:
-                    message = f"an event must be an object, not {_json_type(event)}"
-                    log.add(line, "invalid_event", message)
+    known = KNOWN_EVENT_TYPES
+    surface = surface_types(version)
+    packing = version in PACKING_VERSIONS
+    requested: set[str] = set()
+    rejected: set[int] = set()
+    expanded: dict[int, list[dict[str, Any]]] = {}
+    # The columns of EventFields, appended here so that the dicts are visited once.
+    fields = EventFields.empty()
+    add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
+    strings: dict[str, str] = {}
+    shared = strings.setdefault  # one str object per type name and op (see EventFields)
+    expected = 0
+    for index, event in enumerate(values):
+        if event.__class__ is not dict:
+            if event is not UNREADABLE:
+                message = f"an event must be an object, not {_json_type(event)}"
+                log.add(first_line + index, "invalid_event", message)
+            rejected.add(index)
+            continue
+        line = first_line + index
+        kind = event.get("type")
+        data = event.get("data")
+        seq = event.get("seq", expected)
+        time = event.get("time")
+        if packing and kind in PACKED_CHUNK_ROWS:
+            chunks = expand_packed_row(event)
+            if isinstance(chunks, str):
+                log.add(line, "invalid_event", chunks)
                 rejected.add(index)
                 continue
-            kind = event.get("type")
-            data = event.get("data")
-            seq = event.get("seq", expected)
-            time = event.get("time")
-            if packing and kind in PACKED_CHUNK_ROWS:
-                chunks = expand_packed_row(event)
-                if isinstance(chunks, str):
-                    log.add(line, "invalid_event", chunks)
-                    rejected.add(index)
-                    continue
-                expanded[index] = chunks
-                seq = chunks[0].get("seq", expected)
-                if seq != expected:
-                    _seq_gap(log, line, seq, expected)
-                expected = seq + len(chunks)
-                continue
-            if (
-                kind.__class__ is not str
-                or data.__class__ is not dict
-                or seq.__class__ is not int
-                or not (time is None or time.__class__ is int)
-            ):
-                log.add(line, "invalid_event", _envelope_problem(event))
-                rejected.add(index)
-                continue
+            expanded[index] = chunks
+            seq = chunks[0].get("seq", expected)
             if seq != expected:
                 _seq_gap(log, line, seq, expected)
-            expected = seq + 1
-            op = event.get("surfaceOp")
-            add_seq(seq if "seq" in event else len(fields.types))  # see EventFields.seqs
-            add_type(shared(kind, kind))
-            add_data(data)
-            add_time(time)
-            add_turn(data.get("turn"))
-            add_step(data.get("step"))
-            add_op(shared(op, op) if op.__class__ is str else op)
-            if kind in surface:
-                if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
-                    log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
-                if kind == "assistant/message":
-                    requested.update(requested_call_ids(data))
-                elif kind == "tool/result":
-                    _check_result(log, line, data, requested)
-            elif kind not in known:
-                _unknown_type(log, line, kind, event.get("ignorable") is True)
-            elif "surfaceOp" in event or "sourceEventSeqs" in event:
-                log.add(line, "invalid_event", _not_surface(kind, self.version))
-        self.expected = expected
-
-    def finish(self, values: list[Any], first_line: int) -> CheckedEvents:
-        """Return the usable events of all checked ``values`` (the first at ``first_line``)."""
-        rejected, expanded = self.rejected, self.expanded
-        if not rejected and not expanded:
-            lines = range(first_line, first_line + len(values))
-            return CheckedEvents(values, self.fields, lines, 0)
-        events, kept_lines = _usable(values, first_line, rejected, expanded)
-        fields = EventFields.of(events) if expanded else self.fields
-        return CheckedEvents(events, fields, kept_lines, len(rejected))
+            expected = seq + len(chunks)
+            continue
+        if (
+            kind.__class__ is not str
+            or data.__class__ is not dict
+            or seq.__class__ is not int
+            or not (time is None or time.__class__ is int)
+        ):
+            log.add(line, "invalid_event", _envelope_problem(event))
+            rejected.add(index)
+            continue
+        if seq != expected:
+            _seq_gap(log, line, seq, expected)
+        expected = seq + 1
+        op = event.get("surfaceOp")
+        add_seq(seq if "seq" in event else len(fields.types))  # see EventFields.seqs
+        add_type(shared(kind, kind))
+        add_data(data)
+        add_time(time)
+        add_turn(data.get("turn"))
+        add_step(data.get("step"))
+        add_op(shared(op, op) if op.__class__ is str else op)
+        if kind in surface:
+            if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
+                log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
+            if kind == "assistant/message":
+                requested.update(requested_call_ids(data))
+            elif kind == "tool/result":
+                _check_result(log, line, data, requested)
+        elif kind not in known:
+            _unknown_type(log, line, kind, event.get("ignorable") is True)
+        elif "surfaceOp" in event or "sourceEventSeqs" in event:
+            log.add(line, "invalid_event", _not_surface(kind, version))
+    if not rejected and not expanded:
+        return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
+    events, lines = _usable(values, first_line, rejected, expanded)
+    if expanded:
+        fields = EventFields.of(events)
+    return CheckedEvents(events, fields, lines, len(rejected))
 
 
 def _usable(

@@ -7,7 +7,7 @@ from itertools import chain, count
 from pathlib import Path
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
-from ledgerviz.ledger.events import read_events
+from ledgerviz.ledger.events import check_events, decode_lines
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import read_header
 from ledgerviz.ledger.session import SessionLog
@@ -54,9 +54,8 @@ def read_session(path: str, content: bytes, *, strict: bool = False) -> SessionL
         skipped += sum(1 for raw in event_lines if raw.strip())
         return SessionLog(path, key, header.fields, None, [], log.items, skipped)
     with paused_gc():
-        checked = read_events(
-            event_lines, first_line, header.version, log, last_may_be_torn=not skipped
-        )
+        values = decode_lines(event_lines, first_line, log, last_may_be_torn=not skipped)
+        checked = check_events(values, first_line, header.version, log)
     return SessionLog(
         path,
         key,
