@@ -56,11 +56,6 @@ class SessionView:
         """Return each event's ``data`` object ({} when it has none)."""
         return self.fields.datas
 
-    @property
-    def times(self) -> list[Any]:
-        """Return each event's ``time`` (None when absent)."""
-        return self.fields.times
-
     def indices_of(self, kinds: frozenset[str]) -> list[int]:
         """Return the positions of the events whose type is in ``kinds``, in log order."""
         wanted = [code for code, name in enumerate(self._names) if name in kinds]

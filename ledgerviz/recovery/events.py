@@ -142,12 +142,6 @@ def message_call_id(message: dict[str, Any]) -> str | None:
     return block.get("toolCallId") if block else None
 
 
-def result_is_error(event: Event) -> bool:
-    """Return whether a tool/result is marked ``isError`` (message level or wrapper block)."""
-    message = payload_message(data_of(event))
-    return message_is_error(message) if message is not None else False
-
-
 def message_is_error(message: dict[str, Any]) -> bool:
     """Return whether a tool result message is marked ``isError``, in either form."""
     if "isError" in message:
@@ -172,8 +166,8 @@ def result_content(message: dict[str, Any]) -> list[Any]:
 def result_facts(event: Event) -> tuple[str | None, str | None, bool, bool]:
     """Return (call id, error code, is_error, synthetic) of a tool/result.
 
-    ``data`` and its ``message`` are looked up once and the message accessors run on
-    them directly (the same answers as ``result_call_id`` and ``result_is_error``).
+    ``data`` and its ``message`` are looked up once and the message accessors
+    (``message_call_id``, ``message_is_error``) run on them directly.
     """
     data = data_of(event)
     error = data.get("error")
