@@ -12,7 +12,7 @@ from ledgerviz.frames.columns import (
     time_column,
     transpose,
 )
-from ledgerviz.frames.events import BRANCHES
+from ledgerviz.frames.events import BRANCHES, TOOL_EVENTS
 from ledgerviz.frames.view import SessionView
 from ledgerviz.recovery.analysis import CallFacts
 
@@ -37,14 +37,12 @@ CALL_SCHEMA = {
     "settled": bool_column,
 }
 
-_TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
-
 
 def call_columns(view: SessionView) -> dict[str, Column]:
     """Return the ``calls`` columns of one session."""
     facts = transpose(view.analysis.calls, CallFacts._fields)
     seqs = view.analysis.seqs
-    position_of = {seqs[i]: i for i in view.indices_of(_TOOL_EVENTS)}
+    position_of = {seqs[i]: i for i in view.indices_of(TOOL_EVENTS)}
     dispatch_times = view.time_at([position_of.get(seq, -1) for seq in facts["dispatched_seq"]])
     result_times = view.time_at([position_of.get(seq, -1) for seq in facts["result_seq"]])
     return {

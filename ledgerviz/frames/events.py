@@ -31,15 +31,15 @@ EVENT_SCHEMA = {
     "recovery_code": category_column,
 }
 
-
-_CALL_TYPES = frozenset({"tool/call", "tool/result"})
+TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
+"""The event types that name a tool call (``calls`` and ``events.call_id`` read them)."""
 
 
 def _call_ids(view: SessionView) -> list[Any]:
     """Return the call id of every tool/call and tool/result event (None elsewhere)."""
     call_ids: list[Any] = [None] * len(view.types)
     types, datas = view.types, view.datas
-    for i in view.indices_of(_CALL_TYPES):
+    for i in view.indices_of(TOOL_EVENTS):
         data = datas[i]
         is_call = types[i] == "tool/call"
         call_ids[i] = data.get("callId") if is_call else payload_result_call_id(data)
