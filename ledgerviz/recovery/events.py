@@ -107,7 +107,12 @@ def tool_call_blocks(event: Event) -> list[dict[str, Any]]:
 def payload_tool_call_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Return the ``tool-call`` content blocks of an assistant/message ``data`` payload."""
     message = payload_message(data)
-    content = message.get("content") if message is not None else None
+    return message_tool_call_blocks(message) if message is not None else []
+
+
+def message_tool_call_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the ``tool-call`` content blocks of an assistant message, in order."""
+    content = message.get("content")
     if not content:
         return []
     return [b for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.events import message_call_id, message_is_error, result_content
+from ledgerviz.recovery.events import (
+    message_call_id,
+    message_is_error,
+    message_tool_call_blocks,
+    result_content,
+)
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
@@ -62,14 +67,6 @@ def block_text(blocks: Any) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def _tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        block
-        for block in message.get("content") or ()
-        if isinstance(block, dict) and block.get("type") == "tool-call"
-    ]
-
-
 def _parsed_arguments(raw: Any) -> dict[str, Any]:
     """Anthropic wants an object: parsed JSON, or the raw text kept under ``_raw_arguments``."""
     try:
@@ -99,7 +96,7 @@ def to_openai(messages: Sequence[ContextMessage]) -> ProviderRequest:
                 "role": "assistant",
                 "content": block_text(message.get("content")) or None,
             }
-            calls = _tool_calls(message)
+            calls = message_tool_call_blocks(message)
             if calls:
                 entry["tool_calls"] = [
                     {
@@ -143,7 +140,7 @@ def _anthropic_blocks(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
             "name": c.get("name"),
             "input": _parsed_arguments(c.get("arguments")),
         }
-        for c in _tool_calls(message)
+        for c in message_tool_call_blocks(message)
     ]
     return "assistant", blocks
 
