@@ -275,6 +275,14 @@ def timeline_figure(
     return figure
 
 
+def _one_session(ledger: Ledger, session: str | int | None) -> Ledger:
+    """Return ``ledger`` itself when it already is the wanted single session (so its cached
+    recovery is reused), else a one-session view of ``session`` (default: the first)."""
+    if len(ledger) == 1 and session in (None, 0, ledger.keys[0]):
+        return ledger
+    return ledger.session(0 if session is None else session)
+
+
 def timeline(
     ledger: Ledger,
     policy: str = "synthesize",
@@ -288,7 +296,7 @@ def timeline(
     ``"time"``, ``"order"`` (event seq; crash closers reuse the last timestamp) or
     ``"auto"`` (time when every event has one).
     """
-    view = ledger.session(0 if session is None else session)
+    view = _one_session(ledger, session)
     key = view.keys[0]
     recovery = view.recovery(policy)
     return timeline_figure(recovery.frames, session=key, policy=policy,

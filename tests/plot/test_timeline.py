@@ -252,3 +252,17 @@ def test_parallel_calls_of_a_step_get_their_own_rows() -> None:
 
 def test_lazy_top_level_export() -> None:
     assert ledgerviz.timeline is timeline
+
+
+def test_one_session_ledger_reuses_its_cached_recovery(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = ledgerviz.load(SHOWCASE)
+    expected = view.recovery("fork")
+    figure_before = timeline(view, policy="fork")
+
+    def no_second_analysis(*_args: Any) -> None:
+        raise AssertionError("the session was analysed again")
+
+    monkeypatch.setattr("ledgerviz.api._analyze", no_second_analysis)
+    figure = timeline(view, policy="fork", session=view.keys[0])
+    assert view.recovery("fork") is expected
+    assert figure.to_json() == figure_before.to_json()
