@@ -5,12 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-POLICIES = ("recorded", "synthesize", "fork")
-STATUS_CODES = {"outcome_unknown": "TOOL_OUTCOME_UNKNOWN", "not_started": "TOOL_NOT_STARTED"}
+from ledgerviz.recovery.analysis import POLICIES
+from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+
+if TYPE_CHECKING:
+    from ledgerviz.api import Ledger
+    from ledgerviz.ledger import SessionLog
+
+STATUS_CODES = {"outcome_unknown": UNKNOWN_CODE, "not_started": NOT_STARTED_CODE}
+"""The recovery code ``check`` reports for each unanswered call status."""
 
 
 def register(subparsers: Any) -> None:
@@ -29,9 +36,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def session_summary(ledger: Any, key: str) -> dict[str, Any]:
-    """Return the JSON summary of one session of a ``Ledger``."""
-    log = ledger.sessions[ledger.keys.index(key)]
+def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
+    """Return the JSON summary of ``log``, one of the sessions of ``ledger``."""
+    key = log.key
     recorded = ledger.recovery("recorded").analyses[key]
     synthesized = ledger.recovery("synthesize").analyses[key]
     forked = ledger.recovery("fork").analyses[key]
@@ -40,7 +47,7 @@ def session_summary(ledger: Any, key: str) -> dict[str, Any]:
         "id": key,
         "version": log.version,
         "events": len(log.events),
-        "turns": sum(1 for event in log.events if event.get("type") == "turn/start"),
+        "turns": log.event_fields().types.count("turn/start"),
         "lines_skipped": log.lines_skipped,
         "diagnostics": [
             {"kind": d.kind, "severity": d.severity, "line": d.line, "message": d.message}
@@ -105,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         except LedgerError as error:
             failures.append(str(error))
     ledger = Ledger(with_unique_keys(sessions))
-    summaries = [session_summary(ledger, key) for key in ledger.keys]
+    summaries = [session_summary(ledger, log) for log in ledger.sessions]
     if args.json:
         document = {"sessions": summaries, "failures": failures}
         sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
