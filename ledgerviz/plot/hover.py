@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -26,15 +26,19 @@ def format_duration(value: Any) -> str:
 
 
 def _seq(value: Any) -> str:
-    text = text_of(value)
-    return text if text else "none"
+    return plotly_text(value) or "none"
+
+
+def _rows(frame: pd.DataFrame, columns: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+    """Return an iterator over ``frame``'s rows as tuples of the values in ``columns``."""
+    return zip(*(frame[c].tolist() for c in columns), strict=True)
 
 
 def call_hover(calls: pd.DataFrame) -> list[str]:
     """Return one escaped hover label per row of a ``calls`` frame."""
     columns = ("tool", "call_id", "status", "turn", "step", "requested_seq", "dispatched_seq",
                "result_seq", "duration", "error_code", "arguments")
-    rows = zip(*(calls[c].tolist() for c in columns), strict=True)
+    rows = _rows(calls, columns)
     labels = []
     for tool, call_id, status, turn, step, req, disp, res, duration, code, arguments in rows:
         label = (
@@ -55,7 +59,7 @@ def call_hover(calls: pd.DataFrame) -> list[str]:
 def event_hover(events: pd.DataFrame) -> list[str]:
     """Return one escaped hover label per row of an ``events`` frame."""
     columns = ("type", "seq", "turn", "step", "call_id", "branch", "synthetic", "recovery_code")
-    rows = zip(*(events[c].tolist() for c in columns), strict=True)
+    rows = _rows(events, columns)
     labels = []
     for kind, seq, turn, step, call_id, branch, synthetic, code in rows:
         label = f"<b>{plotly_text(kind, 80)}</b> · seq {_seq(seq)}"
@@ -76,7 +80,7 @@ def turn_hover(turns: pd.DataFrame) -> list[str]:
     """Return one escaped hover label per row of a ``turns`` frame."""
     columns = ("turn", "start_seq", "end_seq", "end_reason", "steps", "calls", "outcome_unknown",
                "not_started", "duration")
-    rows = zip(*(turns[c].tolist() for c in columns), strict=True)
+    rows = _rows(turns, columns)
     return [
         f"<b>turn {plotly_text(turn)}</b> · seqs {_seq(start)}–{_seq(end)}"
         f"<br>ended: {plotly_text(reason) or 'still open'}"
@@ -91,7 +95,7 @@ def step_hover(steps: pd.DataFrame) -> list[str]:
     """Return one escaped hover label per row of a ``steps`` frame."""
     columns = ("turn", "step", "start_seq", "end_seq", "provider", "model", "input_tokens",
                "output_tokens", "calls")
-    rows = zip(*(steps[c].tolist() for c in columns), strict=True)
+    rows = _rows(steps, columns)
     return [
         f"<b>turn {plotly_text(turn)} · step {plotly_text(step)}</b>"
         f" · seqs {_seq(start)}–{_seq(end)}"
