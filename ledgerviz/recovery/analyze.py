@@ -32,7 +32,7 @@ from ledgerviz.recovery.events import (
     payload_tool_call_blocks,
     result_facts,
 )
-from ledgerviz.recovery.results import close_open_turn, synthetic_result
+from ledgerviz.recovery.results import close_open_turn, new_event, synthetic_result
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
@@ -341,10 +341,7 @@ class _Scan:
             "end": shadowed[-1] if shadowed else seqs[node],
             "shadowedSeqs": shadowed,
         }
-        event: Event = {"type": "surface/rewind", "seq": seq}
-        if time is not None:
-            event["time"] = time
-        event["data"] = data
+        event = new_event("surface/rewind", seq, time, data)
         event["ignorable"] = True
         return event
 

@@ -43,7 +43,8 @@ UNKNOWN_ERROR = {"name": "ToolOutcomeUnknownError", "code": UNKNOWN_CODE}
 NOT_STARTED_ERROR = {"name": "ToolNotStartedError", "code": NOT_STARTED_CODE}
 
 
-def _envelope(kind: str, seq: int | None, time: int | None, data: dict[str, Any]) -> Event:
+def new_event(kind: str, seq: int | None, time: int | None, data: dict[str, Any]) -> Event:
+    """Return a new event dict ``type, seq, time, data``; a None seq or time is left out."""
     event: Event = {"type": kind}
     if seq is not None:
         event["seq"] = seq
@@ -99,7 +100,7 @@ def synthetic_result(
         }
     error = dict(UNKNOWN_ERROR if started else NOT_STARTED_ERROR)
     data = {"turn": turn, "step": call.step, "message": message, "error": error}
-    event = _envelope("tool/result", seq, time, data)
+    event = new_event("tool/result", seq, time, data)
     event["surfaceOp"] = "append"
     if started:
         event["sourceEventSeqs"] = [call.call_seq]
@@ -108,7 +109,7 @@ def synthetic_result(
 
 def step_end(turn: int | None, step: int | None, seq: int | None, time: int | None) -> Event:
     """Return a new step/end event."""
-    return _envelope("step/end", seq, time, {"turn": turn, "step": step})
+    return new_event("step/end", seq, time, {"turn": turn, "step": step})
 
 
 def close_open_turn(
@@ -150,6 +151,6 @@ def close_open_turn(
         closers.append(step_end(turn, tracker.open_step, seq, time))
         seq += 1
     closers.append(
-        _envelope("turn/end", seq, time, {"turn": turn, "reason": copy.deepcopy(reason)})
+        new_event("turn/end", seq, time, {"turn": turn, "reason": copy.deepcopy(reason)})
     )
     return closers
