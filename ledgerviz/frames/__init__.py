@@ -30,11 +30,13 @@ class Frames:
 
     @cached_property
     def _views(self) -> list[SessionView]:
+        """Return the per-session views every frame is built from (made once)."""
         return [SessionView.of(key, log, analysis) for key, log, analysis in self._sessions]
 
     def _build(
         self, columns_of: Callable[[SessionView], dict[str, list[Any]]], schema: dict[str, Any]
     ) -> pd.DataFrame:
+        """Return one frame: ``columns_of`` every session, typed by ``schema``."""
         with paused_gc():
             return assemble([(view.key, columns_of(view)) for view in self._views], schema)
 

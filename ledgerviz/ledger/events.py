@@ -118,7 +118,7 @@ class CheckedEvents(NamedTuple):
 def check_events(
     values: list[Any], first_line: int, version: int | None, log: DiagnosticLog
 ) -> CheckedEvents:
-    """Check decoded lines and index the usable events in the same pass.
+    """Return the usable events of decoded lines, their columns and lines (one pass).
 
     Events whose envelope cannot be used (not an object, non-string ``type``,
     non-object ``data``, non-integer ``seq``/``time``) are dropped; every other

@@ -80,6 +80,7 @@ FORK_END_REASON = {"kind": "interrupted"}
 
 
 def _status(call: list[Any]) -> CallStatus:
+    """Return the status of a scanned call from its result (code, isError) and dispatch."""
     if call[_RESULT] is None:
         return "outcome_unknown" if call[_DISPATCHED] is not None else "not_started"
     if call[_CODE] == UNKNOWN_CODE:
@@ -90,6 +91,7 @@ def _status(call: list[Any]) -> CallStatus:
 
 
 def _pending(call: list[Any]) -> PendingCall:
+    """Return a scanned call as the ``PendingCall`` a synthetic result is built from."""
     return PendingCall(
         call[_ID], call[_TURN], call[_STEP], call[_DISPATCHED], call[_NAME], call[_SEQ]
     )
@@ -255,12 +257,15 @@ class _Scan:
         )
 
     def _recovery_result(self, key: int, code: str | None, synthetic: bool) -> None:
+        """Record the recovery code of the tool/result at ``key`` and whether it is synthetic."""
         if code in RECOVERY_CODES:
             self.codes[key] = code  # type: ignore[assignment]
         if synthetic:
             self.synthetic.append(key)
 
     def _mark_synthetic_end(self, key: int) -> None:
+        """Mark a recorded interrupted/forked turn/end synthetic, with the step/end before it
+        when that step/end directly follows a synthetic result (a runtime's crash closers)."""
         synthetic, out = self.synthetic, self.out
         if (
             key >= 2
@@ -280,12 +285,15 @@ class _Scan:
         self.fork_points.append(call[_SEQ])
 
     def _apply_fork(self) -> None:
+        """Hide the surface from the pending fork point on, and clear the pending fork."""
         node = self.fork_node
         assert node is not None
         self.surface.hide(("fork", self.seqs[node]), self.surface.visible_from(node))
         self.fork_node = None
 
     def _rewind(self, event: Event, key: int, seq: int | None, recorded: bool) -> None:
+        """Apply a ``surface/rewind``: hide the nodes it lists; a recorded one starting at an
+        assistant message is a fork's rewind (synthetic); a pending fork it hides is dropped."""
         data = data_of(event)
         nodes = self.surface.rewind_seqs(seq, list(data.get("shadowedSeqs") or ()))
         start = data.get("start")
@@ -387,6 +395,7 @@ class _Scan:
 
 
 def _facts(call: list[Any], branch: Branch) -> CallFacts:
+    """Return the ``CallFacts`` of a scanned call whose assistant message is on ``branch``."""
     status = _status(call)
     return CallFacts(
         call[_ID],

@@ -119,6 +119,7 @@ def message_tool_call_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _wrapper_block(message: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the first ``tool-result`` block of a v0-v3 wrapped result message, or None."""
     for block in message.get("content") or ():
         if isinstance(block, dict) and block.get("type") == "tool-result":
             return block

@@ -119,6 +119,7 @@ def to_openai(messages: Sequence[ContextMessage]) -> ProviderRequest:
 
 
 def _anthropic_blocks(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
+    """Return the Anthropic role and content blocks of one context message."""
     message = item.message
     if item.is_tool_result:
         return "user", [
@@ -184,6 +185,8 @@ def export(messages: Sequence[ContextMessage], provider: Provider) -> ProviderRe
 
 
 def _openai_problems(request: ProviderRequest) -> list[Problem]:
+    """Return the pairing problems of an OpenAI request: every assistant ``tool_calls`` id
+    answered by a ``tool`` message before the next non-tool message, no stray answers."""
     problems: list[Problem] = []
     open_calls: dict[str, int] = {}
     answered: set[str] = set()
@@ -229,6 +232,8 @@ def _openai_problems(request: ProviderRequest) -> list[Problem]:
 
 
 def _anthropic_problems(request: ProviderRequest) -> list[Problem]:
+    """Return the pairing problems of an Anthropic request: every ``tool_use`` answered once
+    in the next user turn, no ``tool_result`` without a ``tool_use`` just before."""
     problems: list[Problem] = []
     turns = request.payload["messages"]
     requested: dict[str, int] = {}
