@@ -187,32 +187,33 @@ def _abandoned_spans(frames: SessionFrames, fork_points: Sequence[int],
         at.at(events.loc[events["branch"] == "abandoned", "seq"]),
         at.at_or_end(_call_end_seqs(lost_calls, frames.turns)),
     ])
-    points = sorted(fork_points)
+    starts = at.at(pd.Series(sorted(fork_points), dtype="Int64"))
+    uppers = np.append(starts, np.inf)[1:]
     spans = []
-    for i, point in enumerate(points):
-        start = at.at(pd.Series([point], dtype="Int64"))[0]
-        upper = at.at(pd.Series([points[i + 1]], dtype="Int64"))[0] if i + 1 < len(points) \
-            else np.inf
+    for start, upper in zip(starts, uppers, strict=True):
         inside = positions[(positions >= start) & (positions < upper)]
         if not np.isnan(start):
             spans.append((start, float(inside.max()) if len(inside) else start))
     return spans
 
 
+def _band(x0: float, x1: float, fill: str) -> dict[str, Any]:
+    """Return a full-height background rectangle from ``x0`` to ``x1``."""
+    return {"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1, "y0": 0, "y1": 1,
+            "fillcolor": fill, "line": {"width": 0}, "layer": "below"}
+
+
 def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator) -> list[dict]:
+    """Return the background bands: every other turn, and each fork's abandoned span."""
     turns = frames.turns
     shapes = []
     if len(turns) <= TURN_BANDS_LIMIT:
         starts, ends = at.at(turns["start_seq"]), at.at_or_end(turns["end_seq"])
         for i, (x0, x1) in enumerate(zip(starts, ends, strict=True)):
             if i % 2 == 0 and not (np.isnan(x0) or np.isnan(x1)):
-                shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
-                               "y0": 0, "y1": 1, "fillcolor": style.BAND_FILL, "line":
-                               {"width": 0}, "layer": "below"})
-    for x0, x1 in _abandoned_spans(frames, fork_points, at):
-        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": x0, "x1": x1,
-                       "y0": 0, "y1": 1, "fillcolor": style.ABANDONED_FILL,
-                       "line": {"width": 0}, "layer": "below"})
+                shapes.append(_band(x0, x1, style.BAND_FILL))
+    shapes += [_band(x0, x1, style.ABANDONED_FILL)
+               for x0, x1 in _abandoned_spans(frames, fork_points, at)]
     return shapes
 
 
