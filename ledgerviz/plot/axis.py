@@ -44,7 +44,6 @@ class Locator:
         logged = events[events["seq"].notna()].drop_duplicates("seq")
         seqs = logged["seq"].astype("int64").to_numpy()
         values = seqs.astype(float) if axis == "order" else epoch_ms(logged["time"])
-        self.axis = axis
         self._by_seq = pd.Series(values, index=seqs, dtype=float)
         self.end = float(np.nanmax(values)) if len(values) else np.nan
 
