@@ -155,6 +155,7 @@ def check_events(
                 rejected.add(index)
                 continue
             expanded[index] = chunks
+            fields.extend(chunks, len(fields))
             seq = chunks[0].get("seq", expected)
             if seq != expected:
                 _seq_gap(log, line, seq, expected)
@@ -194,8 +195,6 @@ def check_events(
     if not rejected and not expanded:
         return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
     events, lines = _usable(values, first_line, rejected, expanded)
-    if expanded:
-        fields = EventFields.of(events)
     return CheckedEvents(events, fields, lines, len(rejected))
 
 

@@ -42,7 +42,12 @@ class EventFields:
         ``start`` is the position of ``events[0]`` in its session (for ``seqs``).
         """
         columns = cls.empty()
-        add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = columns.appenders()
+        columns.extend(events, start)
+        return columns
+
+    def extend(self, events: Sequence[dict[str, Any]], start: int) -> None:
+        """Append the rows of ``events``, ``events[0]`` being at position ``start``."""
+        add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = self.appenders()
         strings: dict[str, str] = {}
         shared = strings.setdefault
         for position, event in enumerate(events, start):
@@ -58,7 +63,6 @@ class EventFields:
             add_step(data.get("step"))
             op = event.get("surfaceOp")
             add_op(shared(op, op) if op.__class__ is str else op)
-        return columns
 
     def appenders(self) -> tuple[Callable[[Any], None], ...]:
         """Return the ``append`` methods of the columns, in declaration order."""
