@@ -11,6 +11,7 @@ from ledgerviz.plot.style import STATUS_COLOR
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.events import message_is_error
 from ledgerviz.recovery.providers import PROVIDERS, export
+from ledgerviz.widgets.details import seq_text
 
 if TYPE_CHECKING:
     from ledgerviz.api import Context
@@ -21,10 +22,6 @@ ID_LIMIT = 60
 BADGE = ("display:inline-block;margin:0 6px 4px 0;padding:1px 8px;border-radius:9px;"
          "color:#fff;font-size:12px;background:")
 CELL = "padding:2px 6px;vertical-align:top;border-top:1px solid #e4e7eb"
-
-
-def _seq_text(seq: int | None) -> str:
-    return "not logged" if seq is None else str(seq)
 
 
 def provider_badges_html(context: Context) -> str:
@@ -46,7 +43,7 @@ def problems_html(context: Context) -> str:
     """Return an escaped list of every pairing problem, each naming its provider and seqs."""
     items = [
         f"<li><b>{escape(problem.provider)}</b> · {escape(problem.kind)} · seqs "
-        f"{', '.join(_seq_text(seq) for seq in problem.seqs)}: {escape(problem.detail, 300)}</li>"
+        f"{', '.join(seq_text(seq) for seq in problem.seqs)}: {escape(problem.detail, 300)}</li>"
         for provider in PROVIDERS
         for problem in context.problems[provider]
     ]
@@ -65,7 +62,7 @@ def _call_lines(entry: dict[str, Any], results: dict[str | None, int | None]) ->
     for call in entry.get("tool_calls") or ():
         function = call["function"]
         call_id = call["id"]
-        answer = (f"→ result at seq {_seq_text(results[call_id])}" if call_id in results
+        answer = (f"→ result at seq {seq_text(results[call_id])}" if call_id in results
                   else f"<b style='color:{STATUS_COLOR['error']}'>→ no result</b>")
         lines.append(
             f"call <code>{escape(function['name'], ID_LIMIT)}"
@@ -93,12 +90,12 @@ def messages_html(messages: Sequence[ContextMessage]) -> str:
         lines = [escape(entry.get("content"), TEXT_LIMIT)] if entry.get("content") else []
         if entry["role"] == "tool":
             call_id = entry["tool_call_id"]
-            answers = (f"answers call at seq {_seq_text(calls[call_id])}" if call_id in calls
+            answers = (f"answers call at seq {seq_text(calls[call_id])}" if call_id in calls
                        else f"<b style='color:{STATUS_COLOR['error']}'>answers no call</b>")
             error = " · <b>error</b>" if message_is_error(item.message) else ""
             lines.insert(0, f"result for id {escape(call_id, ID_LIMIT)} {answers}{error}")
         lines += _call_lines(entry, results)
-        rows.append(f"<tr><td style='{CELL}'>{_seq_text(item.seq)}</td>"
+        rows.append(f"<tr><td style='{CELL}'>{seq_text(item.seq)}</td>"
                     f"<td style='{CELL}'><b>{escape(role)}</b></td>"
                     f"<td style='{CELL}'>{'<br>'.join(lines)}</td></tr>")
     return ("<table style='border-collapse:collapse;font-size:12px;width:100%'>"

@@ -10,6 +10,11 @@ from ledgerviz.recovery.analysis import Analysis
 TYPE_LABEL_LIMIT = 60
 
 
+def seq_text(seq: int | None) -> str:
+    """Return ``seq`` as escaped text, or ``not logged`` for an event without one."""
+    return "not logged" if seq is None else escape(seq)
+
+
 def event_label(analysis: Analysis, index: int) -> str:
     """Return the picker label of event ``index``: its seq, type and how recovery marked it."""
     seq = analysis.seqs[index]
@@ -39,9 +44,8 @@ def index_of_seq(analysis: Analysis, seq: int) -> int | None:
 
 def event_details_html(analysis: Analysis, index: int) -> str:
     """Return escaped HTML for event ``index``: a fact line and its pretty-printed JSON."""
-    seq = analysis.seqs[index]
     facts = [
-        f"<b>seq {'not logged' if seq is None else escape(seq)}</b>",
+        f"<b>seq {seq_text(analysis.seqs[index])}</b>",
         escape(analysis.events[index].get("type")),
         f"branch {escape(analysis.branch[index])}",
         "in the file" if analysis.recorded[index]
