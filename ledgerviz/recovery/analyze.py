@@ -429,13 +429,13 @@ def _collector_paused() -> Iterator[None]:
 def _scan(
     events: Sequence[Event],
     policy: Policy,
-    version: int | None,
+    generation: Generation,
     columns: EnvelopeColumns | None = None,
 ) -> tuple[_Scan, list[Event]]:
     """Return the finished scan of ``events`` and the closers it appended."""
     if policy not in POLICIES:
         raise ValueError(f"unknown recovery policy {policy!r}")
-    scan = _Scan(policy, generation_for(version))
+    scan = _Scan(policy, generation)
     scan.run(events, columns=columns)
     closers = scan.closers()
     scan.run_computed(closers)
@@ -459,7 +459,7 @@ def analyze(
     new ones the policy adds.
     """
     with _collector_paused():
-        scan, closers = _scan(events, policy, version, columns)
+        scan, closers = _scan(events, policy, generation_for(version), columns)
         return scan.result(closers)
 
 
@@ -472,5 +472,4 @@ def fork_closers(events: Sequence[Event], *, generation: Generation = "v4") -> l
     one, the open turn is closed as crash repair would (only not-started calls can
     be pending then).
     """
-    version = 4 if generation == "v4" else 3
-    return _scan(events, "fork", version)[1]
+    return _scan(events, "fork", generation)[1]
