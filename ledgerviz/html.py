@@ -41,6 +41,11 @@ def escape(value: Any, limit: int | None = None) -> str:
     return html.escape(text, quote=True)
 
 
+def seq_text(seq: int | None) -> str:
+    """Return an event seq as escaped text, or ``not logged`` for an event without one."""
+    return "not logged" if seq is None else escape(seq)
+
+
 def plotly_text(value: Any, limit: int | None = None) -> str:
     """Return ``value`` escaped for plotly text (hover labels, titles), optionally truncated.
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ledgerviz import __version__
-from ledgerviz.html import escape, text_of
+from ledgerviz.html import escape, seq_text, text_of
 from ledgerviz.plot import style, timeline
 from ledgerviz.plot.axis import Axis
 from ledgerviz.recovery.analysis import POLICIES
@@ -146,9 +146,9 @@ def _event_type(events: pd.DataFrame, seq: int) -> str:
 
 
 def _problem_html(problem: Problem) -> str:
-    seqs = ", ".join(str(s) for s in problem.seqs)
+    seqs = ", ".join(seq_text(s) for s in problem.seqs)
     return (f"<li><code>{escape(problem.kind)}</code> {escape(problem.detail, 400)}"
-            f"{f' (seq {escape(seqs)})' if seqs else ''}</li>")
+            f"{f' (seq {seqs})' if seqs else ''}</li>")
 
 
 def _providers(view: Ledger, key: str) -> str:

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from ledgerviz.html import escape, plotly_lines, plotly_text, text_of, truncate
+from ledgerviz.html import escape, plotly_lines, plotly_text, seq_text, text_of, truncate
 
 PAYLOAD = '<img src=x onerror="alert(1)">&<a href=\'javascript:alert(2)\'>x</a>'
 
@@ -43,3 +43,9 @@ def test_missing_values_are_empty_text(missing: object) -> None:
 def test_other_values_are_their_str() -> None:
     assert text_of(12) == "12"
     assert escape(True) == "True"
+
+
+def test_seq_text_names_a_missing_seq() -> None:
+    assert seq_text(None) == "not logged"
+    assert seq_text(0) == "0"
+    assert seq_text(1234) == "1234"

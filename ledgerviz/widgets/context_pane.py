@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ledgerviz.html import escape
+from ledgerviz.html import escape, seq_text
 from ledgerviz.plot.style import STATUS_COLOR
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.events import message_is_error
 from ledgerviz.recovery.providers import PROVIDERS, export
-from ledgerviz.widgets.details import seq_text
 
 if TYPE_CHECKING:
     from ledgerviz.api import Context

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ledgerviz.html import escape, text_of, truncate
+from ledgerviz.html import escape, seq_text, text_of, truncate
 from ledgerviz.recovery.analysis import Analysis
 
 TYPE_LABEL_LIMIT = 60
-
-
-def seq_text(seq: int | None) -> str:
-    """Return ``seq`` as escaped text, or ``not logged`` for an event without one."""
-    return "not logged" if seq is None else escape(seq)
 
 
 def event_label(analysis: Analysis, index: int) -> str:
