@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections.abc import Sequence
 
 COMMANDS = ("check", "repair", "simulate", "report")
@@ -26,7 +25,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
     args = build_parser().parse_args(argv)
     return int(args.run(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

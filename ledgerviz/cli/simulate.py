@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ledgerviz.simulate import SCENARIOS, UnknownScenario, write_scenario
+from ledgerviz.simulate import SCENARIOS, write_scenario
 
 
 def register(subparsers: Any) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         written = write_scenario(args.scenario, Path(args.output), seed=args.seed, turns=args.turns)
-    except (UnknownScenario, ValueError) as error:
+    except ValueError as error:  # UnknownScenario included
         print(f"ledgerviz simulate: {error}", file=sys.stderr)
         return 2
     for path in written:
