@@ -163,7 +163,8 @@ def _faulted(name: str, out: Path, seed: int, turns: int, **fault: Any) -> list[
 
 
 def write_scheduler_failure(out: Path, seed: int, turns: int) -> list[Path]:
-    """The scheduler fails dispatching the third of four calls; live recovery closes the step."""
+    """Write a step whose scheduler fails dispatching the third of four calls, closed by live
+    recovery; return the written path."""
     return _faulted("scheduler-failure", out, seed, turns, scheduler_fails_at=2)
 
 
@@ -200,7 +201,8 @@ def write_tool_error(out: Path, seed: int, turns: int) -> list[Path]:
 
 
 def write_compaction(out: Path, seed: int, turns: int) -> list[Path]:
-    """Ordinary turns, a manual compaction replacing the history by a summary, one more turn."""
+    """Write ordinary turns, a manual compaction replacing the history by a summary, and one
+    more turn; return the written path."""
     identity, rng, script = _session("compaction", seed)
     loop = start_session(out, identity, rng)
     with loop.writer:
