@@ -30,15 +30,18 @@ def truncate(text: str, limit: int) -> str:
     return text[: limit - 1] + ELLIPSIS
 
 
+def short_text(value: Any, limit: int | None = None) -> str:
+    """Return ``value`` as plain text (:func:`text_of`), cut to ``limit`` characters if given."""
+    text = text_of(value)
+    return text if limit is None else truncate(text, limit)
+
+
 def escape(value: Any, limit: int | None = None) -> str:
     """Return ``value`` as HTML-escaped text (quotes included), optionally truncated first.
 
     Truncation happens before escaping, so an entity is never cut in half.
     """
-    text = text_of(value)
-    if limit is not None:
-        text = truncate(text, limit)
-    return html.escape(text, quote=True)
+    return html.escape(short_text(value, limit), quote=True)
 
 
 def seq_text(seq: int | None) -> str:
@@ -53,10 +56,7 @@ def plotly_text(value: Any, limit: int | None = None) -> str:
     (``&amp;``, ``&lt;``, ``&gt;``, not ``&quot;``): escaping ``&``, ``<`` and ``>`` leaves no
     tag to form, and quotes stay readable.
     """
-    text = text_of(value)
-    if limit is not None:
-        text = truncate(text, limit)
-    return html.escape(text, quote=False)
+    return html.escape(short_text(value, limit), quote=False)
 
 
 def plotly_lines(value: Any, limit: int | None = None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ledgerviz.html import escape, seq_text, text_of, truncate
+from ledgerviz.html import escape, seq_text, short_text
 from ledgerviz.recovery.analysis import Analysis
 
 TYPE_LABEL_LIMIT = 60
@@ -13,7 +13,7 @@ TYPE_LABEL_LIMIT = 60
 def event_label(analysis: Analysis, index: int) -> str:
     """Return the picker label of event ``index``: its seq, type and how recovery marked it."""
     seq = analysis.seqs[index]
-    kind = truncate(text_of(analysis.events[index].get("type")), TYPE_LABEL_LIMIT)
+    kind = short_text(analysis.events[index].get("type"), TYPE_LABEL_LIMIT)
     label = f"{'—' if seq is None else seq} · {kind}"
     if not analysis.recorded[index]:
         label += " · added by recovery"
