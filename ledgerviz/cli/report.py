@@ -7,6 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerviz.cli.output import (
+    OUTPUT_ERROR_EXIT,
+    Output,
+    OutputError,
+    add_output_arguments,
+    open_output,
+)
+from ledgerviz.cli.text import file_uri, say_error, terminal_safe
 from ledgerviz.recovery.analysis import POLICIES
 
 
@@ -20,8 +28,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="ledger files, folders or globs")
-    parser.add_argument("-o", "--output", default="report.html",
-                        help="where to write the report (default: report.html)")
+    add_output_arguments(parser, default="report.html", what="where to write the report")
     parser.add_argument("--examples", action="store_true",
                         help="include the example ledgers bundled with ledgerviz")
     parser.add_argument("--policy", choices=POLICIES, default="fork",
@@ -37,17 +44,36 @@ def run(args: argparse.Namespace) -> int:
     from ledgerviz.api import load
     from ledgerviz.examples import example_paths
     from ledgerviz.ledger import LedgerError
-    from ledgerviz.report import write_report
+    from ledgerviz.report import render_report
 
     sources: list[str | Path] = [*args.paths, *(example_paths() if args.examples else [])]
     if not sources:
-        print("ledgerviz report: give at least one PATH or --examples", file=sys.stderr)
+        say_error("report", "give at least one PATH or --examples")
         return 2
     try:
         ledger = load(sources)
     except LedgerError as error:
-        print(f"ledgerviz report: {error}", file=sys.stderr)
+        say_error("report", error)
         return 1
-    written = write_report(ledger, args.output, policy=args.policy, axis=args.axis)
-    print(f"wrote {written} ({len(ledger.keys)} sessions, policy {args.policy})")
+    try:
+        output = open_output(
+            args.output,
+            inputs=[log.path for log in ledger.sessions],
+            follow_symlinks=args.follow_symlinks,
+        )
+        output.write(render_report(ledger, policy=args.policy, axis=args.axis))
+    except OutputError as error:
+        say_error("report", error)
+        return OUTPUT_ERROR_EXIT
+    print(_written_note(output, len(ledger.keys), args.policy),
+          file=sys.stderr if output.target is None else sys.stdout)
     return 0
+
+
+def _written_note(output: Output, sessions: int, policy: str) -> str:
+    """Return the line saying where the report went and how to open it."""
+    what = f"({sessions} sessions, policy {policy})"
+    if output.target is None:
+        return f"wrote the report to stdout {what}; save it as .html and open it in a browser"
+    shown, uri = terminal_safe(output.shown), file_uri(output.target)
+    return f"wrote {shown} {what}; open it in a browser: {uri}"

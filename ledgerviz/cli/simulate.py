@@ -7,6 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ledgerviz.cli.output import (
+    OUTPUT_ERROR_EXIT,
+    OutputError,
+    add_output_arguments,
+    open_output,
+)
+from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.simulate import SCENARIOS, write_scenario
 
 
@@ -28,11 +35,8 @@ def register(subparsers: Any) -> None:
         default=None,
         help="number of ordinary turns (default: the scenario's own)",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        metavar="PATH",
-        help="file to write (a folder for multi-session scenarios)",
+    add_output_arguments(
+        parser, default=None, what="file to write (a folder for multi-session scenarios)"
     )
     parser.set_defaults(run=run)
 
@@ -53,13 +57,44 @@ def run(args: argparse.Namespace) -> int:
         print(list_scenarios())
         return 0
     if not args.scenario or not args.output:
-        print("ledgerviz simulate: give --scenario NAME and -o PATH, or --list", file=sys.stderr)
+        say_error("simulate", "give --scenario NAME and -o PATH, or --list")
         return 2
+    scenario = SCENARIOS.get(args.scenario)
     try:
-        written = write_scenario(args.scenario, Path(args.output), seed=args.seed, turns=args.turns)
+        if scenario is not None and scenario.multi_session:
+            written = _write_folder(args)
+        else:
+            written = [_write_file(args)]
     except ValueError as error:  # UnknownScenario included
-        print(f"ledgerviz simulate: {error}", file=sys.stderr)
+        say_error("simulate", error)
         return 2
-    for path in written:
-        print(f"wrote {path}")
+    except OutputError as error:
+        say_error("simulate", error)
+        return OUTPUT_ERROR_EXIT
+    for shown in written:
+        print(f"wrote {terminal_safe(shown)}", file=sys.stderr if shown == "stdout" else sys.stdout)
     return 0
+
+
+def _write_file(args: argparse.Namespace) -> str:
+    """Write a one-file scenario atomically to ``args.output``; return where it went."""
+    output = open_output(args.output, follow_symlinks=args.follow_symlinks)
+    with output.writing() as temporary:
+        write_scenario(args.scenario, temporary, seed=args.seed, turns=args.turns)
+    return output.shown
+
+
+def _write_folder(args: argparse.Namespace) -> list[str]:
+    """Write a multi-session scenario into the folder ``args.output``; return the files."""
+    if args.output == "-":
+        raise OutputError(f"scenario {args.scenario!r} writes a folder of ledgers, not one stream")
+    folder = Path(args.output)
+    if folder.is_symlink() and not args.follow_symlinks:
+        raise OutputError(
+            f"{folder} is a symbolic link; refusing to write through it (or pass --follow-symlinks)"
+        )
+    try:
+        written = write_scenario(args.scenario, folder, seed=args.seed, turns=args.turns)
+    except OSError as error:
+        raise OutputError(f"cannot write {folder}: {error.strerror or error}") from error
+    return [str(path) for path in written]

@@ -1,0 +1,225 @@
+"""Where a command writes: never over one of its inputs, atomically, errors as one line.
+
+Every command that writes a file goes through :func:`open_output`::
+
+    output = open_output(args.output, inputs=[log.path for log in ledger.sessions])
+    output.write(text)                     # or: with output.writing() as path: ...
+    print(f"wrote {output.shown}")
+
+:func:`open_output` checks the path before any work is done and
+:meth:`Output.write` / :meth:`Output.writing` write a temporary file in the target's
+folder and rename it over the target, so a reader never sees half a file and a
+failed write leaves the old file as it was. ``-`` means standard output. Every
+refusal and every ``OSError`` becomes an :class:`OutputError` whose text is one
+line for the user; commands print it and exit with :data:`OUTPUT_ERROR_EXIT`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+STDOUT = "-"
+"""The output path that means standard output."""
+
+OUTPUT_ERROR_EXIT = 2
+"""Exit code of a command whose output cannot or must not be written."""
+
+
+class OutputError(Exception):
+    """An output path that must not or cannot be written; ``str()`` is one line."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """A checked place to write: a file (``target``) or standard output (``target is None``).
+
+    ``shown`` names it for the user (the path as given, or ``stdout``).
+    """
+
+    target: Path | None
+    shown: str
+
+    def write(self, data: str | bytes) -> None:
+        """Write ``data`` (text is encoded as UTF-8) atomically to the target, or to stdout."""
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        if self.target is None:
+            _write_stdout(payload)
+            return
+        with self.writing() as path:
+            _guard(path.write_bytes, payload, shown=self.shown)
+
+    @contextmanager
+    def writing(self) -> Iterator[Path]:
+        """Yield a temporary file path to fill; on success it replaces the target.
+
+        The temporary file sits in the target's folder (so the rename is atomic) and is
+        removed if the block raises. For stdout it is copied to standard output.
+        """
+        folder = self.target.parent if self.target is not None else None
+        handle, name = _guard(
+            tempfile.mkstemp, prefix=".ledgerviz-", suffix=".tmp", dir=folder, shown=self.shown
+        )
+        os.close(handle)
+        temporary = Path(name)
+        try:
+            try:
+                yield temporary
+            except OSError as error:
+                raise OutputError(_describe(error, self.shown)) from error
+            if self.target is None:
+                _write_stdout(_guard(temporary.read_bytes, shown=self.shown))
+            else:
+                _guard(os.chmod, temporary, _mode_for(self.target), shown=self.shown)
+                _guard(os.replace, temporary, self.target, shown=self.shown)
+        finally:
+            with suppress(OSError):
+                temporary.unlink()
+
+
+def open_output(
+    path: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    *,
+    follow_symlinks: bool = False,
+    overwrite: bool = True,
+) -> Output:
+    """Return the checked :class:`Output` for ``path``; raise :class:`OutputError` if unsafe.
+
+    Refused: a path that is one of ``inputs`` (same resolved path, or same file by
+    device and inode, which catches hard links and symlinks), an existing folder or
+    non-regular file, a missing parent folder, an existing file when not
+    ``overwrite``, and a symbolic link unless ``follow_symlinks`` (then the file the
+    link points to is replaced and the link kept). ``inputs`` are the files actually
+    read (expand folders and globs first); ``"-"`` is standard output.
+    """
+    text = os.fspath(path)
+    if text == STDOUT:
+        return Output(None, "stdout")
+    if not text:
+        raise OutputError("output path is empty")
+    given = Path(text)
+    shown = text
+    if given.is_symlink() and not follow_symlinks:
+        link = _guard(os.readlink, given, shown=shown)
+        raise OutputError(
+            f"{shown} is a symbolic link (to {link}); refusing to write through it "
+            "(remove it, choose another path, or pass --follow-symlinks to replace "
+            "the file it points to)"
+        )
+    target = Path(_guard(os.path.realpath, given, shown=shown))
+    info = _stat(target, shown)
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise OutputError(f"{shown} is a folder; give a file path")
+        if not stat.S_ISREG(info.st_mode):
+            raise OutputError(f"{shown} is not a regular file (a pipe, device or socket)")
+        if not overwrite:
+            raise OutputError(f"{shown} already exists; refusing to overwrite it")
+    _refuse_inputs(target, info, inputs, shown)
+    parent = _stat(target.parent, shown)
+    if parent is None:
+        raise OutputError(f"{shown}: folder {target.parent} does not exist")
+    if not stat.S_ISDIR(parent.st_mode):
+        raise OutputError(f"{shown}: {target.parent} is not a folder")
+    return Output(target, shown)
+
+
+def _refuse_inputs(
+    target: Path,
+    info: os.stat_result | None,
+    inputs: Iterable[str | os.PathLike[str]],
+    shown: str,
+) -> None:
+    """Raise :class:`OutputError` if ``target`` is one of ``inputs``."""
+    for item in inputs:
+        text = os.fspath(item)
+        with suppress(OSError, ValueError):
+            if Path(os.path.realpath(text)) == target:
+                raise OutputError(f"{shown} is the input {text}; refusing to overwrite it")
+            if info is not None:
+                other = os.stat(text)
+                if (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino):
+                    raise OutputError(
+                        f"{shown} is the same file as the input {text}; refusing to overwrite it"
+                    )
+
+
+def _stat(path: Path, shown: str) -> os.stat_result | None:
+    """Return ``path``'s status, or None when it does not exist."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise OutputError(_describe(error, shown)) from error
+
+
+def _mode_for(target: Path) -> int:
+    """Return the permission bits the written file gets: the old file's, else 0o666 - umask."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _write_stdout(payload: bytes) -> None:
+    """Write ``payload`` to standard output (its binary buffer when it has one)."""
+    stream = sys.stdout
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            stream.flush()
+            buffer.write(payload)
+            buffer.flush()
+        else:
+            stream.write(payload.decode("utf-8", "surrogateescape"))
+            stream.flush()
+    except OSError as error:
+        raise OutputError(_describe(error, "stdout")) from error
+
+
+def _guard(function: Callable[..., T], *args: Any, shown: str, **kwargs: Any) -> T:
+    """Call ``function``; turn an ``OSError`` into an :class:`OutputError` about ``shown``."""
+    try:
+        return function(*args, **kwargs)
+    except OSError as error:
+        raise OutputError(_describe(error, shown)) from error
+
+
+def _describe(error: OSError, shown: str) -> str:
+    """Return one line for an ``OSError`` met while writing ``shown``."""
+    reason = error.strerror or str(error) or type(error).__name__
+    where = f" ({error.filename})" if error.filename and os.fspath(error.filename) != shown else ""
+    return f"cannot write {shown}: {reason}{where}"
+
+
+
+def add_output_arguments(parser: Any, *, default: str | None, what: str) -> None:
+    """Add ``-o/--output`` and ``--follow-symlinks`` to a sub-command's ``parser``."""
+    shown_default = f" (default: {default})" if default else ""
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        default=default,
+        help=f"{what}{shown_default}; '-' writes to standard output; never one of the "
+        "inputs; written to a temporary file, then renamed into place",
+    )
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="when the output PATH is a symbolic link, replace the file it points to "
+        "(default: refuse)",
+    )
