@@ -27,14 +27,19 @@ def iter_sources(source: Source) -> Iterator[tuple[str, bytes]]:
     elif hasattr(source, "read"):
         yield _read_stream(source)
     elif isinstance(source, str | os.PathLike):
-        for path in _expand_path(os.fspath(source)):
+        for path in expand_path(os.fspath(source)):
             yield str(path), _read_file(path)
     else:
         raise TypeError(f"cannot read a ledger from {type(source).__name__}")
 
 
-def _expand_path(text: str) -> list[Path]:
-    """Return the files a path, folder or glob pattern names; refuse names matching nothing."""
+def expand_path(text: str) -> list[Path]:
+    """Return the files a path, folder or glob pattern names, in the order a load reads them.
+
+    A folder gives every ``*.jsonl`` below it, sorted; a glob (``**`` recursive) gives its
+    sorted matches, each expanded in turn. A name matching nothing raises
+    ``UnreadableSourceError``.
+    """
     path = Path(text)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
@@ -47,7 +52,7 @@ def _expand_path(text: str) -> list[Path]:
         matches = sorted(glob.glob(text, recursive=True))
         if not matches:
             raise UnreadableSourceError(f"{text}: no file matches this pattern")
-        return [file for match in matches for file in _expand_path(match)]
+        return [file for match in matches for file in expand_path(match)]
     raise UnreadableSourceError(f"{text}: no such file or folder")
 
 
