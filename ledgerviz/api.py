@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ledgerviz.display import notebook, reprs
 from ledgerviz.frames import Frames, build_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.gcpause import paused_gc
@@ -23,7 +24,7 @@ from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.providers import Provider
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RecoveryView:
     """Every session of a ledger under one recovery policy, with its frames."""
 
@@ -31,8 +32,14 @@ class RecoveryView:
     analyses: dict[str, Analysis]
     frames: Frames
 
+    def __repr__(self) -> str:
+        return f"<{reprs.recovery_title(self)}>"
 
-@dataclass(frozen=True, slots=True)
+    def _repr_html_(self) -> str:
+        return reprs.recovery_html(self)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Context:
     """The next model request one session would get under one policy, and its pairing checks."""
 
@@ -44,6 +51,12 @@ class Context:
     problems: dict[Provider, list[Problem]]
     valid: dict[Provider, bool]
 
+    def __repr__(self) -> str:
+        return f"<{reprs.context_title(self)}>"
+
+    def _repr_html_(self) -> str:
+        return reprs.context_repr_html(self)
+
 
 class Ledger:
     """One or more sessions read from ledger files; recovery views are computed on demand."""
@@ -53,9 +66,10 @@ class Ledger:
         self._views: dict[Policy, RecoveryView] = {}
 
     def __repr__(self) -> str:
-        return (
-            f"<Ledger sessions={self.keys!r} events={sum(len(s.events) for s in self._sessions)}>"
-        )
+        return f"<{reprs.ledger_title(self)}>"
+
+    def _repr_html_(self) -> str:
+        return reprs.ledger_html(self)
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -161,6 +175,9 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
         lines_skipped=max(0, skipped),
         fields=None if log.fields is None else log.fields[:n],
     )
+
+
+notebook.register_formatters()
 
 
 def load(source: Source, *, strict: bool = False) -> Ledger:

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ledgerviz import __version__
+from ledgerviz.display.fragments import (
+    badge,
+    empty_note,
+    expandable,
+    html_table,
+    palette,
+    stylesheet,
+)
+from ledgerviz.display.reprs import validity_html
 from ledgerviz.html import escape, seq_text, text_of
 from ledgerviz.plot import style, timeline
 from ledgerviz.plot.axis import Axis
@@ -20,80 +28,6 @@ if TYPE_CHECKING:
     from ledgerviz.api import Ledger
 
 ARGUMENT_LIMIT = 2_000
-
-PALETTE = (
-    f":root {{ --ok: {style.STATUS_COLOR['ok']}; --error: {style.STATUS_COLOR['error']};"
-    f" --unknown: {style.STATUS_COLOR['outcome_unknown']};"
-    f" --notstarted: {style.STATUS_COLOR['not_started']}; --font: {style.FONT}; }}"
-)
-
-CSS = """
-:root { --ink: #1f2933; --muted: #616e7c; --line: #e4e7eb; --bg: #f7f8fa; --card: #fff; }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--ink);
-  font: 14px/1.5 var(--font); }
-header.top { background: #102a43; color: #f0f4f8; padding: 22px 32px; }
-header.top h1 { margin: 0 0 4px; font-size: 22px; font-weight: 600; }
-header.top p { margin: 0; color: #bcccdc; }
-nav { margin-top: 12px; display: flex; flex-wrap: wrap; gap: 8px; }
-nav a { color: #f0f4f8; background: #243b53; padding: 3px 10px; border-radius: 12px;
-  text-decoration: none; font-size: 13px; }
-main { max-width: 1280px; margin: 0 auto; padding: 8px 24px 48px; }
-section.session { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
-  padding: 18px 24px; margin: 24px 0; box-shadow: 0 1px 2px rgba(16, 42, 67, 0.05); }
-h2 { margin: 0 0 2px; font-size: 19px; word-break: break-all; }
-h3 { margin: 22px 0 8px; font-size: 15px; border-bottom: 1px solid var(--line);
-  padding-bottom: 4px; }
-.meta { color: var(--muted); margin: 0 0 12px; font-size: 13px; word-break: break-all; }
-.cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 10px 0 6px; }
-.card { border: 1px solid var(--line); border-radius: 8px; padding: 6px 14px; min-width: 104px;
-  border-top: 4px solid #9fb3c8; }
-.card b { display: block; font-size: 20px; }
-.card span { color: var(--muted); font-size: 12px; }
-.card.ok { border-top-color: var(--ok); } .card.error { border-top-color: var(--error); }
-.card.outcome_unknown { border-top-color: var(--unknown); }
-.card.not_started { border-top-color: var(--notstarted); }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line);
-  vertical-align: top; }
-th { background: #f0f4f8; font-weight: 600; }
-td.args pre { margin: 0; max-height: 180px; overflow: auto; white-space: pre-wrap;
-  word-break: break-all; background: #f7f8fa; padding: 4px 6px; border-radius: 4px; }
-code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
-  font-weight: 600; color: #fff; white-space: nowrap; }
-td code { white-space: nowrap; }
-.badge.ok { background: var(--ok); } .badge.error { background: var(--error); }
-.badge.outcome_unknown { background: var(--unknown); }
-.badge.not_started { background: var(--notstarted); }
-.badge.valid { background: var(--ok); } .badge.invalid { background: var(--error); }
-.badge.warning { background: var(--unknown); } .badge.info { background: var(--notstarted); }
-.none { color: var(--muted); font-style: italic; margin: 4px 0; }
-ul.problems { margin: 4px 0 0; padding-left: 18px; color: var(--muted); font-size: 12px; }
-.figure { margin: 8px -8px 0; }
-footer { color: var(--muted); text-align: center; font-size: 12px; padding: 12px; }
-"""
-
-
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """Return an HTML table; ``headers`` are trusted text, cells are already-escaped HTML."""
-    head = "".join(f"<th>{h}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td{_cell_class(c)}>{c}</td>" for c in row) + "</tr>"
-                   for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _cell_class(cell: str) -> str:
-    return ' class="args"' if cell.startswith("<pre>") else ""
-
-
-def _badge(status: str, text: str | None = None) -> str:
-    return f'<span class="badge {escape(status)}">{escape(text or status.replace("_", " "))}</span>'
-
-
-def _none(text: str) -> str:
-    return f'<p class="none">{text}</p>'
-
 
 def _summary(view: Ledger, policy: str) -> str:
     frames = view.recovery(policy).frames
@@ -111,15 +45,15 @@ def _unanswered(view: Ledger) -> str:
     calls = view.frames.calls
     open_calls = calls[calls["status"].isin(["outcome_unknown", "not_started"])]
     if not len(open_calls):
-        return _none("None: every requested tool call has a recorded result.")
+        return empty_note("None: every requested tool call has a recorded result.")
     rows = [
-        (escape(row.tool), f"<code>{escape(row.call_id)}</code>", _badge(str(row.status)),
+        (escape(row.tool), f"<code>{escape(row.call_id)}</code>", badge(str(row.status)),
          f"{escape(row.turn)} / {escape(row.step)}", escape(row.requested_seq),
          escape(row.dispatched_seq) or "never",
-         f"<pre>{escape(row.arguments, ARGUMENT_LIMIT)}</pre>")
+         expandable(text_of(row.arguments), ARGUMENT_LIMIT))
         for row in open_calls.itertuples(index=False)
     ]
-    return _table(("tool", "call id", "status", "turn / step", "requested seq",
+    return html_table(("tool", "call id", "status", "turn / step", "requested seq",
                    "dispatched seq", "arguments"), rows)
 
 
@@ -127,14 +61,14 @@ def _fork_points(view: Ledger, key: str) -> str:
     fork = view.recovery("fork")
     points = fork.analyses[key].fork_points
     if not points:
-        return _none("None: no dispatched call lacks a durable result, "
+        return empty_note("None: no dispatched call lacks a durable result, "
                      "so the fork policy abandons nothing.")
     events, calls = fork.frames.events, fork.frames.calls
     abandoned_events = int((events["branch"] == "abandoned").sum())
     abandoned_calls = calls[calls["branch"] == "abandoned"]
     names = ", ".join(escape(n, 60) for n in abandoned_calls["tool"].dropna().unique()[:8])
     rows = [(f"<b>{p}</b>", escape(_event_type(events, p))) for p in points]
-    return (_table(("fork point seq", "event at the fork point"), rows)
+    return (html_table(("fork point seq", "event at the fork point"), rows)
             + f'<p class="meta">Under the fork policy {abandoned_events} events and '
               f"{len(abandoned_calls)} tool calls ({names or 'none'}) are abandoned: they stay "
               "in the ledger for audit but leave the model's context.</p>")
@@ -156,29 +90,23 @@ def _providers(view: Ledger, key: str) -> str:
     problems_html = []
     for policy in POLICIES:
         context = view.context(policy, session=key)
-        cells = [f"<b>{policy}</b>"]
-        for provider in PROVIDERS:
-            problems = context.problems[provider]
-            if context.valid[provider]:
-                cells.append(_badge("valid"))
-            else:
-                cells.append(_badge("invalid", f"invalid: {len(problems)} problems"))
-                problems_html.append(
-                    f"<li><b>{policy} × {provider}</b><ul class='problems'>"
-                    + "".join(_problem_html(p) for p in problems) + "</ul></li>")
-        rows.append(cells)
+        rows.append((f"<b>{policy}</b>", validity_html(context)))
+        problems_html += [
+            f"<li><b>{policy} × {provider}</b><ul class='problems'>"
+            + "".join(_problem_html(p) for p in context.problems[provider]) + "</ul></li>"
+            for provider in PROVIDERS if not context.valid[provider]]
     listed = f"<ul class='problems'>{''.join(problems_html)}</ul>" if problems_html else ""
-    return _table(("policy", *PROVIDERS), rows) + listed
+    return html_table(("policy", "verdict per provider"), rows) + listed
 
 
 def _diagnostics(view: Ledger) -> str:
     diagnostics = view.diagnostics
     if not diagnostics:
-        return _none("None: the file read cleanly.")
-    rows = [(escape(d.line), _badge(d.severity if d.severity != "error" else "invalid",
+        return empty_note("None: the file read cleanly.")
+    rows = [(escape(d.line), badge(d.severity if d.severity != "error" else "invalid",
                                     d.severity),
              escape(d.kind), escape(d.message, 600)) for d in diagnostics]
-    return _table(("line", "severity", "kind", "message"), rows)
+    return html_table(("line", "severity", "kind", "message"), rows)
 
 
 def _figure(view: Ledger, policy: str, axis: Axis, include_plotlyjs: bool) -> str:
@@ -222,7 +150,8 @@ def render_report(ledger: Ledger, policy: str = "fork", axis: Axis = "order") ->
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>ledgerviz report</title><style>{PALETTE}{CSS}</style></head><body>"
+        f"<title>ledgerviz report</title><style>{palette()}{stylesheet('fragments.css')}"
+        f"{stylesheet('report.css')}</style></head><body class='lv'>"
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy · "
         f"generated {stamp}</p><nav>{nav}</nav></header>"

@@ -107,8 +107,8 @@ def test_sections_hold_unanswered_calls_fork_points_providers_diagnostics(hostil
             assert sorted(p.call_id for p in problems) == ([] if valid else ["call-2", "call-3"])
             for problem in problems:
                 assert problem.detail in text
-    assert hostile.count("invalid: 2 problems") == 2
-    assert hostile.count('<span class="badge valid">valid</span>') == 4
+    assert hostile.count("invalid · 2 problems") == 2
+    assert hostile.count('<span class="lv-badge valid">') == 4
     diagnostics = ledger.session(1).diagnostics
     assert diagnostics, "the unknown event type must be diagnosed"
     for diagnostic in diagnostics:

@@ -20,6 +20,8 @@ from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import Analysis
 
 FRAME_NAMES = ("events", "turns", "steps", "calls", "messages", "lineage")
+FRAME_SCHEMAS = {"events": EVENT_SCHEMA, "turns": TURN_SCHEMA, "steps": STEP_SCHEMA,
+                 "calls": CALL_SCHEMA, "messages": MESSAGE_SCHEMA, "lineage": LINEAGE_SCHEMA}
 
 
 class Frames:
@@ -70,6 +72,31 @@ class Frames:
         """Return one row per session: parent, relation, inherited prefix."""
         parents = catalog_parents(self._views)
         return self._build(lambda view: lineage_row(view, parents), LINEAGE_SCHEMA)
+
+    @property
+    def session_count(self) -> int:
+        """Return how many sessions these frames describe."""
+        return len(self._sessions)
+
+    @property
+    def event_count(self) -> int:
+        """Return how many events the sessions' files hold."""
+        return sum(len(log.events) for _key, log, _analysis in self._sessions)
+
+    def schemas(self) -> dict[str, list[str]]:
+        """Return each frame's columns after ``session`` (known without building the frame)."""
+        return {name: list(FRAME_SCHEMAS[name]) for name in FRAME_NAMES}
+
+    def built(self, name: str) -> pd.DataFrame | None:
+        """Return frame ``name`` if it was built already, else None (never builds it)."""
+        if name not in FRAME_NAMES:
+            raise KeyError(f"no frame {name!r}; frames are {FRAME_NAMES}")
+        return self.__dict__.get(name)
+
+    def __repr__(self) -> str:
+        built = [name for name in FRAME_NAMES if name in self.__dict__]
+        return (f"<Frames: {self.session_count} sessions, {self.event_count:,} events; "
+                f"built: {', '.join(built) or 'none yet'}>")
 
     def all(self) -> dict[str, pd.DataFrame]:
         """Return every frame by name (building the ones not built yet)."""

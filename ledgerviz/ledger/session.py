@@ -39,3 +39,12 @@ class SessionLog:
     def has_errors(self) -> bool:
         """Return True when any diagnostic of this file is an error."""
         return any(d.severity == "error" for d in self.diagnostics)
+
+    def __repr__(self) -> str:
+        """Return a one-line summary (the events themselves are in ``events``)."""
+        severities: dict[str, int] = {}
+        for diagnostic in self.diagnostics:
+            severities[diagnostic.severity] = severities.get(diagnostic.severity, 0) + 1
+        found = ", ".join(f"{n} {s}" for s, n in severities.items()) or "none"
+        return (f"<SessionLog {self.key!r} from {self.path!r}: version {self.version}, "
+                f"{len(self.events)} events; diagnostics: {found}>")

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
-STATUS_ORDER: Final = ("ok", "error", "outcome_unknown", "not_started")
-
-STATUS_COLOR: Final = {
-    "ok": "#2f9e5b",
-    "error": "#d64545",
-    "outcome_unknown": "#f08c00",
-    "not_started": "#6c7fa3",
-}
+from ledgerviz.display.palette import FONT as FONT
+from ledgerviz.display.palette import STATUS_COLOR as STATUS_COLOR
+from ledgerviz.display.palette import STATUS_ORDER as STATUS_ORDER
 
 STATUS_LABEL: Final = {
     "ok": "call ok: result recorded",
@@ -37,5 +32,3 @@ LANE_EVENTS: Final = "events"
 LANE_CALLS: Final = "tool calls"
 LANE_ABANDONED_EVENTS: Final = "abandoned events"
 LANE_ABANDONED_CALLS: Final = "abandoned calls"
-
-FONT: Final = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"

@@ -56,3 +56,14 @@ class Analysis:
     unanswered_in_closed_steps: list[str] = field(default_factory=list)
     surface: list[int] = field(default_factory=list)
     """Indices into ``events`` of the projected next model context, in surface order."""
+
+    def __repr__(self) -> str:
+        """Return a one-line summary (the events themselves are in ``events``)."""
+        statuses: dict[str, int] = {}
+        for call in self.calls:
+            statuses[call.status] = statuses.get(call.status, 0) + 1
+        calls = ", ".join(f"{n} {s}" for s, n in statuses.items()) or "none"
+        forks = ", ".join(str(seq) for seq in self.fork_points[:5]) or "none"
+        return (f"<Analysis policy={self.policy}: {len(self.events)} events, "
+                f"{len(self.closers)} appended, fork points {forks}, "
+                f"{len(self.abandoned_seqs)} abandoned; calls: {calls}>")

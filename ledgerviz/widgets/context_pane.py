@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ledgerviz.display.reprs import validity_html
 from ledgerviz.html import escape, seq_text
 from ledgerviz.plot.style import STATUS_COLOR
 from ledgerviz.recovery.context import ContextMessage
@@ -18,24 +19,7 @@ if TYPE_CHECKING:
 TEXT_LIMIT = 160
 ARGUMENT_LIMIT = 120
 ID_LIMIT = 60
-BADGE = ("display:inline-block;margin:0 6px 4px 0;padding:1px 8px;border-radius:9px;"
-         "color:#fff;font-size:12px;background:")
 CELL = "padding:2px 6px;vertical-align:top;border-top:1px solid #e4e7eb"
-
-
-def provider_badges_html(context: Context) -> str:
-    """Return one escaped badge per provider: valid, or invalid with its problem count."""
-    badges = []
-    for provider in PROVIDERS:
-        problems = context.problems[provider]
-        if context.valid[provider]:
-            badges.append(f"<span style='{BADGE}{STATUS_COLOR['ok']}'>"
-                          f"{escape(provider)}: valid</span>")
-        else:
-            count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
-            badges.append(f"<span style='{BADGE}{STATUS_COLOR['error']}'>"
-                          f"{escape(provider)}: invalid · {count}</span>")
-    return f"<div>{''.join(badges)}</div>"
 
 
 def problems_html(context: Context) -> str:
@@ -106,7 +90,8 @@ def context_html(context: Context) -> str:
     """Return the context pane: provider badges, pairing problems, then the messages table."""
     count = len(context.messages)
     return (
-        f"<div class='lv-context'><div><b>Next model request</b> under "
+        f"<div class='lv lv-context'><div><b>Next model request</b> under "
         f"{escape(context.policy)}: {count} message{'s' if count != 1 else ''}</div>"
-        f"{provider_badges_html(context)}{problems_html(context)}{messages_html(context.messages)}</div>"
+        f"<div>{validity_html(context)}</div>{problems_html(context)}"
+        f"{messages_html(context.messages)}</div>"
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ledgerviz.display.fragments import fragment_style
 from ledgerviz.plot import timeline_figure
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
@@ -62,6 +63,7 @@ class Explorer(widgets.VBox):
         self.details = widgets.HTML()
         self.context = widgets.HTML()
         super().__init__(children=[
+            widgets.HTML(fragment_style()),
             widgets.HBox([self.session, self.policy]),
             self.crash_point,
             self.summary,

@@ -34,7 +34,7 @@ def test_recorded_ledger_is_invalid_for_both_providers_naming_the_seqs() -> None
     html = pane("recorded")
     assert len(UNANSWERED) == 2
     for provider in ("openai", "anthropic"):
-        assert f"{provider}: invalid · {len(UNANSWERED)} problems" in html
+        assert f"{provider} invalid · {len(UNANSWERED)} problems" in html
         for call_id in UNANSWERED:
             assert re.search(rf"<b>{provider}</b> · missing_result · seqs "
                              rf"{REQUESTED[call_id]}: [^<]*{call_id}", html)
@@ -47,7 +47,7 @@ def test_recorded_ledger_is_invalid_for_both_providers_naming_the_seqs() -> None
 
 def test_synthesize_answers_every_call_with_an_error_result_after_the_log() -> None:
     html = pane("synthesize")
-    assert "openai: valid" in html and "anthropic: valid" in html
+    assert "openai valid" in html and "anthropic valid" in html
     assert "invalid" not in html
     closer_seqs = range(EVENTS[-1]["seq"] + 1, EVENTS[-1]["seq"] + 1 + len(UNANSWERED))
     for call_id, seq in zip(UNANSWERED, closer_seqs, strict=True):
@@ -58,7 +58,7 @@ def test_synthesize_answers_every_call_with_an_error_result_after_the_log() -> N
 
 def test_fork_sends_only_the_prefix_before_the_fork_point() -> None:
     html = pane("fork")
-    assert "openai: valid" in html and "anthropic: valid" in html
+    assert "openai valid" in html and "anthropic valid" in html
     prefix = [str(e["seq"]) for e in EVENTS if "surfaceOp" in e and e["seq"] < FORK_POINT]
     assert rows(html) == prefix
     assert f"under fork: {len(prefix)} messages" in html

@@ -161,13 +161,13 @@ def test_provider_badges_follow_policy_and_crash_point(semantic: Explorer) -> No
     semantic.crash_point.value = CRASH
     semantic.policy.value = "recorded"
     for provider in ("openai", "anthropic"):  # one call dispatched, never answered
-        assert f"{provider}: invalid · 1 problem<" in semantic.context.value
+        assert f"{provider} invalid · 1 problem<" in semantic.context.value
         assert f"<b>{provider}</b> · missing_result · seqs {REQUEST}:" in semantic.context.value
     assert f"id {escape(CALL_ID)} <b style='color:#d64545'>→ no result</b>" in (
         semantic.context.value)
     semantic.policy.value = "synthesize"
-    assert "openai: valid" in semantic.context.value
-    assert "anthropic: valid" in semantic.context.value
+    assert "openai valid" in semantic.context.value
+    assert "anthropic valid" in semantic.context.value
     assert f"id {escape(CALL_ID)} → result at seq {CRASH}" in semantic.context.value
     semantic.policy.value = "fork"
     assert "invalid" not in semantic.context.value
