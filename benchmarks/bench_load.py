@@ -170,8 +170,8 @@ def floor(path: Path) -> Built:
     return len(values), values
 
 
-def floor_gc_paused(path: Path) -> Built:
-    """The floor with the cyclic GC kept out: the cost of decoding alone.
+def floor_gc_paused_lines(lines: list[bytes]) -> Built:
+    """Decode every line with orjson, the cyclic GC kept out: the cost of decoding alone.
 
     The GC is disabled while decoding and the decoded values are frozen before it is
     enabled again (``gc.freeze``), so no collection over them lands in the timing;
@@ -179,10 +179,16 @@ def floor_gc_paused(path: Path) -> Built:
     """
     gc.disable()
     try:
-        return floor(path)
+        values = [orjson.loads(line) for line in lines]
+        return len(values), values
     finally:
         gc.freeze()
         gc.enable()
+
+
+def floor_gc_paused(path: Path) -> Built:
+    """The floor with the GC paused (see ``floor_gc_paused_lines``), reading included."""
+    return floor_gc_paused_lines(path.read_bytes().splitlines())
 
 
 def with_ledgerviz(path: Path) -> Built:
@@ -243,27 +249,31 @@ def _rss_mib() -> float:
     return 0.0
 
 
-def run_route(route: str, path: Path) -> dict[str, float]:
-    """Time one route in this process; return seconds and peak memory above the start (MiB)."""
-    if route == "ledgerviz":
-        import ledgerviz.api  # noqa: F401  (imports are not part of the measured work)
-    if route == "pandas":
-        import pandas  # noqa: F401
+def run_route(route: Callable[[Path], Built], path: Path) -> dict[str, float]:
+    """Time one route in this process; return wall and CPU seconds and peak memory (MiB).
+
+    Peak memory is the peak resident set size above the one just before the work.
+    """
+    import pandas  # noqa: F401
+
+    import ledgerviz.api  # noqa: F401  (imports are not part of the measured work)
+
     start_rss = _rss_mib()
-    start = time.perf_counter()
-    rows, built = ROUTES[route](path)
-    seconds = time.perf_counter() - start  # before ``built`` is freed: no route times teardown
+    start, start_cpu = time.perf_counter(), time.process_time()
+    rows, built = route(path)
+    # stopped before ``built`` is freed: no route times its teardown
+    seconds, cpu = time.perf_counter() - start, time.process_time() - start_cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - start_rss
     del built
-    return {"seconds": seconds, "peak_mib": peak, "rows": rows}
+    return {"seconds": seconds, "cpu": cpu, "peak_mib": peak, "rows": rows}
 
 
-def _in_fresh_process(route: str, path: Path) -> dict[str, Any]:
-    """Run one route (or ``stages``) in a new interpreter and return its measurement."""
+def in_fresh_process(script: str, route: str, path: Path) -> dict[str, Any]:
+    """Run ``script --route route --path path`` in a new interpreter; return its JSON line."""
     repository = str(Path(__file__).resolve().parents[1])
     search_path = os.pathsep.join(filter(None, [repository, os.environ.get("PYTHONPATH")]))
     result = subprocess.run(
-        [sys.executable, __file__, "--route", route, "--path", str(path)],
+        [sys.executable, script, "--route", route, "--path", str(path)],
         check=True,
         capture_output=True,
         text=True,
@@ -272,7 +282,7 @@ def _in_fresh_process(route: str, path: Path) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
-def _load_average() -> str:
+def load_average() -> str:
     """Return the 1-minute load average and the CPU count, for the record."""
     return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
 
@@ -281,8 +291,8 @@ def _measure(path: Path, rounds: int) -> list[dict[str, dict[str, float]]]:
     """Run every route once per round, each in a fresh process; print each round."""
     results = []
     for number in range(1, rounds + 1):
-        print(f"round {number}/{rounds} ({_load_average()} at its start)")
-        result = {route: _in_fresh_process(route, path) for route in ROUTES}
+        print(f"round {number}/{rounds} ({load_average()} at its start)")
+        result = {route: in_fresh_process(__file__, route, path) for route in ROUTES}
         for route, measured in result.items():
             print(
                 f"  {route:>16}: {measured['seconds']:7.2f} s"
@@ -295,7 +305,7 @@ def _measure(path: Path, rounds: int) -> list[dict[str, dict[str, float]]]:
 def _report(results: list[dict[str, dict[str, float]]]) -> None:
     """Print the median time per route and the median of the per-round ratios."""
     seconds = {route: [r[route]["seconds"] for r in results] for route in ROUTES}
-    print(f"median of {len(results)} rounds ({_load_average()} at the end):")
+    print(f"median of {len(results)} rounds ({load_average()} at the end):")
     for route, values in seconds.items():
         print(f"  {route:>16}: {statistics.median(values):7.2f} s")
     ratios = {
@@ -313,8 +323,8 @@ def _report(results: list[dict[str, dict[str, float]]]) -> None:
 
 def _print_stages(path: Path, rounds: int) -> None:
     """Print the ledgerviz route's stage timings (median of ``rounds`` fresh processes)."""
-    runs = [_in_fresh_process("stages", path) for _ in range(rounds)]
-    print(f"ledgerviz stages, median of {rounds} fresh processes ({_load_average()}):")
+    runs = [in_fresh_process(__file__, "stages", path) for _ in range(rounds)]
+    print(f"ledgerviz stages, median of {rounds} fresh processes ({load_average()}):")
     for stage in runs[0]:
         print(f"  {stage:>10}: {statistics.median(run[stage] for run in runs):6.2f} s")
     total = statistics.median(sum(run.values()) for run in runs)
@@ -336,7 +346,7 @@ def main() -> None:
         print(json.dumps(ledgerviz_stages(args.path)))
         return
     if args.route:
-        print(json.dumps(run_route(args.route, args.path)))
+        print(json.dumps(run_route(ROUTES[args.route], args.path)))
         return
     with tempfile.TemporaryDirectory() as folder:
         path = args.path

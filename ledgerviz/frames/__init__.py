@@ -11,10 +11,10 @@ import pandas as pd
 from ledgerviz.frames.calls import CALL_SCHEMA, call_columns
 from ledgerviz.frames.columns import assemble
 from ledgerviz.frames.events import EVENT_SCHEMA, event_columns
-from ledgerviz.frames.lineage import LINEAGE_SCHEMA, catalog_parents, lineage_row
+from ledgerviz.frames.lineage import LINEAGE_SCHEMA, lineage_columns
 from ledgerviz.frames.messages import MESSAGE_SCHEMA, message_columns
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA, step_columns, turn_columns
-from ledgerviz.frames.view import SessionView
+from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import Analysis
@@ -31,16 +31,18 @@ class Frames:
         self._sessions = list(sessions)
 
     @cached_property
-    def _views(self) -> list[SessionView]:
-        """Return the per-session views every frame is built from (made once)."""
-        return [SessionView.of(key, log, analysis) for key, log, analysis in self._sessions]
+    def _view(self) -> SessionsView:
+        """Return the columns of every session that every frame is built from (made once)."""
+        with paused_gc():
+            return SessionsView.of(self._sessions)
 
     def _build(
-        self, columns_of: Callable[[SessionView], dict[str, list[Any]]], schema: dict[str, Any]
+        self, columns_of: Callable[[SessionsView], dict[str, Any]], schema: dict[str, Any]
     ) -> pd.DataFrame:
-        """Return one frame: ``columns_of`` every session, typed by ``schema``."""
+        """Return one frame: the columns of all sessions at once, typed by ``schema``."""
+        view = self._view
         with paused_gc():
-            return assemble([(view.key, columns_of(view)) for view in self._views], schema)
+            return assemble(view.keys, columns_of(view), schema)
 
     @cached_property
     def events(self) -> pd.DataFrame:
@@ -70,8 +72,7 @@ class Frames:
     @cached_property
     def lineage(self) -> pd.DataFrame:
         """Return one row per session: parent, relation, inherited prefix."""
-        parents = catalog_parents(self._views)
-        return self._build(lambda view: lineage_row(view, parents), LINEAGE_SCHEMA)
+        return self._build(lineage_columns, LINEAGE_SCHEMA)
 
     @property
     def session_count(self) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ledgerviz.frames.columns import (
     Column,
     bool_column,
@@ -13,7 +15,7 @@ from ledgerviz.frames.columns import (
     transpose,
 )
 from ledgerviz.frames.events import BRANCHES, TOOL_EVENTS
-from ledgerviz.frames.view import SessionView
+from ledgerviz.frames.view import SessionsView
 from ledgerviz.recovery.analysis import CallFacts
 
 STATUSES = ("ok", "error", "outcome_unknown", "not_started")
@@ -38,14 +40,15 @@ CALL_SCHEMA = {
 }
 
 
-def call_columns(view: SessionView) -> dict[str, Column]:
-    """Return the ``calls`` columns of one session."""
-    facts = transpose(view.analysis.calls, CallFacts._fields)
-    seqs = view.analysis.seqs
-    position_of = {seqs[i]: i for i in view.indices_of(TOOL_EVENTS)}
-    dispatch_times = view.time_at([position_of.get(seq, -1) for seq in facts["dispatched_seq"]])
-    result_times = view.time_at([position_of.get(seq, -1) for seq in facts["result_seq"]])
+def call_columns(view: SessionsView) -> dict[str, Column]:
+    """Return the ``calls`` columns of every session."""
+    facts = transpose(view.calls, CallFacts._fields)
+    seqs, sessions, call_sessions = view.seqs, view.sessions, view.call_sessions
+    position_of = {(sessions[i], seqs[i]): i for i in view.indices_of(TOOL_EVENTS)}
+    dispatch_times = view.time_at(_positions(position_of, call_sessions, facts["dispatched_seq"]))
+    result_times = view.time_at(_positions(position_of, call_sessions, facts["result_seq"]))
     return {
+        "session": call_sessions,
         "call_id": facts["call_id"],
         "tool": facts["name"],
         "turn": facts["turn"],
@@ -63,3 +66,11 @@ def call_columns(view: SessionView) -> dict[str, Column]:
         "branch": facts["branch"],
         "settled": facts["settled"],
     }
+
+
+def _positions(
+    position_of: dict[tuple[int, Any], int], sessions: list[int], seqs: list[Any]
+) -> list[int]:
+    """Return the position of the event with each (session, seq), -1 where there is none."""
+    find = position_of.get
+    return [find(key, -1) for key in zip(sessions, seqs, strict=True)]

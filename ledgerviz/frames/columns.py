@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -86,9 +86,9 @@ def bool_column(values: Sequence[Any]) -> np.ndarray:
     return np.array(values, dtype=bool)
 
 
-def session_column(keys: Sequence[str], lengths: Sequence[int]) -> pd.Categorical:
-    """Return the ``session`` categorical: ``keys[i]`` repeated ``lengths[i]`` times."""
-    codes = np.repeat(np.arange(len(keys), dtype=np.int32), lengths)
+def session_column(keys: Sequence[str], sessions: Sequence[int]) -> pd.Categorical:
+    """Return the ``session`` categorical of rows whose session indices into ``keys`` are given."""
+    codes = np.asarray(sessions, dtype=np.int32)
     return pd.Categorical.from_codes(codes, categories=pd.Index(keys, dtype=object))
 
 
@@ -96,33 +96,22 @@ Converter = Any
 """A function turning one column's Python list into a pandas/numpy array."""
 
 Column = list[Any] | pd.api.extensions.ExtensionArray
-"""One session's piece of a column: a Python list, or an array already typed."""
+"""A column as a frame builder returns it: a Python list, or an array already typed."""
 
 
 def assemble(
-    parts: Sequence[tuple[str, dict[str, Column]]], schema: dict[str, Converter]
+    keys: Sequence[str], columns: dict[str, Any], schema: dict[str, Converter]
 ) -> pd.DataFrame:
-    """Return one DataFrame from per-session columns, ``session`` first, typed per schema."""
-    keys = [key for key, _ in parts]
-    first = next(iter(schema))
-    lengths = [len(columns[first]) for _, columns in parts]
-    frame: dict[str, Any] = {"session": session_column(keys, lengths)}
-    for name, convert in schema.items():
-        frame[name] = _joined([columns[name] for _, columns in parts], convert)
-    return pd.DataFrame(frame)
+    """Return one DataFrame, ``session`` first, every other column typed per ``schema``.
 
-
-def _joined(pieces: list[Column], convert: Converter) -> Any:
-    """Return one column from the sessions' pieces.
-
-    Lists are joined, then converted; pieces a frame already built as typed arrays
-    (gathered from a ``SessionView``'s shared arrays) are concatenated as they are.
+    ``columns["session"]`` holds each row's session index into ``keys``; lists are
+    converted by the schema, arrays a builder already typed are kept as they are.
     """
-    if pieces and not isinstance(pieces[0], list):
-        if len(pieces) == 1:
-            return pieces[0]
-        return pd.concat(map(pd.Series, pieces), ignore_index=True).array
-    return convert(pieces[0] if len(pieces) == 1 else list(chain.from_iterable(pieces)))
+    frame: dict[str, Any] = {"session": session_column(keys, columns["session"])}
+    for name, convert in schema.items():
+        values = columns[name]
+        frame[name] = convert(values) if isinstance(values, list) else values
+    return pd.DataFrame(frame)
 
 
 def transpose(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> dict[str, list[Any]]:

@@ -12,7 +12,7 @@ from ledgerviz.frames.columns import (
     string_column,
     time_column,
 )
-from ledgerviz.frames.view import SessionView
+from ledgerviz.frames.view import SessionsView
 from ledgerviz.recovery.events import payload_result_call_id
 
 BRANCHES = ("active", "abandoned", "log")
@@ -35,7 +35,7 @@ TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 """The event types that name a tool call (``calls`` and ``events.call_id`` read them)."""
 
 
-def _call_ids(view: SessionView) -> list[Any]:
+def _call_ids(view: SessionsView) -> list[Any]:
     """Return the call id of every tool/call and tool/result event (None elsewhere)."""
     call_ids: list[Any] = [None] * len(view.types)
     types, datas = view.types, view.datas
@@ -53,19 +53,20 @@ def _surface_ops(raw_ops: list[Any]) -> list[Any]:
     return [op.get("op") if isinstance(op, dict) else op for op in raw_ops]
 
 
-def event_columns(view: SessionView) -> dict[str, Column]:
-    """Return the ``events`` columns of one session."""
-    analysis, fields = view.analysis, view.fields
+def event_columns(view: SessionsView) -> dict[str, Column]:
+    """Return the ``events`` columns of every session."""
+    fields = view.fields
     return {
+        "session": view.sessions,
         "seq": view.seq_array,
         "time": view.time_array,
-        "type": fields.types,
+        "type": view.type_array,
         "turn": fields.turns,
         "step": fields.steps,
         "call_id": _call_ids(view),
         "surface_op": _surface_ops(fields.surface_ops),
-        "synthetic": analysis.synthetic,
-        "recorded": analysis.recorded,
-        "branch": analysis.branch,
-        "recovery_code": analysis.recovery_code,
+        "synthetic": view.synthetic,
+        "recorded": view.recorded,
+        "branch": view.branch,
+        "recovery_code": view.recovery_code,
     }

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, defaultdict
 from typing import Any
 
-from ledgerviz.frames.columns import bool_column, category_column, int_column, string_column
-from ledgerviz.frames.view import SessionView
+from ledgerviz.frames.columns import (
+    bool_column,
+    category_column,
+    int_column,
+    string_column,
+    transpose,
+)
+from ledgerviz.frames.view import SessionsView
 
 RELATIONS = ("root", "fork", "subagent", "forked-subagent")
 
@@ -24,32 +29,49 @@ LINEAGE_SCHEMA = {
 _LINEAGE_EVENTS = frozenset({"session/end-seed", "subagent/catalog", "subagent/descriptor"})
 
 
-def catalog_parents(views: Sequence[SessionView]) -> dict[str, str]:
+def lineage_columns(view: SessionsView) -> dict[str, list[Any]]:
+    """Return the ``lineage`` columns: one row per session (header plus lineage events)."""
+    found: dict[int, list[int]] = defaultdict(list)  # session -> its lineage event positions
+    for position in view.indices_of(_LINEAGE_EVENTS):
+        found[view.sessions[position]].append(position)
+    parents = catalog_parents(view, found)
+    rows = [
+        lineage_row(view, session, found.get(session, []), parents)
+        for session in range(len(view.keys))
+    ]
+    return {"session": list(range(len(view.keys))), **transpose(rows, tuple(LINEAGE_SCHEMA))}
+
+
+def catalog_parents(view: SessionsView, found: dict[int, list[int]]) -> dict[str, str]:
     """Return child session id -> parent id from the loaded ``subagent/catalog`` events.
 
-    Only ids that name exactly one loaded session (placeholder ids such as
-    ``{{sessionId}}`` repeat across snapshots) and not the cataloguing session count.
+    ``found`` gives each session's lineage event positions. Only ids that name exactly
+    one loaded session (placeholder ids such as ``{{sessionId}}`` repeat across
+    snapshots) and not the cataloguing session count.
     """
-    ids = Counter(view.log.header.get("id") for view in views)
+    ids = Counter(log.header.get("id") for log in view.logs)
     parents = {}
-    for view in views:
-        own = view.log.header.get("id")
-        for i in view.indices_of(_LINEAGE_EVENTS):
+    for session, positions in found.items():
+        own = view.logs[session].header.get("id")
+        for i in positions:
             child = view.datas[i].get("childId")
             if view.types[i] == "subagent/catalog" and ids[child] == 1 and child != own:
                 parents[child] = own
     return parents
 
 
-def lineage_row(view: SessionView, parents: dict[str, str]) -> dict[str, list[Any]]:
-    """Return the one-row ``lineage`` columns of a session (header plus lineage events)."""
-    header = view.log.header
-    inherited = header.get("seedLength") if view.log.version in (None, 0, 1) else None
+def lineage_row(
+    view: SessionsView, session: int, positions: list[int], parents: dict[str, str]
+) -> tuple[Any, ...]:
+    """Return the ``lineage`` row of one session from its header and lineage events."""
+    log = view.logs[session]
+    header = log.header
+    inherited = header.get("seedLength") if log.version in (None, 0, 1) else None
     descriptor = None
-    for i in view.indices_of(_LINEAGE_EVENTS):
+    for i in positions:
         kind, data = view.types[i], view.datas[i]
         if kind == "session/end-seed" and data.get("inherited") is True:
-            inherited = view.analysis.seqs[i]
+            inherited = view.seqs[i]
         elif kind == "subagent/descriptor":
             descriptor = data
     seeded = header.get("isSeeded") is True or type(inherited) is int
@@ -61,12 +83,12 @@ def lineage_row(view: SessionView, parents: dict[str, str]) -> dict[str, list[An
         relation = "forked-subagent" if seeded else "subagent"
     else:
         relation = "fork" if seeded or parent else "root"
-    return {
-        "parent_session": [parent],
-        "relation": [relation],
-        "seeded": [seeded],
-        "inherited_events": [inherited if type(inherited) is int else 0],
-        "origin": [header.get("origin")],
-        "delegation_depth": [depth],
-        "agent_preset": [header.get("agentPreset")],
-    }
+    return (
+        parent,
+        relation,
+        seeded,
+        inherited if type(inherited) is int else 0,
+        header.get("origin"),
+        depth,
+        header.get("agentPreset"),
+    )

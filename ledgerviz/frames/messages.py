@@ -13,7 +13,7 @@ from ledgerviz.frames.columns import (
     transpose,
 )
 from ledgerviz.frames.events import BRANCHES
-from ledgerviz.frames.view import SessionView
+from ledgerviz.frames.view import SessionsView
 from ledgerviz.recovery.events import message_in
 
 MESSAGE_SCHEMA = {
@@ -64,8 +64,8 @@ def _described(message: dict[str, Any], shared: Shared) -> tuple[Any, Any, str]:
     )
 
 
-def message_columns(view: SessionView) -> dict[str, Column]:
-    """Return the ``messages`` columns of one session.
+def message_columns(view: SessionsView) -> dict[str, Column]:
+    """Return the ``messages`` columns of every session.
 
     ``kind`` is the message's ``source.kind`` (``user``, ``model``, ``tool``, ``plugin``…).
     """
@@ -75,7 +75,8 @@ def message_columns(view: SessionView) -> dict[str, Column]:
     shared = strings.setdefault
     described = [_described(message_in(types[i], datas[i]) or {}, shared) for i in indices]
     return {
+        "session": list(map(view.sessions.__getitem__, indices)),
         "seq": view.seq_at(indices),
         **transpose(described, ("role", "kind", "text")),
-        "branch": list(map(view.analysis.branch.__getitem__, indices)),
+        "branch": list(map(view.branch.__getitem__, indices)),
     }

@@ -16,7 +16,7 @@ from ledgerviz.frames.columns import (
     time_column,
     transpose,
 )
-from ledgerviz.frames.view import SessionView
+from ledgerviz.frames.view import SessionsView
 from ledgerviz.recovery.events import end_reason_kind
 
 TURN_SCHEMA = {
@@ -64,24 +64,25 @@ _STEP_EVENTS = frozenset(
 )
 
 # A row under construction is a plain list (cheap to make); these name its slots. The
-# start and end slots hold the position of the event in the view (-1: none yet).
-_TURN_ROW = ("turn", "start", "end", "end_reason", "steps")
-_T_START, _T_END, _T_REASON, _T_STEPS = range(1, 5)
-_STEP_ROW = ("turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS)
-_S_START, _S_END, _S_PROVIDER, _S_MODEL = range(2, 6)
-_S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=6))
+# first slot is the session index; the start and end slots hold the position of the
+# event in the view (-1: none yet).
+_TURN_ROW = ("session", "turn", "start", "end", "end_reason", "steps")
+_T_START, _T_END, _T_REASON, _T_STEPS = range(2, 6)
+_STEP_ROW = ("session", "turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS)
+_S_START, _S_END, _S_PROVIDER, _S_MODEL = range(3, 7)
+_S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=7))
 
 
-def _turn_rows(view: SessionView) -> list[list[Any]]:
+def _turn_rows(view: SessionsView) -> list[list[Any]]:
     """Return one row per turn from the turn/start, turn/end and step/start events."""
     rows: list[list[Any]] = []
-    latest: dict[Any, list[Any]] = {}
-    types, turns, events = view.types, view.fields.turns, view.analysis.events
+    latest: dict[tuple[int, Any], list[Any]] = {}
+    types, turns, events, sessions = view.types, view.fields.turns, view.events, view.sessions
     for i in view.indices_of(_TURN_EVENTS):
-        kind, turn = types[i], turns[i]
-        row = latest.get(turn)
+        kind, key = types[i], (sessions[i], turns[i])
+        row = latest.get(key)
         if kind == "turn/start" or row is None:
-            row = latest[turn] = [turn, -1, -1, None, 0]
+            row = latest[key] = [*key, -1, -1, None, 0]
             rows.append(row)
         if kind == "turn/start":
             row[_T_START] = i
@@ -92,7 +93,7 @@ def _turn_rows(view: SessionView) -> list[list[Any]]:
     return rows
 
 
-def _spans(view: SessionView, starts: list[int], ends: list[int]) -> dict[str, Column]:
+def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, Column]:
     """Return the seq and time columns of rows spanning event positions ``starts``..``ends``."""
     return {
         "start_seq": view.seq_at(starts),
@@ -102,53 +103,62 @@ def _spans(view: SessionView, starts: list[int], ends: list[int]) -> dict[str, C
     }
 
 
-def turn_columns(view: SessionView) -> dict[str, Column]:
-    """Return the ``turns`` columns of one session."""
+def turn_columns(view: SessionsView) -> dict[str, Column]:
+    """Return the ``turns`` columns of every session."""
     rows = transpose(_turn_rows(view), _TURN_ROW)
     spans = _spans(view, rows["start"], rows["end"])
-    calls = view.analysis.calls
-    per_turn = Counter(call.turn for call in calls)
-    by_status = Counter((call.turn, call.status) for call in calls)
-    turns = rows["turn"]
+    calls = list(zip(view.call_sessions, view.calls, strict=True))
+    per_turn = Counter((session, call.turn) for session, call in calls)
+    by_status = Counter((session, call.turn, call.status) for session, call in calls)
+    keys = list(zip(rows["session"], rows["turn"], strict=True))
     return {
-        "turn": turns,
+        "session": rows["session"],
+        "turn": rows["turn"],
         **spans,
         "duration": spans["end_time"] - spans["start_time"],
         "end_reason": rows["end_reason"],
         "steps": rows["steps"],
-        "calls": [per_turn[turn] for turn in turns],
-        "outcome_unknown": [by_status[turn, "outcome_unknown"] for turn in turns],
-        "not_started": [by_status[turn, "not_started"] for turn in turns],
-        "forked": _forked(rows["end_reason"], spans, view.analysis.fork_points),
+        "calls": [per_turn[key] for key in keys],
+        "outcome_unknown": [by_status[(*key, "outcome_unknown")] for key in keys],
+        "not_started": [by_status[(*key, "not_started")] for key in keys],
+        "forked": _forked(view, rows["session"], rows["end_reason"], spans),
     }
 
 
-def _forked(reasons: list[Any], spans: dict[str, Column], fork_points: list[int]) -> np.ndarray:
-    """Return per turn whether it ended ``forked`` or spans a fork point (open ends: no limit)."""
+def _forked(
+    view: SessionsView, sessions: list[int], reasons: list[Any], spans: dict[str, Column]
+) -> np.ndarray:
+    """Return per turn whether it ended ``forked`` or spans a fork point of its session
+    (open ends: no limit)."""
     starts = spans["start_seq"].to_numpy(dtype=float, na_value=-np.inf)
     ends = spans["end_seq"].to_numpy(dtype=float, na_value=np.inf)
     forked = np.array([reason == "forked" for reason in reasons], dtype=bool)
-    for point in fork_points:
-        forked |= (starts <= point) & (point <= ends)
+    row_sessions = np.asarray(sessions, dtype=np.int64)
+    for session, analysis in enumerate(view.analyses):
+        for point in analysis.fork_points:
+            forked |= (row_sessions == session) & (starts <= point) & (point <= ends)
     return forked
 
 
-def _step_rows(view: SessionView) -> list[list[Any]]:
+def _step_rows(view: SessionsView) -> list[list[Any]]:
     """Return one row per (turn, step) from the step, assistant and request events."""
     rows: list[list[Any]] = []
-    latest: dict[tuple[Any, Any], list[Any]] = {}
+    latest: dict[tuple[int, Any, Any], list[Any]] = {}
     route: tuple[Any, Any] = (None, None)
     open_row: list[Any] | None = None
-    types, datas = view.types, view.datas
+    types, datas, sessions = view.types, view.datas, view.sessions
     turns, steps = view.fields.turns, view.fields.steps
+    session = -1
     for i in view.indices_of(_STEP_EVENTS):
         kind = types[i]
+        if sessions[i] != session:  # a new session: no route, no open step yet
+            session, route, open_row = sessions[i], (None, None), None
         if kind in ("request/header", "request/context"):
             route = _route(kind, datas[i]) or route
             if open_row is not None:
                 open_row[_S_PROVIDER], open_row[_S_MODEL] = route
             continue
-        key = (turns[i], steps[i])
+        key = (session, turns[i], steps[i])
         row = latest.get(key)
         if kind == "step/start" or row is None:
             row = latest[key] = [*key, -1, -1, *route, None, None, None, None]
@@ -164,18 +174,14 @@ def _step_rows(view: SessionView) -> list[list[Any]]:
     return rows
 
 
-def step_columns(view: SessionView) -> dict[str, Column]:
-    """Return the ``steps`` columns of one session."""
+def step_columns(view: SessionsView) -> dict[str, Column]:
+    """Return the ``steps`` columns of every session."""
     rows = transpose(_step_rows(view), _STEP_ROW)
     spans = _spans(view, rows.pop("start"), rows.pop("end"))
-    per_step = Counter((call.turn, call.step) for call in view.analysis.calls)
-    return {
-        **rows,
-        **spans,
-        "calls": [
-            per_step[turn, step] for turn, step in zip(rows["turn"], rows["step"], strict=True)
-        ],
-    }
+    calls = zip(view.call_sessions, view.calls, strict=True)
+    per_step = Counter((session, call.turn, call.step) for session, call in calls)
+    keys = zip(rows["session"], rows["turn"], rows["step"], strict=True)
+    return {**rows, **spans, "calls": [per_step[key] for key in keys]}
 
 
 def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:

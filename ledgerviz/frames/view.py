@@ -1,9 +1,10 @@
-"""Per-session columns that several frames share, extracted once."""
+"""Every session's events under one policy as one set of columns, so frames pay pandas once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -12,31 +13,72 @@ import pandas as pd
 from ledgerviz.frames.columns import category_column, int_column, time_column
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import EventFields
-from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts
 
 
 @dataclass(frozen=True, slots=True)
-class SessionView:
-    """One session under one policy with the envelope columns of ``analysis.events``."""
+class SessionsView:
+    """The events of every session (``analysis.events`` one session after another) as columns.
 
-    key: str
-    log: SessionLog
-    analysis: Analysis
+    A position is an index into these columns; ``sessions[position]`` is the index of
+    its session in ``keys``. Frames are built in one pass over all sessions, so a
+    session costs no fixed pandas work of its own.
+    """
+
+    keys: list[str]
+    logs: list[SessionLog]
+    analyses: list[Analysis]
+    events: list[dict[str, Any]]
     fields: EventFields
+    sessions: list[int]
+    """The session index of every event."""
+    seqs: list[Any]
+    """Every event's seq (``analysis.seqs``)."""
+    branch: list[Branch]
+    synthetic: list[bool]
+    recorded: list[bool]
+    recovery_code: list[str | None]
+    calls: list[CallFacts]
+    call_sessions: list[int]
+    """The session index of every call in ``calls``."""
     seq_array: pd.arrays.IntegerArray
-    """Every event's seq (``analysis.seqs``) as ``Int64``."""
+    """``seqs`` as ``Int64``."""
     time_array: pd.api.extensions.ExtensionArray
     """Every event's time as ``datetime64[ms, UTC]``."""
-    _codes: np.ndarray = field(repr=False)
+    type_array: pd.Categorical
+    """Every event's type as a categorical (its categories sorted)."""
     _names: pd.Index = field(repr=False)
 
     @classmethod
-    def of(cls, key: str, log: SessionLog, analysis: Analysis) -> SessionView:
-        """Return the view of one ``(key, log, analysis)`` triple."""
-        fields = analysis_fields(log, analysis)
+    def of(cls, sessions: Sequence[tuple[str, SessionLog, Analysis]]) -> SessionsView:
+        """Return the view of ``(key, log, analysis)`` triples, in their order."""
+        keys = [key for key, _, _ in sessions]
+        logs = [log for _, log, _ in sessions]
+        analyses = [analysis for _, _, analysis in sessions]
+        parts = [analysis_fields(log, analysis) for _, log, analysis in sessions]
+        fields = EventFields.joined(parts)
+        lengths = [len(part) for part in parts]
+        seqs = _joined([analysis.seqs for analysis in analyses])
         types = category_column(fields.types)
-        seqs, times = int_column(analysis.seqs), time_column(fields.times)
-        return cls(key, log, analysis, fields, seqs, times, types.codes, types.categories)
+        return cls(
+            keys,
+            logs,
+            analyses,
+            _joined([analysis.events for analysis in analyses]),
+            fields,
+            np.repeat(np.arange(len(keys)), lengths).tolist(),
+            seqs,
+            _joined([analysis.branch for analysis in analyses]),
+            _joined([analysis.synthetic for analysis in analyses]),
+            _joined([analysis.recorded for analysis in analyses]),
+            _joined([analysis.recovery_code for analysis in analyses]),
+            _joined([analysis.calls for analysis in analyses]),
+            np.repeat(np.arange(len(keys)), [len(a.calls) for a in analyses]).tolist(),
+            int_column(seqs),
+            time_column(fields.times),
+            types,
+            types.categories,
+        )
 
     def seq_at(self, positions: Sequence[int]) -> pd.arrays.IntegerArray:
         """Return the seqs of the events at ``positions`` (-1: no event, <NA>)."""
@@ -59,7 +101,12 @@ class SessionView:
     def indices_of(self, kinds: frozenset[str]) -> list[int]:
         """Return the positions of the events whose type is in ``kinds``, in log order."""
         wanted = [code for code, name in enumerate(self._names) if name in kinds]
-        return np.flatnonzero(np.isin(self._codes, wanted)).tolist()
+        return np.flatnonzero(np.isin(self.type_array.codes, wanted)).tolist()
+
+
+def _joined(lists: list[list[Any]]) -> list[Any]:
+    """Return one list of the sessions' lists (the list itself when there is one)."""
+    return lists[0] if len(lists) == 1 else list(chain.from_iterable(lists))
 
 
 def analysis_fields(log: SessionLog, analysis: Analysis) -> EventFields:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from itertools import chain
 from typing import Any
 
 _EMPTY: dict[str, Any] = {}
@@ -77,4 +78,13 @@ class EventFields:
 
     def __add__(self, other: EventFields) -> EventFields:
         """Return these columns followed by ``other``'s."""
-        return EventFields(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+        return EventFields.joined([self, other])
+
+    @classmethod
+    def joined(cls, parts: Sequence[EventFields]) -> EventFields:
+        """Return the columns of ``parts`` one after another (the part itself when one)."""
+        if len(parts) == 1:
+            return parts[0]
+        return cls(
+            *(list(chain.from_iterable(getattr(p, f.name) for p in parts)) for f in fields(cls))
+        )
