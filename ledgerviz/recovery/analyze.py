@@ -120,6 +120,7 @@ class _Scan:
         self.fork_points: list[int] = []
         self.fork_node: int | None = None
         self.fork_turn: int | None = None
+        self.rewound_forks: dict[Any, tuple[int, int | None]] = {}
 
     def run_computed(self, events: Sequence[Event], *, logged: bool = True) -> None:
         """Annotate events recovery made (closers; ``logged`` False: never in the log)."""
@@ -207,7 +208,7 @@ class _Scan:
             elif action == _REWIND_KIND:
                 self._rewind(event, key, seq, recorded)
             elif action == _RESTORE_KIND:
-                self.surface.restore(data.get("rewindSeq"))
+                self._restore(data.get("rewindSeq"))
             add_event(event)
             add_seq(seq)
             if op == "append":
@@ -303,7 +304,15 @@ class _Scan:
         ):
             self.synthetic.append(key)
         if self.fork_node is not None and self.surface.is_hidden(self.fork_node):
+            self.rewound_forks[seq] = (self.fork_node, self.fork_turn)
             self.fork_node = None
+
+    def _restore(self, rewind_seq: Any) -> None:
+        """Apply a ``surface/restore``; a pending fork its rewind dropped is pending again."""
+        self.surface.restore(rewind_seq)
+        dropped = self.rewound_forks.pop(rewind_seq, None)
+        if dropped and self.fork_node is None and not self.surface.is_hidden(dropped[0]):
+            self.fork_node, self.fork_turn = dropped
 
     def tail_tracker(self) -> PendingCalls:
         """Return a tracker that has seen the log from its last turn boundary on."""

@@ -10,7 +10,7 @@ settled.
 
 from __future__ import annotations
 
-from ledgerviz.recovery import analyze, project_context
+from ledgerviz.recovery import PROVIDERS, analyze, export, pairing_problems, project_context
 
 from .build import LedgerBuilder
 
@@ -247,4 +247,34 @@ def test_restore_of_an_unknown_rewind_changes_nothing() -> None:
     b.events[restore]["data"] = {"rewindSeq": 99}
     fork = analyze(b.events, policy="fork")
     assert fork.abandoned_seqs == [3, 5, 9]
+    assert active(fork) == [1, 10]
+
+
+def test_fork_point_brought_back_by_a_restore_is_abandoned_again() -> None:
+    # Undo, then redo, of a turn whose dispatched call was lost: the call is back in the
+    # context, so the fork must abandon it again (else the request pairs nothing with it).
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.user("one")  # 1
+    b.step_start()  # 2
+    b.assistant("A")  # 3
+    b.tool_call("A")  # 4
+    b.step_end()  # 5: the scheduler failed, nothing recorded for A
+    b.turn_end("error")  # 6
+    rewind = b.log("surface/rewind")  # 7
+    b.events[rewind]["data"] = {"start": 1, "end": 3, "shadowedSeqs": [1, 3]}
+    restore = b.log("surface/restore")  # 8
+    b.events[restore]["data"] = {"rewindSeq": rewind}
+    fork = analyze(b.events, policy="fork")
+    assert fork.fork_points == [3]
+    assert fork.abandoned_seqs == [3]
+    assert active(fork) == [1]
+    assert facts(fork) == {"A": ("outcome_unknown", "abandoned", False)}
+    for provider in PROVIDERS:
+        assert pairing_problems(export(project_context(fork), provider)) == [], provider
+    # a typed message of a later turn, after the redo, starts the new branch
+    b.turn_start()  # 9
+    b.user("two")  # 10
+    fork = analyze(b.events, policy="fork")
+    assert fork.abandoned_seqs == [3]
     assert active(fork) == [1, 10]
