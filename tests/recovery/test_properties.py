@@ -1,4 +1,8 @@
-"""Property tests: crash at every event of fixtures and generated ledgers."""
+"""Property tests: crash at every event of fixtures and generated ledgers.
+
+Invariants only (balanced, valid, idempotent, input untouched); the facts themselves are
+checked against the generator's own truth in ``test_oracles.py``.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,6 @@ from ledgerviz.recovery import (
     analyze,
     crash_closers,
     export,
-    fork_closers,
     generation_for,
     pairing_problems,
     project_context,
@@ -71,7 +74,6 @@ def check_prefix(version: int, events: list[dict[str, Any]]) -> None:
     before = copy.deepcopy(events)
 
     synth = analyze(events, policy="synthesize", version=version)
-    assert synth.closers == crash_closers(events, generation=generation)
     repaired = events + synth.closers
     assert crash_closers(repaired, generation=generation) == []
     context = project_context(synth)
@@ -79,7 +81,6 @@ def check_prefix(version: int, events: list[dict[str, Any]]) -> None:
         assert pairing_problems(export(context, provider)) == [], provider
 
     fork = analyze(events, policy="fork", version=version)
-    assert fork.closers == fork_closers(events, generation=generation)
     assert not any(fork.recovery_code[k] == "TOOL_OUTCOME_UNKNOWN" for k in fork.surface)
     context = project_context(fork)
     for provider in PROVIDERS:

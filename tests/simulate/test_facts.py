@@ -7,7 +7,6 @@ from ledgerviz.ledger import read_sessions
 from ledgerviz.recovery import (
     PROVIDERS,
     analyze,
-    crash_closers,
     export,
     pairing_problems,
     project_context,
@@ -45,7 +44,31 @@ def test_crash_mid_dispatch_leaves_unknown_and_not_started_calls(written: Callab
     events = _session(written, "crash-mid-dispatch").events
     analysis = analyze(events, policy="synthesize", version=4)
     assert _statuses(analysis, 2) == ["ok", "outcome_unknown", "not_started", "not_started"]
-    assert analysis.closers == crash_closers(events)
+    # what the simulator wrote: the last assistant's calls, which of them were dispatched
+    asked = [e for e in events if e["type"] == "assistant/message"][-1]
+    ids = [b["id"] for b in asked["data"]["message"]["content"] if b["type"] == "tool-call"]
+    dispatched = {e["data"]["callId"]: e["seq"] for e in events if e["type"] == "tool/call"}
+    answered = {e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"}
+    last = events[-1]["seq"]
+    expected = [
+        (
+            last + 1 + k,
+            call_id,
+            f"interrupted-tool-result-{call_id}-{last + 1 + k}",
+            [dispatched[call_id]] if call_id in dispatched else None,
+        )
+        for k, call_id in enumerate(c for c in ids if c not in answered)
+    ]
+    assert [
+        (
+            e["seq"],
+            e["data"]["message"]["toolCallId"],
+            e["data"]["message"]["id"],
+            e.get("sourceEventSeqs"),
+        )
+        for e in analysis.closers[:-2]
+    ] == expected
+    assert len(expected) == 3
     assert _codes(analysis.closers) == [UNKNOWN, NOT_STARTED, NOT_STARTED]
     assert [e["type"] for e in analysis.closers[-2:]] == ["step/end", "turn/end"]
     fork = analyze(events, policy="fork", version=4)
@@ -140,9 +163,27 @@ def test_resume_fork_abandons_the_suffix_without_synthetic_results(written: Call
         events[fork_point]["type"] == "assistant/message"
         and events[fork_point]["data"]["turn"] == 2
     )
-    assert rewind["data"]["start"] == fork_point
-    assert analysis.abandoned_seqs == rewind["data"]["shadowedSeqs"]
-    assert fork_point in analysis.abandoned_seqs and len(analysis.abandoned_seqs) >= 2
+    # what the simulator wrote: the request of the call it dispatched and never answered,
+    # and every message from there up to the next turn
+    answered = {e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"}
+    [lost] = [
+        e["data"]["callId"]
+        for e in events
+        if e["type"] == "tool/call" and e["data"]["callId"] not in answered
+    ]
+    [asked] = [
+        e["seq"]
+        for e in events
+        if e["type"] == "assistant/message"
+        and lost in {b.get("id") for b in e["data"]["message"]["content"]}
+    ]
+    next_turn = next(e["seq"] for e in events if e["type"] == "turn/start" and e["seq"] > asked)
+    assert fork_point == asked
+    assert analysis.abandoned_seqs == [
+        e["seq"] for e in events if e.get("surfaceOp") == "append" and asked <= e["seq"] < next_turn
+    ]
+    assert len(analysis.abandoned_seqs) >= 2
+    assert rewind["seq"] < next_turn
     assert _codes(events) == [None] * kinds.count("tool/result")
     active = [i for i, b in enumerate(analysis.branch) if b == "active"]
     assert all(analysis.recovery_code[i] is None for i in active)
