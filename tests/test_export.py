@@ -1,0 +1,248 @@
+"""Parquet export: round trip equals the in-process frames, incremental runs, safe output."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import ledgerviz
+from ledgerviz.cli import main
+from ledgerviz.export import MANIFEST_NAME, ExportError, export, read_export
+from ledgerviz.frames import FRAME_NAMES
+from ledgerviz.frames.export import PARQUET_HINT, dataset_schema, require_pyarrow
+
+ROOT = Path(__file__).parents[1]
+EXAMPLES = ROOT / "ledgerviz" / "examples"
+DSH = ROOT / "tests" / "data" / "dsh"
+CONFORMANCE = ROOT / "tests" / "data" / "conformance" / "inputs"
+CRASH = EXAMPLES / "crash-mid-dispatch.jsonl"
+CLEAN = EXAMPLES / "clean.jsonl"
+CANCEL = EXAMPLES / "cancel.jsonl"
+
+
+def assert_frames_equal(exported: dict[str, pd.DataFrame], ledger: ledgerviz.Ledger,
+                        policy: str) -> None:
+    """Every exported frame equals the in-process one: values, dtypes, categories, order."""
+    frames = ledger.recovery(policy).frames
+    assert list(exported) == list(FRAME_NAMES)
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(exported[name], getattr(frames, name), check_exact=True)
+
+
+@pytest.mark.parametrize(
+    ("sources", "policy"),
+    [
+        ([EXAMPLES, DSH, CONFORMANCE], "recorded"),
+        ([EXAMPLES, DSH], "synthesize"),
+        ([EXAMPLES, CONFORMANCE], "fork"),
+    ],
+)
+def test_round_trip_equals_the_frames(tmp_path: Path, sources: list[Path], policy: str) -> None:
+    summary = export(sources, tmp_path / "out", policy)
+    ledger = ledgerviz.load(sources)
+    assert summary.sessions == ledger.keys  # clashing ids ({{sessionId}}) fall back as a load does
+    assert_frames_equal(read_export(tmp_path / "out"), ledger, policy)
+
+
+def test_dtypes_are_the_frames_dtypes_in_the_files(tmp_path: Path) -> None:
+    export([CRASH], tmp_path / "out")
+    calls = pd.read_parquet(tmp_path / "out" / "calls")  # pandas' own reader, hive folders
+    assert str(calls["dispatch_time"].dtype) == "datetime64[ms, UTC]"
+    assert str(calls["duration"].dtype) == "timedelta64[ms]"
+    assert isinstance(calls["status"].dtype, pd.CategoricalDtype)
+    assert list(calls["session"].unique()) == ["sim-crash-mid-dispatch-7"]
+    # nullable integers: a call never answered has no result seq, stored as null
+    unknown = calls[calls["status"] == "outcome_unknown"]
+    assert len(unknown) == 1 and pd.isna(unknown["result_seq"].iloc[0])
+
+
+def test_a_session_without_rows_keeps_every_column_typed(tmp_path: Path) -> None:
+    header_only = tmp_path / "in" / "header-only.jsonl"
+    header_only.parent.mkdir()
+    header_only.write_bytes(CLEAN.read_bytes().split(b"\n")[0] + b"\n")
+    export([header_only], tmp_path / "out")
+    for name in FRAME_NAMES:
+        part = tmp_path / "out" / name / "session=sim-clean-7" / "part-0.parquet"
+        schema = pq.read_schema(part)
+        assert schema.remove_metadata().equals(dataset_schema(name).remove(0).remove_metadata())
+    assert_frames_equal(read_export(tmp_path / "out"), ledgerviz.load(header_only), "recorded")
+    assert len(read_export(tmp_path / "out")["events"]) == 0
+
+
+def _short(arrow_type: object) -> str:
+    """Return the short type name docs/export.md uses."""
+    text = str(arrow_type)
+    return {
+        "large_string": "string",
+        "timestamp[ms, tz=UTC]": "timestamp[ms, UTC]",
+    }.get(text, "dictionary" if text.startswith("dictionary<values=string") else text)
+
+
+def test_docs_state_the_schema_of_every_frame() -> None:
+    documented = {}
+    for line in (ROOT / "docs" / "export.md").read_text().splitlines():
+        match = re.fullmatch(r"\| `(\w+)` \| (.+) \|", line)
+        if match and match.group(1) in FRAME_NAMES:
+            documented[match.group(1)] = match.group(2)
+    for name in FRAME_NAMES:
+        schema = dataset_schema(name)
+        assert documented[name] == ", ".join(f"`{f.name}` {_short(f.type)}" for f in schema)
+
+
+def _copy(files: list[Path], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    return [Path(shutil.copy2(file, folder / file.name)) for file in files]
+
+
+def _parts(out: Path) -> dict[str, int]:
+    return {str(p.relative_to(out)): p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+
+
+def test_second_run_skips_unchanged_files(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    _copy([CRASH, CLEAN, CANCEL], inputs)
+    out = tmp_path / "out"
+    first = export([inputs], out)
+    assert (len(first.written), first.unchanged) == (3, [])
+    before = _parts(out)
+    assert len(before) == 3 * len(FRAME_NAMES)
+    second = export([inputs], out)
+    assert (second.written, len(second.unchanged), second.removed) == ([], 3, [])
+    assert _parts(out) == before  # not one partition file rewritten
+
+
+def test_touched_file_with_same_content_is_skipped_by_its_hash(tmp_path: Path) -> None:
+    _, clean = _copy([CRASH, CLEAN], tmp_path / "in")
+    out = tmp_path / "out"
+    export([tmp_path / "in"], out)
+    before = _parts(out)
+    stat = clean.stat()
+    os.utime(clean, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    summary = export([tmp_path / "in"], out)
+    assert (summary.written, len(summary.unchanged)) == ([], 2)
+    assert _parts(out) == before
+    manifest = (out / MANIFEST_NAME).read_text()
+    assert str(stat.st_mtime_ns + 5_000_000_000) in manifest  # next run skips it unread
+
+
+def test_changed_file_replaces_and_removed_file_removes_its_partitions(tmp_path: Path) -> None:
+    crash, clean, cancel = _copy([CRASH, CLEAN, CANCEL], tmp_path / "in")
+    out = tmp_path / "out"
+    export([tmp_path / "in"], out)
+    lines = crash.read_bytes().splitlines(keepends=True)
+    crash.write_bytes(b"".join(lines[:-6]))  # as if the writer had died six lines earlier
+    cancel.unlink()
+    summary = export([tmp_path / "in"], out)
+    assert summary.written == [str(crash)]
+    assert summary.unchanged == [str(clean)]
+    assert summary.removed == [str(cancel)]
+    assert not any(out.rglob("session=sim-cancel-7"))
+    assert_frames_equal(read_export(out), ledgerviz.load(tmp_path / "in"), "recorded")
+    assert len(read_export(out)["events"]) == len(ledgerviz.load(tmp_path / "in").frames.events)
+
+
+def test_an_added_clashing_file_takes_the_key_and_the_other_is_rewritten(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    (late,) = _copy([CLEAN], inputs)
+    late = late.rename(inputs / "b.jsonl")
+    out = tmp_path / "out"
+    assert export([inputs], out).sessions == ["sim-clean-7"]
+    shutil.copy2(CLEAN, inputs / "a.jsonl")  # same header id, sorts first
+    summary = export([inputs], out)
+    assert summary.sessions == ["sim-clean-7", "b.jsonl"] == ledgerviz.load(inputs).keys
+    assert sorted(summary.written) == sorted([str(inputs / "a.jsonl"), str(late)])
+    assert_frames_equal(read_export(out), ledgerviz.load(inputs), "recorded")
+
+
+def test_a_new_policy_rewrites_everything(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    export([CRASH, CLEAN], out, "recorded")
+    summary = export([CRASH, CLEAN], out, "synthesize")
+    assert len(summary.written) == 2
+    assert_frames_equal(read_export(out), ledgerviz.load([CRASH, CLEAN]), "synthesize")
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        ("in", "is inside the input folder"),
+        ("in/sub", "is inside the input folder"),
+        (".", "holds the input"),
+        ("in/clean.jsonl", "is not a folder"),
+        ("busy", "not a ledgerviz export folder"),
+    ],
+)
+def test_unsafe_output_folders_are_refused(tmp_path: Path, output: str, message: str) -> None:
+    _copy([CLEAN], tmp_path / "in")
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    with pytest.raises(ExportError, match=message):
+        export([tmp_path / "in"], tmp_path / output)
+    assert (tmp_path / "busy" / "notes.txt").read_text() == "mine"
+
+
+def test_cli_exports_then_skips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["export", str(CRASH), str(CLEAN), "-o", str(out), "--policy", "fork"]) == 0
+    assert "2 sessions" in capsys.readouterr().out
+    assert main(["export", str(CRASH), str(CLEAN), "-o", str(out), "--policy", "fork"]) == 0
+    assert "0 written, 2 unchanged, 0 removed" in capsys.readouterr().out
+    assert_frames_equal(read_export(out), ledgerviz.load([CRASH, CLEAN]), "fork")
+
+
+def test_cli_refuses_an_input_folder_and_a_missing_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _copy([CLEAN], tmp_path / "in")
+    assert main(["export", str(tmp_path / "in"), "-o", str(tmp_path / "in")]) == 2
+    assert "inside the input folder" in capsys.readouterr().err
+    assert main(["export", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "out")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_pyarrow_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    require_pyarrow.cache_clear()
+    try:
+        with pytest.raises(ImportError, match=re.escape(PARQUET_HINT)):
+            require_pyarrow()
+        assert main(["export", str(CLEAN), "-o", str(tmp_path / "out")]) == 2
+        assert PARQUET_HINT in capsys.readouterr().err
+    finally:
+        require_pyarrow.cache_clear()
+
+
+def test_duckdb_answers_a_fleet_question_from_the_dataset(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    export([EXAMPLES], out)
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    found = con.execute(
+        f"""
+        SELECT CAST(dispatch_time AS DATE) AS day, tool, count(*) AS calls
+        FROM read_parquet('{out}/calls/*/*.parquet', hive_partitioning = true)
+        WHERE status = 'outcome_unknown'
+        GROUP BY ALL ORDER BY day, tool
+        """
+    ).fetchall()
+    calls = ledgerviz.load(EXAMPLES).frames.calls
+    unknown = calls[calls["status"] == "outcome_unknown"]
+    days = unknown["dispatch_time"].dt.date
+    expected = unknown.groupby([days, unknown["tool"].astype(str)], dropna=False).size()
+    assert found == [(day, tool, n) for (day, tool), n in expected.items()]
+    assert {tool for _, tool, _ in found} >= {"grep"}
+    sessions = con.execute(
+        f"SELECT DISTINCT session FROM '{out}/events/*/*.parquet' ORDER BY 1"
+    ).fetchall()
+    assert [s for (s,) in sessions] == sorted(ledgerviz.load(EXAMPLES).keys)
