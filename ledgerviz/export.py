@@ -25,7 +25,13 @@ import pandas as pd
 
 from ledgerviz.api import Ledger
 from ledgerviz.frames import FRAME_NAMES, build_frames
-from ledgerviz.frames.export import partition_folder, read_frames, require_pyarrow, write_partitions
+from ledgerviz.frames.export import (
+    partition_folder,
+    read_frames,
+    require_pyarrow,
+    restore_categories,
+    write_partitions,
+)
 from ledgerviz.ledger import SessionLog, read_session
 from ledgerviz.ledger.reader import with_unique_keys
 from ledgerviz.ledger.sources import expand_path
@@ -153,16 +159,40 @@ def fingerprint(path: str, known: FileState | None) -> tuple[FileState, bool]:
     sha = digest.hexdigest()
     if known is not None and known.sha256 == sha:
         return replace(known, size=info.st_size, mtime_ns=info.st_mtime_ns), False
-    # The reader's key depends on line 1 alone: the header id, else the file stem.
-    head = first_line if first_line.endswith(b"\n") else b""
-    natural_key = read_session(path, head).key
+    natural_key = key_of_first_line(path, first_line)
     return FileState(path, info.st_size, info.st_mtime_ns, sha, natural_key), True
 
 
-def unique_keys(states: Sequence[FileState]) -> list[FileState]:
-    """Return ``states`` with their dataset keys, made unique exactly as a load does."""
-    stubs = [SessionLog(state.path, state.natural_key, {}, None, []) for state in states]
-    return [replace(s, key=log.key) for s, log in zip(states, with_unique_keys(stubs), strict=True)]
+def key_of_first_line(path: str, first_line: bytes) -> str:
+    """Return the key the reader gives the file at ``path`` alone, from its first line.
+
+    The key depends on line 1 only: the header id, else the file stem (also when the
+    line has no newline yet, since the reader drops such a torn tail).
+    """
+    return read_session(path, first_line if first_line.endswith(b"\n") else b"").key
+
+
+def unique_keys(paths: Sequence[str], natural_keys: Sequence[str]) -> list[str]:
+    """Return the session keys of files ``paths`` made unique exactly as a load does."""
+    pairs = zip(paths, natural_keys, strict=True)
+    stubs = [SessionLog(path, key, {}, None, []) for path, key in pairs]
+    return [log.key for log in with_unique_keys(stubs)]
+
+
+def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:
+    """Return the ``name`` frame of ``ledger``'s sessions under ``policy``.
+
+    ``lineage`` is built session by session, so that no row depends on which other
+    files are in ``ledger`` (in a load, a ``subagent/catalog`` of one session can name
+    another's parent).
+    """
+    view = ledger.recovery(policy)
+    if name != "lineage":
+        return getattr(view.frames, name)
+    triples = [(log.key, log, view.analyses[log.key]) for log in ledger.sessions]
+    pieces = [build_frames([triple]).lineage for triple in triples]
+    lineage = pd.concat(pieces, ignore_index=True) if pieces else view.frames.lineage
+    return restore_categories(lineage, name, ledger.keys)
 
 
 def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
@@ -180,19 +210,12 @@ def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
 def write_sessions(states: Sequence[FileState], root: Path, policy: Policy) -> list[str]:
     """Read, recover and write the partitions of ``states``' files; return the error sessions.
 
-    The files are loaded together (frames across sessions are built in one pass);
-    ``lineage`` is built per session, so that no row depends on the other files of
-    the batch.
+    The files are loaded together (frames across sessions are built in one pass).
     """
-    logs = [replace(_read(state.path), key=state.key) for state in states]
-    view = Ledger(logs).recovery(policy)
+    ledger = Ledger([replace(_read(state.path), key=state.key) for state in states])
     for name in FRAME_NAMES:
-        if name != "lineage":
-            write_partitions(getattr(view.frames, name), name, root)
-    for log in logs:
-        lineage = build_frames([(log.key, log, view.analyses[log.key])]).lineage
-        write_partitions(lineage, "lineage", root)
-    return [log.key for log in logs if log.has_errors]
+        write_partitions(frame_of(ledger, policy, name), name, root)
+    return [log.key for log in ledger.sessions if log.has_errors]
 
 
 def _read(path: str) -> SessionLog:
@@ -263,7 +286,9 @@ def plan_export(
     known = known_states(read_manifest(root), policy)
     items = [(path, known.get(path)) for path in files]
     found = fingerprints(items) if fingerprints else [fingerprint(*item) for item in items]
-    states = unique_keys([state for state, _ in found])
+    found_states = [state for state, _ in found]
+    keys = unique_keys([s.path for s in found_states], [s.natural_key for s in found_states])
+    states = [replace(state, key=key) for (state, _), key in zip(found, keys, strict=True)]
     before = {state.path: state.key for state in known.values()}
     to_write = [
         state

@@ -41,8 +41,8 @@ def assert_frames_equal(exported: dict[str, pd.DataFrame], ledger: ledgerviz.Led
     ("sources", "policy"),
     [
         ([EXAMPLES, DSH, CONFORMANCE], "recorded"),
-        ([EXAMPLES, DSH], "synthesize"),
-        ([EXAMPLES, CONFORMANCE], "fork"),
+        ([EXAMPLES], "synthesize"),
+        ([EXAMPLES], "fork"),
     ],
 )
 def test_round_trip_equals_the_frames(tmp_path: Path, sources: list[Path], policy: str) -> None:

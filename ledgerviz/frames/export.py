@@ -36,6 +36,7 @@ PARQUET_HINT = 'pip install "ledgerviz[parquet]"'
 PART_NAME = "part-0.parquet"
 """The one file of each session partition."""
 
+_STRINGS = pd.Index([], dtype=str).dtype  # the dtype of string categories the frames make
 _MAX_FOLDER_NAME = 255  # bytes in one path component on common file systems
 
 
@@ -98,22 +99,26 @@ def partition_folder(key: str) -> str:
 
 
 def frame_table(frame: pd.DataFrame, name: str) -> pa.Table:
-    """Return ``frame`` (one of the ``name`` frames) as an Arrow table without ``session``.
-
-    A categorical whose values are not all strings (hostile input) is stored as their
-    ``str()``.
-    """
+    """Return ``frame`` (one of the ``name`` frames) as an Arrow table without ``session``."""
     pa = require_pyarrow()
-    columns = frame.drop(columns="session")
-    for column, dtype in columns.dtypes.items():
-        if isinstance(dtype, pd.CategoricalDtype) and not _all_strings(dtype.categories):
-            columns[column] = columns[column].cat.rename_categories(str)
+    columns = string_categories(frame.drop(columns="session"))
     return pa.Table.from_pandas(columns, schema=file_schema(name), preserve_index=False)
 
 
-def _all_strings(values: pd.Index) -> bool:
-    """Return True when every value of ``values`` is a str."""
-    return all(type(value) is str for value in values)
+def string_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return ``frame`` with string categories in every categorical column.
+
+    The frames type a categorical with no value by pandas' inference (object or float
+    categories) and one with a non-string value (hostile input) by that value's type;
+    pieces of a frame stored or concatenated apart (Parquet files, Dask partitions)
+    need one categories type, so such categories become their ``str()``.
+    """
+    uniform = frame.copy(deep=False)
+    for column, dtype in frame.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype != _STRINGS:
+            categories = pd.Index([str(value) for value in dtype.categories], dtype=str)
+            uniform[column] = frame[column].cat.rename_categories(categories)
+    return uniform
 
 
 def session_slices(frame: pd.DataFrame) -> list[tuple[str, int, int]]:
@@ -176,15 +181,15 @@ def restore_categories(frame: pd.DataFrame, name: str, sessions: Sequence[str]) 
     for column, dtype in empty_frames()[name].dtypes.items():
         if not isinstance(dtype, pd.CategoricalDtype):
             continue
-        values = restored[column].astype("category").cat.remove_unused_categories()
+        values = restored[column]
         if column == "session":
-            restored[column] = values.cat.set_categories(pd.Index(list(sessions), dtype=object))
+            keys = pd.Index(list(sessions), dtype=object)
+            restored[column] = values.astype("category").cat.set_categories(keys)
         elif len(dtype.categories):
-            restored[column] = values.cat.set_categories(dtype.categories)
-        elif len(values.cat.categories):
-            restored[column] = values.cat.set_categories(sorted(values.cat.categories))
-        else:  # no value at all: typed as the frames type an all-missing column
-            restored[column] = category_column([None] * len(values))
+            restored[column] = values.astype("category").cat.set_categories(dtype.categories)
+        else:  # typed as the frames type it: sorted strings (or pandas' own inference)
+            present = values.astype(object).where(values.notna(), None)
+            restored[column] = category_column(present.tolist())
     return restored[list(empty_frames()[name].columns)]
 
 

@@ -1,0 +1,234 @@
+"""The frames as Dask DataFrames, and the Parquet export run on a Dask cluster.
+
+Quick start (``pip install "ledgerviz[dask]"``)::
+
+    >>> from dask.distributed import Client               # doctest: +SKIP
+    >>> client = Client("tcp://scheduler:8786")           # doctest: +SKIP
+    >>> import ledgerviz.dask as lvd                      # doctest: +SKIP
+    >>> calls = lvd.frames("sessions/**/*.jsonl", policy="fork")["calls"]  # doctest: +SKIP
+    >>> calls.groupby("tool").size().compute()            # doctest: +SKIP
+
+Every partition is the frame of one file, or of ``files_per_partition`` files, built
+by ``ledgerviz`` on a worker; see ``docs/export.md`` for the ``session`` categorical
+and the other categoricals.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from ledgerviz.api import Ledger
+from ledgerviz.export import (
+    ExportSummary,
+    FileState,
+    batches,
+    fingerprint,
+    finish_export,
+    frame_of,
+    key_of_first_line,
+    plan_export,
+    unique_keys,
+    write_sessions,
+)
+from ledgerviz.frames import FRAME_NAMES
+from ledgerviz.frames.export import empty_frames, restore_categories, string_categories
+from ledgerviz.ledger import read_session
+from ledgerviz.ledger.sources import expand_path
+from ledgerviz.recovery.analysis import POLICIES, Policy
+
+DASK_HINT = 'pip install "ledgerviz[dask]"'
+"""How to install what this module needs."""
+
+_GLOB_CHARS = frozenset("*?[")
+
+Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def _require_dask() -> Any:
+    """Return ``dask.dataframe``; raise ImportError with a pip hint when Dask is missing."""
+    try:
+        import dask.dataframe
+        import fsspec  # noqa: F401  (Dask's own file layer; checked here, used on workers)
+    except ImportError as error:
+        raise ImportError(f"ledgerviz.dask needs Dask: {DASK_HINT}") from error
+    return dask.dataframe
+
+
+def _is_url(text: str) -> bool:
+    """Return True for an fsspec URL (``s3://...``, ``file://...``), not a local path."""
+    return "://" in text
+
+
+def ledger_paths(source: Paths, storage_options: dict[str, Any] | None = None) -> list[str]:
+    """Return every ledger file ``source`` names, in the order ``ledgerviz.load`` reads them.
+
+    Local paths, folders and globs expand as a load expands them; fsspec URLs expand
+    through their file system (a folder gives every ``*.jsonl`` below it, sorted).
+    """
+    if isinstance(source, list | tuple):
+        return [path for item in source for path in ledger_paths(item, storage_options)]
+    text = os.fspath(source)
+    if not _is_url(text):
+        return [str(path) for path in expand_path(text)]
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(text, **(storage_options or {}))
+    if _GLOB_CHARS.intersection(path):
+        found = sorted(fs.glob(path))
+    elif fs.isdir(path):
+        found = sorted(p for p in fs.find(path) if p.endswith(".jsonl"))
+    else:
+        found = [path]
+    if not found:
+        raise FileNotFoundError(f"{text}: no ledger file here")
+    return [fs.unstrip_protocol(p) for p in found]
+
+
+def _open(path: str, storage_options: dict[str, Any] | None) -> Any:
+    """Return a binary stream of ``path`` (a local path or an fsspec URL)."""
+    import fsspec
+
+    return fsspec.open(path, "rb", **(storage_options or {})).open()
+
+
+def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = None) -> list[str]:
+    """Return the session key of each file, as ``ledgerviz.load(paths)`` gives them.
+
+    Reads each file's first line only (where the key comes from).
+    """
+    natural = []
+    for path in paths:
+        with _open(path, storage_options) as stream:
+            natural.append(key_of_first_line(path, stream.readline()))
+    return unique_keys(list(paths), natural)
+
+
+def _partition(
+    group: Sequence[tuple[str, str]],
+    name: str,
+    policy: Policy,
+    keys: Sequence[str],
+    storage_options: dict[str, Any] | None,
+) -> pd.DataFrame:
+    """Return the ``name`` frame of one group of ``(path, key)`` files (runs on a worker)."""
+    logs = []
+    for path, key in group:
+        with _open(path, storage_options) as stream:
+            logs.append(replace(read_session(path, stream.read()), key=key))
+    frame = string_categories(frame_of(Ledger(logs), policy, name))
+    frame["session"] = frame["session"].cat.set_categories(pd.Index(list(keys), dtype=object))
+    return frame
+
+
+def _meta(name: str, keys: Sequence[str]) -> pd.DataFrame:
+    """Return the typed empty ``name`` frame Dask is told each partition looks like.
+
+    ``session`` knows every key; a fixed vocabulary keeps its categories; every other
+    categorical is marked unknown (each partition has categories of its own).
+    """
+    from dask.dataframe.utils import clear_known_categories
+
+    meta = empty_frames()[name].copy()
+    meta["session"] = meta["session"].cat.set_categories(pd.Index(list(keys), dtype=object))
+    unknown = [
+        column
+        for column, dtype in meta.dtypes.items()
+        if isinstance(dtype, pd.CategoricalDtype) and column != "session"
+        and not len(dtype.categories)
+    ]
+    return clear_known_categories(meta, cols=unknown)
+
+
+def frames(
+    source: Paths,
+    policy: Policy = "recorded",
+    *,
+    files_per_partition: int = 1,
+    storage_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Return every frame of the ledger files in ``source`` as a Dask DataFrame, by name.
+
+    One task per ``files_per_partition`` files (``dask.dataframe.from_map``), each
+    building ``frames.<name>`` of its files under ``policy``. The session keys are read
+    from the files' first lines now; nothing else is read until a frame is computed.
+    """
+    dd = _require_dask()
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if files_per_partition < 1:
+        raise ValueError(f"files_per_partition must be >= 1, not {files_per_partition}")
+    paths = ledger_paths(source, storage_options)
+    keys = session_keys(paths, storage_options)
+    pairs = list(zip(paths, keys, strict=True))
+    groups = [pairs[i : i + files_per_partition] for i in range(0, len(pairs), files_per_partition)]
+    return {
+        name: dd.from_map(
+            _partition,
+            groups,
+            name=name,
+            policy=policy,
+            keys=keys,
+            storage_options=storage_options,
+            meta=_meta(name, keys),
+            label=f"ledgerviz-{name}",
+            enforce_metadata=False,
+        )
+        for name in FRAME_NAMES
+    }
+
+
+def in_process(frame: pd.DataFrame, name: str, keys: Sequence[str]) -> pd.DataFrame:
+    """Return a computed ``name`` frame with the categories of the in-process frame.
+
+    A computed Dask frame has the union of its partitions' categories, in the order
+    they came; this gives every data-dependent categorical its sorted categories, as
+    ``ledgerviz.load(paths).recovery(policy).frames.<name>`` has them, and a fresh index.
+    """
+    return restore_categories(frame.reset_index(drop=True), name, keys)
+
+
+def _fingerprints(items: Sequence[tuple[str, FileState | None]]) -> list[tuple[FileState, bool]]:
+    """Return :func:`ledgerviz.export.fingerprint` of each ``(path, known)`` item."""
+    return [fingerprint(path, known) for path, known in items]
+
+
+def export(
+    source: Paths,
+    out_dir: str | os.PathLike[str],
+    policy: Policy = "recorded",
+    *,
+    files_per_task: int = 20,
+) -> ExportSummary:
+    """Run ``ledgerviz export`` on the active Dask scheduler (a ``Client``'s cluster).
+
+    The workers hash the files and write the partitions of changed ones, ``files_per_task``
+    files per task; this process plans the run and writes the manifest. ``source`` and
+    ``out_dir`` are local paths that every worker sees at the same place.
+    """
+    _require_dask()
+    import dask
+
+    sources = list(source) if isinstance(source, list | tuple) else [source]
+
+    def fingerprints(items: list[tuple[str, FileState | None]]) -> list[tuple[FileState, bool]]:
+        chunks = [items[i : i + files_per_task] for i in range(0, len(items), files_per_task)]
+        results = dask.compute(*[dask.delayed(_fingerprints)(chunk) for chunk in chunks])
+        return [found for chunk in results for found in chunk]
+
+    plan = plan_export(sources, out_dir, policy, fingerprints)
+    groups = [
+        group[i : i + files_per_task]
+        for group in batches(plan.to_write)
+        for i in range(0, len(group), files_per_task)
+    ]
+    tasks = [dask.delayed(write_sessions)(group, plan.root, policy) for group in groups]
+    errors = [key for result in dask.compute(*tasks) for key in result]
+    return finish_export(plan, errors)
+
+
+__all__ = ["export", "frames", "in_process", "ledger_paths", "session_keys"]

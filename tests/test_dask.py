@@ -1,0 +1,99 @@
+"""ledgerviz.dask on a LocalCluster with two worker processes: frames and the export."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import ledgerviz
+import ledgerviz.dask as lvd
+from ledgerviz.export import read_export
+from ledgerviz.frames import FRAME_NAMES
+
+ROOT = Path(__file__).parents[1]
+EXAMPLES = ROOT / "ledgerviz" / "examples"
+DSH = ROOT / "tests" / "data" / "dsh"
+TIMEOUT = 120  # seconds any one computation may take on the cluster
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    """Two worker processes with one thread each, for the whole module."""
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            host="127.0.0.1",
+            timeout=TIMEOUT,
+        ) as cluster,
+        Client(cluster, timeout=TIMEOUT) as client,
+    ):
+        yield client
+
+
+def test_the_workers_are_other_processes(client: Client) -> None:
+    pids = set(client.run(os.getpid).values())
+    assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_dask_frames_equal_the_in_process_frames(client: Client) -> None:
+    sources = [EXAMPLES, *sorted(DSH.glob("*.jsonl"))[:3]]  # three say id {{sessionId}}
+    ledger = ledgerviz.load(sources)
+    frames = lvd.frames(sources, "synthesize", files_per_partition=4)
+    assert list(frames) == list(FRAME_NAMES)
+    computed = [future.result(timeout=TIMEOUT) for future in client.compute(list(frames.values()))]
+    expected = ledger.recovery("synthesize").frames
+    for (name, frame), result in zip(frames.items(), computed, strict=True):
+        assert frame.npartitions == 4  # 16 files, four per task
+        assert frame["session"].cat.known
+        assert list(frame["session"].cat.categories) == ledger.keys
+        if name == "calls":  # a fixed vocabulary is known; data-dependent categories are not
+            assert frame["status"].cat.known and not frame["tool"].cat.known
+        pd.testing.assert_frame_equal(
+            lvd.in_process(result, name, ledger.keys), getattr(expected, name), check_exact=True
+        )
+
+
+def test_a_computed_frame_answers_without_the_in_process_step(client: Client) -> None:
+    calls = lvd.frames([EXAMPLES], "recorded", files_per_partition=5)["calls"]
+    unknown = calls[calls["status"] == "outcome_unknown"]
+    counted = client.compute(unknown.groupby("tool", observed=True).size()).result(TIMEOUT)
+    local = ledgerviz.load(EXAMPLES).frames.calls
+    expected = local[local["status"] == "outcome_unknown"].groupby("tool", observed=True).size()
+    assert counted.sort_index().to_dict() == expected.sort_index().to_dict()
+
+
+def test_fsspec_urls_are_read_on_the_workers(client: Client, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    shutil.copytree(EXAMPLES, folder)
+    url = f"file://{folder}/*.jsonl"
+    paths = lvd.ledger_paths(url)
+    assert paths == [f"file://{p}" for p in sorted(map(str, folder.glob("*.jsonl")))]
+    turns = client.compute(lvd.frames(url)["turns"]).result(timeout=TIMEOUT)
+    expected = ledgerviz.load(sorted(folder.glob("*.jsonl"))).frames.turns
+    keys = list(expected["session"].cat.categories)
+    pd.testing.assert_frame_equal(lvd.in_process(turns, "turns", keys), expected)
+
+
+def test_export_on_the_cluster_is_the_cli_export(client: Client, tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    shutil.copytree(EXAMPLES, inputs)
+    out = tmp_path / "out"
+    first = lvd.export([inputs], out, "fork", files_per_task=5)
+    assert (len(first.written), first.unchanged) == (13, [])
+    exported = read_export(out)
+    expected = ledgerviz.load(inputs).recovery("fork").frames
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(exported[name], getattr(expected, name), check_exact=True)
+    (inputs / "clean.jsonl").unlink()
+    second = lvd.export([inputs], out, "fork", files_per_task=5)
+    assert (second.written, len(second.unchanged)) == ([], 12)
+    assert second.removed == [str(inputs / "clean.jsonl")]
