@@ -17,9 +17,9 @@ from ledgerviz.display.fragments import (
 )
 from ledgerviz.display.reprs import validity_html
 from ledgerviz.html import escape, seq_text, text_of
-from ledgerviz.plot import style, timeline
+from ledgerviz.plot import style, timeline_figure
 from ledgerviz.plot.axis import Axis
-from ledgerviz.recovery.analysis import POLICIES
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
 
 if TYPE_CHECKING:
@@ -110,7 +110,9 @@ def _diagnostics(view: Ledger) -> str:
 
 
 def _figure(view: Ledger, policy: str, axis: Axis, include_plotlyjs: bool) -> str:
-    figure = timeline(view, policy=policy, axis=axis)
+    figure = timeline_figure(view.recovery(policy).frames, session=view.keys[0], policy=policy,
+                             fork_points=view.recovery(policy).analyses[view.keys[0]].fork_points,
+                             axis=axis, name_session=False)
     return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs,
                           config={"displaylogo": False, "responsive": True})
 
@@ -134,7 +136,7 @@ def _session_section(view: Ledger, index: int, policy: str, axis: Axis,
     )
 
 
-def render_report(ledger: Ledger, policy: str = "fork", axis: Axis = "order") -> str:
+def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order") -> str:
     """Return the report as one self-contained HTML document (plotly.js inlined once).
 
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
@@ -161,7 +163,7 @@ def render_report(ledger: Ledger, policy: str = "fork", axis: Axis = "order") ->
     )
 
 
-def write_report(ledger: Ledger, path: str | Path, policy: str = "fork",
+def write_report(ledger: Ledger, path: str | Path, policy: Policy = DEFAULT_POLICY,
                  axis: Axis = "order") -> Path:
     """Write the report of ``ledger`` to ``path`` and return the path written."""
     target = Path(path)

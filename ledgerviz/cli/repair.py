@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from ledgerviz.recovery.analysis import DEFAULT_POLICY
+
 REPAIR_POLICIES = ("synthesize", "fork")
 
 
@@ -22,7 +24,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--policy",
         choices=REPAIR_POLICIES,
-        default="synthesize",
+        default=DEFAULT_POLICY,
         help="synthesize (crash closers, the runtime's behaviour; default) "
         "or fork (close without synthetic results, record the rewind)",
     )

@@ -15,7 +15,7 @@ from ledgerviz.cli.output import (
     open_output,
 )
 from ledgerviz.cli.text import file_uri, say_error, terminal_safe
-from ledgerviz.recovery.analysis import POLICIES
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
 
 
 def register(subparsers: Any) -> None:
@@ -31,8 +31,9 @@ def register(subparsers: Any) -> None:
     add_output_arguments(parser, default="report.html", what="where to write the report")
     parser.add_argument("--examples", action="store_true",
                         help="include the example ledgers bundled with ledgerviz")
-    parser.add_argument("--policy", choices=POLICIES, default="fork",
-                        help="recovery policy the timelines are drawn under (default: fork)")
+    parser.add_argument("--policy", choices=POLICIES, default=DEFAULT_POLICY,
+                        help="recovery policy the timelines are drawn under "
+                        f"(default: {DEFAULT_POLICY})")
     parser.add_argument("--axis", choices=("order", "time", "auto"), default="order",
                         help="timeline x axis: event order (default), time, or time when "
                         "every event has one")

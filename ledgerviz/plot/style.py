@@ -15,6 +15,22 @@ STATUS_LABEL: Final = {
     "not_started": "not started: requested, never dispatched",
 }
 
+STATUS_LEGEND: Final = {
+    "ok": "call ok",
+    "error": "call failed",
+    "outcome_unknown": "outcome unknown (no result)",
+    "not_started": "not started",
+}
+"""Legend names of the call statuses: short, so a legend entry is never cut (hover says more)."""
+
+LEGEND_TURN_DONE: Final = "turn completed"
+LEGEND_TURN_OPEN: Final = "turn did not complete"
+LEGEND_EVENT: Final = "event the model sees"
+LEGEND_LOG_EVENT: Final = "log-only event"
+LEGEND_SYNTHETIC: Final = "added by recovery"
+LEGEND_ABANDONED: Final = "abandoned event"
+LEGEND_FORK: Final = "fork point"
+
 TURN_COLOR: Final = "#9fb3c8"
 TURN_UNFINISHED_COLOR: Final = "#e8a3a3"
 STEP_COLOR: Final = "#5b7a99"

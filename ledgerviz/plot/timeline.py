@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from ledgerviz.html import plotly_text
 from ledgerviz.plot import hover, style
 from ledgerviz.plot.axis import Axis, Locator, resolve_axis
+from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.plot.traces import bars, interleave, markers
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, Policy
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
@@ -46,8 +47,8 @@ def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[dict[str, Any
     finished = turns["end_reason"].astype("string").fillna("") == "completed"
     traces = []
     for mask, name, color in (
-        (finished, "turn (completed)", style.TURN_COLOR),
-        (~finished, "turn (interrupted, failed, aborted or open)", style.TURN_UNFINISHED_COLOR),
+        (finished, style.LEGEND_TURN_DONE, style.TURN_COLOR),
+        (~finished, style.LEGEND_TURN_OPEN, style.TURN_UNFINISHED_COLOR),
     ):
         part = turns[mask]
         if len(part):
@@ -69,18 +70,16 @@ def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
                               style.EVENT_COLOR, size=7))
     else:
         active = plain["branch"] == "active"
-        for mask, name, color in ((active, "event on the active branch", style.EVENT_COLOR),
-                                  (~active, "log-only event (never sent to the model)",
-                                   style.LOG_EVENT_COLOR)):
+        for mask, name, color in ((active, style.LEGEND_EVENT, style.EVENT_COLOR),
+                                  (~active, style.LEGEND_LOG_EVENT, style.LOG_EVENT_COLOR)):
             part = plain[mask]
             if len(part):
                 traces.append(markers(name, at.at(part["seq"]), y, hover.event_hover(part),
                                       color, size=7))
     for mask, name, color, symbol, lane in (
-        (synthetic, "added by recovery (synthetic closer)", style.SYNTHETIC_COLOR, "diamond",
-         style.LANE_EVENTS),
-        (abandoned, "abandoned: the model will no longer see it", style.ABANDONED_COLOR,
-         "square", style.LANE_ABANDONED_EVENTS),
+        (synthetic, style.LEGEND_SYNTHETIC, style.SYNTHETIC_COLOR, "diamond", style.LANE_EVENTS),
+        (abandoned, style.LEGEND_ABANDONED, style.ABANDONED_COLOR, "square",
+         style.LANE_ABANDONED_EVENTS),
     ):
         part = events[mask]
         if len(part):
@@ -140,7 +139,7 @@ def _call_traces(calls: pd.DataFrame, turns: pd.DataFrame, at: Locator, lanes: d
             if not len(part):
                 continue
             dispatched = part["dispatched_seq"].notna()
-            label = style.STATUS_LABEL[status]
+            label = style.STATUS_LEGEND[status]
             color = style.STATUS_COLOR[status]
             common = {"legendgroup": status, "opacity": opacity}
             ran = part[dispatched]
@@ -171,7 +170,7 @@ def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> dict[str, 
     xs = at.at(pd.Series(list(fork_points), dtype="Int64"))
     labels = [f"<b>fork point</b> · seq {seq}<br>the model's context ends before this event;"
               "<br>everything from here on is abandoned" for seq in fork_points]
-    trace = bars("fork point: model context ends here", xs, xs, 0, labels, style.FORK_COLOR,
+    trace = bars(style.LEGEND_FORK, xs, xs, 0, labels, style.FORK_COLOR,
                  width=2)
     trace["y"] = interleave(np.full(len(xs), 0.4), np.full(len(xs), top + 0.6))
     trace["line"]["dash"] = "dash"
@@ -217,12 +216,21 @@ def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator) -> l
     return shapes
 
 
-def _subtitle(frames: SessionFrames, axis: str) -> str:
+def _subtitle(frames: SessionFrames) -> str:
+    """Return the facts line: counts, saying how many events recovery added."""
     counts = frames.calls["status"].value_counts()
-    parts = ", ".join(f"{int(counts.get(s, 0))} {s.replace('_', ' ')}" for s in style.STATUS_ORDER)
-    axis_text = "time (UTC)" if axis == "time" else "event order (seq)"
-    return (f"{len(frames.turns)} turns · {len(frames.events)} events · "
-            f"{len(frames.calls)} tool calls ({parts}) · x axis: {axis_text}")
+    parts = ", ".join(f"{int(counts[s])} {s.replace('_', ' ')}" for s in style.STATUS_ORDER
+                      if counts.get(s, 0))
+    added = int((~frames.events["recorded"].fillna(True).astype(bool)).sum())
+    events = f"{len(frames.events)} events" + (f" ({added} added by recovery)" if added else "")
+    calls = f"{len(frames.calls)} tool calls" + (f" ({parts})" if parts else "")
+    return f"{len(frames.turns)} turns · {events} · {calls}"
+
+
+def _title(frames: SessionFrames, session: str | None, policy: str) -> str:
+    """Return the title: session (unless the page around already names it), policy, facts."""
+    head = f"Session {plotly_text(session, 120)} · " if session is not None else ""
+    return f"{head}policy: {plotly_text(policy)}<br><sup>{_subtitle(frames)}</sup>"
 
 
 def timeline_figure(
@@ -231,14 +239,17 @@ def timeline_figure(
     session: str,
     policy: str,
     fork_points: Sequence[int] = (),
-    axis: Axis = "auto",
+    axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
-) -> go.Figure:
+    name_session: bool = True,
+) -> StaticFallbackFigure:
     """Return the timeline figure of one session's frames.
 
     Lanes from top to bottom: turns, steps, events, tool calls, and (when present) the
     abandoned events and calls. Call bars run from dispatch to result, coloured by status.
-    Above ``detail_limit`` items, ok calls and plain events are grouped per turn.
+    Above ``detail_limit`` items, ok calls and plain events are grouped per turn. The title
+    names the session unless ``name_session`` is False (a page that already names it).
+    The figure fills the width it is given and carries a static fallback in notebooks.
     """
     concrete = resolve_axis(frames.events, axis, session)
     at = Locator(frames.events, concrete)
@@ -253,18 +264,19 @@ def timeline_figure(
     ]
     if fork_points:
         traces.append(_fork_trace(fork_points, at, max(lanes.values())))
-    figure = go.Figure(data=traces)
+    figure = StaticFallbackFigure(data=traces)
     figure.update_layout(
-        title={"text": f"Session {plotly_text(session, 120)} · policy: {plotly_text(policy)}"
-                       f"<br><sup>{_subtitle(frames, concrete)}</sup>", "x": 0.01},
+        title={"text": _title(frames, session if name_session else None, policy),
+               "x": 0.01},
         height=170 + LANE_HEIGHT * len(lanes),
+        autosize=True,
         margin={"l": 130, "r": 20, "t": 80, "b": 40},
         template="plotly_white",
         font={"family": style.FONT, "size": 12},
         hovermode="closest",
         hoverlabel={"align": "left"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "x": 0, "font": {"size": 11},
-                "entrywidth": 0.33, "entrywidthmode": "fraction"},
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
+                "x": 0, "font": {"size": 11}},
         shapes=_shapes(frames, fork_points, at),
     )
     figure.update_yaxes(tickvals=list(lanes.values()), ticktext=list(lanes),
@@ -286,16 +298,16 @@ def _one_session(ledger: Ledger, session: str | int | None) -> Ledger:
 
 def timeline(
     ledger: Ledger,
-    policy: str = "synthesize",
+    policy: Policy = DEFAULT_POLICY,
     session: str | int | None = None,
-    axis: Axis = "auto",
+    axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
-) -> go.Figure:
+) -> StaticFallbackFigure:
     """Return the timeline figure of one session of ``ledger`` under ``policy``.
 
     ``session`` is a session key or index (default: the first session). ``axis`` is
-    ``"time"``, ``"order"`` (event seq; crash closers reuse the last timestamp) or
-    ``"auto"`` (time when every event has one).
+    ``"order"`` (event seq, the default: crash closers reuse the last timestamp, so a time
+    axis squeezes the crashed turn), ``"time"`` or ``"auto"`` (time when every event has one).
     """
     view = _one_session(ledger, session)
     key = view.keys[0]

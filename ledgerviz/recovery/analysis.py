@@ -10,6 +10,9 @@ Branch = Literal["active", "abandoned", "log"]
 CallStatus = Literal["ok", "error", "outcome_unknown", "not_started"]
 
 POLICIES: tuple[Policy, ...] = ("recorded", "synthesize", "fork")
+DEFAULT_POLICY: Policy = "synthesize"
+"""The policy every entry point (timeline, explorer, report, repair) uses unless told: what the
+runtime does on resume today."""
 
 
 class CallFacts(NamedTuple):

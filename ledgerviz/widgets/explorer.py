@@ -11,9 +11,10 @@ import plotly.graph_objects as go
 
 from ledgerviz.display.fragments import fragment_style
 from ledgerviz.plot import timeline_figure
-from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
+from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from ledgerviz.api import Ledger
 
 HALF = {"width": "50%", "min_width": "320px"}
+FIGURE_CLASS = "lv-figure"
+"""The class the figure widget carries, so the stylesheet stretches it to the output width."""
 
 
 class Explorer(widgets.VBox):
@@ -35,7 +38,7 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(self, ledger: Ledger, *, session: str | None = None,
-                 policy: Policy = "synthesize") -> None:
+                 policy: Policy = DEFAULT_POLICY) -> None:
         keys = list(ledger.keys)
         if not keys:
             raise ValueError("the ledger holds no sessions to explore")
@@ -59,6 +62,7 @@ class Explorer(widgets.VBox):
         )
         self.summary = widgets.Label()
         self.figure = go.FigureWidget()
+        self.figure.add_class(FIGURE_CLASS)
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))
         self.details = widgets.HTML()
         self.context = widgets.HTML()
@@ -76,6 +80,12 @@ class Explorer(widgets.VBox):
         self.crash_point.observe(self._on_view, names="value")
         self.event.observe(self._on_event, names="value")
         self._render()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """Return the widget's display plus a static snapshot of its view as ``text/html``."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = snapshot_html(self)
+        return bundle
 
     @property
     def analysis(self) -> Analysis:
@@ -139,7 +149,8 @@ class Explorer(widgets.VBox):
         self.summary.value = crash_summary(analysis, self.crash_point.value,
                                            self._event_count(key))
         self._show_figure(timeline_figure(recovery.frames, session=key, policy=policy,
-                                          fork_points=analysis.fork_points, axis="order"))
+                                          fork_points=analysis.fork_points, axis="order",
+                                          name_session=False))
         self._show_events(analysis, kept)
         self.context.value = context_html(view.context(policy, session=key))
 
@@ -147,6 +158,7 @@ class Explorer(widgets.VBox):
         """Put a FigureWidget of ``figure`` in the figure slot; clicks on it select events."""
         old = self.figure
         self.figure = go.FigureWidget(figure)
+        self.figure.add_class(FIGURE_CLASS)
         for trace in self.figure.data:
             trace.on_click(self._on_click)
         self.children = tuple(self.figure if child is old else child for child in self.children)

@@ -113,7 +113,7 @@ def test_hostile_crash_forks_at_the_assistant_message_of_the_dispatched_call() -
     assert starts(marker).tolist() == [8.0]
     abandoned = fork.frames.events.loc[fork.frames.events["branch"] == "abandoned", "seq"]
     assert sorted(abandoned.astype(int)) == fork.analyses[key].abandoned_seqs == [8]
-    lane = next(t for t in figure.data if t.name.startswith("abandoned:"))
+    lane = next(t for t in figure.data if t.name == style.LEGEND_ABANDONED)
     assert starts(lane).tolist() == [8.0]
     # the shaded abandoned span runs to the end of call-2's bar: no result, so its turn's end
     turn_end = fork.frames.turns.set_index("turn").loc[1, "end_seq"]

@@ -3,6 +3,7 @@ the figure and the panes the way the ledger files say they should."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -186,7 +187,10 @@ def test_session_picker_switches_slider_range_and_figure() -> None:
     explorer.session.value = ledger.keys[1]
     assert explorer.analysis.seqs[explorer.event.value] == len(plain) - 1
     assert (explorer.crash_point.max, explorer.crash_point.value) == (len(plain), len(plain))
-    assert escape(ledger.keys[1]) in explorer.figure.layout.title.text
+    # the session picker names the session, so the title states the drawn session's counts
+    title = explorer.figure.layout.title.text
+    assert ledger.keys[1] not in title
+    assert f"{len(plain) + 2} events (2 added by recovery)" in title
     # plain-turn ends inside an open step with no call: closers are step/end and turn/end
     assert synthetic_positions(explorer.figure) == [len(plain), len(plain) + 1]
     assert [e["type"] for e in explorer.analysis.events[len(plain):]] == ["step/end", "turn/end"]
@@ -214,3 +218,15 @@ def test_hostile_ledger_content_is_escaped_in_every_pane(policy: str) -> None:
     assert "&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;" in joined
     assert "javascript:window.__pwned=1" in joined  # kept, as inert text
     assert "&lt;img src=x onerror=" in joined
+
+
+def test_explorer_display_carries_a_static_snapshot_of_its_view() -> None:
+    explorer = ledgerviz.explore(ledgerviz.load(HOSTILE), policy="fork")
+    bundle = explorer._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    snapshot = bundle["text/html"]
+    assert "A snapshot of the explorer" in snapshot and "Plotly.newPlot" in snapshot
+    assert explorer.context.value in snapshot and escape(explorer.summary.value) in snapshot
+    outside_scripts = re.sub(r"<script.*?</script>", "", snapshot, flags=re.S)
+    for raw in HOSTILE_RAW:
+        assert raw not in outside_scripts
