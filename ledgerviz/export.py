@@ -46,6 +46,7 @@ FORMAT = 1
 _BATCH_BYTES = 64 * 2**20  # files are loaded together up to this many bytes of input
 _BATCH_FILES = 2000
 _CHUNK = 2**20
+_CATALOG = "subagent/catalog"
 
 
 class ExportError(Exception):
@@ -182,17 +183,21 @@ def unique_keys(paths: Sequence[str], natural_keys: Sequence[str]) -> list[str]:
 def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:
     """Return the ``name`` frame of ``ledger``'s sessions under ``policy``.
 
-    ``lineage`` is built session by session, so that no row depends on which other
-    files are in ``ledger`` (in a load, a ``subagent/catalog`` of one session can name
-    another's parent).
+    No row depends on which other files are in ``ledger``: in a load, one session's
+    ``subagent/catalog`` event can name another session's parent in ``lineage``, so
+    when a session has such an event, ``lineage`` is built session by session.
     """
     view = ledger.recovery(policy)
-    if name != "lineage":
+    if name != "lineage" or not any(_catalogs(log) for log in ledger.sessions):
         return getattr(view.frames, name)
     triples = [(log.key, log, view.analyses[log.key]) for log in ledger.sessions]
     pieces = [build_frames([triple]).lineage for triple in triples]
-    lineage = pd.concat(pieces, ignore_index=True) if pieces else view.frames.lineage
-    return restore_categories(lineage, name, ledger.keys)
+    return restore_categories(pd.concat(pieces, ignore_index=True), name, ledger.keys)
+
+
+def _catalogs(log: SessionLog) -> bool:
+    """Return True when the session holds a ``subagent/catalog`` event."""
+    return _CATALOG in log.event_fields().types
 
 
 def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
@@ -346,3 +351,19 @@ def read_export(out_dir: str | os.PathLike[str]) -> dict[str, pd.DataFrame]:
     if manifest is None:
         raise ExportError(f"{out_dir} holds no {MANIFEST_NAME}: not a ledgerviz export")
     return read_frames(root, manifest["sessions"])
+
+
+__all__ = [
+    "MANIFEST_NAME",
+    "ExportError",
+    "ExportSummary",
+    "FileState",
+    "Plan",
+    "check_output_dir",
+    "export",
+    "fingerprint",
+    "frame_of",
+    "plan_export",
+    "read_export",
+    "write_sessions",
+]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +39,17 @@ def client() -> Iterator[Client]:
         Client(cluster, timeout=TIMEOUT) as client,
     ):
         yield client
+
+
+def test_public_names_are_pinned() -> None:
+    assert lvd.__all__ == ["export", "frames", "in_process", "ledger_paths", "session_keys"]
+    assert all(callable(getattr(lvd, name)) for name in lvd.__all__)
+
+
+def test_missing_dask_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)
+    with pytest.raises(ImportError, match=re.escape(lvd.DASK_HINT)):
+        lvd.frames([EXAMPLES])
 
 
 def test_the_workers_are_other_processes(client: Client) -> None:

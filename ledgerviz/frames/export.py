@@ -202,3 +202,16 @@ def _pandas_types() -> dict[Any, Any]:
         pa.large_string(): pd.StringDtype(),
         pa.string(): pd.StringDtype(),
     }
+
+
+__all__ = [
+    "PARQUET_HINT",
+    "dataset_schema",
+    "file_schema",
+    "read_frame",
+    "read_frames",
+    "require_pyarrow",
+    "restore_categories",
+    "string_categories",
+    "write_partitions",
+]
