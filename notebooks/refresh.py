@@ -1,13 +1,13 @@
-"""Execute the example notebooks and store them clean enough to diff.
+"""Execute the example notebooks and store them, outputs and pictures included, as documents.
 
 Each notebook is run top to bottom (nbclient, kernel ``python3``, working directory
-``notebooks/``). Only the cells that nbval checks (marked ``# NBVAL_CHECK_OUTPUT``) keep
-their outputs; every other output (plotly figures, widgets, rich tables) is dropped, and
-run state (widget state, timings, kernel versions) is removed from the metadata.
-
-Execution counts are None everywhere except in checked cells: nbval refuses a cell that
-has outputs but no execution count ("unrun reference cell"), so a checked cell gets its
-position among the code cells, which is the same on every run.
+``notebooks/``) with ``LEDGERVIZ_STATIC_IMAGES=1``, so every figure carries a PNG that
+viewers running no script (GitHub's) show, and the explorer a snapshot of its view. Every
+output is kept except what only a live kernel can draw: widget views (their state is not
+stored) and HTML that needs a script. nbval still compares only the cells marked
+``# NBVAL_CHECK_OUTPUT``. Run state (widget state, timings, kernel versions) is removed
+from the metadata, and each code cell's execution count is its position among the code
+cells, the same on every run.
 
     python notebooks/refresh.py                 # every notebooks/*.ipynb
     python notebooks/refresh.py notebooks/01-incident-review.ipynb
@@ -16,6 +16,7 @@ position among the code cells, which is the same on every run.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -28,6 +29,8 @@ CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
 KERNEL = "python3"
 KEPT_NOTEBOOK_METADATA = ("kernelspec",)
 RUN_STATE_CELL_METADATA = ("execution", "collapsed", "scrolled")
+IMAGES_ENV = "LEDGERVIZ_STATIC_IMAGES"
+LIVE_ONLY_MIMETYPES = ("application/vnd.jupyter.widget-view+json",)
 
 
 def is_checked(cell: NotebookNode) -> bool:
@@ -49,8 +52,25 @@ def execute(notebook: NotebookNode, timeout: int) -> None:
     client.execute()
 
 
+def static_outputs(outputs: list[NotebookNode]) -> list[NotebookNode]:
+    """Return ``outputs`` without what needs a live kernel or a script: widget views, HTML
+    holding a ``<script>`` (an output left with nothing but that is dropped)."""
+    kept = []
+    for output in outputs:
+        data = output.get("data")
+        if data is not None:
+            for mimetype in LIVE_ONLY_MIMETYPES:
+                data.pop(mimetype, None)
+            if "<script" in data.get("text/html", ""):
+                data.pop("text/html")
+            if not data:
+                continue
+        kept.append(output)
+    return kept
+
+
 def clean(notebook: NotebookNode) -> NotebookNode:
-    """Return ``notebook`` with outputs and execution counts only in checked cells, no run state."""
+    """Return ``notebook`` with its static outputs, execution counts by position, no run state."""
     notebook.metadata = nbformat.from_dict(
         {
             **{k: notebook.metadata[k] for k in KEPT_NOTEBOOK_METADATA if k in notebook.metadata},
@@ -64,9 +84,8 @@ def clean(notebook: NotebookNode) -> NotebookNode:
         if cell.cell_type != "code":
             continue
         code_cells += 1
-        checked = is_checked(cell)
-        cell.execution_count = code_cells if checked else None
-        cell.outputs = cell.outputs if checked else []
+        cell.execution_count = code_cells
+        cell.outputs = static_outputs(cell.outputs)
         for output in cell.outputs:
             if "execution_count" in output:
                 output.execution_count = cell.execution_count
@@ -91,10 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=600,
                         help="seconds a single cell may run (default: 600)")
     args = parser.parse_args(argv)
+    os.environ[IMAGES_ENV] = "1"  # the kernels inherit it: figures carry PNG images
     paths = args.notebooks or sorted(NOTEBOOKS.glob("*.ipynb"))
     for path in paths:
         checked = refresh(path, args.timeout)
-        print(f"{path.name}: executed, {checked} checked cells kept their outputs")
+        print(f"{path.name}: executed and stored with its outputs ({checked} checked cells)")
     return 0
 
 

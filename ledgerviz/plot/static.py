@@ -22,13 +22,28 @@ IMAGE_WIDTH = 1100
 """Pixel width of a static image (its height is the figure's own)."""
 CONFIG = {"displaylogo": False, "responsive": True}
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
+IMAGE_RENDERER = "plotly_mimetype+png"
 
 _settings: dict[str, Any] = {"images": None, "plotlyjs_sent": False}
 
 
 def static_images(enabled: bool | None = True) -> None:
-    """Turn static PNG images of figures on or off (None: follow ``LEDGERVIZ_STATIC_IMAGES``)."""
+    """Turn static PNG images of figures on or off (None: follow ``LEDGERVIZ_STATIC_IMAGES``).
+
+    While images are on, plain plotly figures (not only ledgerviz's) render as plotly's
+    mimetype plus a PNG too, so a stored notebook shows every figure without a script.
+    """
     _settings["images"] = enabled
+    _use_image_renderer()
+
+
+def _use_image_renderer() -> None:
+    """Point plotly's default renderer at mimetype + PNG while images are on."""
+    if images_enabled():
+        pio.renderers["png"].width = IMAGE_WIDTH
+        pio.renderers.default = IMAGE_RENDERER
+    elif pio.renderers.default == IMAGE_RENDERER:
+        pio.renderers.default = "plotly_mimetype"
 
 
 def images_enabled() -> bool:
@@ -79,3 +94,6 @@ class StaticFallbackFigure(go.Figure):
         if include:
             bundle = {k: v for k, v in bundle.items() if k in include}
         return {k: v for k, v in bundle.items() if not exclude or k not in exclude}
+
+
+_use_image_renderer()

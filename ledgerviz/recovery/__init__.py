@@ -6,7 +6,7 @@ new events, so an agent runtime can import it as it is.
 
 from __future__ import annotations
 
-from ledgerviz.recovery.analysis import POLICIES, Analysis, CallFacts
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, CallFacts
 from ledgerviz.recovery.analyze import analyze, fork_closers
 from ledgerviz.recovery.closers import crash_closers, failed_step_closers
 from ledgerviz.recovery.context import ContextMessage, project_context
@@ -28,6 +28,7 @@ from ledgerviz.recovery.providers import (
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
 __all__ = [
+    "DEFAULT_POLICY",
     "POLICIES",
     "PROVIDERS",
     "Analysis",
