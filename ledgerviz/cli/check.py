@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -14,10 +15,14 @@ from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
-    from ledgerviz.ledger import SessionLog
+    from ledgerviz.ledger import Diagnostic, SessionLog
+    from ledgerviz.summary import SessionSummary
 
 STATUS_CODES = {"outcome_unknown": UNKNOWN_CODE, "not_started": NOT_STARTED_CODE}
 """The recovery code ``check`` reports for each unanswered call status."""
+
+STREAM_ABOVE_BYTES = 32 << 20
+"""Files larger than this are checked as a stream, in bounded memory."""
 
 
 def register(subparsers: Any) -> None:
@@ -32,6 +37,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument(
         "--strict", action="store_true", help="stop reading a PATH at its first error"
+    )
+    parser.add_argument(
+        "--stream",
+        action="store_true",
+        help="read every file as a stream in bounded memory (files over "
+        f"{STREAM_ABOVE_BYTES >> 20} MiB always are); fork points, abandoned seqs and "
+        "provider pairing need the whole session and are then not reported",
     )
     parser.set_defaults(run=run)
 
@@ -49,10 +61,7 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
         "events": len(log.events),
         "turns": log.event_fields().types.count("turn/start"),
         "lines_skipped": log.lines_skipped,
-        "diagnostics": [
-            {"kind": d.kind, "severity": d.severity, "line": d.line, "message": d.message}
-            for d in log.diagnostics
-        ],
+        "diagnostics": _diagnostics(log.diagnostics),
         "calls": dict(Counter(call.status for call in recorded.calls)),
         "unanswered": [
             {"call_id": call.call_id, "code": STATUS_CODES[call.status]}
@@ -65,27 +74,65 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
         "provider_valid": {
             policy: ledger.context(policy, session=key).valid for policy in POLICIES
         },
+        "streamed": False,
     }
+
+
+def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
+    """Return the JSON summary of a session read as a stream (see ``session_summary``).
+
+    The facts that need the whole session (fork points, abandoned seqs, provider
+    pairing) are None.
+    """
+    return {
+        "path": summary.path,
+        "id": summary.key,
+        "version": summary.version,
+        "events": summary.events,
+        "turns": summary.turns,
+        "lines_skipped": summary.lines_skipped,
+        "diagnostics": _diagnostics(summary.diagnostics),
+        "calls": summary.calls,
+        "unanswered": [
+            {"call_id": call_id, "code": STATUS_CODES[status]}
+            for call_id, status in summary.unanswered
+        ],
+        "closers": summary.closers,
+        "fork_points": None,
+        "abandoned_seqs": None,
+        "provider_valid": None,
+        "streamed": True,
+    }
+
+
+def _diagnostics(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
+    """Return the diagnostics as JSON objects."""
+    return [
+        {"kind": d.kind, "severity": d.severity, "line": d.line, "message": d.message}
+        for d in diagnostics
+    ]
 
 
 def _render(summary: dict[str, Any]) -> str:
     """Return the human-readable block for one session summary."""
     calls = ", ".join(f"{status} {n}" for status, n in sorted(summary["calls"].items()))
     unanswered = ", ".join(f"{u['call_id']} ({u['code']})" for u in summary["unanswered"])
-    forks = ", ".join(map(str, summary["fork_points"])) or "none"
+    streamed = summary["streamed"]
+    forks = "not computed (streamed)" if streamed else ", ".join(map(str, summary["fork_points"]))
     invalid = [
         f"{policy}/{provider}"
-        for policy, checks in summary["provider_valid"].items()
+        for policy, checks in (summary["provider_valid"] or {}).items()
         for provider, valid in checks.items()
         if not valid
     ]
+    unpaired = "not checked (streamed)" if streamed else ", ".join(invalid)
     lines = [
         f"{summary['id']}  ({summary['path']})",
         f"  version {summary['version']} · {summary['events']} events · {summary['turns']} turns"
         f" · calls: {calls or 'none'}",
         f"  unanswered: {unanswered or 'none'} · crash closers: {summary['closers']}"
-        f" · fork points: {forks}",
-        f"  unpaired requests: {', '.join(invalid) or 'none'}",
+        f" · fork points: {forks or 'none'}",
+        f"  unpaired requests: {unpaired or 'none'}",
     ]
     if summary["lines_skipped"]:
         lines.append(f"  lines skipped: {summary['lines_skipped']}")
@@ -96,23 +143,51 @@ def _render(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _read(path: str, *, stream: bool, strict: bool) -> list[SessionLog | SessionSummary]:
+    """Return every file of one PATH read whole, or as a stream when large or ``stream``."""
+    from ledgerviz.ledger import read_session
+    from ledgerviz.ledger.sources import iter_source_chunks
+    from ledgerviz.summary import CHUNK_BYTES, summarize_file
+
+    read: list[SessionLog | SessionSummary] = []
+    for name, chunks in iter_source_chunks(path, CHUNK_BYTES):
+        if stream or _size(name) > STREAM_ABOVE_BYTES:
+            read.append(summarize_file(name, chunks, strict=strict))
+        else:
+            read.append(read_session(name, b"".join(chunks), strict=strict))
+    return read
+
+
+def _size(name: str) -> int:
+    """Return the size of the file called ``name`` (0 for a stream or a vanished file)."""
+    try:
+        return os.stat(name).st_size
+    except OSError:
+        return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Check every PATH and print the summary; return the exit code (0, 1 or 2)."""
     from ledgerviz.api import Ledger
-    from ledgerviz.ledger import LedgerError, UnreadableSourceError, read_sessions
+    from ledgerviz.ledger import LedgerError, SessionLog, UnreadableSourceError
     from ledgerviz.ledger.reader import with_unique_keys
 
-    sessions, failures, unreadable = [], [], False
+    sessions: list[SessionLog | SessionSummary] = []
+    failures, unreadable = [], False
     for path in args.paths:
         try:
-            sessions.extend(read_sessions(path, strict=args.strict))
+            sessions.extend(_read(path, stream=args.stream, strict=args.strict))
         except UnreadableSourceError as error:
             unreadable = True
             failures.append(str(error))
         except LedgerError as error:
             failures.append(str(error))
-    ledger = Ledger(with_unique_keys(sessions))
-    summaries = [session_summary(ledger, log) for log in ledger.sessions]
+    sessions = with_unique_keys(sessions)
+    ledger = Ledger([log for log in sessions if isinstance(log, SessionLog)])
+    summaries = [
+        session_summary(ledger, log) if isinstance(log, SessionLog) else streamed_summary(log)
+        for log in sessions
+    ]
     if args.json:
         document = {"sessions": summaries, "failures": failures}
         sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -122,5 +197,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"ledgerviz check: {failure}", file=sys.stderr)
     if unreadable:
         return 2
-    has_errors = failures or any(log.has_errors for log in ledger.sessions)
+    has_errors = failures or any(log.has_errors for log in sessions)
     return 1 if has_errors else 0

@@ -106,6 +106,20 @@ def _envelope_problem(event: dict[str, Any]) -> str:
     return f"{kind}: 'time' must be an integer, not {_json_type(event.get('time'))}"
 
 
+class CheckState:
+    """What checking a file's next block of lines needs from the blocks before it."""
+
+    __slots__ = ("expected", "kept", "requested")
+
+    def __init__(self) -> None:
+        self.requested: set[str] = set()
+        """Every call id an assistant message has requested so far."""
+        self.expected = 0
+        """The seq the next event should have."""
+        self.kept = 0
+        """How many usable events the blocks checked so far gave."""
+
+
 class CheckedEvents(NamedTuple):
     """The usable events of one file, their columns and file lines, and how many lines gave none."""
 
@@ -116,117 +130,96 @@ class CheckedEvents(NamedTuple):
 
 
 def check_events(
-    values: list[Any], first_line: int, version: int | None, log: DiagnosticLog
+    values: list[Any],
+    first_line: int,
+    version: int | None,
+    log: DiagnosticLog,
+    state: CheckState | None = None,
 ) -> CheckedEvents:
-    """Return the usable events of one file's decoded lines, their columns and lines.
+    """Return the usable events of decoded lines, their columns and lines (one pass).
 
-    See ``EventChecker.check``; this checks all of a file's lines at once.
+    Events whose envelope cannot be used (not an object, non-string ``type``,
+    non-object ``data``, non-integer ``seq``/``time``) are dropped; every other
+    problem is recorded and the event kept as decoded. A file checked in blocks
+    passes the same ``state`` to each block's check, so it gets exactly the
+    diagnostics it gets when checked whole.
     """
-    return EventChecker(version, log).check(values, first_line)
-
-
-class EventChecker:
-    """Checks the decoded event lines of one file, block after block, in one pass each.
-
-    What a check needs from earlier lines (the seq expected next, the call ids
-    requested so far, the number of events kept) carries over from one ``check``
-    to the next, so a file checked in blocks gets exactly the diagnostics it gets
-    when checked whole.
-    """
-
-    def __init__(self, version: int | None, log: DiagnosticLog) -> None:
-        self.version = version
-        self.log = log
-        self.requested: set[str] = set()
-        """Every call id an assistant message has requested so far."""
-        self.expected = 0
-        """The seq the next event should have."""
-        self.kept = 0
-        """How many usable events the blocks checked so far gave."""
-
-    def check(self, values: list[Any], first_line: int) -> CheckedEvents:
-        """Return the usable events of decoded lines, their columns and lines (one pass).
-
-        ``values[0]`` is file line ``first_line``. Events whose envelope cannot be used
-        (not an object, non-string ``type``, non-object ``data``, non-integer
-        ``seq``/``time``) are dropped; every other problem is recorded and the event
-        kept as decoded.
-        """
-        log, version, requested = self.log, self.version, self.requested
-        known = KNOWN_EVENT_TYPES
-        surface = surface_types(version)
-        packing = version in PACKING_VERSIONS
-        rejected: set[int] = set()
-        expanded: dict[int, list[dict[str, Any]]] = {}
-        # The columns of EventFields, appended here so that the dicts are visited once.
-        fields = EventFields.empty()
-        add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
-        strings: dict[str, str] = {}
-        shared = strings.setdefault  # one str object per type name and op (see EventFields)
-        start, expected = self.kept, self.expected
-        for index, event in enumerate(values):
-            if event.__class__ is not dict:
-                if event is not UNREADABLE:
-                    message = f"an event must be an object, not {_json_type(event)}"
-                    log.add(first_line + index, "invalid_event", message)
+    state = CheckState() if state is None else state
+    known = KNOWN_EVENT_TYPES
+    surface = surface_types(version)
+    packing = version in PACKING_VERSIONS
+    requested = state.requested
+    start = state.kept
+    rejected: set[int] = set()
+    expanded: dict[int, list[dict[str, Any]]] = {}
+    # The columns of EventFields, appended here so that the dicts are visited once.
+    fields = EventFields.empty()
+    add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
+    strings: dict[str, str] = {}
+    shared = strings.setdefault  # one str object per type name and op (see EventFields)
+    expected = state.expected
+    for index, event in enumerate(values):
+        if event.__class__ is not dict:
+            if event is not UNREADABLE:
+                message = f"an event must be an object, not {_json_type(event)}"
+                log.add(first_line + index, "invalid_event", message)
+            rejected.add(index)
+            continue
+        line = first_line + index
+        kind = event.get("type")
+        data = event.get("data")
+        seq = event.get("seq", expected)
+        time = event.get("time")
+        if packing and kind in PACKED_CHUNK_ROWS:
+            chunks = expand_packed_row(event)
+            if isinstance(chunks, str):
+                log.add(line, "invalid_event", chunks)
                 rejected.add(index)
                 continue
-            line = first_line + index
-            kind = event.get("type")
-            data = event.get("data")
-            seq = event.get("seq", expected)
-            time = event.get("time")
-            if packing and kind in PACKED_CHUNK_ROWS:
-                chunks = expand_packed_row(event)
-                if isinstance(chunks, str):
-                    log.add(line, "invalid_event", chunks)
-                    rejected.add(index)
-                    continue
-                expanded[index] = chunks
-                fields.extend(chunks, start + len(fields))
-                seq = chunks[0].get("seq", expected)
-                if seq != expected:
-                    _seq_gap(log, line, seq, expected)
-                expected = seq + len(chunks)
-                continue
-            if (
-                kind.__class__ is not str
-                or data.__class__ is not dict
-                or seq.__class__ is not int
-                or not (time is None or time.__class__ is int)
-            ):
-                log.add(line, "invalid_event", _envelope_problem(event))
-                rejected.add(index)
-                continue
+            expanded[index] = chunks
+            fields.extend(chunks, start + len(fields))
+            seq = chunks[0].get("seq", expected)
             if seq != expected:
                 _seq_gap(log, line, seq, expected)
-            expected = seq + 1
-            op = event.get("surfaceOp")
-            add_seq(seq if "seq" in event else start + len(fields.types))  # see EventFields.seqs
-            add_type(shared(kind, kind))
-            add_data(data)
-            add_time(time)
-            add_turn(data.get("turn"))
-            add_step(data.get("step"))
-            add_op(shared(op, op) if op.__class__ is str else op)
-            if kind in surface:
-                if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
-                    log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
-                if kind == "assistant/message":
-                    requested.update(requested_call_ids(data))
-                elif kind == "tool/result":
-                    _check_result(log, line, data, requested)
-            elif kind not in known:
-                _unknown_type(log, line, kind, event.get("ignorable") is True)
-            elif "surfaceOp" in event or "sourceEventSeqs" in event:
-                log.add(line, "invalid_event", _not_surface(kind, version))
-        self.expected = expected
-        self.kept += len(fields)
-        if not rejected and not expanded:
-            lines = range(first_line, first_line + len(values))
-            return CheckedEvents(values, fields, lines, 0)
-        events, lines = _usable(values, first_line, rejected, expanded)
-        return CheckedEvents(events, fields, lines, len(rejected))
+            expected = seq + len(chunks)
+            continue
+        if (
+            kind.__class__ is not str
+            or data.__class__ is not dict
+            or seq.__class__ is not int
+            or not (time is None or time.__class__ is int)
+        ):
+            log.add(line, "invalid_event", _envelope_problem(event))
+            rejected.add(index)
+            continue
+        if seq != expected:
+            _seq_gap(log, line, seq, expected)
+        expected = seq + 1
+        op = event.get("surfaceOp")
+        add_seq(seq if "seq" in event else start + len(fields.types))  # see EventFields.seqs
+        add_type(shared(kind, kind))
+        add_data(data)
+        add_time(time)
+        add_turn(data.get("turn"))
+        add_step(data.get("step"))
+        add_op(shared(op, op) if op.__class__ is str else op)
+        if kind in surface:
+            if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
+                log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
+            if kind == "assistant/message":
+                requested.update(requested_call_ids(data))
+            elif kind == "tool/result":
+                _check_result(log, line, data, requested)
+        elif kind not in known:
+            _unknown_type(log, line, kind, event.get("ignorable") is True)
+        elif "surfaceOp" in event or "sourceEventSeqs" in event:
+            log.add(line, "invalid_event", _not_surface(kind, version))
+    state.expected = expected
+    state.kept += len(fields)
+    if not rejected and not expanded:
+        return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
+    events, lines = _usable(values, first_line, rejected, expanded)
+    return CheckedEvents(events, fields, lines, len(rejected))
 
 
 def _usable(

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import chain, count
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
-from ledgerviz.ledger.events import CheckedEvents, EventChecker, decode_lines
+from ledgerviz.ledger.events import CheckedEvents, CheckState, check_events, decode_lines
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
@@ -48,7 +49,7 @@ class FileScan:
         """The header line, once read (None: no complete line yet)."""
         self.skipped = 0
         """Lines that gave no event so far: a torn tail, unreadable lines, rejected events."""
-        self._checker: EventChecker | None = None
+        self._state: CheckState | None = None  # None: no events to read
         self._lines = 0  # complete lines read so far
 
     @property
@@ -101,20 +102,20 @@ class FileScan:
             if not self.header.line_is_event:
                 lines, first_line = lines[1:], first_line + 1
             if self.header.readable:
-                self._checker = EventChecker(self.header.version, self.log)
-        if self._checker is None:
+                self._state = CheckState()
+        if self._state is None:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None
         with paused_gc():
             values = decode_lines(lines, first_line, self.log, last_may_be_torn=last_may_be_torn)
-            checked = self._checker.check(values, first_line)
+            checked = check_events(values, first_line, self.version, self.log, self._state)
         self.skipped += checked.rejected
         return checked
 
     def session_log(self, blocks: list[CheckedEvents]) -> SessionLog:
         """Return the ``SessionLog`` of the file from all of its blocks."""
         fields = self.header.fields if self.header else {}
-        if self._checker is None:
+        if self._state is None:
             return SessionLog(self.path, self.key, fields, None, [], self.log.items, self.skipped)
         if len(blocks) == 1:
             events, columns, lines = blocks[0].events, blocks[0].fields, blocks[0].lines
@@ -160,7 +161,20 @@ def _lines_of(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes]]:
         yield lines, carry
 
 
-def with_unique_keys(logs: list[SessionLog]) -> list[SessionLog]:
+class _Keyed(Protocol):
+    """A dataclass naming one file's session: a ``SessionLog`` or a summary of one."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+
+KeyedT = TypeVar("KeyedT", bound=_Keyed)
+
+
+def with_unique_keys(logs: list[KeyedT]) -> list[KeyedT]:
     """Return the logs with unique keys: a clashing id falls back to the file name, then path."""
     taken: set[str] = set()
     unique = []

@@ -79,15 +79,21 @@ FORK_END_REASON = {"kind": "interrupted"}
 ) = range(12)
 
 
-def _status(call: list[Any]) -> CallStatus:
-    """Return the status of a scanned call from its result (code, isError) and dispatch."""
-    if call[_RESULT] is None:
-        return "outcome_unknown" if call[_DISPATCHED] is not None else "not_started"
-    if call[_CODE] == UNKNOWN_CODE:
+def call_status(answered: bool, dispatched: bool, code: str | None, is_error: bool) -> CallStatus:
+    """Return a call's status from its result (when ``answered``: code, isError) and dispatch."""
+    if not answered:
+        return "outcome_unknown" if dispatched else "not_started"
+    if code == UNKNOWN_CODE:
         return "outcome_unknown"
-    if call[_CODE] == NOT_STARTED_CODE:
+    if code == NOT_STARTED_CODE:
         return "not_started"
-    return "error" if call[_IS_ERROR] else "ok"
+    return "error" if is_error else "ok"
+
+
+def _status(call: list[Any]) -> CallStatus:
+    """Return the status of a scanned call."""
+    answered, dispatched = call[_RESULT] is not None, call[_DISPATCHED] is not None
+    return call_status(answered, dispatched, call[_CODE], call[_IS_ERROR])
 
 
 def _pending(call: list[Any]) -> PendingCall:

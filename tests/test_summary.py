@@ -1,0 +1,102 @@
+"""Streaming summaries: facts counted in the files, the simulator's faults, and flat memory."""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import ledgerviz
+from ledgerviz.cli import main
+from ledgerviz.ledger import read_sessions
+from ledgerviz.simulate import write_scenario
+from ledgerviz.summary import SessionSummary, summarize
+
+DSH = Path(__file__).parent / "data" / "dsh"
+EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
+
+
+def one(path: Path, **options: int) -> SessionSummary:
+    (summary,) = summarize(path, **options)
+    return summary
+
+
+@pytest.mark.parametrize("chunk_bytes", [97, 8 << 20])
+def test_fixture_facts_counted_in_the_files(chunk_bytes: int) -> None:
+    showcase = one(next(DSH.glob("*preview-showcase*")), chunk_bytes=chunk_bytes)
+    assert (showcase.key, showcase.events, showcase.turns) == ("preview-showcase", 199, 29)
+    assert showcase.calls == {"ok": 9, "error": 1}
+    assert (showcase.unanswered, showcase.closers, showcase.diagnostics) == ([], 0, [])
+    semantic = one(next(DSH.glob("*semantic-checkpoint*")), chunk_bytes=chunk_bytes)
+    assert semantic.calls == {"outcome_unknown": 1}
+    assert semantic.unanswered == [("unknown-outcome-call", "outcome_unknown")]
+    assert semantic.closers == 0
+    settlement = one(next(DSH.glob("*subagent-settlement*")), chunk_bytes=chunk_bytes)
+    assert (settlement.calls, settlement.closers, settlement.open_turn) == ({}, 2, 1)
+
+
+def test_crash_mid_dispatch_tail(tmp_path: Path) -> None:
+    # The scenario: after two ordinary turns, the process dies right after the first of
+    # four results of turn 3's first step, one more call dispatched, two never dispatched.
+    (path,) = write_scenario("crash-mid-dispatch", tmp_path / "crash.jsonl", seed=3, turns=2)
+    summary = one(path, chunk_bytes=1000)
+    assert summary.open_turn == 3 and summary.open_step == 1
+    assert [status for _, status in summary.unanswered] == [
+        "outcome_unknown",
+        "not_started",
+        "not_started",
+    ]
+    assert summary.pending == [call_id for call_id, _ in summary.unanswered]
+    assert summary.closers == 3 + 2  # three synthetic results, step/end, turn/end
+    assert summary.calls["outcome_unknown"] == 1 and summary.calls["not_started"] == 2
+
+
+def test_keys_are_unique_as_in_a_load() -> None:
+    sources = [EXAMPLES / "clean.jsonl", EXAMPLES / "clean.jsonl"]
+    assert [s.key for s in summarize(sources)] == ledgerviz.load(sources).keys
+
+
+def test_streamed_check_agrees_with_the_whole_file_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    assert main(["check", "--json", str(DSH), str(EXAMPLES)]) == 0
+    whole = json.loads(capsys.readouterr().out)["sessions"]
+    assert main(["check", "--json", "--stream", str(DSH), str(EXAMPLES)]) == 0
+    streamed = json.loads(capsys.readouterr().out)["sessions"]
+    shared = ("path", "id", "version", "events", "turns", "lines_skipped", "diagnostics",
+              "calls", "unanswered", "closers")  # fmt: skip
+    assert [{k: s[k] for k in shared} for s in streamed] == [
+        {k: s[k] for k in shared} for s in whole
+    ]
+    assert all(s["streamed"] and s["fork_points"] is None for s in streamed)
+    assert not any(s["streamed"] for s in whole)
+
+
+def traced_peak(read: Callable[[], object]) -> int:
+    """Return the peak of the allocations traced while ``read()`` runs."""
+    tracemalloc.start()
+    try:
+        read()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def streamed_peak(path: Path) -> int:
+    return traced_peak(lambda: summarize(path, chunk_bytes=64 << 10))
+
+
+def test_streaming_memory_stays_flat_as_the_file_grows(tmp_path: Path) -> None:
+    small = write_scenario("large", tmp_path / "small.jsonl", turns=150)[0]
+    big = write_scenario("large", tmp_path / "big.jsonl", turns=600)[0]
+    small_peak, big_peak = streamed_peak(small), streamed_peak(big)
+    big_calls = sum(one(big).calls.values())
+    growth_allowed = 200 * (big_calls - sum(one(small).calls.values()))
+    # The one thing kept per event read is the reader's set of requested call ids
+    # (about 110 bytes a call, for the orphan_result check); everything else is a block.
+    assert big_peak - small_peak <= growth_allowed + (256 << 10)
+    assert big_peak * 10 < traced_peak(lambda: read_sessions(big))  # holding it whole
