@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,10 +17,11 @@ from ledgerviz.display.fragments import (
     stylesheet,
 )
 from ledgerviz.display.reprs import validity_html
+from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, text_of
 from ledgerviz.plot import style, timeline_figure
 from ledgerviz.plot.axis import Axis
-from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Policy
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
 
 if TYPE_CHECKING:
@@ -28,6 +30,11 @@ if TYPE_CHECKING:
     from ledgerviz.api import Ledger
 
 ARGUMENT_LIMIT = 2_000
+TEXT_PREVIEW = 300
+"""Characters of a call's arguments or result shown before "show all"."""
+CALL_LIMIT = 200
+"""Calls a calls table lists; the rest are counted."""
+OPEN_STATUSES = ("outcome_unknown", "not_started")
 
 def _summary(view: Ledger, policy: str) -> str:
     frames = view.recovery(policy).frames
@@ -43,7 +50,7 @@ def _summary(view: Ledger, policy: str) -> str:
 
 def _unanswered(view: Ledger) -> str:
     calls = view.frames.calls
-    open_calls = calls[calls["status"].isin(["outcome_unknown", "not_started"])]
+    open_calls = calls[calls["status"].isin(OPEN_STATUSES)]
     if not len(open_calls):
         return empty_note("None: every requested tool call has a recorded result.")
     rows = [
@@ -55,6 +62,34 @@ def _unanswered(view: Ledger) -> str:
     ]
     return html_table(("tool", "call id", "status", "turn / step", "requested seq",
                    "dispatched seq", "arguments"), rows)
+
+
+def _calls_table(calls: Sequence[CallFacts], texts: dict[int, str]) -> str:
+    """Return a table of ``calls`` (first :data:`CALL_LIMIT`) with arguments and results."""
+    rows = [
+        (escape(call.name), f"<code>{escape(call.call_id)}</code>", badge(call.status),
+         f"{escape(call.turn)} / {escape(call.step)}",
+         expandable(text_of(call.arguments), TEXT_PREVIEW),
+         expandable(call_result(call, texts), TEXT_PREVIEW))
+        for call in calls[:CALL_LIMIT]
+    ]
+    more = len(calls) - CALL_LIMIT
+    return (html_table(("tool", "call id", "status", "turn / step", "arguments", "result"), rows)
+            + (empty_note(f"… {more} more calls not shown") if more > 0 else ""))
+
+
+def _tool_results(view: Ledger, key: str) -> str:
+    """Return what each call of the turns with unanswered calls returned, then every call of
+    the session on demand (collapsed)."""
+    analysis = view.recovery("recorded").analyses[key]
+    texts = result_texts(analysis)
+    open_turns = {call.turn for call in analysis.calls if call.status in OPEN_STATUSES}
+    crashed = [call for call in analysis.calls if call.turn in open_turns]
+    head = (_calls_table(crashed, texts) if crashed
+            else empty_note("No turn has an unanswered call."))
+    return (head + f'<details class="lv-more"><summary>every tool call of the session '
+            f"({len(analysis.calls)}), with what it returned</summary>"
+            f"{_calls_table(analysis.calls, texts)}</details>")
 
 
 def _fork_points(view: Ledger, key: str) -> str:
@@ -129,6 +164,7 @@ def _session_section(view: Ledger, index: int, policy: str, axis: Axis,
         f"{_summary(view, policy)}"
         f'<div class="figure">{_figure(view, policy, axis, include_plotlyjs)}</div>'
         f"<h3>Unanswered tool calls</h3>{_unanswered(view)}"
+        f"<h3>What the tools returned</h3>{_tool_results(view, key)}"
         f"<h3>Fork points</h3>{_fork_points(view, key)}"
         f"<h3>Provider validity of the next request</h3>{_providers(view, key)}"
         f"<h3>Diagnostics</h3>{_diagnostics(view)}"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
-from ledgerviz.html import escape, seq_text, short_text
+from ledgerviz.display.fragments import expandable
+from ledgerviz.display.results import call_result, result_texts
+from ledgerviz.html import escape, seq_text, short_text, text_of
 from ledgerviz.recovery.analysis import Analysis
 
 TYPE_LABEL_LIMIT = 60
+TEXT_PREVIEW = 300
 
 
 def event_label(analysis: Analysis, index: int) -> str:
@@ -37,6 +40,28 @@ def index_of_seq(analysis: Analysis, seq: int) -> int | None:
         return None
 
 
+def calls_html(analysis: Analysis, index: int) -> str:
+    """Return the tool calls event ``index`` asks for, dispatches or answers: each with its
+    arguments and recorded result text (escaped, cut, the whole text on demand)."""
+    seq = analysis.seqs[index]
+    if seq is None:
+        return ""
+    calls = [c for c in analysis.calls if seq in (c.requested_seq, c.dispatched_seq,
+                                                   c.result_seq)]
+    if not calls:
+        return ""
+    texts = result_texts(analysis)
+    blocks = [
+        f"<div style='margin:6px 0'><b>call {escape(call.name, TYPE_LABEL_LIMIT)}</b> "
+        f"<code>{escape(call.call_id, TYPE_LABEL_LIMIT)}</code> · "
+        f"{escape(call.status.replace('_', ' '))}<br>arguments"
+        f"{expandable(text_of(call.arguments), TEXT_PREVIEW)}result"
+        f"{expandable(call_result(call, texts), TEXT_PREVIEW)}</div>"
+        for call in calls
+    ]
+    return f"<div class='lv'>{''.join(blocks)}</div>"
+
+
 def event_details_html(analysis: Analysis, index: int) -> str:
     """Return escaped HTML for event ``index``: a fact line and its pretty-printed JSON."""
     facts = [
@@ -52,7 +77,7 @@ def event_details_html(analysis: Analysis, index: int) -> str:
         facts.append(f"code {escape(analysis.recovery_code[index])}")
     pretty = json.dumps(analysis.events[index], indent=2, ensure_ascii=False)
     return (
-        f"<div class='lv-details'><div>{' · '.join(facts)}</div>"
+        f"<div class='lv-details'><div>{' · '.join(facts)}</div>{calls_html(analysis, index)}"
         "<pre style='max-height:24em;overflow:auto;white-space:pre-wrap;margin:4px 0'>"
         f"{escape(pretty)}</pre></div>"
     )

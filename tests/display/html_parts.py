@@ -6,7 +6,9 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 ALLOWED_TAGS = frozenset({"div", "style", "pre", "table", "thead", "tbody", "tr", "th", "td",
-                          "span", "p", "details", "summary", "b", "code", "ul", "li", "i"})
+                          "span", "p", "details", "summary", "b", "code", "ul", "li", "i", "br",
+                          "h3"})
+ALLOWED_ATTRIBUTES = frozenset({"class", "id", "style"})
 
 
 class Parts(HTMLParser):
@@ -52,5 +54,6 @@ def foreign_markup(markup: str) -> list[str]:
     for tag, attrs in Parts(markup).tags:
         if tag not in ALLOWED_TAGS:
             found.append(f"<{tag}>")
-        found += [f"<{tag} {name}=…>" for name, _value in attrs if name not in ("class", "id")]
+        found += [f"<{tag} {name}=…>" for name, _value in attrs
+                  if name not in ALLOWED_ATTRIBUTES]
     return found

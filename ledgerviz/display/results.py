@@ -1,0 +1,28 @@
+"""What each tool call returned: the recorded result text of a call, read from its result event."""
+
+from __future__ import annotations
+
+from ledgerviz.frames.messages import message_text
+from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.events import message_of, result_content
+
+NO_RESULT = "no result recorded"
+
+
+def result_texts(analysis: Analysis) -> dict[int, str]:
+    """Return the visible text of every tool/result event of ``analysis``, by seq (first wins;
+    recovery's synthetic results are included, as the model reads them)."""
+    texts: dict[int, str] = {}
+    for seq, event in zip(analysis.seqs, analysis.events, strict=True):
+        if seq is None or seq in texts or event.get("type") != "tool/result":
+            continue
+        message = message_of(event)
+        texts[seq] = message_text(result_content(message)) if message is not None else ""
+    return texts
+
+
+def call_result(call: CallFacts, texts: dict[int, str]) -> str:
+    """Return the result text of ``call`` from :func:`result_texts`, or :data:`NO_RESULT`."""
+    if call.result_seq is None or call.result_seq not in texts:
+        return NO_RESULT
+    return texts[call.result_seq]
