@@ -11,6 +11,7 @@ from ledgerviz.frames import Frames, build_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.sources import Source
+from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
 from ledgerviz.recovery import (
     PROVIDERS,
     ContextMessage,
@@ -133,8 +134,13 @@ class Ledger:
             raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         view = self._views.get(policy)
         if view is None:
-            with paused_gc():
-                analyses = {log.key: _analyze(log, policy) for log in self._sessions}
+            total = sum(len(log.events) for log in self._sessions)
+            with paused_gc(), progress(total, EVENTS_THRESHOLD, f"analysing ({policy})") as step:
+                analyses = {}
+                for log in self._sessions:
+                    analyses[log.key] = _analyze(log, policy)
+                    if step is not None:
+                        step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
             view = self._views[policy] = RecoveryView(policy, analyses, build_frames(triples))
         return view
@@ -183,6 +189,8 @@ notebook.register_formatters()
 def load(source: Source, *, strict: bool = False) -> Ledger:
     """Return a ``Ledger`` of every session in ``source`` (file, folder, glob, list, stream).
 
-    Lenient by default; ``strict=True`` raises ``LedgerError`` at the first error.
+    Lenient by default; ``strict=True`` raises ``LedgerError`` at the first error. Reading
+    large files shows progress where someone watches (see ``ledgerviz.progress``).
     """
-    return Ledger(read_sessions(source, strict=strict))
+    with progress(source_size(source), BYTES_THRESHOLD, "reading", unit="B") as step:
+        return Ledger(read_sessions(source, strict=strict, progress=step))

@@ -21,6 +21,7 @@ from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, text_of
 from ledgerviz.plot import style, timeline_figure
 from ledgerviz.plot.axis import Axis
+from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
 
@@ -180,8 +181,14 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    sections = [_session_section(ledger.session(i), i, policy, axis, include_plotlyjs=(i == 0))
-                for i in range(len(ledger.keys))]
+    total = sum(len(log.events) for log in ledger.sessions)
+    sections = []
+    with progress(total, EVENTS_THRESHOLD, "reporting") as step:
+        for i, log in enumerate(ledger.sessions):
+            sections.append(_session_section(ledger.session(i), i, policy, axis,
+                                             include_plotlyjs=(i == 0)))
+            if step is not None:
+                step(len(log.events))
     nav = "".join(f'<a href="#session-{i}">{escape(key, 60)}</a>'
                   for i, key in enumerate(ledger.keys))
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

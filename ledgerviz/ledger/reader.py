@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from itertools import chain, count
 from pathlib import Path
@@ -14,18 +14,38 @@ from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import Source, iter_sources
+from ledgerviz.ledger.sources import Source, iter_source_chunks, iter_sources
+
+PROGRESS_CHUNK = 8 << 20
+"""Bytes read between two progress reports."""
 
 
-def read_sessions(source: Source, *, strict: bool = False) -> list[SessionLog]:
+def read_sessions(
+    source: Source, *, strict: bool = False, progress: Callable[[int], None] | None = None
+) -> list[SessionLog]:
     """Return one ``SessionLog`` per ledger file in ``source``, keys unique within the load.
 
     Lenient by default: every readable event is kept and every problem becomes a
     diagnostic. ``strict=True`` raises ``LedgerError`` at the first error-level problem.
-    A source that cannot be read at all raises ``UnreadableSourceError``.
+    A source that cannot be read at all raises ``UnreadableSourceError``. ``progress``, if
+    given, is called with the number of bytes read each time a chunk has been checked.
     """
-    logs = [read_session(path, content, strict=strict) for path, content in iter_sources(source)]
+    if progress is None:
+        logs = [read_session(path, content, strict=strict)
+                for path, content in iter_sources(source)]
+    else:
+        logs = []
+        for path, chunks in iter_source_chunks(source, PROGRESS_CHUNK):
+            scan = FileScan(path, strict=strict)
+            logs.append(scan.session_log(list(scan.blocks(_reported(chunks, progress)))))
     return with_unique_keys(logs)
+
+
+def _reported(chunks: Iterable[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:
+    """Yield ``chunks``, reporting each one's size once the reader asks for the next."""
+    for chunk in chunks:
+        yield chunk
+        progress(len(chunk))
 
 
 def read_session(path: str, content: bytes, *, strict: bool = False) -> SessionLog:

@@ -1,0 +1,55 @@
+"""Progress on long work: off when nobody watches, a stderr line in a terminal, and reading
+with progress gives the same sessions as reading without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import ledgerviz
+import ledgerviz.api
+from ledgerviz import progress as progress_module
+from ledgerviz.ledger import reader
+from ledgerviz.ledger.reader import read_sessions
+
+DSH = sorted((Path(__file__).resolve().parent / "data" / "dsh").glob("*.jsonl"))
+
+
+def test_nobody_watching_means_no_bar() -> None:
+    assert progress_module.where_interactive() is None  # pytest captures stderr: no tty
+    with progress_module.progress(10**9, 1, "reading") as step:
+        assert step is None
+
+
+def test_small_work_shows_no_bar_even_in_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress_module, "where_interactive", lambda: "terminal")
+    with progress_module.progress(10, 1_000, "reading") as step:
+        assert step is None
+    with progress_module.progress(None, 1, "reading") as step:
+        assert step is None
+
+
+def test_reading_in_reported_chunks_gives_the_same_sessions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "PROGRESS_CHUNK", 97)  # chunks end mid-line
+    reported: list[int] = []
+    chunked = read_sessions(DSH, progress=reported.append)
+    whole = read_sessions(DSH)
+    assert sum(reported) == sum(path.stat().st_size for path in DSH)
+    assert [log.events for log in chunked] == [log.events for log in whole]
+    assert [log.diagnostics for log in chunked] == [log.diagnostics for log in whole]
+    assert [list(log.lines) for log in chunked] == [list(log.lines) for log in whole]
+
+
+def test_terminal_load_and_analysis_draw_a_bar_on_stderr(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(progress_module, "where_interactive", lambda: "terminal")
+    monkeypatch.setattr(ledgerviz.api, "BYTES_THRESHOLD", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(ledgerviz.api, "EVENTS_THRESHOLD", 1)
+    ledger = ledgerviz.load(DSH)
+    ledger.recovery("fork")
+    err = capsys.readouterr().err
+    # each bar is drawn with its total, then cleared (leave=False) when the work ends
+    assert "reading:" in err and "B/s" in err and "analysing (fork):" in err
+    assert progress_module.source_size(DSH) == sum(path.stat().st_size for path in DSH)
