@@ -32,7 +32,7 @@ from ledgerviz.frames.export import (
     restore_categories,
     write_partitions,
 )
-from ledgerviz.ledger import SessionLog, read_session
+from ledgerviz.ledger import SessionLog, UnreadableSourceError, read_session
 from ledgerviz.ledger.reader import with_unique_keys
 from ledgerviz.ledger.sources import expand_path
 from ledgerviz.recovery.analysis import POLICIES, Policy
@@ -148,15 +148,18 @@ def fingerprint(path: str, known: FileState | None) -> tuple[FileState, bool]:
     Same size and mtime as ``known``: unchanged, the file is not read. Otherwise the
     content is hashed; the same hash is unchanged too (a touched file).
     """
-    info = os.stat(path)
-    if known is not None and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns):
-        return known, False
-    digest, first_line = hashlib.sha256(), b""
-    with open(path, "rb") as stream:
-        while chunk := stream.read(_CHUNK):
-            if not first_line.endswith(b"\n"):
-                first_line += chunk[: chunk.find(b"\n") + 1 or len(chunk)]
-            digest.update(chunk)
+    try:
+        info = os.stat(path)
+        if known is not None and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns):
+            return known, False
+        digest, first_line = hashlib.sha256(), b""
+        with open(path, "rb") as stream:
+            while chunk := stream.read(_CHUNK):
+                if not first_line.endswith(b"\n"):
+                    first_line += chunk[: chunk.find(b"\n") + 1 or len(chunk)]
+                digest.update(chunk)
+    except OSError as error:
+        raise UnreadableSourceError(f"{path}: cannot read: {error.strerror or error}") from error
     sha = digest.hexdigest()
     if known is not None and known.sha256 == sha:
         return replace(known, size=info.st_size, mtime_ns=info.st_mtime_ns), False
