@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,8 @@ import pandas as pd
 from ledgerviz.api import Ledger
 from ledgerviz.frames import FRAME_NAMES, build_frames
 from ledgerviz.frames.export import (
+    PART_NAME,
+    dataset_schema,
     partition_folder,
     read_frames,
     require_pyarrow,
@@ -136,10 +138,19 @@ def read_manifest(root: Path) -> dict[str, Any] | None:
 
 
 def known_states(manifest: dict[str, Any] | None, policy: Policy) -> dict[str, FileState]:
-    """Return the manifest's files by path; none when its format or policy differs."""
-    if manifest is None or manifest.get("format") != FORMAT or manifest.get("policy") != policy:
+    """Return the manifest's files by path; none when its format, schema or policy differs."""
+    if manifest is None:
+        return {}
+    same = (manifest.get("format"), manifest.get("schema"), manifest.get("policy"))
+    if same != (FORMAT, schema_id(), policy):
         return {}
     return {row["path"]: FileState(**row) for row in manifest["files"]}
+
+
+def schema_id() -> str:
+    """Return a short hash of every frame's Parquet schema (a change means a full re-export)."""
+    text = "\n".join(f"{name}: {dataset_schema(name)}" for name in FRAME_NAMES)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def fingerprint(path: str, known: FileState | None) -> tuple[FileState, bool]:
@@ -249,6 +260,7 @@ def write_manifest(root: Path, policy: Policy, states: Sequence[FileState]) -> N
     """Write the manifest atomically (a temporary file renamed over the old one)."""
     document = {
         "format": FORMAT,
+        "schema": schema_id(),
         "policy": policy,
         "sessions": [state.key for state in states],
         "files": [_row(state) for state in states],
@@ -261,6 +273,10 @@ def write_manifest(root: Path, policy: Policy, states: Sequence[FileState]) -> N
 def _row(state: FileState) -> dict[str, Any]:
     """Return the manifest row of one file."""
     return {name: getattr(state, name) for name in FileState.__slots__}
+
+
+Fingerprints = Callable[[list[tuple[str, FileState | None]]], list[tuple[FileState, bool]]]
+"""Maps :func:`fingerprint` over ``(path, known state)`` pairs, in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +295,7 @@ def plan_export(
     paths: Sequence[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str],
     policy: Policy,
-    fingerprints: Any = None,
+    fingerprints: Fingerprints | None = None,
 ) -> Plan:
     """Return the plan of exporting ``paths`` into ``out_dir`` under ``policy``.
 
@@ -291,7 +307,8 @@ def plan_export(
     require_pyarrow()
     files = input_files(paths)
     root = check_output_dir(out_dir, paths, files)
-    known = known_states(read_manifest(root), policy)
+    manifest = read_manifest(root)
+    known = known_states(manifest, policy)
     items = [(path, known.get(path)) for path in files]
     found = fingerprints(items) if fingerprints else [fingerprint(*item) for item in items]
     found_states = [state for state, _ in found]
@@ -304,14 +321,15 @@ def plan_export(
         if changed or before.get(state.path) != state.key or not _has_partition(root, state.key)
     ]
     given = set(files)
-    removed = [path for path in before if path not in given]
+    last_run = [row.get("path") for row in manifest["files"]] if manifest else []
+    removed = [path for path in last_run if path not in given]
     return Plan(root, policy, states, to_write, removed)
 
 
 def _has_partition(root: Path, key: str) -> bool:
     """Return True when every frame of session ``key`` has its partition file."""
     folder = partition_folder(key)
-    return all((root / name / folder).is_dir() for name in FRAME_NAMES)
+    return all((root / name / folder / PART_NAME).is_file() for name in FRAME_NAMES)
 
 
 def export(

@@ -117,6 +117,10 @@ def test_second_run_skips_unchanged_files(tmp_path: Path) -> None:
     second = export([inputs], out)
     assert (second.written, len(second.unchanged), second.removed) == ([], 3, [])
     assert _parts(out) == before  # not one partition file rewritten
+    (out / "turns" / "session=sim-clean-7" / "part-0.parquet").unlink()  # a user deleted it
+    third = export([inputs], out)
+    assert (third.written, len(third.unchanged)) == ([str(inputs / "clean.jsonl")], 2)
+    assert_frames_equal(read_export(out), ledgerviz.load(inputs), "recorded")
 
 
 def test_touched_file_with_same_content_is_skipped_by_its_hash(tmp_path: Path) -> None:
