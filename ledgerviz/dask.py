@@ -45,6 +45,7 @@ DASK_HINT = 'pip install "ledgerviz[dask]"'
 """How to install what this module needs."""
 
 _GLOB_CHARS = frozenset("*?[")
+_HEADER_TASK = 100  # files whose first line one task reads
 
 Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
@@ -99,13 +100,24 @@ def _open(path: str, storage_options: dict[str, Any] | None) -> Any:
 def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = None) -> list[str]:
     """Return the session key of each file, as ``ledgerviz.load(paths)`` gives them.
 
-    Reads each file's first line only (where the key comes from).
+    Reads each file's first line only (where the key comes from), in tasks of 100
+    files on the active Dask scheduler (object storage answers many reads at once).
     """
-    natural = []
+    _require_dask()
+    import dask
+
+    chunks = [paths[i : i + _HEADER_TASK] for i in range(0, len(paths), _HEADER_TASK)]
+    found = dask.compute(*[dask.delayed(_natural_keys)(c, storage_options) for c in chunks])
+    return unique_keys(list(paths), [key for chunk in found for key in chunk])
+
+
+def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None) -> list[str]:
+    """Return the key the reader gives each file alone, from its first line."""
+    keys = []
     for path in paths:
         with _open(path, storage_options) as stream:
-            natural.append(key_of_first_line(path, stream.readline()))
-    return unique_keys(list(paths), natural)
+            keys.append(key_of_first_line(path, stream.readline()))
+    return keys
 
 
 def _partition(
