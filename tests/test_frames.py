@@ -17,6 +17,7 @@ from ledgerviz.recovery.analysis import Analysis, CallFacts
 
 DSH = Path(__file__).parent / "data" / "dsh"
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
+UNRECOVERED = Path(__file__).parent / "data" / "scheduler-failure-unrecovered.jsonl"
 
 COLUMNS = {
     "events": "session seq time type turn step call_id surface_op synthetic recorded branch "
@@ -288,8 +289,8 @@ def test_frames_use_the_analysis_not_their_own_pairing() -> None:
 @pytest.mark.parametrize("policy", ["recorded", "synthesize", "fork"])
 def test_view_columns_equal_a_fresh_pass_over_the_analysis_events(policy: str) -> None:
     """Reused reader columns (plus appended closers, or a fresh pass when results were
-    inserted into closed steps, as in the resume-fork example) match the events."""
-    ledger = ledgerviz.load([DSH, EXAMPLES])
+    inserted into closed steps, as in the unrecovered scheduler failure) match the events."""
+    ledger = ledgerviz.load([DSH, EXAMPLES, UNRECOVERED])
     view = ledger.recovery(policy)  # type: ignore[arg-type]
     inserted = 0
     for log in ledger.sessions:

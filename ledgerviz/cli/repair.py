@@ -25,8 +25,8 @@ def register(subparsers: Any) -> None:
         "--policy",
         choices=REPAIR_POLICIES,
         default=DEFAULT_POLICY,
-        help="synthesize (crash closers, the runtime's behaviour; default) "
-        "or fork (close without synthetic results, record the rewind)",
+        help="synthesize (crash closers, the runtime's behaviour; default); "
+        "fork appends nothing to the parent: use 'ledgerviz fork' to write the child",
     )
     parser.set_defaults(run=run)
 
@@ -34,8 +34,15 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the repair events for ``args.path``; return the exit code."""
     from ledgerviz.ledger import LedgerError, read_sessions
-    from ledgerviz.recovery import crash_closers, fork_closers, generation_for
+    from ledgerviz.recovery import crash_closers, generation_for
 
+    if args.policy == "fork":
+        print(
+            "ledgerviz repair: the fork policy never appends to the parent; "
+            f"write the seeded child with: ledgerviz fork {args.path} -o CHILD.jsonl",
+            file=sys.stderr,
+        )
+        return 2
     try:
         sessions = read_sessions(args.path)
     except LedgerError as error:
@@ -54,11 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 f"ledgerviz repair: {diagnostic.path}:{diagnostic.line}: {diagnostic.message}",
                 file=sys.stderr,
             )
-    generation = generation_for(session.version)
-    if args.policy == "fork":
-        closers = fork_closers(session.events, generation=generation)
-    else:
-        closers = crash_closers(session.events, generation=generation)
+    closers = crash_closers(session.events, generation=generation_for(session.version))
     for event in closers:
         sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
     return 0

@@ -7,7 +7,7 @@ new events, so an agent runtime can import it as it is.
 from __future__ import annotations
 
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, CallFacts
-from ledgerviz.recovery.analyze import analyze, fork_closers
+from ledgerviz.recovery.analyze import analyze
 from ledgerviz.recovery.closers import crash_closers, failed_step_closers
 from ledgerviz.recovery.context import ContextMessage, project_context
 from ledgerviz.recovery.events import (
@@ -18,6 +18,7 @@ from ledgerviz.recovery.events import (
     source_seqs,
     tool_call_blocks,
 )
+from ledgerviz.recovery.fork import FORK_VERSION, ForkRefused, fork_boundary, fork_header, fork_seed
 from ledgerviz.recovery.providers import (
     PROVIDERS,
     Problem,
@@ -29,11 +30,13 @@ from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
 __all__ = [
     "DEFAULT_POLICY",
+    "FORK_VERSION",
     "POLICIES",
     "PROVIDERS",
     "Analysis",
     "CallFacts",
     "ContextMessage",
+    "ForkRefused",
     "PendingCall",
     "PendingCalls",
     "Problem",
@@ -42,7 +45,9 @@ __all__ = [
     "crash_closers",
     "export",
     "failed_step_closers",
-    "fork_closers",
+    "fork_boundary",
+    "fork_header",
+    "fork_seed",
     "generation_for",
     "pairing_problems",
     "project_context",

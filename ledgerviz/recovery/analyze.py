@@ -32,7 +32,7 @@ from ledgerviz.recovery.events import (
     payload_tool_call_blocks,
     result_facts,
 )
-from ledgerviz.recovery.results import close_open_turn, new_event, synthetic_result
+from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
@@ -60,7 +60,6 @@ _KINDS = {
     "system/message": _MESSAGE_KIND,
     "developer/message": _MESSAGE_KIND,
 }
-FORK_END_REASON = {"kind": "interrupted"}
 
 # A call under scan is a plain list (cheap to allocate); these name its slots.
 (
@@ -212,7 +211,7 @@ class _Scan:
                 if self.fork_node is not None:
                     self._user_message(event)
             elif action == _REWIND_KIND:
-                self._rewind(event, key, seq, recorded)
+                self._rewind(event, seq)
             elif action == _RESTORE_KIND:
                 self._restore(data.get("rewindSeq"))
             add_event(event)
@@ -298,17 +297,10 @@ class _Scan:
         self.surface.hide(("fork", self.seqs[node]), self.surface.visible_from(node))
         self.fork_node = None
 
-    def _rewind(self, event: Event, key: int, seq: int | None, recorded: bool) -> None:
-        """Apply a ``surface/rewind``: hide the nodes it lists; a recorded one starting at an
-        assistant message is a fork's rewind (synthetic); a pending fork it hides is dropped."""
-        data = data_of(event)
-        nodes = self.surface.rewind_seqs(seq, list(data.get("shadowedSeqs") or ()))
-        start = data.get("start")
-        if recorded and any(
-            self.seqs[node] == start and self.out[node].get("type") == "assistant/message"
-            for node in nodes
-        ):
-            self.synthetic.append(key)
+    def _rewind(self, event: Event, seq: int | None) -> None:
+        """Apply a recorded ``surface/rewind`` (the undo plugin's): hide the nodes it lists;
+        a pending fork it hides is dropped."""
+        self.surface.rewind_seqs(seq, list(data_of(event).get("shadowedSeqs") or ()))
         if self.fork_node is not None and self.surface.is_hidden(self.fork_node):
             self.rewound_forks[seq] = (self.fork_node, self.fork_turn)
             self.fork_node = None
@@ -330,43 +322,21 @@ class _Scan:
         return tracker
 
     def closers(self) -> list[Event]:
-        """Return the events the policy appends after the recorded log."""
+        """Return the events the policy appends after the recorded log.
+
+        Synthesize: the crash closers. Fork: none while a fork is pending (the policy
+        seeds a child instead, see ``recovery.fork``); otherwise the crash closers too,
+        since only calls that never started can be pending then.
+        """
         if not self.repair or not self.out:
             return []
-        tracker = self.tail_tracker()
-        if not self.fork:
-            return tail_closers(tracker, generation=self.generation)
-        for call in self.step_calls.values():
-            if call[_RESULT] is None and call[_DISPATCHED] is not None:
-                self._fork_at(call)
-        if self.fork_node is None:
-            return tail_closers(tracker, generation=self.generation)
-        next_seq = tracker.last_seq + 1  # type: ignore[operator]
-        closers = close_open_turn(
-            tracker,
-            next_seq=next_seq,
-            time=tracker.last_time,
-            reason=FORK_END_REASON,
-            generation=self.generation,
-            with_results=False,
-        )
-        closers.append(self._rewind_event(next_seq + len(closers), tracker.last_time))
-        return closers
-
-    def _rewind_event(self, seq: int, time: int | None) -> Event:
-        """Return the log-only ``surface/rewind`` recording the pending fork."""
-        node = self.fork_node
-        assert node is not None
-        seqs = self.seqs
-        shadowed = [seqs[n] for n in self.surface.visible_from(node) if seqs[n] is not None]
-        data = {
-            "start": seqs[node],
-            "end": shadowed[-1] if shadowed else seqs[node],
-            "shadowedSeqs": shadowed,
-        }
-        event = new_event("surface/rewind", seq, time, data)
-        event["ignorable"] = True
-        return event
+        if self.fork:
+            for call in self.step_calls.values():
+                if call[_RESULT] is None and call[_DISPATCHED] is not None:
+                    self._fork_at(call)
+            if self.fork_node is not None:
+                return []
+        return tail_closers(self.tail_tracker(), generation=self.generation)
 
     def result(self, closers: list[Event]) -> Analysis:
         """Return the finished :class:`Analysis`."""
@@ -476,15 +446,3 @@ def analyze(
     with _collector_paused():
         scan, closers = _scan(events, policy, generation_for(version), columns)
         return scan.result(closers)
-
-
-def fork_closers(events: Sequence[Event], *, generation: Generation = "v4") -> list[Event]:
-    """Return the events a runtime following the fork policy appends to this log.
-
-    With an unresolved call on the active branch: step/end (if open) and turn/end
-    ``{"kind": "interrupted"}`` without any synthetic result, then an ignorable
-    log-only ``surface/rewind`` hiding the surface from the fork point on. Without
-    one, the open turn is closed as crash repair would (only not-started calls can
-    be pending then).
-    """
-    return _scan(events, "fork", generation)[1]

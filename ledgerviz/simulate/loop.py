@@ -140,7 +140,6 @@ class AgentLoop:
         concurrency: int = 2,
         last_turn: int = 0,
         header_reason: str = "initial",
-        starts_series: bool = False,
         spawner: Spawner | None = None,
     ) -> None:
         self.writer = writer
@@ -153,7 +152,6 @@ class AgentLoop:
         self.surface: list[int] = []
         self.spawner = spawner
         self._header_reason: str | None = header_reason
-        self._starts_series = starts_series
         self._system_pending = header_reason == "initial"
         self._context_tokens = text_tokens(SYSTEM_PROMPT)
         self._cached_tokens = 0
@@ -255,11 +253,8 @@ class AgentLoop:
         }
         header = {"config": config, "tools": [spec.schema() for spec in TOOLS.values()]}
         data: dict[str, Any] = {"header": header, "reason": self._header_reason}
-        if self._starts_series:
-            data["startsSeries"] = True
         self._append("request/header", data)
         self._header_reason = None
-        self._starts_series = False
 
     def _call_model(self, number: int, plan: StepPlan) -> dict[str, Any] | None:
         """Record the model call's failed attempts and retries; return a failure if it gives up."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ledgerviz.simulate.lifecycle import ResumePolicy, resume_session, start_session
+from ledgerviz.simulate.lifecycle import fork_session, resume_session, start_session
 from ledgerviz.simulate.loop import AgentLoop, ChildRun, SessionIdentity
 from ledgerviz.simulate.script import CallPlan, ProviderFailure, Script, ToolError, TurnPlan
 from ledgerviz.simulate.writer import CrashPoint, Event, ProcessCrash
@@ -132,21 +132,25 @@ def write_torn_write(out: Path, seed: int, turns: int) -> list[Path]:
     return [out]
 
 
-def _resume(name: str, policy: ResumePolicy, out: Path, seed: int, turns: int) -> list[Path]:
-    identity, rng, script, crashed_at = _crash(name, out, seed, turns, "tool/result")
-    loop = resume_session(out, identity, rng, crashed_at, policy)
+def write_resume_synthesize(out: Path, seed: int, turns: int) -> list[Path]:
+    """Crash mid-dispatch, restart with synthetic crash closers, run a new turn; return the path."""
+    identity, rng, script, crashed_at = _crash("resume-synthesize", out, seed, turns, "tool/result")
+    loop = resume_session(out, identity, rng, crashed_at)
     _run(loop, [script.turn(tool_steps=1, prompt=RESUMED_PROMPT)])
     return [out]
 
 
-def write_resume_synthesize(out: Path, seed: int, turns: int) -> list[Path]:
-    """Crash mid-dispatch, restart with synthetic crash closers, run a new turn; return the path."""
-    return _resume("resume-synthesize", "synthesize", out, seed, turns)
-
-
 def write_resume_fork(out: Path, seed: int, turns: int) -> list[Path]:
-    """Crash mid-dispatch, restart under the fork policy, run a new turn; return the path."""
-    return _resume("resume-fork", "fork", out, seed, turns)
+    """Crash mid-dispatch, restart under the fork policy: the parent stays as it is and a
+    seeded child runs a new turn; return [parent, child] paths in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    parent_path, child_path = out / "parent.jsonl", out / "child.jsonl"
+    identity, rng, script, crashed_at = _crash(
+        "resume-fork", parent_path, seed, turns, "tool/result"
+    )
+    loop = fork_session(parent_path, child_path, identity, rng, crashed_at)
+    _run(loop, [script.turn(tool_steps=1, prompt=RESUMED_PROMPT)])
+    return [parent_path, child_path]
 
 
 def _faulted(name: str, out: Path, seed: int, turns: int, **fault: Any) -> list[Path]:
@@ -333,10 +337,11 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "resume-fork",
-            "crash mid-dispatch, restart under the fork policy (no synthetic "
-            "results, abandonment recorded), then a new turn from the safe prefix",
+            "crash mid-dispatch, restart under the fork policy: the parent is left "
+            "as it is, a child seeded from its safe prefix (forked closers, no "
+            "synthetic results) runs a new turn",
             1,
-            False,
+            True,
             write_resume_fork,
         ),
         Scenario(

@@ -115,13 +115,13 @@ def test_hostile_crash_forks_at_the_assistant_message_of_the_dispatched_call() -
     assert sorted(abandoned.astype(int)) == fork.analyses[key].abandoned_seqs == [8]
     lane = next(t for t in figure.data if t.name == style.LEGEND_ABANDONED)
     assert starts(lane).tolist() == [8.0]
-    # the shaded abandoned span runs to the end of call-2's bar: no result, so its turn's end
-    turn_end = fork.frames.turns.set_index("turn").loc[1, "end_seq"]
-    assert turn_end == 12  # fork closers: step/end 11, turn/end 12
+    # the fork policy appends nothing to the parent: its turn stays open, and the shaded
+    # abandoned span runs to the end of call-2's bar, the last event (no result)
+    assert pd.isna(fork.frames.turns.set_index("turn").loc[1, "end_seq"])
     shaded = [(s.x0, s.x1) for s in figure.layout.shapes if s.fillcolor == style.ABANDONED_FILL]
-    assert shaded == [(8.0, 12.0)]
+    assert shaded == [(8.0, 10.0)]
     bar = next(t for t in figure.data if t.legendgroup == "outcome_unknown")
-    assert np.asarray(bar.x, dtype=float)[:2].tolist() == [9.0, 12.0]
+    assert np.asarray(bar.x, dtype=float)[:2].tolist() == [9.0, 10.0]
     calls = fork.frames.calls.set_index("call_id")
     assert calls.loc["call-2", "status"] == "outcome_unknown"
     assert calls.loc["call-3", "status"] == "not_started"

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from ledgerviz.recovery import analyze, fork_closers, project_context, seq_of
+from ledgerviz.recovery import analyze, project_context, seq_of
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.recovery.events import data_of
 
@@ -99,21 +99,18 @@ def test_fork_on_closed_step_abandons_and_leaves_no_unknown_result() -> None:
     assert fork.fork_points == [3]
     assert fork.abandoned_seqs == [3, 5]
     assert active_seqs(fork) == [1]
-    assert [e["type"] for e in fork.closers] == ["surface/rewind"]
-    rewind = fork.closers[0]
-    assert rewind["data"] == {"start": 3, "end": 5, "shadowedSeqs": [3, 5]}
-    assert rewind["ignorable"] is True and rewind["seq"] == 9
+    assert fork.closers == []  # the fork policy appends nothing to the parent
     calls = by_call(fork)
     assert {c.branch for c in calls.values()} == {"abandoned"}
     assert not any(c.settled for c in calls.values())
-    # the next submitted turn starts from the prefix plus its own message
-    b.extend(fork.closers)
+    # a recorded log that went on: its next submitted turn starts from the prefix plus
+    # its own message
     b.turn_start()
-    b.user("again")  # 11
+    b.user("again")  # 10
     again = analyze(b.events, policy="fork")
     assert again.fork_points == [3]
     assert [e["type"] for e in again.closers] == ["turn/end"]  # turn 2 is still open
-    assert active_seqs(again) == [1, 11]
+    assert active_seqs(again) == [1, 10]
 
 
 def test_not_started_call_is_no_fork_point() -> None:
@@ -162,13 +159,10 @@ def test_second_unresolved_call_forks_again() -> None:
     assert fork.fork_points == [3, 18]
     assert fork.abandoned_seqs == [3, 5, 6, 10, 18]
     assert active_seqs(fork) == [1, 11, 13, 15]
-    assert [e["type"] for e in fork.closers] == ["step/end", "turn/end", "surface/rewind"]
-    assert fork.closers[1]["data"]["reason"] == {"kind": "interrupted"}
-    assert fork.closers[2]["data"] == {"start": 18, "end": 18, "shadowedSeqs": [18]}
+    assert fork.closers == []  # Y is pending: the policy seeds a child, the parent stays
     calls = by_call(fork)
     assert (calls["X"].branch, calls["X"].settled) == ("active", True)
     assert (calls["Y"].branch, calls["Y"].status) == ("abandoned", "outcome_unknown")
-    assert fork_closers(b.events + fork.closers) == []
     # synthesize keeps everything on the surface and answers Y
     synth = analyze(b.events, policy="synthesize")
     assert active_seqs(synth) == [1, 3, 5, 6, 10, 11, 13, 15, 18, 20]
@@ -242,29 +236,6 @@ def test_empty_ledger() -> None:
         a = analyze([], policy=policy)
         assert (a.events, a.calls, a.closers, a.surface) == ([], [], [], [])
         assert project_context(a) == []
-
-
-def test_fork_repaired_log_read_under_synthesize() -> None:
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user("one")  # 1
-    b.step_start()
-    b.assistant("A", "B")  # 3
-    b.tool_call("A")  # 4, then the process died
-    b.extend(fork_closers(b.events))  # step/end 5, turn/end 6, surface/rewind 7
-    b.turn_start()  # 8
-    b.user("two")  # 9
-    synth = analyze(b.events, policy="synthesize", version=4)
-    assert synth.unanswered_in_closed_steps == ["A", "B"]
-    inserted = [k for k, seq in enumerate(synth.seqs) if seq is None]
-    assert [synth.recovery_code[k] for k in inserted] == [
-        "TOOL_OUTCOME_UNKNOWN",
-        "TOOL_NOT_STARTED",
-    ]
-    # the recorded rewind took their request out of context, so they leave with it
-    assert [synth.branch[k] for k in inserted] == ["abandoned", "abandoned"]
-    assert active_seqs(synth) == [1, 9]
-    assert synth.abandoned_seqs == [3]
 
 
 class _Columns(NamedTuple):

@@ -18,9 +18,12 @@ from ledgerviz.recovery import (
     analyze,
     crash_closers,
     export,
+    fork_boundary,
+    fork_seed,
     generation_for,
     pairing_problems,
     project_context,
+    result_error_code,
 )
 
 from .build import LedgerBuilder
@@ -81,21 +84,39 @@ def check_prefix(version: int, events: list[dict[str, Any]]) -> None:
         assert pairing_problems(export(context, provider)) == [], provider
 
     fork = analyze(events, policy="fork", version=version)
+    # a pending fork appends nothing to the parent (the policy seeds a child); otherwise
+    # only calls that never started can be pending, closed as crash repair closes them
+    assert fork.closers in ([], synth.closers)
+    assert "TOOL_OUTCOME_UNKNOWN" not in {result_error_code(e) for e in fork.closers}
+    pending_fork = len(fork.fork_points) == 1 and fork.closers == [] and synth.closers != []
     assert not any(fork.recovery_code[k] == "TOOL_OUTCOME_UNKNOWN" for k in fork.surface)
     context = project_context(fork)
     for provider in PROVIDERS:
         assert pairing_problems(export(context, provider)) == [], provider
-    again = analyze(events + fork.closers, policy="fork", version=version)
-    assert again.closers == []
-    assert again.fork_points == fork.fork_points
-    assert again.branch == fork.branch
     assert not any(c.settled for c in fork.calls if c.branch == "abandoned")
-    # a log a fork-policy runtime repaired stays valid when read under synthesize
-    context = project_context(analyze(events + fork.closers, policy="synthesize", version=version))
-    for provider in PROVIDERS:
-        assert pairing_problems(export(context, provider)) == [], provider
+    boundary = fork_boundary(events, version=version)
+    assert (boundary is None) == (not fork.fork_points)
+    if boundary is not None and version == 4:
+        check_child(events, boundary, context if pending_fork else None)
 
     assert events == before
+
+
+def check_child(events: list[dict[str, Any]], boundary: int, parent_context: list | None) -> None:
+    """The seeded child is balanced, has nothing to fork, no unknown outcome, a valid next
+    request, and (``parent_context`` given: the fork was pending at the end of the parent)
+    the next request the fork policy projects for the parent."""
+    header = {"type": "session", "version": 4, "id": "p", "createdAt": 0}
+    _, child = fork_seed(header, events, boundary, session_id="c", created_at=1)
+    assert crash_closers(child) == []
+    analysis = analyze(child, policy="fork", version=4)
+    assert analysis.fork_points == [] and analysis.closers == []
+    assert "TOOL_OUTCOME_UNKNOWN" not in analysis.recovery_code
+    context = project_context(analysis)
+    for provider in PROVIDERS:
+        assert pairing_problems(export(context, provider)) == [], provider
+    if parent_context is not None:
+        assert context == parent_context
 
 
 @settings(max_examples=60, deadline=None)

@@ -29,7 +29,7 @@ def test_open_tail_gets_step_and_turn_end(capsys: pytest.CaptureFixture[str]) ->
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
 
 
-def test_fork_policy_records_rewind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_fork_policy_points_to_fork(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = (CONFORMANCE / "inputs" / "random-01-v4.jsonl").read_text().splitlines()
     cases = [json.loads(line) for line in (CONFORMANCE / "closers.jsonl").open()]
     unknown = next(
@@ -45,10 +45,10 @@ def test_fork_policy_records_rewind(tmp_path: Path, capsys: pytest.CaptureFixtur
     path.write_text("\n".join(lines[: unknown["cut"] + 1]) + "\n")
     code, synth = run_repair(capsys, str(path))
     assert code == 0 and synth == unknown["closers"]
-    code, fork = run_repair(capsys, str(path), "--policy", "fork")
-    assert code == 0
-    assert [e["type"] for e in fork][-1] == "surface/rewind"
-    assert not any(e["type"] == "tool/result" for e in fork)
+    assert main(["repair", str(path), "--policy", "fork"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert f"ledgerviz fork {path} -o CHILD.jsonl" in printed.err
 
 
 def test_missing_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -48,8 +48,12 @@ def header_problems(header: dict[str, Any]) -> list[str]:
         problems.append(f"header keys out of order or unknown: {list(header)}")
     if header.get("type") != "session" or header.get("version") != 4:
         problems.append("header is not a v4 session header")
-    if header.get("isSeeded") is not False or not isinstance(header.get("delegationDepth"), int):
-        problems.append("header needs isSeeded false and an integer delegationDepth")
+    if not isinstance(header.get("isSeeded"), bool) or not isinstance(
+        header.get("delegationDepth"), int
+    ):
+        problems.append("header needs a boolean isSeeded and an integer delegationDepth")
+    if header.get("isSeeded") and not isinstance(header.get("parentSession"), str):
+        problems.append("a seeded header needs the parentSession it was forked from")
     return problems
 
 

@@ -42,16 +42,6 @@ def _reread(header: dict, events: list[dict]) -> list:
     return session.diagnostics
 
 
-def _inside_fork_batch(events: list[dict], cut: int) -> bool:
-    """Whether the cut falls after step/end or turn/end of fork closers but before their rewind."""
-    after = [e["type"] for e in events[cut : cut + 2]]
-    return (
-        cut > 0
-        and events[cut - 1]["type"] in ("step/end", "turn/end")
-        and "surface/rewind" in after
-    )
-
-
 def _provider_problems(events: list[dict], policy: str) -> dict[str, list]:
     context = project_context(analyze(events, policy=policy, version=4))
     return {provider: pairing_problems(export(context, provider)) for provider in PROVIDERS}
@@ -69,5 +59,4 @@ def test_cut_anywhere_and_repaired_is_a_valid_balanced_ledger(name: str, seed: i
             assert crash_closers(repaired) == []
             assert _reread(header, repaired) == []
             assert _provider_problems(repaired, RUNTIME_POLICY.get(name, "synthesize")) == VALID
-            if not _inside_fork_batch(events, cut):
-                assert _provider_problems(repaired, "recorded") == VALID
+            assert _provider_problems(repaired, "recorded") == VALID

@@ -152,19 +152,17 @@ def test_resume_synthesize_is_balanced_with_recorded_closers(written: Callable) 
     assert _statuses(analysis, 3) and set(_statuses(analysis, 3)) == {"ok"}
 
 
-def test_resume_fork_abandons_the_suffix_without_synthetic_results(written: Callable) -> None:
-    session = _session(written, "resume-fork")
-    events = session.events
-    kinds = [e["type"] for e in events]
-    rewind = events[kinds.index("surface/rewind")]
+def test_resume_fork_leaves_the_parent_and_seeds_a_child(written: Callable) -> None:
+    parent_path, child_path = written("resume-fork")
+    [parent], [child] = read_sessions(parent_path), read_sessions(child_path)
+    assert parent.diagnostics == [] and child.diagnostics == []
+    events = parent.events
+    # the parent ends where the process died: the first of four results of turn 2
+    assert events[-1]["type"] == "tool/result" and events[-1]["data"]["turn"] == 2
     analysis = analyze(events, policy="fork", version=4)
     [fork_point] = analysis.fork_points
-    assert (
-        events[fork_point]["type"] == "assistant/message"
-        and events[fork_point]["data"]["turn"] == 2
-    )
     # what the simulator wrote: the request of the call it dispatched and never answered,
-    # and every message from there up to the next turn
+    # and every message from there to where the process died
     answered = {e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"}
     [lost] = [
         e["data"]["callId"]
@@ -177,25 +175,44 @@ def test_resume_fork_abandons_the_suffix_without_synthetic_results(written: Call
         if e["type"] == "assistant/message"
         and lost in {b.get("id") for b in e["data"]["message"]["content"]}
     ]
-    next_turn = next(e["seq"] for e in events if e["type"] == "turn/start" and e["seq"] > asked)
     assert fork_point == asked
+    assert events[fork_point]["data"]["turn"] == 2
     assert analysis.abandoned_seqs == [
-        e["seq"] for e in events if e.get("surfaceOp") == "append" and asked <= e["seq"] < next_turn
+        e["seq"] for e in events if e.get("surfaceOp") == "append" and e["seq"] >= asked
     ]
     assert len(analysis.abandoned_seqs) >= 2
-    assert rewind["seq"] < next_turn
-    assert _codes(events) == [None] * kinds.count("tool/result")
-    active = [i for i, b in enumerate(analysis.branch) if b == "active"]
-    assert all(analysis.recovery_code[i] is None for i in active)
+    assert analysis.closers == []  # nothing is appended to the parent
     assert [c.branch for c in analysis.calls if c.turn == 2] == ["abandoned"] * 4
     assert not any(c.settled for c in analysis.calls if c.turn == 2)
-    assert {c.branch for c in analysis.calls if c.turn == 3} == {"active"}
-    assert session.diagnostics == []
-    context = project_context(analysis)
-    assert {e.seq for e in context} == {analysis.seqs[i] for i in analysis.surface}
-    assert not set(analysis.abandoned_seqs) & {e.seq for e in context}
-    for provider in PROVIDERS:
-        assert pairing_problems(export(context, provider)) == []
+
+    header = child.header
+    assert header["parentSession"] == parent.header["id"] and header["isSeeded"] is True
+    assert header["id"] == parent.header["id"] + "-fork"
+    assert header["createdAt"] > events[-1]["time"]
+    seed = child.events
+    assert seed[:fork_point] == events[:fork_point]
+    tail = [(e["type"], e["seq"], e["data"]) for e in seed[fork_point : fork_point + 3]]
+    assert tail == [
+        ("session/end-seed", fork_point, {"inherited": True}),
+        ("step/end", fork_point + 1, {"turn": 2, "step": 1}),
+        ("turn/end", fork_point + 2, {"turn": 2, "reason": {"kind": "forked"}}),
+    ]
+    assert {e["time"] for e in seed[fork_point : fork_point + 3]} == {
+        events[fork_point - 1]["time"]
+    }
+    own = seed[fork_point + 3 :]
+    assert own[0]["type"] == "turn/start" and own[0]["data"] == {"turn": 3}
+    first_header = next(e for e in own if e["type"] == "request/header")
+    assert first_header["data"]["reason"] == "resume"
+    assert _codes(seed) == [None] * [e["type"] for e in seed].count("tool/result")
+    for policy in ("recorded", "fork"):
+        view = analyze(seed, policy=policy, version=4)
+        assert view.closers == [] and view.fork_points == []
+        assert {c.branch for c in view.calls if c.turn == 3} == {"active"}
+        assert all(c.settled for c in view.calls)
+        context = project_context(view)
+        for provider in PROVIDERS:
+            assert pairing_problems(export(context, provider)) == []
 
 
 def test_subagent_pair_carries_lineage(written: Callable) -> None:

@@ -50,14 +50,16 @@ def test_concurrency_one_alternates_dispatch_and_result(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", [n for n in SCENARIOS if n != "subagent"])
 def test_calls_start_and_results_commit_in_model_order(name: str, written: Callable) -> None:
-    [path] = written(name)
-    _, events = read_ledger(path)
-    for step in _steps(events):
-        requested = _requested(step)
-        dispatched = [e["data"]["callId"] for e in step if e["type"] == "tool/call"]
-        answered = [e["data"]["message"]["toolCallId"] for e in step if e["type"] == "tool/result"]
-        assert dispatched == requested[: len(dispatched)]
-        assert answered == requested[: len(answered)]
+    for path in written(name):
+        _, events = read_ledger(path)
+        for step in _steps(events):
+            requested = _requested(step)
+            dispatched = [e["data"]["callId"] for e in step if e["type"] == "tool/call"]
+            answered = [
+                e["data"]["message"]["toolCallId"] for e in step if e["type"] == "tool/result"
+            ]
+            assert dispatched == requested[: len(dispatched)]
+            assert answered == requested[: len(answered)]
 
 
 def _turn_events(events: list[dict], turn: int) -> list[dict]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from widget_ledgers import SEMANTIC, events_of
+from widget_ledgers import SEMANTIC, UNRECOVERED, events_of
 
 import ledgerviz
-from ledgerviz.examples import example_path
 from ledgerviz.html import escape
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
 
@@ -36,13 +35,13 @@ def test_a_closer_computed_at_a_cut_is_marked_as_added_by_the_policy() -> None:
 
 
 def test_results_recovery_would_have_logged_have_no_seq() -> None:
-    ledger = ledgerviz.load(example_path("resume-fork"))
+    ledger = ledgerviz.load(UNRECOVERED)
     analysis = ledger.recovery("synthesize").analyses[ledger.keys[0]]
     unlogged = [i for i, seq in enumerate(analysis.seqs) if seq is None]
     assert unlogged  # live recovery results inside an already closed step
     labels = dict((i, label) for label, i in event_choices(analysis))
     for index in unlogged:
-        assert labels[index] == "— · tool/result · added by recovery · abandoned"
+        assert labels[index] == "— · tool/result · added by recovery"
         details = event_details_html(analysis, index)
         assert details.startswith("<div class='lv-details'><div><b>seq not logged</b>")
         assert "&quot;seq&quot;" not in details  # the event dict carries no seq key

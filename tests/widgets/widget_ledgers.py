@@ -11,7 +11,8 @@ DSH = sorted((TESTS / "data" / "dsh").glob("*.jsonl"))
 SEMANTIC = next(p for p in DSH if "semantic-checkpoint" in p.name)
 PLAIN_TURN = next(p for p in DSH if "plain-turn" in p.name)
 HOSTILE = TESTS / "browser" / "data" / "hostile.v4.jsonl"
-HOSTILE_RAW = ("<script", "<img", "<a ", "onerror=\"", "href=\"javascript:")
+UNRECOVERED = TESTS / "data" / "scheduler-failure-unrecovered.jsonl"
+HOSTILE_RAW = ("<script", "<img", "<a ", 'onerror="', 'href="javascript:')
 
 
 def events_of(path: Path) -> list[dict[str, Any]]:

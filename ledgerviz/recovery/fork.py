@@ -1,0 +1,112 @@
+"""Fork seeds (format §11): the child session a runtime writes to continue from a prefix.
+
+The fork policy never appends to the parent: it seeds a child from the trustworthy
+prefix, the parent's events up to the boundary ``F - 1`` (``F`` = the first fork point),
+so the runtime resumes the child with nothing unanswered and the parent stays as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ledgerviz.recovery.analyze import analyze
+from ledgerviz.recovery.closers import crash_closers
+from ledgerviz.recovery.events import Event, seq_of
+from ledgerviz.recovery.results import new_event
+
+FORK_VERSION = 4
+"""The format generation whose runtime closes an open turn at the cut (``forked`` closers)."""
+SEEDED_VERSIONS = frozenset({2, 3, 4})
+"""Generations that mark a fork with ``isSeeded`` and ``session/end-seed {inherited}``."""
+
+SEED_MARKER = "session/end-seed"
+
+
+class ForkRefused(ValueError):
+    """Raised when a fork seed cannot be written as the runtime would write it."""
+
+
+def fork_boundary(events: Sequence[Event], *, version: int | None) -> int | None:
+    """Return the fork policy's boundary seq ``F - 1``, or None without an unresolvable call.
+
+    ``F`` is the first fork point on the active branch: the prefix before it is the
+    only one that holds no dispatched call without a genuine result.
+    """
+    points = analyze(events, policy="fork", version=version).fork_points
+    return points[0] - 1 if points else None
+
+
+def fork_header(parent: dict[str, Any], *, session_id: str, created_at: int) -> dict[str, Any]:
+    """Return the child's header: new id and createdAt, the parent's cwd, version and depth,
+    ``parentSession`` = the parent's id, ``isSeeded: true`` (keys in the runtime's order)."""
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": parent.get("version"),
+        "id": session_id,
+        "createdAt": created_at,
+    }
+    if "cwd" in parent:
+        header["cwd"] = parent["cwd"]
+    header["parentSession"] = parent.get("id")
+    header["isSeeded"] = True
+    if "delegationDepth" in parent:
+        header["delegationDepth"] = parent["delegationDepth"]
+    return header
+
+
+def fork_seed(
+    parent_header: dict[str, Any],
+    events: Sequence[Event],
+    boundary: int,
+    *,
+    session_id: str,
+    created_at: int,
+) -> tuple[dict[str, Any], list[Event]]:
+    """Return the child's ``(header, events)`` exactly as the runtime's fork seed builds them.
+
+    Events ``0 … boundary`` of the parent (the same dicts, not copies), then
+    ``session/end-seed {"inherited": true}`` at ``boundary + 1`` with the time of event
+    ``boundary``, then the §9.1 closers of that seed with cause ``forked`` (v4 shapes).
+    A v2/v3 parent is forked in its own generation only at a turn boundary (no
+    closers: that runtime had no ``forked`` cause); raises :class:`ForkRefused` for a
+    cut inside one of its turns, a v0/v1 parent, or a boundary that is not the seq of
+    one of its events. The parent's events are not modified.
+    """
+    version = parent_header.get("version")
+    if version not in SEEDED_VERSIONS:
+        raise ForkRefused(
+            f"cannot fork a v{version} ledger: v0/v1 recorded a fork only as the header's "
+            "seedLength; the runtime migrates an older log to v4 before forking it"
+        )
+    index = _index_of_seq(events, boundary)
+    if index is None:
+        last = seq_of(events[-1], len(events) - 1) if events else None
+        raise ForkRefused(
+            f"no event with seq {boundary!r} to fork at "
+            + (f"(seqs run 0..{last})" if last is not None else "(the ledger has no events)")
+        )
+    prefix = list(events[: index + 1])
+    marker = new_event(SEED_MARKER, boundary + 1, prefix[-1].get("time"), {"inherited": True})
+    seeded = [*prefix, marker]
+    closers = crash_closers(seeded, generation="v4", cause="forked")
+    if closers and version != FORK_VERSION:
+        raise ForkRefused(
+            f"cannot fork this v{version} ledger at seq {boundary}: the cut is inside turn "
+            f"{closers[-1]['data']['turn']}, and only the v{FORK_VERSION} runtime closes a "
+            "cut turn (forked closers); fork at a turn boundary, or migrate the log to v4"
+        )
+    header = fork_header(parent_header, session_id=session_id, created_at=created_at)
+    return header, seeded + closers
+
+
+def _index_of_seq(events: Sequence[Event], seq: int) -> int | None:
+    """Return the position of the event whose seq is ``seq`` (dense logs: position = seq)."""
+    if type(seq) is not int or seq < 0:
+        return None
+    if seq < len(events) and seq_of(events[seq], seq) == seq:
+        return seq
+    for index, event in enumerate(events):
+        if seq_of(event, index) == seq:
+            return index
+    return None

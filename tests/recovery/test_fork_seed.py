@@ -1,0 +1,193 @@
+"""Fork seeds equal the runtime's (format §11) at every conformance cut with forked closers.
+
+The conformance vectors give, for the first ``k`` events of an input, the closers the
+runtime's closing routine returns with cause ``forked``. A fork seed with boundary
+``b = k - 1`` copies those ``k`` events, puts ``session/end-seed {inherited: true}`` at
+seq ``k`` (time of event ``k - 1``) and closes *after* it (§11 step 3), so its closers
+are the vector's with every seq, and the seq that ends each result id, one higher;
+their times (the marker's = event ``k - 1``'s) are the vector's unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from ledgerviz.recovery import ForkRefused, fork_boundary, fork_seed
+
+from .build import LedgerBuilder
+from .ledgers import conformance_cases, conformance_input, dsh_fixture
+
+FORKED = [c for c in conformance_cases() if c["cause"] == "forked"]
+
+
+def after_marker(closer: dict[str, Any]) -> dict[str, Any]:
+    """Return the vector's closer as it sits after the seed marker: seq (and id seq) + 1."""
+    moved = copy.deepcopy(closer)
+    moved["seq"] += 1
+    message = moved["data"].get("message")
+    if message is not None:
+        stem, _, suffix = message["id"].rpartition("-")
+        assert suffix == str(closer["seq"])  # the id ends with the closer's own seq
+        message["id"] = f"{stem}-{closer['seq'] + 1}"
+    return moved
+
+
+def test_every_forked_case_is_v4_and_many_close_calls() -> None:
+    assert len(FORKED) == 477 and {c["generation"] for c in FORKED} == {"v4"}
+    with_results = [c for c in FORKED if any(e["type"] == "tool/result" for e in c["closers"])]
+    assert len(with_results) == 234
+
+
+@pytest.mark.parametrize("case", FORKED, ids=[f"{c['input']}-cut{c['cut']}" for c in FORKED])
+def test_seed_matches_runtime(case: dict[str, Any]) -> None:
+    header, events = conformance_input(case["input"])
+    before = copy.deepcopy(events)
+    cut = case["cut"]
+    child_header, child = fork_seed(
+        header, events, cut - 1, session_id="child-1", created_at=1_800_000_000_000
+    )
+    assert child[:cut] == list(events[:cut])
+    assert child[cut] == {
+        "type": "session/end-seed",
+        "seq": cut,
+        "time": events[cut - 1]["time"],
+        "data": {"inherited": True},
+    }
+    assert child[cut + 1 :] == [after_marker(c) for c in case["closers"]]
+    assert child_header == {
+        "type": "session",
+        "version": 4,
+        "id": "child-1",
+        "createdAt": 1_800_000_000_000,
+        **({"cwd": header["cwd"]} if "cwd" in header else {}),
+        "parentSession": header["id"],
+        "isSeeded": True,
+        **({"delegationDepth": header["delegationDepth"]} if "delegationDepth" in header else {}),
+    }
+    assert events == before
+
+
+def test_header_keeps_cwd_version_and_depth_in_runtime_order() -> None:
+    parent = {
+        "type": "session",
+        "version": 4,
+        "id": "p",
+        "createdAt": 5,
+        "cwd": "/w",
+        "isSeeded": False,
+        "origin": "subagent",
+        "delegationDepth": 2,
+        "agentPreset": "standard",
+    }
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    header, _ = fork_seed(parent, b.events, 1, session_id="c", created_at=9)
+    assert list(header.items()) == [
+        ("type", "session"),
+        ("version", 4),
+        ("id", "c"),
+        ("createdAt", 9),
+        ("cwd", "/w"),
+        ("parentSession", "p"),
+        ("isSeeded", True),
+        ("delegationDepth", 2),
+    ]
+
+
+def crashed_mid_dispatch() -> LedgerBuilder:
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.user("one")  # 1
+    b.step_start()  # 2
+    b.assistant("A")  # 3
+    b.tool_call("A")  # 4
+    b.tool_result("A")  # 5
+    b.step_end()  # 6
+    b.turn_end()  # 7
+    b.turn_start()  # 8
+    b.user("two")  # 9
+    b.step_start()  # 10
+    b.assistant("B", "C")  # 11: F, the first unresolved call's request
+    b.tool_call("B")  # 12, then the process died
+    return b
+
+
+def test_policy_boundary_is_the_event_before_the_fork_point() -> None:
+    b = crashed_mid_dispatch()
+    assert fork_boundary(b.events, version=4) == 10
+    header = {"type": "session", "version": 4, "id": "p", "createdAt": 0}
+    _, child = fork_seed(header, b.events, 10, session_id="c", created_at=1)
+    assert child[:11] == b.events[:11]
+    # the marker, then step/end and turn/end forked: nothing before F was pending
+    assert [(e["type"], e["seq"], e["time"]) for e in child[11:]] == [
+        ("session/end-seed", 11, 1100),
+        ("step/end", 12, 1100),
+        ("turn/end", 13, 1100),
+    ]
+    assert child[13]["data"] == {"turn": 2, "reason": {"kind": "forked"}}
+
+
+def test_no_boundary_without_an_unresolved_dispatched_call() -> None:
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant("A", "B")  # asked for, never dispatched: known outcomes
+    assert fork_boundary(b.events, version=4) is None
+    b = crashed_mid_dispatch()
+    b.tool_result("B")
+    b.tool_call("C")
+    b.tool_result("C")
+    b.step_end()
+    b.turn_end()
+    assert fork_boundary(b.events, version=4) is None
+
+
+def test_recorded_unknown_result_is_a_boundary() -> None:
+    b = crashed_mid_dispatch()
+    b.tool_result("B", is_error=True, code="TOOL_OUTCOME_UNKNOWN")  # a resumed synthesize log
+    assert fork_boundary(b.events, version=4) == 10
+
+
+def test_bad_boundaries_and_old_generations_are_refused() -> None:
+    b = crashed_mid_dispatch()
+    header = {"type": "session", "version": 4, "id": "p", "createdAt": 0}
+    for seq in (13, -1, "3"):
+        with pytest.raises(ForkRefused, match=r"no event with seq .* \(seqs run 0\.\.12\)"):
+            fork_seed(header, b.events, seq, session_id="c", created_at=1)  # type: ignore[arg-type]
+    with pytest.raises(ForkRefused, match="no events"):
+        fork_seed(header, [], 0, session_id="c", created_at=1)
+    for version in (None, 0, 1):
+        with pytest.raises(ForkRefused, match="seedLength"):
+            fork_seed({**header, "version": version}, b.events, 7, session_id="c", created_at=1)
+    v3 = {**header, "version": 3}
+    with pytest.raises(ForkRefused, match="inside turn 2, and only the v4 runtime"):
+        fork_seed(v3, b.events, 10, session_id="c", created_at=1)
+    _, child = fork_seed(v3, b.events, 7, session_id="c", created_at=1)  # a turn boundary
+    assert child[8:] == [
+        {"type": "session/end-seed", "seq": 8, "time": 1070, "data": {"inherited": True}}
+    ]
+
+
+def test_v3_turn_boundary_fork_matches_the_runtimes_fixture_child() -> None:
+    """preview-architecture-review is a v3 child of preview-showcase cut after seq 168."""
+    parent_header, parent = dsh_fixture("preview-showcase")
+    recorded_header, recorded = dsh_fixture("preview-architecture-review")
+    header, child = fork_seed(
+        parent_header,
+        parent,
+        168,
+        session_id=recorded_header["id"],
+        created_at=recorded_header["createdAt"],
+    )
+    assert child[:169] == recorded[:169]
+    assert {k: child[169][k] for k in ("type", "seq", "data")} == {
+        k: recorded[169][k] for k in ("type", "seq", "data")
+    }
+    assert len(child) == 170  # a turn boundary: no closers
+    for key in ("version", "id", "createdAt", "cwd", "parentSession", "isSeeded"):
+        assert header[key] == recorded_header[key], key
