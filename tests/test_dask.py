@@ -65,7 +65,7 @@ def test_dask_frames_equal_the_in_process_frames(client: Client) -> None:
     computed = [future.result(timeout=TIMEOUT) for future in client.compute(list(frames.values()))]
     expected = ledger.recovery("synthesize").frames
     for (name, frame), result in zip(frames.items(), computed, strict=True):
-        assert frame.npartitions == 4  # 16 files, four per task
+        assert frame.npartitions == 5  # 17 files, four per task
         assert frame["session"].cat.known
         assert list(frame["session"].cat.categories) == ledger.keys
         if name == "calls":  # a fixed vocabulary is known; data-dependent categories are not
@@ -101,12 +101,12 @@ def test_export_on_the_cluster_is_the_cli_export(client: Client, tmp_path: Path)
     shutil.copytree(EXAMPLES, inputs)
     out = tmp_path / "out"
     first = lvd.export([inputs], out, "fork", files_per_task=5)
-    assert (len(first.written), first.unchanged) == (13, [])
+    assert (len(first.written), first.unchanged) == (14, [])
     exported = read_export(out)
     expected = ledgerviz.load(inputs).recovery("fork").frames
     for name in FRAME_NAMES:
         pd.testing.assert_frame_equal(exported[name], getattr(expected, name), check_exact=True)
     (inputs / "clean.jsonl").unlink()
     second = lvd.export([inputs], out, "fork", files_per_task=5)
-    assert (second.written, len(second.unchanged)) == ([], 12)
+    assert (second.written, len(second.unchanged)) == ([], 13)
     assert second.removed == [str(inputs / "clean.jsonl")]
