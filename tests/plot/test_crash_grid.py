@@ -20,7 +20,7 @@ def test_cuts_state_what_each_policy_appends_and_who_accepts() -> None:
     whole = cuts[22, "synthesize"]
     assert whole.appended == "UNKNOWN 2×NOT_STARTED step/end turn/end"
     assert whole.verdict == "all"
-    assert cuts[22, "fork"].appended == "step/end turn/end surface/rewind"
+    assert cuts[22, "fork"].appended == "—"  # the fork policy appends nothing to the parent
     assert cuts[22, "recorded"].verdict == "none" and cuts[22, "recorded"].accepted_by == ()
     assert cuts[22, "recorded"].last_event == "tool/result (seq 21)"
 
