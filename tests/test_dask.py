@@ -32,8 +32,9 @@ def client() -> Iterator[Client]:
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
             host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",  # the scheduler's HTTP server: localhost, free port
+            worker_dashboard_address="127.0.0.1:0",
             timeout=TIMEOUT,
         ) as cluster,
         Client(cluster, timeout=TIMEOUT) as client,
