@@ -9,9 +9,10 @@ and every HTML repr; html.parser reads each output and no element or attribute n
 carry the payload's marker, nor may any attribute that a browser acts on hold it.
 
 Bounded: each distinct leaf *kind* (event type + key path, list positions folded) is made
-hostile once in the corpus. Leaves the engine compares (types, roles, kinds, ids, codes,
-surface ops) each get a round of their own per event, so each still breaks only its own
-event; every other leaf of a round is replaced together.
+hostile once in the corpus. Leaves the engine pairs or classifies by (event types, ids,
+call ids, error codes) each get a round of their own per event, so each breaks only its
+own event (a hostile call id still leaves a call unanswered, shown in the report); every
+other leaf of a file is replaced in one round.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = example_path("clean").parent
 CORPUS = sorted((DATA / "dsh").glob("*.jsonl")) + sorted(EXAMPLES.glob("*.jsonl"))
 MARK = "lvpwn"
-STRUCTURAL = {"type", "role", "kind", "id", "callId", "toolCallId", "code", "surfaceOp", "op"}
+STRUCTURAL = {"type", "id", "callId", "toolCallId", "code"}
 # Attributes that only show text: escaped ledger text inside them is harmless.
 INERT_ATTRIBUTES = {"title", "alt", "value", "aria-label", "data-label"}
 
@@ -183,25 +184,14 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(item)
 
 
-def outputs(ledger: ledgerviz.Ledger, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
-    """(where, html) of every HTML the ledger is drawn into.
-
-    The report's own timeline (fork policy) is kept as it is drawn, so its labels are
-    read without drawing it twice; the synthesize timeline is drawn for its labels.
-    """
-    figures = []
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        figures.append(timeline(*args, **kwargs))
-        return figures[-1]
-
-    monkeypatch.setattr("ledgerviz.report.timeline", spy)
+def outputs(ledger: ledgerviz.Ledger) -> Iterator[tuple[str, str]]:
+    """(where, html) of every HTML the ledger is drawn into."""
     yield "report", render_report(ledger)
-    assert len(figures) == len(ledger.keys)
-    figures += [timeline(ledger, policy="synthesize", session=key) for key in ledger.keys]
-    for figure in figures:
-        labels = "".join(f"<p>{text}</p>" for text in strings(figure.to_plotly_json()))
-        yield "timeline labels", labels
+    for policy in ("synthesize", "fork"):
+        for key in ledger.keys:
+            figure = timeline(ledger, policy=policy, session=key)
+            labels = "".join(f"<p>{text}</p>" for text in strings(figure.to_plotly_json()))
+            yield f"timeline labels ({policy})", labels
     yield "Ledger._repr_html_", ledger._repr_html_()
     for log in ledger.sessions:
         yield "session_html", session_html(log)
@@ -218,9 +208,8 @@ def outputs(ledger: ledgerviz.Ledger, monkeypatch: pytest.MonkeyPatch) -> Iterat
             yield f"context pane ({policy})", context_html(context)
 
 
-def check(ledger: ledgerviz.Ledger, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    found = outputs(ledger, monkeypatch)
-    return [f"{where}: {leak}" for where, html in found for leak in leaks(html)]
+def check(ledger: ledgerviz.Ledger) -> list[str]:
+    return [f"{where}: {leak}" for where, html in outputs(ledger) for leak in leaks(html)]
 
 
 def test_the_plan_covers_every_leaf_kind_of_the_corpus() -> None:
@@ -266,43 +255,40 @@ def test_the_checker_sees_markup() -> None:
 @pytest.mark.parametrize(
     "plan", ROUNDS, ids=[f"{r.source.name[-40:]}-{min(r.targets)}" for r in ROUNDS]
 )
-def test_hostile_leaves_stay_text(
-    plan: Round, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_hostile_leaves_stay_text(plan: Round, tmp_path: Path) -> None:
     ledger = ledgerviz.load(plan.write(tmp_path))
-    found = check(ledger, monkeypatch)
+    found = check(ledger)
     assert found == [], {k: plan.targets[k] for k in plan.targets}
 
 
-def test_hostile_file_name_stays_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hostile_file_name_stays_text(tmp_path: Path) -> None:
     source = example_path("crash-mid-dispatch")
     path = Round(source, read_lines(source)).write(tmp_path, file_payload() + ".jsonl")
     ledger = ledgerviz.load(path)
     assert file_payload() in str(ledger.sessions[0].path)
-    assert check(ledger, monkeypatch) == []
+    assert check(ledger) == []
 
 
 def test_explorer_panes_of_a_hostile_ledger(tmp_path: Path) -> None:
     source = example_path("crash-mid-dispatch")
     plan = Round(source, read_lines(source))
+    shape = STRUCTURAL | {"role", "kind", "surfaceOp", "op"}  # kept, so the panes fill up
     for line, obj in enumerate(plan.lines):
         for path in leaves(obj):
-            if path[-1] not in STRUCTURAL:
+            if path[-1] not in shape:
                 plan.targets[f"e{line}x{len(plan.targets)}"] = (line, path)
-    ledger = ledgerviz.load(plan.write(tmp_path))
-    explorer = Explorer(ledger)
+    explorer = Explorer(ledgerviz.load(plan.write(tmp_path)))
+    shown = []
     for policy in POLICIES:
         explorer.policy.value = policy
-        for index in (0, len(explorer.event.options) // 2, len(explorer.event.options) - 1):
-            explorer.event.value = explorer.event.options[index][1]
-            assert MARK in explorer.details.value + explorer.context.value
-            assert leaks(explorer.details.value) == []
-            assert leaks(explorer.context.value) == []
+        for _, index in explorer.event.options:
+            explorer.event.value = index
+            shown += [explorer.details.value, explorer.context.value]
+    assert sum(MARK in html for html in shown) > len(shown) // 2
+    assert [leak for html in shown for leak in leaks(html)] == []
 
 
-def test_event_type_at_a_fork_point_stays_text(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_event_type_at_a_fork_point_stays_text(tmp_path: Path) -> None:
     # A corrupt ledger repeats each assistant message's seq on a hostile event before it,
     # so the report's "event at the fork point" is read from a ledger-chosen type.
     source = example_path("crash-mid-dispatch")
@@ -323,4 +309,4 @@ def test_event_type_at_a_fork_point_stays_text(
     ledger = ledgerviz.load(Round(source, hostile).write(tmp_path))
     assert {d.kind for d in ledger.diagnostics} >= {"unknown_ignorable_event"}
     assert ledger.recovery("fork").analyses[ledger.keys[0]].fork_points
-    assert check(ledger, monkeypatch) == []
+    assert check(ledger) == []
