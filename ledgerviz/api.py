@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,9 +16,12 @@ from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, sour
 from ledgerviz.recovery import (
     PROVIDERS,
     ContextMessage,
+    ForkRefused,
     Problem,
     analyze,
     export,
+    fork_boundary,
+    fork_seed,
     pairing_problems,
     project_context,
 )
@@ -107,6 +111,46 @@ class Ledger:
         if n < 0:
             raise ValueError(f"cannot keep {n} events: n must be >= 0")
         return Ledger([_cut_log(self._single(session, "cut"), n)])
+
+    def fork(
+        self,
+        at: int | None = None,
+        *,
+        session: str | int | None = None,
+        session_id: str | None = None,
+        created_at: int | None = None,
+    ) -> Ledger:
+        """Return the child a runtime following the fork policy seeds from one session.
+
+        A one-session ``Ledger`` in memory (nothing is written; the parent is untouched),
+        built by ``recovery.fork_seed`` at boundary seq ``at``, by default the fork
+        policy's ``F - 1``. ``session_id`` defaults to ``<parent id>-fork-<boundary>``,
+        ``created_at`` to the current clock (epoch ms). Raises ``ForkRefused`` when there
+        is no unresolved dispatched call to fork at, or the seed cannot be written.
+        """
+        log = self._single(session, "fork")
+        boundary = at if at is not None else fork_boundary(log.events, version=log.version)
+        if boundary is None:
+            raise ForkRefused(
+                f"{log.path}: no unresolvable boundary (every dispatched call has a result); "
+                "nothing to fork at (give a seq to fork at one)"
+            )
+        header, events = fork_seed(
+            log.header,
+            log.events,
+            boundary,
+            session_id=session_id or f"{log.header.get('id')}-fork-{boundary}",
+            created_at=created_at if created_at is not None else time.time_ns() // 1_000_000,
+        )
+        child = SessionLog(
+            path=f"{log.path} (fork at seq {boundary})",
+            key=header["id"],
+            header=header,
+            version=log.version,
+            events=events,
+            lines=range(2, len(events) + 2),
+        )
+        return Ledger([child])
 
     def context(
         self, policy: Policy, provider: Provider | None = None, session: str | int | None = None

@@ -20,7 +20,8 @@ EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 UNRECOVERED = Path(__file__).parent / "data" / "scheduler-failure-unrecovered.jsonl"
 
 COLUMNS = {
-    "events": "session seq time type turn step call_id surface_op synthetic recorded branch "
+    "events": "session seq time type turn step call_id surface_op synthetic recorded inherited "
+    "branch "
     "recovery_code",
     "turns": "session turn start_seq end_seq start_time end_time duration end_reason steps calls "
     "outcome_unknown not_started forked",
@@ -29,7 +30,8 @@ COLUMNS = {
     "calls": "session call_id tool turn step requested_seq dispatched_seq result_seq dispatch_time "
     "result_time status error_code is_error duration arguments branch settled",
     "messages": "session seq role kind text branch",
-    "lineage": "session parent_session relation seeded inherited_events origin delegation_depth "
+    "lineage": "session parent_session relation seeded inherited_events boundary_seq origin "
+    "delegation_depth "
     "agent_preset",
 }
 

@@ -6,7 +6,7 @@ import argparse
 import importlib
 from collections.abc import Sequence
 
-COMMANDS = ("check", "repair", "simulate", "report", "export")
+COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:

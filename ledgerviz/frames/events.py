@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from itertools import accumulate
 from typing import Any
 
 from ledgerviz.frames.columns import (
@@ -13,6 +15,7 @@ from ledgerviz.frames.columns import (
     time_column,
 )
 from ledgerviz.frames.view import SessionsView
+from ledgerviz.ledger.lineage import SEED_MARKER, inherited_count
 from ledgerviz.recovery.events import payload_result_call_id
 
 BRANCHES = ("active", "abandoned", "log")
@@ -27,6 +30,7 @@ EVENT_SCHEMA = {
     "surface_op": category_column,
     "synthetic": bool_column,
     "recorded": bool_column,
+    "inherited": bool_column,
     "branch": lambda values: category_column(values, BRANCHES),
     "recovery_code": category_column,
 }
@@ -53,6 +57,24 @@ def _surface_ops(raw_ops: list[Any]) -> list[Any]:
     return [op.get("op") if isinstance(op, dict) else op for op in raw_ops]
 
 
+def _inherited(view: SessionsView) -> list[bool]:
+    """Return True for every event a session inherited from its parent: the events before
+    its own cut (its last ``session/end-seed {inherited: true}``; v0/v1: ``seedLength``)."""
+    flags = [False] * len(view.types)
+    markers: dict[int, list[int]] = defaultdict(list)
+    for position in view.indices_of(frozenset({SEED_MARKER})):
+        markers[view.sessions[position]].append(position)
+    start = 0
+    for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
+        own = ((view.seqs[i], view.datas[i]) for i in markers.get(session, ()))
+        count = inherited_count(log.header, log.version, own)
+        if count:
+            cut = list(accumulate(analysis.recorded)).index(count + 1)  # first own event
+            flags[start : start + cut] = [True] * cut
+        start += len(analysis.events)
+    return flags
+
+
 def event_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``events`` columns of every session."""
     fields = view.fields
@@ -67,6 +89,7 @@ def event_columns(view: SessionsView) -> dict[str, Column]:
         "surface_op": _surface_ops(fields.surface_ops),
         "synthetic": view.synthetic,
         "recorded": view.recorded,
+        "inherited": _inherited(view),
         "branch": view.branch,
         "recovery_code": view.recovery_code,
     }

@@ -13,26 +13,30 @@ from ledgerviz.frames.columns import (
     transpose,
 )
 from ledgerviz.frames.view import SessionsView
-
-RELATIONS = ("root", "fork", "subagent", "forked-subagent")
+from ledgerviz.ledger.lineage import (
+    LINEAGE_EVENTS,
+    RELATIONS,
+    SEED_MARKER,
+    inherited_count,
+    lineage_of,
+)
 
 LINEAGE_SCHEMA = {
     "parent_session": string_column,
     "relation": lambda values: category_column(values, RELATIONS),
     "seeded": bool_column,
     "inherited_events": int_column,
+    "boundary_seq": int_column,
     "origin": category_column,
     "delegation_depth": int_column,
     "agent_preset": category_column,
 }
 
-_LINEAGE_EVENTS = frozenset({"session/end-seed", "subagent/catalog", "subagent/descriptor"})
-
 
 def lineage_columns(view: SessionsView) -> dict[str, list[Any]]:
     """Return the ``lineage`` columns: one row per session (header plus lineage events)."""
     found: dict[int, list[int]] = defaultdict(list)  # session -> its lineage event positions
-    for position in view.indices_of(_LINEAGE_EVENTS):
+    for position in view.indices_of(LINEAGE_EVENTS):
         found[view.sessions[position]].append(position)
     parents = catalog_parents(view, found)
     rows = [
@@ -66,29 +70,23 @@ def lineage_row(
     """Return the ``lineage`` row of one session from its header and lineage events."""
     log = view.logs[session]
     header = log.header
-    inherited = header.get("seedLength") if log.version in (None, 0, 1) else None
-    descriptor = None
-    for i in positions:
-        kind, data = view.types[i], view.datas[i]
-        if kind == "session/end-seed" and data.get("inherited") is True:
-            inherited = view.seqs[i]
-        elif kind == "subagent/descriptor":
-            descriptor = data
-    seeded = header.get("isSeeded") is True or type(inherited) is int
-    parent = header.get("parentSession") or parents.get(header.get("id"))
-    depth = header.get("delegationDepth")
-    subagent = header.get("origin") == "subagent" or descriptor is not None
-    subagent = subagent or (type(depth) is int and depth > 0)
-    if subagent:
-        relation = "forked-subagent" if seeded else "subagent"
-    else:
-        relation = "fork" if seeded or parent else "root"
+    lineage = lineage_of(
+        header,
+        inherited_count(
+            header,
+            log.version,
+            ((view.seqs[i], view.datas[i]) for i in positions if view.types[i] == SEED_MARKER),
+        ),
+        catalog_parent=parents.get(header.get("id")),
+        has_descriptor=any(view.types[i] == "subagent/descriptor" for i in positions),
+    )
     return (
-        parent,
-        relation,
-        seeded,
-        inherited if type(inherited) is int else 0,
+        lineage.parent,
+        lineage.relation,
+        lineage.seeded,
+        lineage.inherited,
+        lineage.boundary,
         header.get("origin"),
-        depth,
+        header.get("delegationDepth"),
         header.get("agentPreset"),
     )

@@ -1,0 +1,79 @@
+"""``ledgerviz fork``: write the child session a runtime seeds under the fork policy."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``fork`` sub-command to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "fork",
+        help="write the child session seeded from a ledger's trustworthy prefix "
+        "(the parent is untouched)",
+        description="Write the child session the runtime's fork seed builds (LEDGER_FORMAT "
+        "§11): the parent's events up to the boundary, session/end-seed {inherited: true}, "
+        "then the forked closers. Without --at the boundary is the fork policy's: the event "
+        "before the assistant message that requested the first dispatched call without a "
+        "result. The parent file is never modified.",
+    )
+    parser.add_argument("path", metavar="PATH", help="one ledger file (the parent)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="CHILD",
+        required=True,
+        help="the child ledger to write ('-' for stdout); never an existing file or the input",
+    )
+    parser.add_argument(
+        "--at", metavar="SEQ", type=int, help="fork at this seq of the parent instead"
+    )
+    parser.add_argument(
+        "--id", metavar="ID", help="the child's session id (default: <parent id>-fork-<SEQ>)"
+    )
+    parser.add_argument(
+        "--created-at",
+        metavar="MS",
+        type=int,
+        help="the child's createdAt, epoch milliseconds (default: now)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the fork child of ``args.path``; return the exit code."""
+    from ledgerviz.api import load
+    from ledgerviz.ledger import LedgerError
+    from ledgerviz.recovery import ForkRefused
+    from ledgerviz.simulate.writer import encode_line
+
+    try:
+        output = open_output(args.output, inputs=[args.path], overwrite=False)
+        parent = load(args.path)
+        if len(parent) != 1:
+            raise ForkRefused(f"{args.path} holds {len(parent)} ledgers; give one file")
+        child = parent.fork(args.at, session_id=args.id, created_at=args.created_at)
+    except OutputError as error:
+        print(f"ledgerviz fork: {error}", file=sys.stderr)
+        return OUTPUT_ERROR_EXIT
+    except (LedgerError, ForkRefused) as error:
+        print(f"ledgerviz fork: {error}", file=sys.stderr)
+        return 1
+    (log,) = child.sessions
+    try:
+        output.write("".join(encode_line(obj) for obj in [log.header, *log.events]))
+    except OutputError as error:
+        print(f"ledgerviz fork: {error}", file=sys.stderr)
+        return OUTPUT_ERROR_EXIT
+    marker = next(e for e in reversed(log.events) if e.get("type") == "session/end-seed")
+    closers = len(log.events) - marker["seq"] - 1
+    print(
+        f"wrote {output.shown}: session {log.header['id']}, {marker['seq']} inherited events, "
+        f"seed marker at seq {marker['seq']}, {closers} forked closer(s)",
+        file=sys.stderr if output.target is None else sys.stdout,
+    )
+    return 0
