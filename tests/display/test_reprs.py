@@ -80,7 +80,7 @@ def test_frames_display_names_every_frame_and_its_shape() -> None:
     frames = ledger().recovery("recorded").frames
     rows = {row[0]: row[1] for row in Parts(reprs.frames_html(frames)).rows[1:]}
     assert list(rows) == [".events", ".turns", ".steps", ".calls", ".messages", ".lineage"]
-    assert rows[".events"] == "11 rows × 12 columns"  # small ledger: every frame is built
+    assert rows[".events"] == "11 rows × 13 columns"  # small ledger: every frame is built
     assert rows[".calls"] == f"3 rows × {len(frames.calls.columns)} columns"
     assert rows[".turns"] == "1 rows × 13 columns"
 
