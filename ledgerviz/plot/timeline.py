@@ -12,6 +12,7 @@ from ledgerviz.html import plotly_text
 from ledgerviz.plot import hover, style
 from ledgerviz.plot.axis import Axis, Locator, resolve_axis
 from ledgerviz.plot.static import StaticFallbackFigure
+from ledgerviz.plot.story import fork_pair, fork_story
 from ledgerviz.plot.traces import bars, interleave, markers
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, Policy
 
@@ -305,10 +306,21 @@ def timeline(
 ) -> StaticFallbackFigure:
     """Return the timeline figure of one session of ``ledger`` under ``policy``.
 
-    ``session`` is a session key or index (default: the first session). ``axis`` is
+    ``session`` is a session key or index (default: the first session; a ledger of a
+    parent and its fork child, without ``session``, is drawn as one story: see
+    ``plot.story``). ``axis`` is
     ``"order"`` (event seq, the default: crash closers reuse the last timestamp, so a time
     axis squeezes the crashed turn), ``"time"`` or ``"auto"`` (time when every event has one).
     """
+    if session is None and len(ledger) == 2:
+        pair = fork_pair(ledger.recovery(policy).frames)
+        if pair is not None:  # a parent and its fork child: one story
+            parent, child, boundary = pair
+            recovery = ledger.recovery(policy)
+            return timeline_figure(fork_story(recovery.frames, parent, child, boundary),
+                                   session=f"{parent} + fork {child}", policy=policy,
+                                   fork_points=recovery.analyses[parent].fork_points,
+                                   axis=axis, detail_limit=detail_limit)
     view = _one_session(ledger, session)
     key = view.keys[0]
     recovery = view.recovery(policy)
