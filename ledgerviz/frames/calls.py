@@ -71,6 +71,13 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
 def _positions(
     position_of: dict[tuple[int, Any], int], sessions: list[int], seqs: list[Any]
 ) -> list[int]:
-    """Return the position of the event with each (session, seq), -1 where there is none."""
+    """Return the position of the event with each (session, seq), -1 where there is none.
+
+    A None seq (never dispatched, never answered) has no event, even though results
+    recovery adds inside closed steps have no seq either.
+    """
     find = position_of.get
-    return [find(key, -1) for key in zip(sessions, seqs, strict=True)]
+    return [
+        -1 if seq is None else find((session, seq), -1)
+        for session, seq in zip(sessions, seqs, strict=True)
+    ]
