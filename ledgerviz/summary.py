@@ -23,7 +23,7 @@ from ledgerviz.recovery.closers import tail_closers
 from ledgerviz.recovery.events import generation_for, payload_tool_call_blocks, result_facts
 from ledgerviz.recovery.tracker import PendingCalls
 
-CHUNK_BYTES = 8 << 20
+CHUNK_BYTES = 2 << 20
 """How much of a file is read, decoded and checked at a time."""
 
 

@@ -1,0 +1,109 @@
+"""Streaming check benchmark: ``ledgerviz check --stream`` on a multi-gigabyte ledger.
+
+Run: python benchmarks/bench_stream.py [--events N] [--path LEDGER] [--rounds R]
+
+Generates (or takes) a v4 ledger (``bench_load.write_ledger``; the default 9,000,000
+events are about 2 GiB) and measures, each in a fresh process (see ``bench_load.py``):
+
+- floor_stream: read the file in 2 MiB chunks and ``orjson.loads`` every line with the
+  cyclic GC paused, each block's values dropped before the next: decoding alone, in
+  bounded memory (holding every value, as the load floor does, would need ~15 GB);
+- summarize: ``ledgerviz.summary.summarize(path)``, what ``ledgerviz check --stream``
+  runs: reading, every reader check, the recovery tracker and the call counts.
+
+The targets: peak memory <= 300 MB and at least half the floor's throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+from bench_load import Built, in_fresh_process, load_average, run_route, write_ledger
+
+CHUNK = 2 << 20
+
+
+def floor_stream(path: Path) -> Built:
+    """Decode every line chunk by chunk with the GC paused, dropping each block's values."""
+    lines_read = 0
+    gc.disable()
+    try:
+        with path.open("rb") as handle:
+            carry = b""
+            while chunk := handle.read(CHUNK):
+                lines = (carry + chunk).split(b"\n")
+                carry = lines.pop()
+                values = [orjson.loads(line) for line in lines]
+                lines_read += len(values)
+                del values
+    finally:
+        gc.enable()
+    return lines_read, None
+
+
+def summarize(path: Path) -> Built:
+    """``ledgerviz.summary.summarize``: the streamed check of the file."""
+    from ledgerviz.summary import summarize
+
+    (summary,) = summarize(path)
+    return summary.events, summary
+
+
+ROUTES = {"floor_stream": floor_stream, "summarize": summarize}
+
+
+def main() -> None:
+    """Generate (or take) a ledger, run both routes per round, print time, memory, ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=9_000_000)
+    parser.add_argument("--path", type=Path, help="use this ledger instead of generating one")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh-process runs per route")
+    parser.add_argument("--route", choices=list(ROUTES), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.route:
+        print(json.dumps(run_route(ROUTES[args.route], args.path)))
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.path
+        if path is None:
+            path = Path(folder) / "stream.jsonl"
+            started = time.perf_counter()
+            count = write_ledger(path, args.events)
+            print(f"generated {count:,} events in {time.perf_counter() - started:.0f}s")
+        size = path.stat().st_size
+        print(f"ledger: {path} ({size / 2**20:,.0f} MiB)")
+        results = []
+        for number in range(1, args.rounds + 1):
+            print(f"round {number}/{args.rounds} ({load_average()} at its start)")
+            result = {route: in_fresh_process(__file__, route, path) for route in ROUTES}
+            for route, measured in result.items():
+                print(
+                    f"  {route:>12}: {measured['seconds']:7.2f} s wall {measured['cpu']:7.2f} s CPU"
+                    f"  {size / 2**20 / measured['seconds']:6.0f} MiB/s"
+                    f"   peak +{measured['peak_mib']:5.0f} MiB   ({measured['rows']:,} rows)"
+                )
+            results.append(result)
+        print(f"median of {len(results)} rounds ({load_average()} at the end):")
+        for route in ROUTES:
+            seconds = statistics.median(r[route]["seconds"] for r in results)
+            peak = statistics.median(r[route]["peak_mib"] for r in results)
+            print(f"  {route:>12}: {seconds:7.2f} s   peak +{peak:5.0f} MiB")
+        share = statistics.median(
+            r["floor_stream"]["seconds"] / r["summarize"]["seconds"] for r in results
+        )
+        peak = max(r["summarize"]["peak_mib"] for r in results)
+        print(f"  throughput summarize / floor_stream = {share:4.2f} (target >= 0.5: "
+              f"{'met' if share >= 0.5 else 'NOT met'})")
+        print(f"  summarize peak (max of rounds) = {peak:.0f} MiB (target <= 300 MB: "
+              f"{'met' if peak * 2**20 <= 300e6 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
