@@ -16,7 +16,7 @@ from typing import Any
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.events import CheckedEvents
 from ledgerviz.ledger.reader import FileScan, with_unique_keys
-from ledgerviz.ledger.sources import Source, iter_source_chunks
+from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks
 from ledgerviz.recovery.analysis import CallStatus
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.closers import tail_closers
@@ -78,7 +78,9 @@ def iter_summaries(
         yield summarize_file(path, chunks, strict=strict)
 
 
-def summarize_file(path: str, chunks: Iterator[bytes], *, strict: bool = False) -> SessionSummary:
+def summarize_file(
+    path: str, chunks: Iterator[bytes | SourceProblem], *, strict: bool = False
+) -> SessionSummary:
     """Return the summary of one file whose bytes come as ``chunks``."""
     scan = FileScan(path, strict=strict)
     tracker, calls = PendingCalls(), _CallCounter()
@@ -96,7 +98,7 @@ def summarize_file(path: str, chunks: Iterator[bytes], *, strict: bool = False) 
         events=events,
         turns=turns,
         lines_skipped=scan.skipped,
-        diagnostics=scan.log.items,
+        diagnostics=scan.diagnostics(),
         calls=dict(calls.counts),
         unanswered=unanswered,
         closers=len(closers),

@@ -6,7 +6,25 @@ import argparse
 import importlib
 from collections.abc import Sequence
 
+from ledgerviz import __version__
+
 COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
+
+EXIT_CODES = """\
+exit codes (the same in every command):
+  0  done; no ledger read has an error-level problem
+  1  a ledger has error-level problems: check lists them, report is still
+     written, repair prints nothing and says what to fix first
+  2  a PATH cannot be read, an output cannot be written, or bad arguments
+"""
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Wraps descriptions as usual but prints the exit-code table as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text == EXIT_CODES:
+            return text
+        return super()._fill_text(text, width, indent)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,14 +32,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ledgerviz",
         description="Read, check, repair and draw agent session ledgers.",
+        epilog=EXIT_CODES,
+        formatter_class=_HelpFormatter,
     )
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"ledgerviz {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"ledgerviz.cli.{name}").register(subparsers)
+    for command in subparsers.choices.values():
+        command.epilog = EXIT_CODES
+        command.formatter_class = _HelpFormatter
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit code."""
-    args = build_parser().parse_args(argv)
+    """Run the command line and return its exit code (printing help when none is given)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
     return int(args.run(args))

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -55,8 +57,8 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
     synthesized = ledger.recovery("synthesize").analyses[key]
     forked = ledger.recovery("fork").analyses[key]
     return {
-        "path": log.path,
-        "id": key,
+        "path": valid_unicode(log.path),
+        "id": valid_unicode(key),
         "version": log.version,
         "events": len(log.events),
         "turns": log.event_fields().types.count("turn/start"),
@@ -108,7 +110,8 @@ def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
 def _diagnostics(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
     """Return the diagnostics as JSON objects."""
     return [
-        {"kind": d.kind, "severity": d.severity, "line": d.line, "message": d.message}
+        {"kind": d.kind, "severity": d.severity, "line": d.line,
+         "message": valid_unicode(d.message)}
         for d in diagnostics
     ]
 
@@ -140,12 +143,28 @@ def _render(summary: dict[str, Any]) -> str:
         f"  line {d['line']}: {d['severity']} [{d['kind']}] {d['message']}"
         for d in summary["diagnostics"]
     )
-    return "\n".join(lines)
+    return "\n".join(terminal_safe(line) for line in lines)
+
+
+def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
+    """Return the one line that ends ``check``'s text output: sessions, problems, verdict."""
+    severities = Counter(d["severity"] for s in summaries for d in s["diagnostics"])
+    with_errors = sum(any(d["severity"] == "error" for d in s["diagnostics"]) for s in summaries)
+    parts = [
+        f"{len(summaries)} session{'s' * (len(summaries) != 1)}",
+        f"{with_errors} with errors",
+        f"{severities['error']} errors",
+        f"{severities['warning']} warnings",
+    ]
+    if failures:
+        parts.append(f"{len(failures)} unreadable or stopped")
+    verdict = "FAILED" if with_errors or failures else "ok"
+    return f"checked {', '.join(parts)}: {verdict}"
 
 
 def _read(path: str, *, stream: bool, strict: bool) -> list[SessionLog | SessionSummary]:
     """Return every file of one PATH read whole, or as a stream when large or ``stream``."""
-    from ledgerviz.ledger import read_session
+    from ledgerviz.ledger.reader import read_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
     from ledgerviz.summary import CHUNK_BYTES, summarize_file
 
@@ -154,7 +173,7 @@ def _read(path: str, *, stream: bool, strict: bool) -> list[SessionLog | Session
         if stream or _size(name) > STREAM_ABOVE_BYTES:
             read.append(summarize_file(name, chunks, strict=strict))
         else:
-            read.append(read_session(name, b"".join(chunks), strict=strict))
+            read.append(read_chunks(name, chunks, strict=strict, duplicate_keys=True))
     return read
 
 
@@ -189,12 +208,13 @@ def run(args: argparse.Namespace) -> int:
         for log in sessions
     ]
     if args.json:
-        document = {"sessions": summaries, "failures": failures}
+        document = {"sessions": summaries, "failures": [valid_unicode(f) for f in failures]}
         sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        print("\n\n".join(_render(summary) for summary in summaries))
+        blocks = [_render(summary) for summary in summaries]
+        print("\n\n".join([*blocks, summary_line(summaries, failures)]))
     for failure in failures:
-        print(f"ledgerviz check: {failure}", file=sys.stderr)
+        say_error("check", failure)
     if unreadable:
         return 2
     has_errors = failures or any(log.has_errors for log in sessions)

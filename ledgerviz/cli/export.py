@@ -19,7 +19,8 @@ def register(subparsers: Any) -> None:
         "every session in PATH as Parquet (DIR/<frame>/session=<key>/part-0.parquet) with a "
         "manifest. Incremental: files unchanged since the last export into DIR are skipped; "
         "partitions of changed files are replaced and those of files no longer given are "
-        "removed. Exit 0: written; 1: a session could not be exported; 2: a PATH is "
+        "removed. Exit 0: written; 1: a session could not be exported or has error-level "
+        "diagnostics (it is still exported); 2: a PATH is "
         "unreadable, DIR is unsafe, or pyarrow is missing.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="ledger files, folders or globs")
@@ -58,4 +59,4 @@ def run(args: argparse.Namespace) -> int:
             f"{len(summary.error_sessions)} written sessions have error diagnostics "
             "(exported leniently; `ledgerviz check PATH` lists them)",
         )
-    return 0
+    return 1 if summary.error_sessions else 0  # the exit-code table of every command

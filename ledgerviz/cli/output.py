@@ -50,8 +50,12 @@ class Output:
     shown: str
 
     def write(self, data: str | bytes) -> None:
-        """Write ``data`` (text is encoded as UTF-8) atomically to the target, or to stdout."""
-        payload = data.encode("utf-8") if isinstance(data, str) else data
+        """Write ``data`` atomically to the target, or to stdout.
+
+        Text is encoded as UTF-8; a lone surrogate (the bytes of a non-UTF-8 file name
+        quoted in a report) is written as a visible ``\\udcNN`` escape.
+        """
+        payload = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
         if self.target is None:
             _write_stdout(payload)
             return

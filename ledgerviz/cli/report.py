@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the report described by ``args``; return the exit code."""
     from ledgerviz.api import load
     from ledgerviz.examples import example_paths
-    from ledgerviz.ledger import LedgerError
+    from ledgerviz.ledger import UnreadableSourceError
     from ledgerviz.report import render_report
 
     sources: list[str | Path] = [*args.paths, *(example_paths() if args.examples else [])]
@@ -53,9 +53,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         ledger = load(sources)
-    except LedgerError as error:
+    except UnreadableSourceError as error:
         say_error("report", error)
-        return 1
+        return 2
     try:
         output = open_output(
             args.output,
@@ -68,7 +68,11 @@ def run(args: argparse.Namespace) -> int:
         return OUTPUT_ERROR_EXIT
     print(_written_note(output, len(ledger.keys), args.policy),
           file=sys.stderr if output.target is None else sys.stdout)
-    return 0
+    with_errors = sum(log.has_errors for log in ledger.sessions)
+    if with_errors:
+        say_error("report", f"{with_errors} of {len(ledger.keys)} sessions have error-level "
+                  "diagnostics (listed in the report)")
+    return 1 if with_errors else 0
 
 
 def _written_note(output: Output, sessions: int, policy: str) -> str:

@@ -30,17 +30,45 @@ class Diagnostic:
         return f"{self.path}:{self.line}: {self.severity} [{self.kind}] {self.message}"
 
 
+PER_KIND_LIMIT = 20
+"""How many diagnostics of one kind a file lists before they are only counted."""
+
+
 class DiagnosticLog:
-    """Collects the diagnostics of one file; in strict mode raises at the first error."""
+    """Collects the diagnostics of one file; in strict mode raises at the first error.
+
+    After ``PER_KIND_LIMIT`` diagnostics of one kind the rest are counted, not listed;
+    ``finish`` then adds one ``more_diagnostics`` line per kind saying how many.
+    """
 
     def __init__(self, path: str, *, strict: bool) -> None:
         self.path = path
         self.strict = strict
         self.items: list[Diagnostic] = []
+        self._counts: dict[str, int] = {}
+        self._first_unlisted: dict[str, Diagnostic] = {}
 
     def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None:
         """Record one diagnostic; raise ``LedgerError`` if it is an error in strict mode."""
         diagnostic = Diagnostic(self.path, line, kind, severity, message)
         if self.strict and severity == "error":
             raise LedgerError(str(diagnostic))
-        self.items.append(diagnostic)
+        seen = self._counts.get(kind, 0)
+        self._counts[kind] = seen + 1
+        if seen < PER_KIND_LIMIT:
+            self.items.append(diagnostic)
+        elif seen == PER_KIND_LIMIT:
+            self._first_unlisted[kind] = diagnostic
+
+    def finish(self) -> list[Diagnostic]:
+        """Return every listed diagnostic plus one count line per kind that hit the limit."""
+        for kind, first in self._first_unlisted.items():
+            unlisted = self._counts[kind] - PER_KIND_LIMIT
+            message = (
+                f"{unlisted} more [{kind}] diagnostics not listed, from line {first.line} on "
+                f"({self._counts[kind]} in all)"
+            )
+            self.items.append(Diagnostic(self.path, first.line, "more_diagnostics",
+                                         first.severity, message))
+        self._first_unlisted = {}
+        return self.items

@@ -8,14 +8,12 @@ from typing import Any, NamedTuple
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 from ledgerviz.ledger.packed import expand_packed_row
-from ledgerviz.ledger.vocabulary import (
-    KNOWN_EVENT_TYPES,
-    PACKED_CHUNK_ROWS,
-    PACKING_VERSIONS,
-    surface_types,
-)
+from ledgerviz.ledger.shapes import MAX_INTEGER, integer_problem, json_type, shape_problem
+from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
 
 UNREADABLE: Any = object()
 """Stands in for a line that did not decode."""
@@ -31,21 +29,65 @@ def describe_undecodable(raw: bytes, error: Exception) -> tuple[str, str]:
 
 
 def decode_lines(
-    raw_lines: Sequence[bytes], first_line: int, log: DiagnosticLog, *, last_may_be_torn: bool
+    raw_lines: Sequence[bytes],
+    first_line: int,
+    log: DiagnosticLog,
+    *,
+    last_may_be_torn: bool,
+    big_integers: bool = False,
+    duplicate_keys: bool = False,
 ) -> list[Any]:
     """Return the decoded value of every line (``UNREADABLE`` where decoding failed).
 
     A failing final line is a torn tail when ``last_may_be_torn``; other failures are
-    recorded as ``blank_line``, ``invalid_utf8`` or ``invalid_json``.
+    recorded as ``blank_line``, ``invalid_utf8`` or ``invalid_json``. With
+    ``big_integers`` (the file may hold integers beyond 64 bits, see ``numbers``) such
+    lines are decoded exactly and flagged with a ``big_integer`` warning. With
+    ``duplicate_keys`` a key repeated within one object is a ``duplicate_key`` warning.
     """
+    values = _decode_all(raw_lines, first_line, log, last_may_be_torn, big_integers)
+    if duplicate_keys:
+        _warn_duplicate_keys(raw_lines, values, first_line, log)
+    return values
+
+
+def _warn_duplicate_keys(
+    raw_lines: Sequence[bytes], values: list[Any], first_line: int, log: DiagnosticLog
+) -> None:
+    """Record every line holding an object with a repeated key."""
+    for index, (raw, value) in enumerate(zip(raw_lines, values, strict=True)):
+        if value is UNREADABLE or not may_repeat_keys(raw, value):
+            continue
+        keys = repeated_keys(raw)
+        if keys:
+            named = ", ".join(repr(key) for key in keys)
+            which = "key" if len(keys) == 1 else "keys"
+            message = f"{which} {named} repeated within one object: the last value is used"
+            log.add(first_line + index, "duplicate_key", message, "warning")
+
+
+def _decode_all(
+    raw_lines: Sequence[bytes],
+    first_line: int,
+    log: DiagnosticLog,
+    last_may_be_torn: bool,
+    big_integers: bool,
+) -> list[Any]:
+    """Return the decoded lines (see ``decode_lines``)."""
     loads = orjson.loads
-    try:
-        return list(map(loads, raw_lines))
-    except orjson.JSONDecodeError:
-        pass
+    if not big_integers:
+        try:
+            return list(map(loads, raw_lines))
+        except orjson.JSONDecodeError:
+            pass
     values: list[Any] = []
     last = len(raw_lines) - 1
     for index, raw in enumerate(raw_lines):
+        if big_integers and may_hold_big_integers(raw):
+            exact = _exact_value(raw, first_line + index, log)
+            if exact is not UNREADABLE:
+                values.append(exact)
+                continue
         try:
             values.append(loads(raw))
             continue
@@ -59,6 +101,24 @@ def decode_lines(
             else:
                 log.add(line, *describe_undecodable(raw, error))
     return values
+
+
+def _exact_value(raw: bytes, line: int, log: DiagnosticLog) -> Any:
+    """Return the exact value of a line that may hold a big integer (UNREADABLE if invalid).
+
+    orjson decides validity (it refuses lone surrogates, which the standard library
+    accepts); the standard library then gives the exact integers.
+    """
+    try:
+        fast = orjson.loads(raw)
+        value = exact_loads(raw)
+    except (orjson.JSONDecodeError, ValueError):
+        return UNREADABLE  # orjson then says what is wrong with it
+    if not holds_big_integer(value):
+        return fast
+    message = "holds an integer beyond 64 bits: kept exact (the runtime never writes one)"
+    log.add(line, "big_integer", message, "warning")
+    return value
 
 
 def requested_call_ids(data: dict[str, Any]) -> Iterator[str]:
@@ -88,34 +148,29 @@ def result_call_id(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _json_type(value: Any) -> str:
-    """Return the JSON name of a decoded value's type."""
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
-    return names.get(type(value), "number")
-
-
 def _envelope_problem(event: dict[str, Any]) -> str:
     """Return what is wrong with an envelope that failed the fast shape test."""
     kind = event.get("type")
     if not isinstance(kind, str):
-        return f"'type' must be a string, not {_json_type(kind)}"
+        return f"'type' must be a string, not {json_type(kind)}"
     if not isinstance(event.get("data"), dict):
-        return f"{kind}: 'data' must be an object, not {_json_type(event.get('data'))}"
-    if "seq" in event and type(event["seq"]) is not int:
-        return f"{kind}: 'seq' must be an integer, not {_json_type(event['seq'])}"
-    return f"{kind}: 'time' must be an integer, not {_json_type(event.get('time'))}"
+        return f"{kind}: 'data' must be an object, not {json_type(event.get('data'))}"
+    problem = integer_problem("seq", event["seq"]) if "seq" in event else None
+    if problem is None and event.get("time") is not None:
+        problem = integer_problem("time", event["time"])
+    return f"{kind}: {problem}"
 
 
 class CheckState:
     """What checking a file's next block of lines needs from the blocks before it."""
 
-    __slots__ = ("expected", "kept", "requested")
+    __slots__ = ("kept", "numbering", "requested")
 
     def __init__(self) -> None:
         self.requested: set[str] = set()
         """Every call id an assistant message has requested so far."""
-        self.expected = 0
-        """The seq the next event should have."""
+        self.numbering = Numbering()
+        """The seq numbering so far (the seq the next event should have)."""
         self.kept = 0
         """How many usable events the blocks checked so far gave."""
 
@@ -147,7 +202,6 @@ def check_events(
     state = CheckState() if state is None else state
     known = KNOWN_EVENT_TYPES
     surface = surface_types(version)
-    packing = version in PACKING_VERSIONS
     requested = state.requested
     start = state.kept
     rejected: set[int] = set()
@@ -157,20 +211,24 @@ def check_events(
     add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
     strings: dict[str, str] = {}
     shared = strings.setdefault  # one str object per type name and op (see EventFields)
-    expected = state.expected
+    numbering = state.numbering
     for index, event in enumerate(values):
         if event.__class__ is not dict:
             if event is not UNREADABLE:
-                message = f"an event must be an object, not {_json_type(event)}"
+                message = f"an event must be an object, not {json_type(event)}"
                 log.add(first_line + index, "invalid_event", message)
             rejected.add(index)
             continue
         line = first_line + index
         kind = event.get("type")
+        if kind == "session":
+            _second_header(log, line, event)
+            rejected.add(index)
+            continue
         data = event.get("data")
-        seq = event.get("seq", expected)
+        seq = event.get("seq", numbering.expected)
         time = event.get("time")
-        if packing and kind in PACKED_CHUNK_ROWS:
+        if kind.__class__ is str and kind in PACKED_CHUNK_ROWS:
             chunks = expand_packed_row(event)
             if isinstance(chunks, str):
                 log.add(line, "invalid_event", chunks)
@@ -178,23 +236,25 @@ def check_events(
                 continue
             expanded[index] = chunks
             fields.extend(chunks, start + len(fields))
-            seq = chunks[0].get("seq", expected)
-            if seq != expected:
-                _seq_gap(log, line, seq, expected)
-            expected = seq + len(chunks)
+            numbering.see(log, line, chunks[0].get("seq", numbering.expected), len(chunks))
             continue
         if (
             kind.__class__ is not str
             or data.__class__ is not dict
             or seq.__class__ is not int
             or not (time is None or time.__class__ is int)
+            or not -MAX_INTEGER <= seq <= MAX_INTEGER
+            or not (time is None or -MAX_INTEGER <= time <= MAX_INTEGER)
         ):
             log.add(line, "invalid_event", _envelope_problem(event))
             rejected.add(index)
             continue
-        if seq != expected:
-            _seq_gap(log, line, seq, expected)
-        expected = seq + 1
+        problem = shape_problem(kind, event, data)
+        if problem is not None:
+            log.add(line, "invalid_event", f"{kind}: {problem}")
+            rejected.add(index)
+            continue
+        numbering.see(log, line, seq)
         op = event.get("surfaceOp")
         add_seq(seq if "seq" in event else start + len(fields.types))  # see EventFields.seqs
         add_type(shared(kind, kind))
@@ -214,7 +274,6 @@ def check_events(
             _unknown_type(log, line, kind, event.get("ignorable") is True)
         elif "surfaceOp" in event or "sourceEventSeqs" in event:
             log.add(line, "invalid_event", _not_surface(kind, version))
-    state.expected = expected
     state.kept += len(fields)
     if not rejected and not expanded:
         return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
@@ -253,13 +312,51 @@ def _unknown_type(log: DiagnosticLog, line: int, kind: str, ignorable: bool) -> 
         log.add(line, "unknown_required_event", f"unknown type {kind!r} not ignorable")
 
 
-def _seq_gap(log: DiagnosticLog, line: int, seq: int, expected: int) -> None:
-    """Record a break in the seq numbering."""
-    if seq > expected:
-        message = f"expected seq {expected}, found {seq}: {seq - expected} missing"
-    else:
-        message = f"seq {seq} repeats or goes backwards (expected {expected})"
-    log.add(line, "seq_gap", message)
+def _second_header(log: DiagnosticLog, line: int, event: dict[str, Any]) -> None:
+    """Record a session header found after line 1 (two ledgers run together?)."""
+    found = event.get("id")
+    named = f" (id {found!r})" if isinstance(found, str) else ""
+    log.add(
+        line,
+        "second_header",
+        f"a second session header{named} in the middle of the file: two ledgers "
+        "concatenated? Only the first header counts",
+    )
+
+
+class Numbering:
+    """Follows the seq numbering of a file and records each break in it once.
+
+    A forward jump says how many seqs are missing; a seq that repeats or goes back is
+    reported once, and the events that then count on from it (a second ledger run into
+    the first, a replayed stretch) are not reported again, nor is the return to the
+    expected numbering after one stray seq taken for a gap.
+    """
+
+    __slots__ = ("expected", "previous", "repeating")
+
+    def __init__(self) -> None:
+        self.expected = 0
+        self.previous: int | None = None
+        self.repeating = False
+
+    def see(self, log: DiagnosticLog, line: int, seq: int, count: int = 1) -> None:
+        """Take the next ``count`` seqs, starting at ``seq``, found on ``line``."""
+        expected = self.expected
+        if seq > expected:
+            message = f"expected seq {expected}, found {seq}: {seq - expected} missing"
+            log.add(line, "seq_gap", message)
+            self.repeating = False
+        elif seq < expected:
+            continues = self.repeating and self.previous is not None and seq == self.previous + 1
+            if not continues:
+                message = f"seq {seq} repeats or goes backwards (expected {expected})"
+                log.add(line, "seq_gap", message)
+            self.repeating = True
+        else:
+            self.repeating = False
+        self.previous = seq + count - 1
+        self.expected = max(expected, seq + count)
 
 
 def _check_result(log: DiagnosticLog, line: int, data: dict[str, Any], requested: set[str]) -> None:

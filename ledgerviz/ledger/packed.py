@@ -1,10 +1,14 @@
-"""Expand v0/v1 packed chunk rows into the ``assistant/chunk`` events they stand for."""
+"""Expand packed chunk rows into the ``assistant/chunk`` events they stand for.
+
+v0/v1 writers produce them; the runtime expands them in every version, so do we.
+"""
 
 from __future__ import annotations
 
 from itertools import accumulate
 from typing import Any
 
+from ledgerviz.ledger.shapes import MAX_INTEGER, integer_problem
 from ledgerviz.ledger.vocabulary import PACKED_CHUNK_ROWS
 
 
@@ -21,11 +25,16 @@ def expand_packed_row(row: dict[str, Any]) -> list[dict[str, Any]] | str:
         return f"packed {row['type']} row without a non-empty {'args' if is_tool else 'texts'} list"
     if not isinstance(deltas, list) or len(deltas) != len(payload) - 1:
         return "packed row 'dt' must have one element fewer than its payload"
+    for name, value in (("seq0", row.get("seq0")), ("time0", row.get("time0")),
+                        ("data.turn", data.get("turn")), ("data.step", data.get("step"))):
+        problem = None if value is None else integer_problem(name, value)
+        if problem:
+            return f"packed row: {problem}"
     seq0, time0 = row.get("seq0"), row.get("time0")
-    if not (seq0 is None or type(seq0) is int) or not (time0 is None or type(time0) is int):
-        return "packed row 'seq0'/'time0' must be integers"
-    if not all(type(step) is int for step in deltas):
-        return "packed row 'dt' must hold integers"
+    if not all(type(step) is int and 0 <= step <= MAX_INTEGER for step in deltas):
+        return "packed row 'dt' must hold non-negative integers"
+    if is_tool and not all(isinstance(piece, str) for piece in payload):
+        return "packed tool-call-chunks row 'args' must hold strings"
     events = []
     for i, (piece, offset) in enumerate(zip(payload, accumulate([0, *deltas]), strict=True)):
         chunk: dict[str, Any] = {"type": chunk_type, "index": data.get("index")}

@@ -8,20 +8,41 @@ from itertools import chain, count
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog
 from ledgerviz.ledger.events import CheckedEvents, CheckState, check_events, decode_lines
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
+from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import Source, iter_source_chunks, iter_sources
+from ledgerviz.ledger.sources import (
+    Source,
+    SourceProblem,
+    iter_source_chunks,
+    iter_sources,
+    valid_unicode,
+)
 
 PROGRESS_CHUNK = 8 << 20
 """Bytes read between two progress reports."""
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "Zstandard"}
+"""Leading bytes of compressed files, and the format they announce."""
+
+UNDECODABLE_KINDS = frozenset(
+    {"bad_header", "invalid_json", "invalid_utf8", "blank_line", "torn_tail", "more_diagnostics"}
+)
+"""Diagnostics of lines that decode to nothing; a file with only these is not a ledger."""
+
 
 def read_sessions(
-    source: Source, *, strict: bool = False, progress: Callable[[int], None] | None = None
+    source: Source,
+    *,
+    strict: bool = False,
+    progress: Callable[[int], None] | None = None,
+    duplicate_keys: bool = False,
 ) -> list[SessionLog]:
     """Return one ``SessionLog`` per ledger file in ``source``, keys unique within the load.
 
@@ -29,29 +50,46 @@ def read_sessions(
     diagnostic. ``strict=True`` raises ``LedgerError`` at the first error-level problem.
     A source that cannot be read at all raises ``UnreadableSourceError``. ``progress``, if
     given, is called with the number of bytes read each time a chunk has been checked.
+    ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
+    costs a re-encoding of every line).
     """
+    options = {"strict": strict, "duplicate_keys": duplicate_keys}
     if progress is None:
-        logs = [read_session(path, content, strict=strict)
-                for path, content in iter_sources(source)]
+        logs = [read_session(path, content, **options) for path, content in iter_sources(source)]
     else:
-        logs = []
-        for path, chunks in iter_source_chunks(source, PROGRESS_CHUNK):
-            scan = FileScan(path, strict=strict)
-            logs.append(scan.session_log(list(scan.blocks(_reported(chunks, progress)))))
+        logs = [read_chunks(path, _reported(chunks, progress), **options)
+                for path, chunks in iter_source_chunks(source, PROGRESS_CHUNK)]
     return with_unique_keys(logs)
 
 
-def _reported(chunks: Iterable[bytes], progress: Callable[[int], None]) -> Iterator[bytes]:
+Chunk = bytes | SourceProblem
+
+
+def _reported(chunks: Iterable[Chunk], progress: Callable[[int], None]) -> Iterator[Chunk]:
     """Yield ``chunks``, reporting each one's size once the reader asks for the next."""
     for chunk in chunks:
         yield chunk
-        progress(len(chunk))
+        if isinstance(chunk, bytes):
+            progress(len(chunk))
 
 
-def read_session(path: str, content: bytes, *, strict: bool = False) -> SessionLog:
-    """Return the session in one file's bytes (its key is the header id or the file stem)."""
-    scan = FileScan(path, strict=strict)
-    return scan.session_log(list(scan.blocks([content])))
+def read_session(
+    path: str, content: Chunk, *, strict: bool = False, duplicate_keys: bool = False
+) -> SessionLog:
+    """Return the session in one file's bytes (its key is the header id or the file stem).
+
+    ``content`` may be the ``SourceProblem`` of a file that could not be read; options
+    as in ``read_sessions``.
+    """
+    return read_chunks(path, [content], strict=strict, duplicate_keys=duplicate_keys)
+
+
+def read_chunks(
+    path: str, chunks: Iterable[Chunk], *, strict: bool = False, duplicate_keys: bool = False
+) -> SessionLog:
+    """Return the session of one file given as its chunks (see ``read_session``)."""
+    scan = FileScan(path, strict=strict, duplicate_keys=duplicate_keys)
+    return scan.session_log(list(scan.blocks(chunks)))
 
 
 class FileScan:
@@ -62,8 +100,9 @@ class FileScan:
     ones reading the file whole gives, in the same order.
     """
 
-    def __init__(self, path: str, *, strict: bool = False) -> None:
+    def __init__(self, path: str, *, strict: bool = False, duplicate_keys: bool = False) -> None:
         self.path = path
+        self.duplicate_keys = duplicate_keys
         self.log = DiagnosticLog(path, strict=strict)
         self.header: Header | None = None
         """The header line, once read (None: no complete line yet)."""
@@ -71,25 +110,31 @@ class FileScan:
         """Lines that gave no event so far: a torn tail, unreadable lines, rejected events."""
         self._state: CheckState | None = None  # None: no events to read
         self._lines = 0  # complete lines read so far
+        self._opening_text = ""  # the start of line 1, quoted when the file is not a ledger
 
     @property
     def key(self) -> str:
         """Return the session key: the header's string id, else the file stem."""
         key = self.header.fields.get("id") if self.header else None
-        return key if isinstance(key, str) else Path(self.path).stem
+        return key if isinstance(key, str) else valid_unicode(Path(self.path).stem)
 
     @property
     def version(self) -> int | None:
         """Return the header's format version (None: v0, unknown or no header)."""
         return self.header.version if self.header else None
 
-    def blocks(self, chunks: Iterable[bytes]) -> Iterator[CheckedEvents]:
+    def blocks(self, chunks: Iterable[Chunk]) -> Iterator[CheckedEvents]:
         """Yield the checked events of each chunk's complete lines, in file order.
 
         A chunk's last partial line is joined to the next chunk; what follows the
-        file's last newline is a torn tail, dropped with a warning.
+        file's last newline is a torn tail, dropped with a warning. A leading UTF-8
+        byte order mark is dropped with a warning; a compressed file, or a file that
+        could not be read (a ``SourceProblem``), is one error and gives no events.
         """
-        pieces = _lines_of(_after_leading_blanks(chunks))
+        opened = self._opening(iter(chunks))
+        if opened is None:
+            return
+        pieces = _lines_of(_after_leading_blanks(opened))
         current = next(pieces, None)
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
@@ -103,6 +148,24 @@ class FileScan:
             if checked is not None:
                 yield checked
             current = following
+
+    def _opening(self, chunks: Iterator[Chunk]) -> Iterator[bytes] | None:
+        """Return the chunks with a leading byte order mark dropped, or None (with its
+        diagnostic) for a file that gives no events: unreadable or compressed."""
+        first = next(chunks, b"")
+        if isinstance(first, SourceProblem):
+            self.log.add(1, first.kind, first.message)
+            return None
+        if first.startswith(UTF8_BOM):
+            message = "file starts with a UTF-8 byte order mark: ignored"
+            self.log.add(1, "byte_order_mark", message, "warning")
+            first = first[len(UTF8_BOM):]
+        for magic, name in COMPRESSION_MAGIC.items():
+            if first.startswith(magic):
+                message = f"{name}-compressed file: decompress it first (ledgerviz reads JSONL)"
+                self.log.add(1, "compressed_file", message)
+                return None
+        return chain([first], chunks)  # type: ignore[list-item]
 
     def _torn_tail(self, line: int, size: int) -> None:
         """Record the bytes after the last newline: an interrupted append (listed first)."""
@@ -118,6 +181,7 @@ class FileScan:
         if self.header is None:
             if not lines:
                 return None
+            self._opening_text = lines[0][:40].decode("utf-8", "backslashreplace")
             self.header = read_header(lines[0], self.log)
             if not self.header.line_is_event:
                 lines, first_line = lines[1:], first_line + 1
@@ -127,7 +191,9 @@ class FileScan:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None
         with paused_gc():
-            values = decode_lines(lines, first_line, self.log, last_may_be_torn=last_may_be_torn)
+            big = any(map(may_hold_big_integers, lines))
+            values = decode_lines(lines, first_line, self.log, last_may_be_torn=last_may_be_torn,
+                                  big_integers=big, duplicate_keys=self.duplicate_keys)
             checked = check_events(values, first_line, self.version, self.log, self._state)
         self.skipped += checked.rejected
         return checked
@@ -135,8 +201,9 @@ class FileScan:
     def session_log(self, blocks: list[CheckedEvents]) -> SessionLog:
         """Return the ``SessionLog`` of the file from all of its blocks."""
         fields = self.header.fields if self.header else {}
+        diagnostics = self.diagnostics()
         if self._state is None:
-            return SessionLog(self.path, self.key, fields, None, [], self.log.items, self.skipped)
+            return SessionLog(self.path, self.key, fields, None, [], diagnostics, self.skipped)
         if len(blocks) == 1:
             events, columns, lines = blocks[0].events, blocks[0].fields, blocks[0].lines
         else:
@@ -149,11 +216,28 @@ class FileScan:
             fields,
             self.version,
             events,
-            self.log.items,
+            diagnostics,
             self.skipped,
             lines,
             columns,
         )
+
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """Return the file's diagnostics, with a count line for each kind that was capped.
+
+        A file whose first line is no header and none of whose lines decodes to anything
+        is not a ledger: that is said once, instead of once per line.
+        """
+        items = self.log.finish()
+        kept = self._state.kept if self._state is not None else 0
+        header = self.header
+        if (header is None or header.fields or header.line_is_event or kept
+                or any(d.kind not in UNDECODABLE_KINDS for d in items)):
+            return items
+        message = (f"not a ledger: no line is a JSON event (line 1: {self._opening_text!r}; "
+                   f"{self.skipped} lines skipped)")
+        return [Diagnostic(self.path, 1, "not_a_ledger", "error", message)]
 
 
 def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -199,8 +283,9 @@ def with_unique_keys(logs: list[KeyedT]) -> list[KeyedT]:
     taken: set[str] = set()
     unique = []
     for log in logs:
-        candidates = [log.key, Path(log.path).name, log.path]
-        numbered = (f"{log.path}#{n}" for n in count(2))
+        name, path = valid_unicode(Path(log.path).name), valid_unicode(log.path)
+        candidates = [log.key, name, path]
+        numbered = (f"{path}#{n}" for n in count(2))
         key = next(c for c in chain(candidates, numbered) if c not in taken)
         taken.add(key)
         unique.append(log if key == log.key else replace(log, key=key))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Union
 
@@ -14,24 +16,58 @@ Source = Union[str, "os.PathLike[str]", IO[bytes], list[Any], tuple[Any, ...]]
 
 _GLOB_CHARS = frozenset("*?[")
 
+LEDGER_SUFFIXES = (".jsonl",)
+"""File names a folder walk reads."""
 
-def iter_sources(source: Source) -> Iterator[tuple[str, bytes]]:
+COMPRESSED_SUFFIXES = (".jsonl.gz", ".jsonl.zst", ".jsonl.zstd")
+"""File names a folder walk reports as compressed ledgers it cannot read."""
+
+
+class SourceProblem:
+    """Why a file found while walking a folder gives no bytes (read as one diagnostic).
+
+    It stands in for the file's content (or its only chunk); it is not iterable, so
+    it cannot be mistaken for bytes.
+    """
+
+    __slots__ = ("kind", "message")
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"SourceProblem({self.kind!r}, {self.message!r})"
+
+
+Found = tuple[Path, SourceProblem | None]
+"""A file a path names, and why it cannot be read when it was found in a folder."""
+
+
+def iter_sources(source: Source) -> Iterator[tuple[str, bytes | SourceProblem]]:
     """Yield ``(path, content)`` for every ledger file ``source`` names, in a stable order.
 
     ``source`` is a file path, a folder (every ``*.jsonl`` below it, sorted), a glob
-    pattern, a binary file object, or a list/tuple of those.
+    pattern, a binary file object, or a list/tuple of those. A file found in a folder
+    that cannot be read yields a ``SourceProblem`` instead of bytes; a path named
+    directly that cannot be read raises ``UnreadableSourceError``.
     """
     for name, chunks in iter_source_chunks(source):
-        yield name, b"".join(chunks)  # one chunk: joined without a copy
+        pieces = list(chunks)
+        if len(pieces) == 1 and isinstance(pieces[0], SourceProblem):
+            yield name, pieces[0]
+        else:
+            yield name, b"".join(pieces)  # one chunk: joined without a copy
 
 
 def iter_source_chunks(
     source: Source, chunk_size: int | None = None
-) -> Iterator[tuple[str, Iterator[bytes]]]:
+) -> Iterator[tuple[str, Iterator[bytes | SourceProblem]]]:
     """Yield ``(path, chunks)`` for every ledger file ``source`` names (see ``iter_sources``).
 
     A file is read as its chunks are consumed, ``chunk_size`` bytes at a time (None: the
-    whole file as one chunk), so a caller can read a file larger than memory.
+    whole file as one chunk), so a caller can read a file larger than memory. A file
+    found in a folder that cannot be read has one "chunk": its ``SourceProblem``.
     """
     if isinstance(source, list | tuple):
         for item in source:
@@ -39,8 +75,8 @@ def iter_source_chunks(
     elif hasattr(source, "read"):
         yield str(getattr(source, "name", "<stream>")), _stream_chunks(source, chunk_size)
     elif isinstance(source, str | os.PathLike):
-        for path in expand_path(os.fspath(source)):
-            yield str(path), _file_chunks(path, chunk_size)
+        for path, problem in expand_found(os.fspath(source)):
+            yield str(path), iter([problem]) if problem else _file_chunks(path, chunk_size)
     else:
         raise TypeError(f"cannot read a ledger from {type(source).__name__}")
 
@@ -48,24 +84,133 @@ def iter_source_chunks(
 def expand_path(text: str) -> list[Path]:
     """Return the files a path, folder or glob pattern names, in the order a load reads them.
 
-    A folder gives every ``*.jsonl`` below it, sorted; a glob (``**`` recursive) gives its
-    sorted matches, each expanded in turn. A name matching nothing raises
-    ``UnreadableSourceError``.
+    A folder gives every ``*.jsonl`` below it (and compressed ledgers, which a load
+    reports), sorted; a glob (``**`` recursive) gives its sorted matches, each expanded
+    in turn. Files found in folders that a load reports as unreadable are included. A
+    name matching nothing, or naming a pipe or device, raises ``UnreadableSourceError``.
+    """
+    return [path for path, _ in expand_found(text)]
+
+
+def expand_found(text: str) -> list[Found]:
+    """Return the files a path, folder or glob pattern names; refuse names matching nothing.
+
+    A path named directly must be a regular file (a FIFO or device would block or never
+    end). Files found in folders that cannot be read become ``SourceProblem``s.
     """
     path = Path(text)
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
-        if not files:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as error:  # a symlink loop, a name too long, permission on a parent
+        raise UnreadableSourceError(f"{text}: cannot read: {error.strerror or error}") from error
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        found = _walk_folder(path)
+        if not found:
             raise UnreadableSourceError(f"{text}: folder holds no *.jsonl file")
-        return files
-    if path.exists():
-        return [path]
+        return found
+    if info is not None:
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableSourceError(f"{text}: {_special_kind(info.st_mode)}, not a file")
+        return [(path, None)]
     if _GLOB_CHARS.intersection(text):
-        matches = sorted(glob.glob(text, recursive=True))
+        matches = _recursive_glob(text) if "**" in text else sorted(glob.glob(text))
         if not matches:
             raise UnreadableSourceError(f"{text}: no file matches this pattern")
-        return [file for match in matches for file in expand_path(match)]
+        return [found for match in matches for found in expand_found(match)]
+    if path.is_symlink():
+        raise UnreadableSourceError(f"{text}: broken symbolic link")
     raise UnreadableSourceError(f"{text}: no such file or folder")
+
+
+def _recursive_glob(pattern: str) -> list[str]:
+    """Return the files matching a ``**`` pattern, walking each folder once (loop-safe).
+
+    ``glob.glob(recursive=True)`` follows symbolic links to folders without noticing a
+    loop, which can take exponential time; this walks the fixed prefix of the pattern
+    with the same loop guard as a folder walk and matches every path found.
+    """
+    parts = Path(pattern).parts
+    fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.intersection(part))
+    root = Path(*parts[:fixed]) if fixed else Path(".")
+    variants = {pattern, pattern.replace("**/", "")}
+    texts = (str(path) for path in _walk(root, lambda error: None))
+    return sorted(text for text in texts if any(fnmatch.fnmatchcase(text, v) for v in variants))
+
+
+def _walk(root: Path, onerror: Callable[[OSError], None]) -> Iterator[Path]:
+    """Yield every file below ``root``, following symlinked folders once (a loop ends)."""
+    seen: set[tuple[int, int]] = set()
+    for folder, subfolders, files in os.walk(root, onerror=onerror, followlinks=True):
+        try:
+            info = os.stat(folder)
+        except OSError as error:
+            onerror(error)
+            subfolders[:] = []
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            subfolders[:] = []  # a symlink back to a folder already walked
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        subfolders.sort()
+        for name in sorted(files):
+            yield Path(folder, name)
+
+
+def _walk_folder(root: Path) -> list[Found]:
+    """Return every ``*.jsonl`` below ``root`` (sorted) and a problem for each file or
+    subfolder that cannot be read. Symlinked folders are followed once: a loop ends."""
+    found: list[Found] = []
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename) if error.filename else root
+        problem = SourceProblem("unreadable", f"cannot read folder: {error.strerror or error}")
+        found.append((where, problem))
+
+    for path in _walk(root, unreadable):
+        if path.name.endswith(LEDGER_SUFFIXES):
+            found.append((path, _file_problem(path)))
+        elif path.name.endswith(COMPRESSED_SUFFIXES):
+            message = "compressed ledger: decompress it to read it (ledgerviz reads JSONL)"
+            found.append((path, SourceProblem("compressed_file", message)))
+    return sorted(found, key=lambda item: str(item[0]))
+
+
+def _file_problem(path: Path) -> SourceProblem | None:
+    """Return why a ``*.jsonl`` found in a folder cannot be read as a file, or None."""
+    try:
+        info = path.stat()
+    except OSError as error:
+        return SourceProblem("unreadable", f"cannot read: {error.strerror or error}")
+    if not stat.S_ISREG(info.st_mode):
+        return SourceProblem("not_a_file", f"{_special_kind(info.st_mode)}, not a file: skipped")
+    try:
+        path.open("rb").close()
+    except OSError as error:
+        return SourceProblem("unreadable", f"cannot read: {error.strerror or error}")
+    return None
+
+
+def _special_kind(mode: int) -> str:
+    """Return what a non-regular, non-folder file is."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def valid_unicode(text: str) -> str:
+    """Return ``text`` (a file name, or a message quoting one) as valid Unicode: the bytes
+    of a non-UTF-8 name, held as lone surrogates, become ``\\xNN``."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name produces
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _file_chunks(path: Path, size: int | None) -> Iterator[bytes]:

@@ -95,9 +95,8 @@ PACKED_CHUNK_ROWS: dict[str, str] = {
     "reasoning-chunks": "reasoning-delta",
     "tool-call-chunks": "tool-call-delta",
 }
-"""v0/v1 physical rows standing for runs of ``assistant/chunk`` events, by chunk type."""
-
-PACKING_VERSIONS: frozenset[int | None] = frozenset({None, 0, 1})
+"""Physical rows standing for runs of ``assistant/chunk`` events, by chunk type (v0/v1
+writers; the runtime expands them in every version)."""
 
 _SURFACE_V0 = frozenset({"user/message", "assistant/message", "tool/result"})
 _SURFACE_V3 = _SURFACE_V0 | {"system/message"}

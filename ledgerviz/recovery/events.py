@@ -59,14 +59,45 @@ def envelope_rows(
     return zip(events, columns.types, columns.seqs, columns.datas, columns.surface_ops, strict=True)
 
 
+SOURCE_SEQS_LIMIT = 1_000_000
+"""The most seqs ``source_seqs`` expands for an event without an integer seq."""
+
+
 def source_seqs(event: Event) -> list[int]:
-    """Return the decoded ``sourceEventSeqs`` (``[a, b]`` pairs expand to a..b); [] if absent."""
+    """Return the decoded ``sourceEventSeqs`` (``[a, b]`` pairs expand to a..b); [] if absent.
+
+    What a hostile list can cost is bounded: an event cites only earlier seqs, each
+    once, so it expands to at most ``seq`` entries (``SOURCE_SEQS_LIMIT`` when the
+    event has no seq). Raises ``ValueError`` (only) for a list that is not made of
+    integers and ``[first, last]`` pairs, a pair that runs backwards, or one that would
+    expand beyond that bound.
+    """
+    stored = event.get("sourceEventSeqs")
+    if stored is None:
+        return []
+    if stored.__class__ is not list:
+        raise ValueError(f"sourceEventSeqs must be a list, not {type(stored).__name__}")
+    seq = event.get("seq")
+    bound = seq if seq.__class__ is int and seq >= 0 else SOURCE_SEQS_LIMIT
     decoded: list[int] = []
-    for entry in event.get("sourceEventSeqs") or ():
-        if isinstance(entry, list):
-            decoded.extend(range(entry[0], entry[1] + 1))
-        else:
+    for entry in stored:
+        if entry.__class__ is int:
             decoded.append(entry)
+            continue
+        if not (entry.__class__ is list and len(entry) == 2
+                and all(value.__class__ is int for value in entry)):
+            raise ValueError(f"sourceEventSeqs entry {entry!r:.60} is not a seq or a [first, last]"
+                             " pair of seqs")
+        first, last = entry
+        if last < first:
+            raise ValueError(f"sourceEventSeqs range {entry} runs backwards")
+        if len(decoded) + (last - first + 1) > bound:
+            raise ValueError(f"sourceEventSeqs range {entry} expands beyond the {bound} seqs "
+                             f"an event at seq {seq} can cite")
+        decoded.extend(range(first, last + 1))
+    if len(decoded) > bound:
+        raise ValueError(f"sourceEventSeqs lists {len(decoded)} seqs, more than the {bound} "
+                         f"an event at seq {seq} can cite")
     return decoded
 
 

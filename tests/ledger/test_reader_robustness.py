@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+import pytest
 from ledger_lines import HEADER, turn_start
 
 from ledgerviz.ledger import read_sessions
@@ -150,10 +151,35 @@ def test_malformed_packed_row(write_ledger: Writer) -> None:
     assert session.lines_skipped == 1
 
 
-def test_packed_rows_are_unknown_after_v1(write_ledger: Writer) -> None:
-    packed = {"type": "text-chunks", "seq0": 0, "data": {"dt": [], "texts": ["a"]}}
-    (session,) = read_sessions(write_ledger([{**V0_HEADER, "version": 2}, packed]))
-    assert [(d.kind, d.line) for d in session.diagnostics] == [("unknown_required_event", 2)]
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_packed_rows_are_expanded_in_every_version(write_ledger: Writer, version: int) -> None:
+    """The runtime's reader expands packed rows whatever the header version (issue 12)."""
+    data = {"dt": [2], "texts": ["a", "b"]}
+    packed = {"type": "text-chunks", "seq0": 0, "time0": 7, "data": data}
+    (session,) = read_sessions(write_ledger([{**V0_HEADER, "version": version}, packed]))
+    assert session.diagnostics == []
+    rows = [(e["type"], e["seq"], e["time"], e["data"]["chunk"]["text"]) for e in session.events]
+    assert rows == [
+        ("assistant/chunk", 0, 7, "a"),
+        ("assistant/chunk", 1, 9, "b"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ({"type": {"a": 1}, "seq0": 0, "data": {}}, "'type' must be a string, not object"),
+        ({"type": "text-chunks", "seq0": 2**60, "data": {"dt": [], "texts": ["a"]}}, "'seq0'"),
+        ({"type": "text-chunks", "data": {"turn": "1", "dt": [], "texts": ["a"]}}, "data.turn"),
+        ({"type": "tool-call-chunks", "data": {"dt": [], "args": [{"x": 1}]}}, "hold strings"),
+        ({"type": "text-chunks", "data": {"dt": [-5], "texts": ["a", "b"]}}, "non-negative"),
+    ],
+)
+def test_wrong_shaped_packed_rows(write_ledger: Writer, row: dict, problem: str) -> None:
+    (session,) = read_sessions(write_ledger([V0_HEADER, row]))
+    assert [(d.kind, d.line) for d in session.diagnostics] == [("invalid_event", 2)]
+    assert problem in session.diagnostics[0].message
+    assert session.events == []
 
 
 def test_a_file_holding_only_a_partial_header(tmp_path: Path) -> None:

@@ -45,12 +45,15 @@ def test_fork_policy_points_to_fork(tmp_path: Path, capsys: pytest.CaptureFixtur
     path.write_text("\n".join(lines[: unknown["cut"] + 1]) + "\n")
     code, synth = run_repair(capsys, str(path))
     assert code == 0 and synth == unknown["closers"]
+    before = path.read_bytes()
     assert main(["repair", str(path), "--policy", "fork"]) == 2
-    printed = capsys.readouterr()
-    assert printed.out == ""
-    assert f"ledgerviz fork {path} -o CHILD.jsonl" in printed.err
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "never appends to the parent" in captured.err
+    assert f"ledgerviz fork {path} -o CHILD.jsonl" in captured.err
+    assert path.read_bytes() == before
 
 
 def test_missing_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    assert main(["repair", str(tmp_path / "nope.jsonl")]) == 1
+    assert main(["repair", str(tmp_path / "nope.jsonl")]) == 2
     assert "nope.jsonl" in capsys.readouterr().err

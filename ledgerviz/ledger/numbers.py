@@ -1,0 +1,62 @@
+"""Integers orjson cannot hold: found, decoded exactly, never turned into floats.
+
+orjson decodes an integer outside the signed/unsigned 64-bit range as a float, silently
+losing its value. Such integers need at least 19 digits, so a file without a run of 19
+digits cannot hold one (one regex pass over the whole file decides); lines that may
+are decoded by the standard library, which keeps every integer exact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+_INT64_MIN = -(2**63)
+_UINT64_MAX = 2**64 - 1
+
+
+def may_hold_big_integers(raw: bytes) -> bool:
+    """Return whether ``raw`` could hold an integer beyond 64 bits (a 19-digit run)."""
+    return _LONG_DIGITS.search(raw) is not None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is beyond the range of a double")
+    return value
+
+
+def exact_loads(raw: bytes) -> Any:
+    """Return the JSON value of ``raw`` with exact integers; raise ValueError if invalid.
+
+    Like orjson it refuses ``NaN``/``Infinity`` and numbers beyond a double.
+    """
+    try:
+        return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError as error:
+        raise ValueError("JSON nested too deeply") from error
+    except UnicodeDecodeError as error:
+        raise ValueError(str(error)) from error
+
+
+def holds_big_integer(value: Any) -> bool:
+    """Return whether ``value`` holds an integer orjson would have turned into a float."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is int:
+            if not _INT64_MIN <= item <= _UINT64_MAX:
+                return True
+        elif item.__class__ is dict:
+            stack.extend(item.values())
+        elif item.__class__ is list:
+            stack.extend(item)
+    return False

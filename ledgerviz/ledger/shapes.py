@@ -1,0 +1,168 @@
+"""Shape checks: the fields later layers rely on hold the JSON types the format gives them.
+
+An event that fails is dropped by the reader with an ``invalid_event`` diagnostic, so
+recovery, frames and figures only ever see the shapes they expect (format §3-§7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+MAX_INTEGER = 2**53 - 1
+"""The largest integer the runtime (JavaScript numbers) writes exactly."""
+
+
+def json_type(value: Any) -> str:
+    """Return the JSON name of a decoded value's type."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
+
+
+def integer_problem(name: str, value: Any) -> str | None:
+    """Return why ``value`` is not an integer the runtime could have written, or None."""
+    if value.__class__ is not int:
+        return f"'{name}' must be an integer, not {json_type(value)}"
+    if not -MAX_INTEGER <= value <= MAX_INTEGER:
+        return f"'{name}' {value} is beyond ±(2^53-1), outside what the runtime writes"
+    return None
+
+
+def _optional(container: dict[str, Any], name: str, kind: type, label: str) -> str | None:
+    """Return a problem when ``container[name]`` is present and not of ``kind``."""
+    value = container.get(name)
+    if value is None or value.__class__ is kind:
+        return None
+    return f"'{label}' must be {json_type(kind())}, not {json_type(value)}"
+
+
+def _message_problem(message: Any, label: str) -> str | None:
+    """Return what is wrong with a message object's fields, or None."""
+    if message is None:
+        return None
+    if message.__class__ is not dict:
+        return f"'{label}' must be an object, not {json_type(message)}"
+    content = message.get("content")
+    if content is None:
+        return None
+    if content.__class__ is not list:
+        return f"'{label}.content' must be an array, not {json_type(content)}"
+    for block in content:
+        if block.__class__ is not dict:
+            return f"'{label}.content' holds a {json_type(block)}, not a block object"
+        if block.get("type") == "tool-call":
+            for key in ("id", "name", "arguments"):
+                problem = _optional(block, key, str, f"{label}.content[].{key}")
+                if problem:
+                    return problem
+            if block.get("id") is None:
+                return f"a tool-call block in '{label}' has no 'id'"
+    return None
+
+
+def _tool_call(data: dict[str, Any]) -> str | None:
+    if data.get("callId").__class__ is not str:
+        return f"'data.callId' must be a string, not {json_type(data.get('callId'))}"
+    return _optional(data, "name", str, "data.name") or _optional(
+        data, "arguments", str, "data.arguments"
+    )
+
+
+def _tool_result(data: dict[str, Any]) -> str | None:
+    message = data.get("message")
+    problem = _message_problem(message, "data.message")
+    if problem or message is None:
+        return problem
+    source = message.get("source")
+    if source is not None and source.__class__ is not dict:
+        return f"'data.message.source' must be an object, not {json_type(source)}"
+    checks = [_optional(message, "toolCallId", str, "data.message.toolCallId")]
+    if source is not None:
+        checks.append(_optional(source, "callId", str, "data.message.source.callId"))
+    return next((c for c in checks if c), None)
+
+
+def _turn_end(data: dict[str, Any]) -> str | None:
+    reason = data.get("reason")
+    if reason is None:
+        return None
+    if reason.__class__ is not dict:
+        return f"'data.reason' must be an object, not {json_type(reason)}"
+    kind = reason.get("kind")
+    if kind.__class__ is not str:
+        return f"'data.reason.kind' must be a string, not {json_type(kind)}"
+    return None
+
+
+def _carries_message(data: dict[str, Any]) -> str | None:
+    return _message_problem(data.get("message"), "data.message")
+
+
+def _user_message(data: dict[str, Any]) -> str | None:
+    return _message_problem(data, "data")
+
+
+_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "assistant/message": _carries_message,
+    "system/message": _carries_message,
+    "developer/message": _carries_message,
+    "user/message": _user_message,
+    "tool/call": _tool_call,
+    "tool/result": _tool_result,
+    "turn/end": _turn_end,
+}
+
+
+def _surface_op_problem(op: Any) -> str | None:
+    """Return what is wrong with a ``surfaceOp`` that is an object, or None."""
+    if op.__class__ is str:
+        return None  # an unknown string op is a separate, kept diagnostic
+    if op.__class__ is not dict:
+        return f"'surfaceOp' must be a string or an object, not {json_type(op)}"
+    if op.get("op").__class__ is not str:
+        return f"'surfaceOp.op' must be a string, not {json_type(op.get('op'))}"
+    for key in ("start", "end", "startSeq", "endSeq"):
+        if key in op:
+            problem = integer_problem(f"surfaceOp.{key}", op[key])
+            if problem:
+                return problem
+    return None
+
+
+def _source_seqs_problem(seqs: Any) -> str | None:
+    """Return what is wrong with a ``sourceEventSeqs`` value (format §3), or None."""
+    if seqs.__class__ is not list:
+        return f"'sourceEventSeqs' must be an array, not {json_type(seqs)}"
+    for entry in seqs:
+        pair = entry if entry.__class__ is list else None
+        if pair is not None and len(pair) != 2:
+            return "'sourceEventSeqs' ranges must be [first, last] pairs"
+        for value in pair or (entry,):
+            problem = integer_problem("sourceEventSeqs[]", value)
+            if problem:
+                return problem
+        if pair is not None and pair[0] > pair[1]:
+            return f"'sourceEventSeqs' range {pair} runs backwards"
+    return None
+
+
+def shape_problem(kind: str, event: dict[str, Any], data: dict[str, Any]) -> str | None:
+    """Return why an event with a usable envelope still cannot be used, or None.
+
+    Checked: ``data.turn``/``data.step`` (integers when present), the payload fields
+    recovery and frames read for ``kind``, an object ``surfaceOp`` and
+    ``sourceEventSeqs``.
+    """
+    for name in ("turn", "step"):
+        value = data.get(name)
+        if value is not None and kind != "user/message":
+            problem = integer_problem(f"data.{name}", value)
+            if problem:
+                return problem
+    check = _PAYLOAD_CHECKS.get(kind)
+    problem = check(data) if check is not None else None
+    if problem is None and "surfaceOp" in event:
+        problem = _surface_op_problem(event["surfaceOp"])
+    if problem is None and "sourceEventSeqs" in event:
+        problem = _source_seqs_problem(event["sourceEventSeqs"])
+    return problem

@@ -1,0 +1,200 @@
+"""Hostile input at the reader (issue 12): every problem a diagnostic, never a crash."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
+
+from ledgerviz.ledger import LedgerError, UnreadableSourceError, read_session, read_sessions
+
+Writer = Callable[..., Path]
+
+
+def kinds(content: bytes, **options: Any) -> list[tuple[str, int]]:
+    return [(d.kind, d.line) for d in read_session("x.jsonl", content, **options).diagnostics]
+
+
+def dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()  # orjson refuses > 64-bit ints
+
+
+def call_turn() -> list[dict]:
+    return [turn_start(0), assistant_calls(1, "A"), tool_result(2, "A")]
+
+
+SHAPES = [
+    (1, ("data", "message", "content", 0, "id"), ["A"], "content[].id' must be string"),
+    (1, ("data", "message", "content", 0, "name"), {"n": 1}, "content[].name' must be string"),
+    (1, ("data", "message", "content"), True, "content' must be an array, not boolean"),
+    (1, ("data", "message"), [1], "'data.message' must be an object, not array"),
+    (2, ("data", "message", "source"), ["tool"], "source' must be an object, not array"),
+    (2, ("data", "message", "toolCallId"), 7, "toolCallId' must be string, not number"),
+    (0, ("data", "turn"), "1", "'data.turn' must be an integer, not string"),
+    (0, ("data", "turn"), 2**63, "'data.turn' 9223372036854775808 is beyond"),
+    (0, ("seq",), 2**53, "'seq' 9007199254740992 is beyond"),
+    (0, ("time",), -(2**70), "'time' -1180591620717411303424 is beyond"),
+    (0, ("type",), {"t": 1}, "'type' must be a string, not object"),
+    (2, ("surfaceOp",), [], "'surfaceOp' must be a string or an object, not array"),
+    (2, ("surfaceOp",), {"op": {"x": 1}}, "'surfaceOp.op' must be a string, not object"),
+    (2, ("surfaceOp",), {"op": "replace", "startSeq": [1], "endSeq": 1}, "'surfaceOp.startSeq'"),
+    (2, ("sourceEventSeqs",), "4", "'sourceEventSeqs' must be an array, not string"),
+    (2, ("sourceEventSeqs",), [[3, 1]], "range [3, 1] runs backwards"),
+    (2, ("sourceEventSeqs",), [[1]], "ranges must be [first, last] pairs"),
+]
+
+
+@pytest.mark.parametrize(("index", "path", "value", "message"), SHAPES)
+def test_wrong_shaped_fields_are_invalid_events(
+    index: int, path: tuple, value: Any, message: str
+) -> None:
+    events = call_turn()
+    target: Any = events[index]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    content = b"".join(dumps(line) + b"\n" for line in [HEADER, *events])
+    log = read_session("x.jsonl", content)
+    (problem,) = [d for d in log.diagnostics if d.kind == "invalid_event"]
+    assert problem.line == index + 2 and message in problem.message
+    assert len(log.events) == 2 and log.lines_skipped == 1
+    with pytest.raises(LedgerError, match=r"x\.jsonl"):
+        read_session("x.jsonl", content, strict=True)
+
+
+def test_reason_kind_object_is_refused(write_ledger: Writer) -> None:
+    end = {"type": "turn/end", "seq": 1, "time": 0, "data": {"turn": 1, "reason": {"kind": {}}}}
+    (log,) = read_sessions(write_ledger([HEADER, turn_start(0), end]))
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("invalid_event", 3)]
+    assert "'data.reason.kind' must be a string, not object" in log.diagnostics[0].message
+
+
+def test_integers_beyond_64_bits_are_exact_and_flagged() -> None:
+    meta = {"inode": 2**70, "low": -(2**63) - 1, "edge": 2**64 - 1}
+    result = tool_result(2, "A")
+    result["data"]["meta"] = meta
+    content = encode([HEADER, turn_start(0), assistant_calls(1, "A")]) + dumps(result) + b"\n"
+    log = read_session("x.jsonl", content)
+    assert [(d.kind, d.severity, d.line) for d in log.diagnostics] == [
+        ("big_integer", "warning", 4)
+    ]
+    assert log.events[2]["data"]["meta"] == meta
+    assert type(log.events[2]["data"]["meta"]["inode"]) is int
+
+
+def test_numbers_json_does_not_allow_stay_invalid() -> None:
+    for number in (b"NaN", b"Infinity", b"1e400"):
+        line = b'{"type":"turn/start","seq":0,"time":' + number + b',"data":{"turn":1}}'
+        content = encode([HEADER]) + line + b"\n" + encode([turn_start(1, 2)])
+        assert kinds(content)[0] == ("invalid_json", 2)
+    long_digits = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"x":"\\ud800"},' \
+        b'"n":12345678901234567890123}'
+    content = encode([HEADER]) + long_digits + b"\n" + encode([turn_start(1, 2)])
+    assert kinds(content)[0] == ("invalid_json", 2)  # a lone surrogate, even on the exact path
+
+
+def test_a_second_header_and_its_restarted_seqs_are_reported_once() -> None:
+    second = [dict(HEADER, id="other"), turn_start(0), turn_start(1, 2), turn_start(2, 3)]
+    content = encode([HEADER, turn_start(0), turn_start(1, 2), turn_start(2, 3), *second])
+    log = read_session("x.jsonl", content)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("second_header", 5), ("seq_gap", 6)]
+    assert "second session header (id 'other')" in log.diagnostics[0].message
+    assert log.diagnostics[1].message == "seq 0 repeats or goes backwards (expected 3)"
+
+
+def test_one_stray_seq_is_not_followed_by_a_false_gap() -> None:
+    events = [turn_start(0), turn_start(1, 2), turn_start(2, 3), turn_start(1, 4), turn_start(3, 5)]
+    log = read_session("x.jsonl", encode([HEADER, *events]))
+    assert [d.message for d in log.diagnostics] == [
+        "seq 1 repeats or goes backwards (expected 3)"
+    ]
+
+
+def test_repeated_diagnostics_are_capped_with_a_count() -> None:
+    content = encode([HEADER]) + b"{nope\n" * 30 + encode([turn_start(0)])
+    log = read_session("x.jsonl", content)
+    assert [d.kind for d in log.diagnostics] == ["invalid_json"] * 20 + ["more_diagnostics"]
+    assert log.diagnostics[-1].message == (
+        "10 more [invalid_json] diagnostics not listed, from line 22 on (30 in all)"
+    )
+    assert log.lines_skipped == 30
+
+
+def test_a_file_that_is_not_a_ledger_says_so_once() -> None:
+    log = read_session("x.jsonl", b"a,b\n1,2\n" * 500)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("not_a_ledger", 1)]
+    assert log.lines_skipped == 999 and log.events == []  # line 1 is the (missing) header
+
+
+def test_a_byte_order_mark_is_tolerated_with_a_warning() -> None:
+    log = read_session("x.jsonl", b"\xef\xbb\xbf" + encode([HEADER, turn_start(0)]))
+    assert [(d.kind, d.severity) for d in log.diagnostics] == [("byte_order_mark", "warning")]
+    assert log.header == HEADER and len(log.events) == 1
+
+
+@pytest.mark.parametrize(("magic", "name"), [(b"\x1f\x8b\x08", "gzip"),
+                                             (b"\x28\xb5\x2f\xfd", "Zstandard")])
+def test_compressed_content_says_it_is_compressed(magic: bytes, name: str) -> None:
+    log = read_session("x.jsonl.gz", magic + b"\x00\x01rest")
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("compressed_file", 1)]
+    assert log.diagnostics[0].message.startswith(f"{name}-compressed file")
+
+
+def test_duplicate_keys_are_a_warning_when_asked_for() -> None:
+    line = b'{"type":"turn/start","seq":0,"seq":0,"time":1,"data":{"turn":1,"turn":1}}'
+    content = encode([HEADER]) + line + b"\n"
+    assert kinds(content) == []
+    log = read_session("x.jsonl", content, duplicate_keys=True)
+    assert [(d.kind, d.severity, d.line) for d in log.diagnostics] == [
+        ("duplicate_key", "warning", 2)
+    ]
+    assert "'turn', 'seq' repeated within one object" in log.diagnostics[0].message
+    spaced = b'{"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}}\n'
+    assert kinds(encode([HEADER]) + spaced, duplicate_keys=True) == []
+
+
+def test_special_files_named_directly_are_refused_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    with pytest.raises(UnreadableSourceError, match=r"named pipe \(FIFO\), not a file"):
+        read_sessions(tmp_path / "pipe.jsonl")
+    with pytest.raises(UnreadableSourceError, match="a device, not a file"):
+        read_sessions("/dev/zero")
+    (tmp_path / "loop.jsonl").symlink_to(tmp_path / "loop.jsonl")
+    with pytest.raises(UnreadableSourceError, match=r"loop\.jsonl: cannot read"):
+        read_sessions(tmp_path / "loop.jsonl")
+
+
+def test_folder_walk_reports_what_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ok.jsonl").write_bytes(encode([HEADER, turn_start(0)]))
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "old.jsonl.zst").write_bytes(b"\x28\xb5\x2f\xfd")
+    (tmp_path / "old.jsonl.gz").write_bytes(b"\x1f\x8b")
+    (tmp_path / "notes.txt").write_text("not a ledger name: not read")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "hidden.jsonl").write_bytes(b"")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    logs = read_sessions(tmp_path)
+    found = {Path(log.path).name: [(d.kind, d.message) for d in log.diagnostics] for log in logs}
+    assert found == {
+        "locked": [("unreadable", "cannot read folder: Permission denied")],
+        "ok.jsonl": [],
+        "old.jsonl.gz": [("compressed_file", "compressed ledger: decompress it to read it "
+                                             "(ledgerviz reads JSONL)")],
+        "old.jsonl.zst": [("compressed_file", "compressed ledger: decompress it to read it "
+                                              "(ledgerviz reads JSONL)")],
+        "pipe.jsonl": [("not_a_file", "a named pipe (FIFO), not a file: skipped")],
+    }
