@@ -2,25 +2,29 @@
 
 orjson decodes an integer outside the signed/unsigned 64-bit range as a float, silently
 losing its value. Such integers need at least 19 digits, so a file without a run of 19
-digits cannot hold one (one regex pass over the whole file decides); lines that may
+digits cannot hold one (one pass over each block decides); lines that may
 are decoded by the standard library, which keeps every integer exact.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_LONG_DIGITS = re.compile(rb"\d{19}")
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
 
 _INT64_MIN = -(2**63)
 _UINT64_MAX = 2**64 - 1
 
 
 def may_hold_big_integers(raw: bytes) -> bool:
-    """Return whether ``raw`` could hold an integer beyond 64 bits (a 19-digit run)."""
-    return _LONG_DIGITS.search(raw) is not None
+    """Return whether ``raw`` could hold an integer beyond 64 bits (a 19-digit run).
+
+    Every digit becomes ``0`` and a run of 19 zeros is searched for: two passes in C,
+    several times faster than a regular expression over a large block.
+    """
+    return raw.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) != -1
 
 
 def _refuse_constant(name: str) -> Any:

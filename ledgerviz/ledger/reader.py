@@ -191,7 +191,7 @@ class FileScan:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None
         with paused_gc():
-            big = any(map(may_hold_big_integers, lines))
+            big = may_hold_big_integers(b"\n".join(lines))
             values = decode_lines(lines, first_line, self.log, last_may_be_torn=last_may_be_torn,
                                   big_integers=big, duplicate_keys=self.duplicate_keys)
             checked = check_events(values, first_line, self.version, self.log, self._state)
