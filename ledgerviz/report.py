@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ledgerviz import __version__
 from ledgerviz.display.fragments import (
@@ -19,11 +18,13 @@ from ledgerviz.display.fragments import (
 from ledgerviz.display.reprs import validity_html
 from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, text_of
-from ledgerviz.plot import style, timeline_figure
+from ledgerviz.plot import style
 from ledgerviz.plot.axis import Axis
+from ledgerviz.plot.timeline import ledger_timeline_spec
 from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
+from ledgerviz.report_figures import figure_html, page_scripts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,16 +38,67 @@ CALL_LIMIT = 200
 """Calls a calls table lists; the rest are counted."""
 OPEN_STATUSES = ("outcome_unknown", "not_started")
 
-def _summary(view: Ledger, policy: str) -> str:
+
+class SessionFacts(NamedTuple):
+    """The counts one session shows in its summary cards and its overview row."""
+
+    events: int
+    turns: int
+    calls: int
+    by_status: dict[str, int]
+    fork_points: int
+    invalid_providers: tuple[str, ...]
+
+
+def _facts(view: Ledger, key: str, policy: Policy) -> SessionFacts:
     frames = view.recovery(policy).frames
     counts = frames.calls["status"].value_counts()
-    recorded = int(frames.events["recorded"].fillna(False).astype(bool).sum())
-    cards = [("events", recorded, "recorded events"), ("turns", len(frames.turns), "turns"),
-             ("calls", len(frames.calls), "tool calls")]
-    cards += [(s, int(counts.get(s, 0)), s.replace("_", " ")) for s in style.STATUS_ORDER]
+    valid = view.context(policy, session=key).valid
+    return SessionFacts(
+        events=int(frames.events["recorded"].fillna(False).astype(bool).sum()),
+        turns=len(frames.turns),
+        calls=len(frames.calls),
+        by_status={s: int(counts.get(s, 0)) for s in style.STATUS_ORDER},
+        fork_points=len(view.recovery("fork").analyses[key].fork_points),
+        invalid_providers=tuple(p for p in PROVIDERS if not valid[p]),
+    )
+
+
+def _summary(facts: SessionFacts) -> str:
+    cards = [("events", facts.events, "recorded events"), ("turns", facts.turns, "turns"),
+             ("calls", facts.calls, "tool calls")]
+    cards += [(s, facts.by_status[s], s.replace("_", " ")) for s in style.STATUS_ORDER]
     return '<div class="cards">' + "".join(
         f'<div class="card {cls}"><b>{value}</b><span>{label}</span></div>'
         for cls, value, label in cards) + "</div>"
+
+
+def _validity(facts: SessionFacts) -> tuple[str, str]:
+    """Return the overview's provider cell and its sort key (the number of invalid providers)."""
+    if not facts.invalid_providers:
+        return badge("valid"), "0"
+    names = ", ".join(facts.invalid_providers)
+    return badge("invalid", f"invalid: {names}"), str(len(facts.invalid_providers))
+
+
+def _overview(keys: Sequence[str], facts: Sequence[SessionFacts]) -> str:
+    """Return the sortable overview table: one row per session, linked to its section."""
+    headers = ("session", "events", "turns", "calls", *(s.replace("_", " ") for s in
+               style.STATUS_ORDER), "fork points", "next request")
+    rows = []
+    for index, (key, fact) in enumerate(zip(keys, facts, strict=True)):
+        validity, validity_key = _validity(fact)
+        cells = [(f'<a href="#session-{index}">{escape(key, 80)}</a>', escape(key)),
+                 *((str(n), str(n)) for n in (fact.events, fact.turns, fact.calls,
+                                               *fact.by_status.values(), fact.fork_points)),
+                 (validity, validity_key)]
+        rows.append("<tr>" + "".join(f'<td data-sort="{key_}">{cell}</td>'
+                                     for cell, key_ in cells) + "</tr>")
+    head = "".join(f'<th title="sort">{h}</th>' for h in headers)
+    return (f'<section class="overview"><h2>Overview</h2><p class="meta">One row per session;'
+            f" click a column to sort, a session to jump to it.</p>"
+            f'<table class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table></section>")
 
 
 def _unanswered(view: Ledger) -> str:
@@ -145,25 +197,19 @@ def _diagnostics(view: Ledger) -> str:
     return html_table(("line", "severity", "kind", "message"), rows)
 
 
-def _figure(view: Ledger, policy: str, axis: Axis, include_plotlyjs: bool) -> str:
-    figure = timeline_figure(view.recovery(policy).frames, session=view.keys[0], policy=policy,
-                             fork_points=view.recovery(policy).analyses[view.keys[0]].fork_points,
-                             axis=axis, name_session=False)
-    return figure.to_html(full_html=False, include_plotlyjs=include_plotlyjs,
-                          config={"displaylogo": False, "responsive": True})
-
-
-def _session_section(view: Ledger, index: int, policy: str, axis: Axis,
-                     include_plotlyjs: bool) -> str:
+def _session_section(view: Ledger, index: int, policy: Policy, axis: Axis,
+                     facts: SessionFacts) -> str:
     log = view.sessions[0]
     key = view.keys[0]
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
             f" · timeline policy: <b>{escape(policy)}</b>")
+    figure = figure_html(ledger_timeline_spec(view, policy, axis=axis, name_session=False),
+                         str(index))
     return (
         f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
         f'<p class="meta">{meta}</p>'
-        f"{_summary(view, policy)}"
-        f'<div class="figure">{_figure(view, policy, axis, include_plotlyjs)}</div>'
+        f"{_summary(facts)}"
+        f'<div class="figure">{figure}</div>'
         f"<h3>Unanswered tool calls</h3>{_unanswered(view)}"
         f"<h3>What the tools returned</h3>{_tool_results(view, key)}"
         f"<h3>Fork points</h3>{_fork_points(view, key)}"
@@ -176,33 +222,33 @@ def _session_section(view: Ledger, index: int, policy: str, axis: Axis,
 def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order") -> str:
     """Return the report as one self-contained HTML document (plotly.js inlined once).
 
+    It opens with an overview table (one row per session), then one section per session.
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
-    closers share the last timestamp, and idle gaps between turns would squeeze the rest).
+    closers share the last timestamp, and idle gaps between turns would squeeze the rest),
+    each only when it scrolls into view. The same input gives the same bytes.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     total = sum(len(log.events) for log in ledger.sessions)
-    sections = []
+    facts, sections = [], []
     with progress(total, EVENTS_THRESHOLD, "reporting") as step:
-        for i, log in enumerate(ledger.sessions):
-            sections.append(_session_section(ledger.session(i), i, policy, axis,
-                                             include_plotlyjs=(i == 0)))
+        for i, (log, key) in enumerate(zip(ledger.sessions, ledger.keys, strict=True)):
+            view = ledger.session(i)
+            facts.append(_facts(view, key, policy))
+            sections.append(_session_section(view, i, policy, axis, facts[-1]))
             if step is not None:
                 step(len(log.events))
-    nav = "".join(f'<a href="#session-{i}">{escape(key, 60)}</a>'
-                  for i, key in enumerate(ledger.keys))
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>ledgerviz report</title><style>{palette()}{stylesheet('fragments.css')}"
         f"{stylesheet('report.css')}</style></head><body class='lv'>"
         '<header class="top"><h1>ledgerviz report</h1>'
-        f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy · "
-        f"generated {stamp}</p><nav>{nav}</nav></header>"
-        f"<main>{''.join(sections)}</main>"
+        f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
+        "</p></header>"
+        f"<main>{_overview(ledger.keys, facts)}{''.join(sections)}</main>"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded)</footer>"
-        "</body></html>"
+        f"{page_scripts()}</body></html>"
     )
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ledgerviz.html import plotly_lines, plotly_text, text_of
 from ledgerviz.plot.style import STATUS_LABEL
 
 ARGUMENT_PREVIEW = 300
+FEW = 500
 
 
 def format_duration(value: Any) -> str:
@@ -29,87 +31,100 @@ def _seq(value: Any) -> str:
     return plotly_text(value) or "none"
 
 
-def _rows(frame: pd.DataFrame, columns: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
-    """Return an iterator over ``frame``'s rows as tuples of the values in ``columns``."""
-    return zip(*(frame[c].tolist() for c in columns), strict=True)
+def _each(values: pd.Series, render: Callable[[Any], str]) -> np.ndarray:
+    """Return ``render`` of every value as an object array, so labels are built column by column.
+
+    Long columns render each distinct value once (missing ones as ``render(None)``; every
+    renderer here treats a missing value as ``None``); short ones value by value, which is
+    faster below :data:`FEW` rows.
+    """
+    if len(values) <= FEW:
+        return np.array([render(v) for v in values.tolist()], dtype=object)
+    codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    rendered = np.array([*(render(v) for v in distinct), render(None)], dtype=object)
+    return rendered[codes]
 
 
-def call_hover(calls: pd.DataFrame) -> list[str]:
+def _text(values: pd.Series, limit: int | None = None, missing: str = "") -> np.ndarray:
+    """Return :func:`plotly_text` of each value, ``missing`` where it is empty; integer
+    columns (seqs, counts) are turned into text in one vectorised step."""
+    if pd.api.types.is_integer_dtype(values.dtype) and len(values) > FEW:
+        absent = values.isna().to_numpy()
+        texts = values.astype("Int64").astype("string").to_numpy(dtype=object, na_value=missing)
+        texts[absent] = missing
+        return texts
+    return _each(values, lambda v: plotly_text(v, limit) or missing)
+
+
+def _when(values: pd.Series, render: Callable[[Any], str]) -> np.ndarray:
+    """Return ``render`` of each value that is present, ``""`` where it is missing."""
+    return _each(values, lambda v: render(v) if text_of(v) else "")
+
+
+def call_hover(calls: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of a ``calls`` frame."""
-    columns = ("tool", "call_id", "status", "turn", "step", "requested_seq", "dispatched_seq",
-               "result_seq", "duration", "error_code", "arguments")
-    rows = _rows(calls, columns)
-    labels = []
-    for tool, call_id, status, turn, step, req, disp, res, duration, code, arguments in rows:
-        label = (
-            f"<b>{plotly_text(tool, 80) or 'unnamed tool'}</b>"
-            f" · {STATUS_LABEL.get(status, plotly_text(status))}"
-            f"<br>call id: {plotly_text(call_id, 80)}"
-            f"<br>turn {plotly_text(turn)} · step {plotly_text(step)}"
-            f"<br>seqs: requested {_seq(req)} · dispatched {_seq(disp)} · result {_seq(res)}"
-            f"<br>duration: {format_duration(duration)}"
-        )
-        if text_of(code):
-            label += f"<br>error code: {plotly_text(code, 80)}"
-        label += f"<br>arguments: {plotly_lines(arguments, ARGUMENT_PREVIEW) or 'none'}"
-        labels.append(label)
-    return labels
+    return (
+        "<b>" + _text(calls["tool"], 80, "unnamed tool") + "</b> · "
+        + _each(calls["status"], lambda v: STATUS_LABEL.get(v, plotly_text(v)))
+        + "<br>call id: " + _text(calls["call_id"], 80)
+        + "<br>turn " + _text(calls["turn"]) + " · step " + _text(calls["step"])
+        + "<br>seqs: requested " + _text(calls["requested_seq"], missing="none")
+        + " · dispatched " + _text(calls["dispatched_seq"], missing="none")
+        + " · result " + _text(calls["result_seq"], missing="none")
+        + "<br>duration: " + _each(calls["duration"], format_duration)
+        + _when(calls["error_code"], lambda v: f"<br>error code: {plotly_text(v, 80)}")
+        + "<br>arguments: "
+        + _each(calls["arguments"], lambda v: plotly_lines(v, ARGUMENT_PREVIEW) or "none")
+    )
 
 
-def event_hover(events: pd.DataFrame) -> list[str]:
+def event_hover(events: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of an ``events`` frame."""
-    columns = ("type", "seq", "turn", "step", "call_id", "branch", "synthetic", "recovery_code")
-    rows = _rows(events, columns)
-    labels = []
-    for kind, seq, turn, step, call_id, branch, synthetic, code in rows:
-        label = f"<b>{plotly_text(kind, 80)}</b> · seq {_seq(seq)}"
-        if text_of(turn):
-            label += f"<br>turn {plotly_text(turn)}"
-            if text_of(step):
-                label += f" · step {plotly_text(step)}"
-        if text_of(call_id):
-            label += f"<br>call id: {plotly_text(call_id, 80)}"
-        label += f"<br>branch: {plotly_text(branch)}"
-        if synthetic is True:
-            label += "<br>added by recovery" + (f": {plotly_text(code)}" if text_of(code) else "")
-        labels.append(label)
-    return labels
+    step = np.where(events["turn"].notna(),
+                    _when(events["step"], lambda v: f" · step {plotly_text(v)}"), "")
+    added = np.where(events["synthetic"].fillna(False).astype(bool),
+                     "<br>added by recovery"
+                     + _when(events["recovery_code"], lambda v: f": {plotly_text(v)}"), "")
+    return (
+        "<b>" + _text(events["type"], 80) + "</b> · seq " + _text(events["seq"], missing="none")
+        + _when(events["turn"], lambda v: f"<br>turn {plotly_text(v)}") + step
+        + _when(events["call_id"], lambda v: f"<br>call id: {plotly_text(v, 80)}")
+        + "<br>branch: " + _text(events["branch"]) + added
+    )
 
 
-def turn_hover(turns: pd.DataFrame) -> list[str]:
+def turn_hover(turns: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of a ``turns`` frame."""
-    columns = ("turn", "start_seq", "end_seq", "end_reason", "steps", "calls", "outcome_unknown",
-               "not_started", "duration")
-    rows = _rows(turns, columns)
-    return [
-        f"<b>turn {plotly_text(turn)}</b> · seqs {_seq(start)}–{_seq(end)}"
-        f"<br>ended: {plotly_text(reason) or 'still open'}"
-        f"<br>{plotly_text(steps)} steps · {plotly_text(calls)} calls"
-        f" ({plotly_text(unknown)} outcome unknown, {plotly_text(not_started)} not started)"
-        f"<br>duration: {format_duration(duration)}"
-        for turn, start, end, reason, steps, calls, unknown, not_started, duration in rows
-    ]
+    return (
+        "<b>turn " + _text(turns["turn"]) + "</b> · seqs "
+        + _text(turns["start_seq"], missing="none") + "–" + _text(turns["end_seq"], missing="none")
+        + "<br>ended: " + _text(turns["end_reason"], missing="still open")
+        + "<br>" + _text(turns["steps"]) + " steps · " + _text(turns["calls"]) + " calls ("
+        + _text(turns["outcome_unknown"]) + " outcome unknown, "
+        + _text(turns["not_started"]) + " not started)"
+        + "<br>duration: " + _each(turns["duration"], format_duration)
+    )
 
 
-def step_hover(steps: pd.DataFrame) -> list[str]:
+def step_hover(steps: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of a ``steps`` frame."""
-    columns = ("turn", "step", "start_seq", "end_seq", "provider", "model", "input_tokens",
-               "output_tokens", "calls")
-    rows = _rows(steps, columns)
-    return [
-        f"<b>turn {plotly_text(turn)} · step {plotly_text(step)}</b>"
-        f" · seqs {_seq(start)}–{_seq(end)}"
-        f"<br>model: {plotly_text(provider, 60) or '?'} / {plotly_text(model, 60) or '?'}"
-        f"<br>tokens: {plotly_text(tokens_in) or '?'} in · {plotly_text(tokens_out) or '?'} out"
-        f"<br>{plotly_text(calls)} tool calls"
-        for turn, step, start, end, provider, model, tokens_in, tokens_out, calls in rows
-    ]
+    return (
+        "<b>turn " + _text(steps["turn"]) + " · step " + _text(steps["step"]) + "</b> · seqs "
+        + _text(steps["start_seq"], missing="none") + "–"
+        + _text(steps["end_seq"], missing="none")
+        + "<br>model: " + _text(steps["provider"], 60, "?") + " / "
+        + _text(steps["model"], 60, "?")
+        + "<br>tokens: " + _text(steps["input_tokens"], missing="?") + " in · "
+        + _text(steps["output_tokens"], missing="?") + " out"
+        + "<br>" + _text(steps["calls"]) + " tool calls"
+    )
 
 
-def group_hover(what: str, turn: Any, count: int, names: Iterable[Any]) -> str:
-    """Return the escaped label of an aggregate: ``count`` items of one turn and their names."""
+def group_hover(what: str, count: int, names: Iterable[Any], first_seq: Any,
+                last_seq: Any) -> str:
+    """Return the escaped label of a bin: ``count`` items from seq ``first_seq`` to
+    ``last_seq`` and their distinct names."""
     shown = sorted({text_of(n) for n in names if text_of(n)})
     listed = ", ".join(plotly_text(n, 60) for n in shown[:6]) + (", …" if len(shown) > 6 else "")
-    turn_text = f"turn {plotly_text(turn)}" if text_of(turn) else "outside turns"
-    return (f"<b>{count} {what}</b> · {turn_text}<br>{listed}"
-            "<br>(grouped per turn: too many to draw one by one)")
+    return (f"<b>{count} {what}</b> · seqs {_seq(first_seq)}–{_seq(last_seq)}<br>{listed}"
+            "<br>(grouped: too many to draw one by one; zoom in or lower the detail)")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from ledgerviz.html import plotly_text
-from ledgerviz.plot import hover, style
+from ledgerviz.plot import detail, hover, style
 from ledgerviz.plot.axis import Axis, Locator, resolve_axis
 from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.plot.story import fork_pair, fork_story
@@ -24,6 +24,7 @@ PARALLEL_ROWS = 3
 ROW_OFFSET = 0.24
 TURN_BANDS_LIMIT = 150
 LANE_HEIGHT = 70
+TEMPLATE = "plotly_white"
 
 
 class SessionFrames(Protocol):
@@ -44,7 +45,26 @@ def _lanes(events: pd.DataFrame, calls: pd.DataFrame) -> dict[str, int]:
     return {name: len(names) - i for i, name in enumerate(names)}
 
 
-def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[dict[str, Any]]:
+def _draw(name: str, rows: pd.DataFrame, starts: np.ndarray, ends: np.ndarray, lane: float,
+          label: Callable[[pd.DataFrame], Sequence[str]], color: str, *, what: str,
+          seq_column: str, name_column: str, limit: int, width: float,
+          offsets: np.ndarray | float = 0.0, marker: dict[str, Any] | None = None,
+          end_markers: bool = False, **common: Any) -> dict[str, Any]:
+    """Return the trace of one lane's items at the level :func:`detail.pick` chooses: a
+    marker (``marker`` options) or bar per item, or one bar per bin of items."""
+    level = detail.pick(starts, ends, rows, label, seq_column=seq_column,
+                        name_column=name_column, what=what, limit=limit)
+    if level.binned:
+        return bars(f"{name} (grouped)", level.starts, level.ends, lane, level.labels, color,
+                    width=width, **common)
+    if marker is not None:
+        return markers(name, level.starts, lane + offsets, level.labels, color, **marker,
+                       **common)
+    return bars(name, level.starts, level.ends, lane + offsets, level.labels, color,
+                width=width, end_markers=end_markers, **common)
+
+
+def _turn_traces(turns: pd.DataFrame, at: Locator, y: int, limit: int) -> list[dict[str, Any]]:
     finished = turns["end_reason"].astype("string").fillna("") == "completed"
     traces = []
     for mask, name, color in (
@@ -53,63 +73,43 @@ def _turn_traces(turns: pd.DataFrame, at: Locator, y: int) -> list[dict[str, Any
     ):
         part = turns[mask]
         if len(part):
-            traces.append(bars(name, at.at(part["start_seq"]), at.at_or_end(part["end_seq"]), y,
-                               hover.turn_hover(part), color, width=22))
+            traces.append(_draw(name, part, at.at(part["start_seq"]),
+                                at.at_or_end(part["end_seq"]), y, hover.turn_hover, color,
+                                what="turns", seq_column="start_seq", name_column="end_reason",
+                                limit=limit, width=22))
     return traces
 
 
+def _step_trace(steps: pd.DataFrame, at: Locator, y: int, limit: int) -> dict[str, Any]:
+    return _draw("step", steps, at.at(steps["start_seq"]), at.at_or_end(steps["end_seq"]), y,
+                 hover.step_hover, style.STEP_COLOR, what="steps", seq_column="start_seq",
+                 name_column="model", limit=limit, width=14, showlegend=False)
+
+
 def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
-                  detail_limit: int) -> list[dict[str, Any]]:
+                  limit: int) -> list[dict[str, Any]]:
     abandoned = events["branch"] == "abandoned"
     synthetic = events["synthetic"].fillna(False).astype(bool) & ~abandoned
-    plain = events[~abandoned & ~synthetic]
-    y = lanes[style.LANE_EVENTS]
+    active = events["branch"] == "active"
     traces = []
-    if len(plain) > detail_limit:
-        firsts, labels = _grouped_per_turn(plain, plain["seq"], "type", "events")
-        traces.append(markers("events (grouped per turn)", at.at(firsts), y, labels,
-                              style.EVENT_COLOR, size=7))
-    else:
-        active = plain["branch"] == "active"
-        for mask, name, color in ((active, style.LEGEND_EVENT, style.EVENT_COLOR),
-                                  (~active, style.LEGEND_LOG_EVENT, style.LOG_EVENT_COLOR)):
-            part = plain[mask]
-            if len(part):
-                traces.append(markers(name, at.at(part["seq"]), y, hover.event_hover(part),
-                                      color, size=7))
-    for mask, name, color, symbol, lane in (
-        (synthetic, style.LEGEND_SYNTHETIC, style.SYNTHETIC_COLOR, "diamond", style.LANE_EVENTS),
-        (abandoned, style.LEGEND_ABANDONED, style.ABANDONED_COLOR, "square",
+    for mask, name, color, symbol, size, lane in (
+        (active & ~synthetic, style.LEGEND_EVENT, style.EVENT_COLOR, "circle", 7,
+         style.LANE_EVENTS),
+        (~active & ~abandoned & ~synthetic, style.LEGEND_LOG_EVENT, style.LOG_EVENT_COLOR,
+         "circle", 7, style.LANE_EVENTS),
+        (synthetic, style.LEGEND_SYNTHETIC, style.SYNTHETIC_COLOR, "diamond", 10,
+         style.LANE_EVENTS),
+        (abandoned, style.LEGEND_ABANDONED, style.ABANDONED_COLOR, "square", 10,
          style.LANE_ABANDONED_EVENTS),
     ):
         part = events[mask]
         if len(part):
-            traces.append(markers(name, at.at(part["seq"]), lanes[lane],
-                                  hover.event_hover(part), color, symbol=symbol, size=10))
+            xs = at.at(part["seq"])
+            traces.append(_draw(name, part, xs, xs, lanes[lane], hover.event_hover, color,
+                                what="events", seq_column="seq", name_column="type",
+                                limit=limit, width=size, marker={"symbol": symbol,
+                                                                 "size": size}))
     return traces
-
-
-def _grouped_per_turn(rows: pd.DataFrame, starts: Any, name_column: str,
-                      what: str) -> tuple[pd.Series, list[str]]:
-    """Return, per turn of ``rows``, the smallest of ``starts`` and an aggregate hover label."""
-    turns = rows["turn"].astype("Int64").fillna(-1).to_numpy()
-    firsts = pd.Series(starts, dtype="Float64").groupby(turns, sort=True).min()
-    names: dict[int, list[str]] = {}
-    counts: dict[int, int] = {}
-    for (turn, name), size in rows.groupby([turns, rows[name_column].astype("string")],
-                                           sort=True).size().items():
-        names.setdefault(turn, []).append(name)
-        counts[turn] = counts.get(turn, 0) + int(size)
-    labels = [hover.group_hover(what, turn if turn >= 0 else None, counts[turn], names[turn])
-              for turn in firsts.index]
-    return firsts, labels
-
-
-def _aggregate_calls(calls: pd.DataFrame, starts: Any, ends: Any) -> tuple[Any, Any, list[str]]:
-    firsts, labels = _grouped_per_turn(calls, starts, "tool", "ok calls")
-    turns = calls["turn"].astype("Int64").fillna(-1).to_numpy()
-    lasts = pd.Series(ends, dtype="Float64").groupby(turns, sort=True).max()
-    return firsts.to_numpy(dtype=float), lasts.to_numpy(dtype=float), labels
 
 
 def _rows_within_step(calls: pd.DataFrame) -> np.ndarray:
@@ -127,42 +127,36 @@ def _call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame) -> pd.Series:
     return calls["result_seq"].astype("Int64").fillna(fallback)
 
 
-def _call_traces(calls: pd.DataFrame, turns: pd.DataFrame, at: Locator, lanes: dict[str, int],
-                 detail_limit: int) -> list[dict[str, Any]]:
+def _call_traces(calls: pd.DataFrame, ends: np.ndarray, at: Locator, lanes: dict[str, int],
+                 limit: int) -> list[dict[str, Any]]:
+    """Return the call lanes' traces; ``ends`` holds each call's bar end position."""
     traces = []
     shown_in_legend: set[str] = set()
-    offsets = pd.Series(_rows_within_step(calls), index=calls.index)
+    calls = calls.assign(_offset=_rows_within_step(calls), _end=ends,
+                         _abandoned=calls["branch"] == "abandoned",
+                         _ran=calls["dispatched_seq"].notna())
+    groups = calls.groupby(["status", "_abandoned", "_ran"], sort=False, observed=True)
+    parts = {key: part for key, part in groups}
     for status in style.STATUS_ORDER:
-        for branch, lane, opacity in (("active", style.LANE_CALLS, 1.0),
-                                      ("abandoned", style.LANE_ABANDONED_CALLS, 0.8)):
-            part = calls[(calls["status"] == status) & ((calls["branch"] == "abandoned")
-                                                        == (branch == "abandoned"))]
-            if not len(part):
-                continue
-            dispatched = part["dispatched_seq"].notna()
-            label = style.STATUS_LEGEND[status]
-            color = style.STATUS_COLOR[status]
-            common = {"legendgroup": status, "opacity": opacity}
-            ran = part[dispatched]
-            if len(ran):
-                starts = at.at(ran["dispatched_seq"])
-                ends = at.at_or_end(_call_end_seqs(ran, turns))
-                rows = lanes[lane] + offsets[ran.index].to_numpy()
-                if status == "ok" and branch == "active" and len(ran) > detail_limit:
-                    starts, ends, labels = _aggregate_calls(ran, starts, ends)
-                    name, rows = f"{label} (grouped per turn)", lanes[lane]
+        for abandoned, lane, opacity in ((False, style.LANE_CALLS, 1.0),
+                                         (True, style.LANE_ABANDONED_CALLS, 0.8)):
+            for ran in (True, False):
+                part = parts.get((status, abandoned, ran))
+                if part is None:
+                    continue
+                if ran:
+                    starts = at.at(part["dispatched_seq"])
+                    stops = part["_end"].to_numpy()
+                    shape: dict[str, Any] = {"end_markers": True}
                 else:
-                    labels, name = hover.call_hover(ran), label
-                traces.append(bars(name, starts, ends, rows, labels, color, width=9,
-                                   end_markers=True, showlegend=status not in shown_in_legend,
-                                   **common))
-                shown_in_legend.add(status)
-            waiting = part[~dispatched]
-            if len(waiting):
-                traces.append(markers(label, at.at(waiting["requested_seq"]),
-                                      lanes[lane] + offsets[waiting.index].to_numpy(),
-                                      hover.call_hover(waiting), color, symbol="x", size=12,
-                                      showlegend=status not in shown_in_legend, **common))
+                    starts = stops = at.at(part["requested_seq"])
+                    shape = {"marker": {"symbol": "x", "size": 12}}
+                traces.append(_draw(
+                    style.STATUS_LEGEND[status], part, starts, stops, lanes[lane],
+                    hover.call_hover, style.STATUS_COLOR[status], what="calls",
+                    seq_column="requested_seq", name_column="tool", limit=limit, width=9,
+                    offsets=part["_offset"].to_numpy(), legendgroup=status, opacity=opacity,
+                    showlegend=status not in shown_in_legend, **shape))
                 shown_in_legend.add(status)
     return traces
 
@@ -171,21 +165,21 @@ def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> dict[str, 
     xs = at.at(pd.Series(list(fork_points), dtype="Int64"))
     labels = [f"<b>fork point</b> · seq {seq}<br>the model's context ends before this event;"
               "<br>everything from here on is abandoned" for seq in fork_points]
-    trace = bars(style.LEGEND_FORK, xs, xs, 0, labels, style.FORK_COLOR,
-                 width=2)
+    trace = bars(style.LEGEND_FORK, xs, xs, 0, labels, style.FORK_COLOR, width=2)
     trace["y"] = interleave(np.full(len(xs), 0.4), np.full(len(xs), top + 0.6))
     trace["line"]["dash"] = "dash"
     return trace
 
 
-def _abandoned_spans(frames: SessionFrames, fork_points: Sequence[int],
-                     at: Locator) -> list[tuple[float, float]]:
+def _abandoned_spans(frames: SessionFrames, fork_points: Sequence[int], at: Locator,
+                     call_ends: np.ndarray) -> list[tuple[float, float]]:
     """Return, per fork point, the x span from it to the last abandoned item it starts."""
+    if not fork_points:
+        return []
     events, calls = frames.events, frames.calls
-    lost_calls = calls[calls["branch"] == "abandoned"]
     positions = np.concatenate([
         at.at(events.loc[events["branch"] == "abandoned", "seq"]),
-        at.at_or_end(_call_end_seqs(lost_calls, frames.turns)),
+        call_ends[(calls["branch"] == "abandoned").to_numpy()],
     ])
     starts = at.at(pd.Series(sorted(fork_points), dtype="Int64"))
     uppers = np.append(starts, np.inf)[1:]
@@ -203,7 +197,8 @@ def _band(x0: float, x1: float, fill: str) -> dict[str, Any]:
             "fillcolor": fill, "line": {"width": 0}, "layer": "below"}
 
 
-def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator) -> list[dict]:
+def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator,
+            call_ends: np.ndarray) -> list[dict]:
     """Return the background bands: every other turn, and each fork's abandoned span."""
     turns = frames.turns
     shapes = []
@@ -213,7 +208,7 @@ def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator) -> l
             if i % 2 == 0 and not (np.isnan(x0) or np.isnan(x1)):
                 shapes.append(_band(x0, x1, style.BAND_FILL))
     shapes += [_band(x0, x1, style.ABANDONED_FILL)
-               for x0, x1 in _abandoned_spans(frames, fork_points, at)]
+               for x0, x1 in _abandoned_spans(frames, fork_points, at, call_ends)]
     return shapes
 
 
@@ -234,7 +229,7 @@ def _title(frames: SessionFrames, session: str | None, policy: str) -> str:
     return f"{head}policy: {plotly_text(policy)}<br><sup>{_subtitle(frames)}</sup>"
 
 
-def timeline_figure(
+def timeline_spec(
     frames: SessionFrames,
     *,
     session: str,
@@ -243,50 +238,56 @@ def timeline_figure(
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
     name_session: bool = True,
-) -> StaticFallbackFigure:
-    """Return the timeline figure of one session's frames.
+) -> dict[str, Any]:
+    """Return the timeline of one session's frames as a plotly figure dict (``data``, ``layout``).
 
     Lanes from top to bottom: turns, steps, events, tool calls, and (when present) the
     abandoned events and calls. Call bars run from dispatch to result, coloured by status.
-    Above ``detail_limit`` items, ok calls and plain events are grouped per turn. The title
-    names the session unless ``name_session`` is False (a page that already names it).
-    The figure fills the width it is given and carries a static fallback in notebooks.
+    A lane part (one kind of item) with more than ``detail_limit`` items is drawn in bins of
+    the x extent (:mod:`ledgerviz.plot.detail`), so the whole session shows at any size.
+    The title names the session unless ``name_session`` is False (a page that already names
+    it). The layout names its template (``plotly_white``) instead of spelling it out.
     """
     concrete = resolve_axis(frames.events, axis, session)
     at = Locator(frames.events, concrete)
     lanes = _lanes(frames.events, frames.calls)
+    call_ends = at.at_or_end(_call_end_seqs(frames.calls, frames.turns))
     traces = [
-        *_turn_traces(frames.turns, at, lanes[style.LANE_TURNS]),
-        bars("step", at.at(frames.steps["start_seq"]), at.at_or_end(frames.steps["end_seq"]),
-             lanes[style.LANE_STEPS], hover.step_hover(frames.steps), style.STEP_COLOR,
-             width=14, showlegend=False),
+        *_turn_traces(frames.turns, at, lanes[style.LANE_TURNS], detail_limit),
+        _step_trace(frames.steps, at, lanes[style.LANE_STEPS], detail_limit),
         *_event_traces(frames.events, at, lanes, detail_limit),
-        *_call_traces(frames.calls, frames.turns, at, lanes, detail_limit),
+        *_call_traces(frames.calls, call_ends, at, lanes, detail_limit),
     ]
     if fork_points:
         traces.append(_fork_trace(fork_points, at, max(lanes.values())))
-    figure = StaticFallbackFigure(data=traces)
-    figure.update_layout(
-        title={"text": _title(frames, session if name_session else None, policy),
-               "x": 0.01},
-        height=170 + LANE_HEIGHT * len(lanes),
-        autosize=True,
-        margin={"l": 130, "r": 20, "t": 80, "b": 40},
-        template="plotly_white",
-        font={"family": style.FONT, "size": 12},
-        hovermode="closest",
-        hoverlabel={"align": "left"},
-        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
-                "x": 0, "font": {"size": 11}},
-        shapes=_shapes(frames, fork_points, at),
-    )
-    figure.update_yaxes(tickvals=list(lanes.values()), ticktext=list(lanes),
-                        range=[0.4, max(lanes.values()) + 0.6], showgrid=False, zeroline=False,
-                        fixedrange=True)
-    figure.update_xaxes(title_text="time (UTC)" if concrete == "time" else "event seq",
-                        type="date" if concrete == "time" else "linear", showgrid=True,
-                        gridcolor="#eef1f4")
-    return figure
+    top = max(lanes.values())
+    layout = {
+        "title": {"text": _title(frames, session if name_session else None, policy),
+                  "x": 0.01},
+        "height": 170 + LANE_HEIGHT * len(lanes),
+        "autosize": True,
+        "margin": {"l": 130, "r": 20, "t": 80, "b": 40},
+        "template": TEMPLATE,
+        "font": {"family": style.FONT, "size": 12},
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left"},
+        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
+                   "x": 0, "font": {"size": 11}},
+        "shapes": _shapes(frames, fork_points, at, call_ends),
+        "yaxis": {"tickvals": list(lanes.values()), "ticktext": list(lanes),
+                  "range": [0.4, top + 0.6], "showgrid": False, "zeroline": False,
+                  "fixedrange": True},
+        "xaxis": {"title": {"text": "time (UTC)" if concrete == "time" else "event seq"},
+                  "type": "date" if concrete == "time" else "linear", "showgrid": True,
+                  "gridcolor": "#eef1f4"},
+    }
+    return {"data": traces, "layout": layout}
+
+
+def timeline_figure(frames: SessionFrames, **options: Any) -> StaticFallbackFigure:
+    """Return :func:`timeline_spec` of ``frames`` (same keyword options) as a figure that fills
+    the width it is given and carries a static fallback in notebooks."""
+    return StaticFallbackFigure(timeline_spec(frames, **options))
 
 
 def _one_session(ledger: Ledger, session: str | int | None) -> Ledger:
@@ -295,6 +296,23 @@ def _one_session(ledger: Ledger, session: str | int | None) -> Ledger:
     if len(ledger) == 1 and session in (None, 0, ledger.keys[0]):
         return ledger
     return ledger.session(0 if session is None else session)
+
+
+def ledger_timeline_spec(
+    ledger: Ledger,
+    policy: Policy = DEFAULT_POLICY,
+    session: str | int | None = None,
+    axis: Axis = "order",
+    detail_limit: int = DETAIL_LIMIT,
+    name_session: bool = True,
+) -> dict[str, Any]:
+    """Return :func:`timeline` as a plotly figure dict (see :func:`timeline_spec`)."""
+    view = _one_session(ledger, session)
+    key = view.keys[0]
+    recovery = view.recovery(policy)
+    return timeline_spec(recovery.frames, session=key, policy=policy,
+                         fork_points=recovery.analyses[key].fork_points, axis=axis,
+                         detail_limit=detail_limit, name_session=name_session)
 
 
 def timeline(
@@ -321,9 +339,4 @@ def timeline(
                                    session=f"{parent} + fork {child}", policy=policy,
                                    fork_points=recovery.analyses[parent].fork_points,
                                    axis=axis, detail_limit=detail_limit)
-    view = _one_session(ledger, session)
-    key = view.keys[0]
-    recovery = view.recovery(policy)
-    return timeline_figure(recovery.frames, session=key, policy=policy,
-                           fork_points=recovery.analyses[key].fork_points, axis=axis,
-                           detail_limit=detail_limit)
+    return StaticFallbackFigure(ledger_timeline_spec(ledger, policy, session, axis, detail_limit))

@@ -1,6 +1,8 @@
-"""WebGL trace specs: many bars or markers in one trace, separated by NaN gaps.
+"""Trace specs: many bars or markers in one trace, separated by NaN gaps.
 
-Traces are returned as plain dicts (``type: scattergl``) so the figure validates each once.
+Traces are returned as plain dicts so the figure validates each once. A trace is SVG
+(``scatter``) unless its point count needs WebGL (``scattergl``): browsers keep only a few
+WebGL contexts alive (16 in Chromium), so a page of many small timelines must not use one each.
 """
 
 from __future__ import annotations
@@ -9,6 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+WEBGL_POINTS = 5_000
+
+
+def trace_type(points: int) -> str:
+    """Return ``scattergl`` for more than :data:`WEBGL_POINTS` points, else ``scatter`` (SVG)."""
+    return "scattergl" if points > WEBGL_POINTS else "scatter"
 
 
 def interleave(starts: Sequence[float], ends: Sequence[float]) -> np.ndarray:
@@ -39,14 +48,14 @@ def bars(
     opacity: float = 1.0,
     end_markers: bool = False,
 ) -> dict[str, Any]:
-    """Return a WebGL trace drawing a horizontal bar per item from ``starts`` to ``ends``.
+    """Return a trace drawing a horizontal bar per item from ``starts`` to ``ends``.
 
     ``y`` is the lane (one value) or one value per item.
     The hover label sits on each bar's start point, so the figure carries it once.
     """
     ys = np.broadcast_to(np.asarray(y, dtype=float), (len(starts),))
     return {
-        "type": "scattergl",
+        "type": trace_type(3 * len(starts)),
         "name": name,
         "x": interleave(starts, ends),
         "y": interleave(ys, ys),
@@ -75,9 +84,9 @@ def markers(
     showlegend: bool = True,
     opacity: float = 1.0,
 ) -> dict[str, Any]:
-    """Return a WebGL trace drawing a marker per item at ``xs`` on lane ``y``."""
+    """Return a trace drawing a marker per item at ``xs`` on lane ``y``."""
     return {
-        "type": "scattergl",
+        "type": trace_type(len(xs)),
         "name": name,
         "x": np.asarray(xs, dtype=float),
         "y": np.broadcast_to(np.asarray(y, dtype=float), (len(xs),)).copy(),

@@ -27,9 +27,11 @@ def event_label(analysis: Analysis, index: int) -> str:
     return label
 
 
-def event_choices(analysis: Analysis) -> list[tuple[str, int]]:
-    """Return ``(label, index)`` pairs for every event of ``analysis``, in analysis order."""
-    return [(event_label(analysis, i), i) for i in range(len(analysis.events))]
+def event_choices(analysis: Analysis, indices: range | None = None) -> list[tuple[str, int]]:
+    """Return ``(label, index)`` pairs for the events at ``indices`` (default: every event of
+    ``analysis``), in analysis order."""
+    shown = range(len(analysis.events)) if indices is None else indices
+    return [(event_label(analysis, i), i) for i in shown]
 
 
 def index_of_seq(analysis: Analysis, seq: int) -> int | None:

@@ -4,16 +4,18 @@ projected next model request."""
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from ledgerviz.display.fragments import fragment_style
-from ledgerviz.plot import timeline_figure
+from ledgerviz.plot.timeline import timeline_spec
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
+from ledgerviz.widgets.figure_update import FigureUpdater
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
 
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
 HALF = {"width": "50%", "min_width": "320px"}
 FIGURE_CLASS = "lv-figure"
 """The class the figure widget carries, so the stylesheet stretches it to the output width."""
+CUTS_KEPT = 16
+DETAIL_LIMIT = 2_000
+PICKER_WINDOW = 400
 
 
 class Explorer(widgets.VBox):
@@ -32,9 +37,13 @@ class Explorer(widgets.VBox):
 
     Controls: ``session`` (Dropdown), ``policy`` (ToggleButtons), ``crash_point`` (IntSlider:
     keep the first n events, as if the process died there), ``event`` (Dropdown of event
-    indices; clicking a point of the timeline selects the event at that seq). Outputs:
-    ``summary`` (Label), ``figure`` (plotly FigureWidget, replaced on every change),
+    indices, up to :data:`PICKER_WINDOW` around the selection; ``find`` jumps to a seq, and
+    clicking a point of the timeline selects the event at that seq). Outputs: ``summary``
+    (Label), ``figure`` (one plotly FigureWidget, updated in place with only what changed),
     ``details`` and ``context`` (HTML panes, every ledger string escaped).
+
+    The recovery of each (crash point, policy) is computed once; the last
+    :data:`CUTS_KEPT` cuts are kept.
     """
 
     def __init__(self, ledger: Ledger, *, session: str | None = None,
@@ -48,8 +57,10 @@ class Explorer(widgets.VBox):
             raise ValueError(f"policy must be one of {POLICIES!r}, got {policy!r}")
         self.ledger = ledger
         self._syncing = False
-        self._cut: tuple[tuple[str, int], Ledger] | None = None
+        self._cuts: OrderedDict[tuple[str, int], Ledger] = OrderedDict()
+        self._contexts: dict[tuple[str, int, str], str] = {}
         self._analysis: Analysis | None = None
+        self._picker_range = range(0)
         key = session if session is not None else keys[0]
         total = self._event_count(key)
         self.session = widgets.Dropdown(options=keys, value=key, description="Session")
@@ -63,7 +74,10 @@ class Explorer(widgets.VBox):
         self.summary = widgets.Label()
         self.figure = go.FigureWidget()
         self.figure.add_class(FIGURE_CLASS)
+        self._updater = FigureUpdater(self.figure, self._on_click)
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))
+        self.find = widgets.Text(description="Go to seq", placeholder="seq, then Enter",
+                                 continuous_update=False)
         self.details = widgets.HTML()
         self.context = widgets.HTML()
         super().__init__(children=[
@@ -72,13 +86,14 @@ class Explorer(widgets.VBox):
             self.crash_point,
             self.summary,
             self.figure,
-            widgets.HBox([widgets.VBox([self.event, self.details], layout=HALF),
+            widgets.HBox([widgets.VBox([self.find, self.event, self.details], layout=HALF),
                           widgets.VBox([self.context], layout=HALF)]),
         ])
         self.session.observe(self._on_session, names="value")
         self.policy.observe(self._on_view, names="value")
         self.crash_point.observe(self._on_view, names="value")
         self.event.observe(self._on_event, names="value")
+        self.find.observe(self._on_find, names="value")
         self._render()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -99,19 +114,38 @@ class Explorer(widgets.VBox):
         index = index_of_seq(self.analysis, seq)
         if index is None:
             return False
-        self.event.value = index
+        self.select_index(index)
         return True
+
+    def select_index(self, index: int) -> None:
+        """Select event ``index`` of the analysis, moving the picker's window to it if needed."""
+        if index not in self._picker_range:
+            self._fill_picker(self.analysis, index)
+        self.event.value = index
 
     def _event_count(self, key: str) -> int:
         return next(len(log.events) for log in self.ledger.sessions if log.key == key)
 
     def _view(self) -> Ledger:
-        """Return the one-session ledger cut at the crash point, cached while session and cut
-        stay the same (so each policy's recovery is computed once per cut)."""
+        """Return the one-session ledger cut at the crash point; the last :data:`CUTS_KEPT`
+        cuts are kept, so each policy's recovery of a cut is computed once."""
         wanted = (self.session.value, self.crash_point.value)
-        if self._cut is None or self._cut[0] != wanted:
-            self._cut = (wanted, self.ledger.cut(wanted[1], session=wanted[0]))
-        return self._cut[1]
+        if wanted in self._cuts:
+            self._cuts.move_to_end(wanted)
+        else:
+            self._cuts[wanted] = self.ledger.cut(wanted[1], session=wanted[0])
+            while len(self._cuts) > CUTS_KEPT:
+                dropped, _ = self._cuts.popitem(last=False)
+                self._contexts = {k: v for k, v in self._contexts.items() if k[:2] != dropped}
+        return self._cuts[wanted]
+
+    def _context_html(self, view: Ledger) -> str:
+        """Return the context pane of the shown cut and policy (built once per pair)."""
+        key = (self.session.value, self.crash_point.value, self.policy.value)
+        if key not in self._contexts:
+            self._contexts[key] = context_html(view.context(self.policy.value,
+                                                            session=key[0]))
+        return self._contexts[key]
 
     def _on_session(self, _change: dict[str, Any]) -> None:
         total = self._event_count(self.session.value)
@@ -134,6 +168,12 @@ class Explorer(widgets.VBox):
         if not self._syncing and change["new"] is not None:
             self.details.value = event_details_html(self.analysis, change["new"])
 
+    def _on_find(self, change: dict[str, Any]) -> None:
+        text = change["new"].strip()
+        if text.lstrip("-").isdigit():
+            found = self.select_seq(int(text))
+            self.find.description = "Go to seq" if found else "no such seq"
+
     def _on_click(self, _trace: Any, points: Points, _state: Any) -> None:
         for x in points.xs:
             if isinstance(x, int | float) and math.isfinite(x) and self.select_seq(round(x)):
@@ -148,21 +188,11 @@ class Explorer(widgets.VBox):
         self._analysis = analysis
         self.summary.value = crash_summary(analysis, self.crash_point.value,
                                            self._event_count(key))
-        self._show_figure(timeline_figure(recovery.frames, session=key, policy=policy,
-                                          fork_points=analysis.fork_points, axis="order",
-                                          name_session=False))
+        self._updater.show(timeline_spec(recovery.frames, session=key, policy=policy,
+                                         fork_points=analysis.fork_points, axis="order",
+                                         detail_limit=DETAIL_LIMIT, name_session=False))
         self._show_events(analysis, kept)
-        self.context.value = context_html(view.context(policy, session=key))
-
-    def _show_figure(self, figure: go.Figure) -> None:
-        """Put a FigureWidget of ``figure`` in the figure slot; clicks on it select events."""
-        old = self.figure
-        self.figure = go.FigureWidget(figure)
-        self.figure.add_class(FIGURE_CLASS)
-        for trace in self.figure.data:
-            trace.on_click(self._on_click)
-        self.children = tuple(self.figure if child is old else child for child in self.children)
-        old.close()
+        self.context.value = self._context_html(view)
 
     def _still_shown(self, analysis: Analysis) -> int | None:
         """Return the index in ``analysis`` of the event selected so far, if it is still there.
@@ -185,13 +215,26 @@ class Explorer(widgets.VBox):
             index = recorded[-1] if recorded else None
         self._syncing = True
         try:
-            self.event.options = event_choices(analysis)
+            self._fill_picker(analysis, index)
             self.event.value = index
         finally:
             self._syncing = False
         self.details.value = (
             "<i>no event</i>" if index is None else event_details_html(analysis, index)
         )
+
+
+    def _fill_picker(self, analysis: Analysis, around: int | None) -> None:
+        """Offer the :data:`PICKER_WINDOW` events around index ``around`` in the picker."""
+        count = len(analysis.events)
+        centre = count - 1 if around is None else around
+        start = max(0, min(centre - PICKER_WINDOW // 2, count - PICKER_WINDOW))
+        self._picker_range = range(start, min(count, start + PICKER_WINDOW))
+        self._syncing, syncing = True, self._syncing
+        try:
+            self.event.options = event_choices(analysis, self._picker_range)
+        finally:
+            self._syncing = syncing
 
 
 def explore(ledger: Ledger, *, session: str | None = None,

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 import ledgerviz
-from ledgerviz.plot import style, timeline
+from ledgerviz.plot import detail, style, timeline
 from ledgerviz.plot.axis import epoch_ms
 from ledgerviz.recovery.analysis import POLICIES
 
@@ -206,21 +206,53 @@ def test_hostile_text_is_escaped_in_the_figure(policy: str) -> None:
     assert "javascript:window.__pwned=1" in joined  # present, but only as escaped text
 
 
-def test_large_ledgers_group_ok_calls_and_events_per_turn() -> None:
+def bin_counts(trace: Any) -> list[int]:
+    """The item count each bin's hover label states (``<b>N what</b>``)."""
+    return [int(h.split("<b>")[1].split(" ")[0]) for h in trace.hovertext if h]
+
+
+def test_lanes_above_the_detail_limit_are_drawn_in_bins() -> None:
     ledger = ledgerviz.load(SHOWCASE)
     frames = ledger.frames
     figure = timeline(ledger, policy="recorded", axis="order", detail_limit=5)
     ok = frames.calls[(frames.calls["status"] == "ok") & frames.calls["dispatched_seq"].notna()]
-    grouped = next(t for t in figure.data if t.name.endswith("(grouped per turn)")
+    assert len(ok) > 5
+    grouped = next(t for t in figure.data if t.name.endswith("(grouped)")
                    and t.legendgroup == "ok")
-    assert items(grouped) == ok["turn"].nunique()
-    labels = [h for h in grouped.hovertext if h]
-    assert sum(int(h.split("<b>")[1].split(" ")[0]) for h in labels) == len(ok)
-    events = next(t for t in figure.data if t.name == "events (grouped per turn)")
-    plain = frames.events[frames.events["branch"] != "abandoned"]
-    assert items(events) == plain["turn"].astype("Int64").fillna(-1).nunique()
-    first_seq = plain.groupby(plain["turn"].astype("Int64").fillna(-1))["seq"].min()
-    assert sorted(starts(events).tolist()) == sorted(first_seq.astype(float).tolist())
+    assert sum(bin_counts(grouped)) == len(ok)
+    assert items(grouped) <= detail.BINS
+    x = np.asarray(grouped.x, dtype=float)
+    assert x[0::3].min() == ok["dispatched_seq"].min()
+    assert (x[0::3] <= x[1::3]).all()
+    active = frames.events[(frames.events["branch"] == "active")
+                           & ~frames.events["synthetic"].fillna(False).astype(bool)]
+    events = next(t for t in figure.data if t.name == "event on the active branch (grouped)")
+    assert sum(bin_counts(events)) == len(active)
+    assert starts(events).min() == active["seq"].min()
+    assert np.asarray(events.x, dtype=float)[1::3].max() == active["seq"].max()
+    for trace in figure.data:  # every lane part of this ledger has more than 5 items or few
+        assert items(trace) <= max(5, detail.BINS)
+
+
+def test_bins_split_the_extent_into_equal_slices() -> None:
+    starts_ = np.arange(1000, dtype=float)
+    seqs = pd.Series(np.arange(1000))
+    names = pd.Series(["read_file", "grep"] * 500)
+    level = detail.binned(starts_, starts_ + 0.5, seqs, names, "calls", bins=10)
+    assert level.binned
+    # the extent 0..999 in 10 slices of width 99.9: items 0-99 fall in the first slice, etc.
+    assert level.starts.tolist() == [0, 100, 200, 300, 400, 500, 600, 700, 800, 900]
+    assert level.ends.tolist() == [99.5, 199.5, 299.5, 399.5, 499.5, 599.5, 699.5, 799.5,
+                                   899.5, 999.5]
+    assert level.labels[0].startswith("<b>100 calls</b> · seqs 0–99<br>grep, read_file")
+
+
+def test_at_or_below_the_limit_every_item_is_drawn() -> None:
+    calls = pd.DataFrame({"seq": [3, 4]})
+    level = detail.pick(np.array([3.0, 4.0]), np.array([3.0, 4.0]), calls,
+                        lambda rows: [f"item {s}" for s in rows["seq"]], seq_column="seq",
+                        name_column="seq", what="calls", limit=2)
+    assert not level.binned and list(level.labels) == ["item 3", "item 4"]
 
 
 def test_frames_of_other_sessions_are_left_out() -> None:

@@ -102,8 +102,10 @@ def test_crash_slider_cuts_the_ledger_and_synthesize_closes_it(semantic: Explore
 def test_fork_policy_moves_the_suffix_into_the_abandoned_lanes(semantic: Explorer) -> None:
     semantic.crash_point.value = CRASH
     before = semantic.figure
+    lanes_before = lane_positions(before, style.LANE_CALLS)
     semantic.policy.value = "fork"
-    assert semantic.figure is not before
+    assert semantic.figure is before  # updated in place, never replaced
+    assert lanes_before == [DISPATCH]
     abandoned_surface = [seq_at(SEMANTIC_EVENTS, i) for i in range(REQUEST, CRASH)
                          if "surfaceOp" in SEMANTIC_EVENTS[i]]
     assert fork_positions(semantic.figure) == [REQUEST]

@@ -1,0 +1,79 @@
+// The report's page behaviour: timelines drawn lazily as they scroll into view, WebGL
+// timelines released when they scroll away (browsers keep few WebGL contexts alive), and
+// sortable overview columns. Every figure's spec is a JSON script next to its plot div.
+(function () {
+  "use strict";
+  var MAX_LIVE_WEBGL = 8;
+  var CONFIG = { displaylogo: false, responsive: true };
+  var live = new Map();  // plot div -> whether it holds a WebGL trace
+  var template = JSON.parse(document.getElementById("lv-template").textContent);
+
+  function spec(div) {
+    return JSON.parse(document.getElementById(div.dataset.figure).textContent);
+  }
+
+  function distance(div) {
+    var box = div.getBoundingClientRect();
+    return Math.abs(box.top + box.height / 2 - window.innerHeight / 2);
+  }
+
+  function release(div) {
+    if (!live.has(div)) return;
+    live.delete(div);
+    window.Plotly.purge(div);
+    div.dataset.state = "released";
+  }
+
+  function makeRoomForWebgl() {
+    var webgl = [];
+    live.forEach(function (isWebgl, div) { if (isWebgl) webgl.push(div); });
+    webgl.sort(function (a, b) { return distance(b) - distance(a); });
+    while (webgl.length >= MAX_LIVE_WEBGL) release(webgl.shift());
+  }
+
+  function draw(div) {
+    if (live.has(div)) return;
+    var figure = spec(div);
+    figure.layout.template = template;
+    var isWebgl = figure.data.some(function (t) { return t.type === "scattergl"; });
+    if (isWebgl) makeRoomForWebgl();
+    live.set(div, isWebgl);
+    div.dataset.state = "drawing";
+    window.Plotly.newPlot(div, figure.data, figure.layout, CONFIG).then(function () {
+      if (!live.has(div)) return;
+      div.dataset.state = "drawn";
+      div.dataset.draws = String(Number(div.dataset.draws || 0) + 1);
+    });
+  }
+
+  function observe() {
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) draw(entry.target);
+        else if (live.get(entry.target)) release(entry.target);
+      });
+    }, { rootMargin: "600px 0px" });
+    document.querySelectorAll("div.lv-plot").forEach(function (div) { observer.observe(div); });
+  }
+
+  function sortable(table) {
+    table.querySelectorAll("th").forEach(function (th, column) {
+      th.addEventListener("click", function () {
+        var body = table.tBodies[0];
+        var descending = th.dataset.order !== "descending";
+        table.querySelectorAll("th").forEach(function (other) { delete other.dataset.order; });
+        th.dataset.order = descending ? "descending" : "ascending";
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = a.cells[column].dataset.sort, y = b.cells[column].dataset.sort;
+          var order = isNaN(x) || isNaN(y) ? x.localeCompare(y) : Number(x) - Number(y);
+          return descending ? -order : order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  }
+
+  observe();
+  document.querySelectorAll("table.sortable").forEach(sortable);
+})();

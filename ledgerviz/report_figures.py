@@ -1,0 +1,45 @@
+"""Figures in the HTML report: each is a placeholder div plus its spec as inline JSON, drawn by
+the page script (``display/report.js``) when it scrolls into view; plotly.js is embedded once."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from plotly.io.json import to_json_plotly
+
+from ledgerviz.plot.timeline import TEMPLATE
+
+
+def _script_json(value: Any) -> str:
+    """Return ``value`` as plotly JSON with ``<`` as ``\\u003c``: no text can end the script."""
+    return to_json_plotly(value).replace("<", "\\u003c")
+
+
+def figure_html(figure: dict[str, Any], name: str) -> str:
+    """Return the placeholder of a timeline figure dict (sized to its height) and its JSON.
+
+    ``name`` makes the element ids, so the same report input gives the same bytes. The
+    layout's template is left out: the page holds it once (:func:`page_scripts`).
+    """
+    layout = {k: v for k, v in figure["layout"].items() if k != "template"}
+    spec = _script_json({"data": figure["data"], "layout": layout})
+    height = layout.get("height", 450)
+    return (f'<div class="lv-plot" id="plot-{name}" data-figure="figure-{name}"'
+            f' style="height:{height}px"></div>'
+            f'<script type="application/json" id="figure-{name}">{spec}</script>')
+
+
+@cache
+def page_scripts() -> str:
+    """Return the report's scripts: the figures' template, plotly.js, then the lazy drawing and
+    table sorting."""
+    import plotly.io as pio
+    from plotly.offline import get_plotlyjs
+
+    behaviour = files("ledgerviz.display").joinpath("report.js").read_text(encoding="utf-8")
+    template = _script_json(pio.templates[TEMPLATE].to_plotly_json())
+    return (f'<script type="application/json" id="lv-template">{template}</script>'
+            f'<script type="text/javascript">{get_plotlyjs()}</script>'
+            f"<script>{behaviour}</script>")
