@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 TEXT_LIMIT = 160
 ARGUMENT_LIMIT = 120
 ID_LIMIT = 60
+MESSAGES_SHOWN = 80
 CELL = "padding:2px 6px;vertical-align:top;border-top:1px solid #e4e7eb"
 
 
@@ -55,11 +56,18 @@ def _call_lines(entry: dict[str, Any], results: dict[str | None, int | None]) ->
     return lines
 
 
-def messages_html(messages: Sequence[ContextMessage]) -> str:
-    """Return an escaped table of the projected messages: seq, role, short text, and each tool
-    call paired with its result (and each result with its call)."""
+def messages_html(messages: Sequence[ContextMessage], limit: int = MESSAGES_SHOWN) -> str:
+    """Return an escaped table of the last ``limit`` projected messages: seq, role, short text,
+    and each tool call paired with its result (and each result with its call).
+
+    Only the shown messages are exported and paired, so the pane costs the same for any
+    request length; a result whose call lies before them says so (the problems list above
+    names every unpaired call or result of the whole request).
+    """
     if not messages:
         return "<i>empty: the next request would carry no messages</i>"
+    hidden = max(0, len(messages) - limit)
+    messages = messages[hidden:]
     entries = export(messages, "openai").payload["messages"]
     calls = _first_seqs([(call["id"], item.seq) for item, entry in zip(messages, entries,
                                                                         strict=True)
@@ -67,6 +75,8 @@ def messages_html(messages: Sequence[ContextMessage]) -> str:
     results = _first_seqs([(entry["tool_call_id"], item.seq)
                            for item, entry in zip(messages, entries, strict=True)
                            if entry["role"] == "tool"])
+    earlier = (f"<p style='margin:2px 0'><i>{hidden} earlier message"
+               f"{'s' if hidden != 1 else ''} not shown</i></p>" if hidden else "")
     rows = []
     for item, entry in zip(messages, entries, strict=True):
         role = "tool" if item.is_tool_result else item.message.get("role")
@@ -74,6 +84,7 @@ def messages_html(messages: Sequence[ContextMessage]) -> str:
         if entry["role"] == "tool":
             call_id = entry["tool_call_id"]
             answers = (f"answers call at seq {seq_text(calls[call_id])}" if call_id in calls
+                       else "answers a call before the shown messages" if hidden
                        else f"<b style='color:{STATUS_COLOR['error']}'>answers no call</b>")
             error = " · <b>error</b>" if message_is_error(item.message) else ""
             lines.insert(0, f"result for id {escape(call_id, ID_LIMIT)} {answers}{error}")
@@ -81,7 +92,7 @@ def messages_html(messages: Sequence[ContextMessage]) -> str:
         rows.append(f"<tr><td style='{CELL}'>{seq_text(item.seq)}</td>"
                     f"<td style='{CELL}'><b>{escape(role)}</b></td>"
                     f"<td style='{CELL}'>{'<br>'.join(lines)}</td></tr>")
-    return ("<table style='border-collapse:collapse;font-size:12px;width:100%'>"
+    return (earlier + "<table style='border-collapse:collapse;font-size:12px;width:100%'>"
             "<tr><th style='text-align:left'>seq</th><th style='text-align:left'>role</th>"
             f"<th style='text-align:left'>content</th></tr>{''.join(rows)}</table>")
 

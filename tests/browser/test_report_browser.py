@@ -1,7 +1,7 @@
 """Open generated reports in headless Chromium: every timeline draws when scrolled to (SVG or
 WebGL, never more WebGL contexts than the browser keeps), nothing errors, hostile ledger content
-stays inert text, and a 1,000-session report opens. Saves a screenshot of every session; with
-LEDGERVIZ_README_SCREENSHOT=1 it refreshes the README's docs/images/report.png."""
+stays inert text, and a many-session report opens on its overview. Saves a screenshot of every
+session; with LEDGERVIZ_README_SCREENSHOT=1 it refreshes the README's docs/images/report.png."""
 
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 SCRIPT = "<script>window.__pwned=1;alert(1)</script>"
 IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
 CHROMIUM_WEBGL_CONTEXTS = 16
-MANY_SESSIONS = 1_000
-MANY_SESSIONS_OPEN_BOUND_S = 60  # generous: the 5 s budget lives in benchmarks/bench_report.py
+# Building a report costs ~0.1 s per session in Python, so the suite opens 200 sessions; the
+# 1,000-session budget (open in <= 5 s) is measured by benchmarks/bench_report.py.
+MANY_SESSIONS = 200
+MANY_SESSIONS_OPEN_BOUND_S = 60
 WEBGL_TROUBLE = ("too many active webgl contexts", "context lost", "context_lost")
 
 # What a drawn plot shows, read from the page: its SVG traces that hold a non-empty path (line
@@ -236,7 +238,7 @@ def many_sessions(folder: Path, count: int) -> list[Path]:
     return paths
 
 
-def test_a_thousand_session_report_opens(browser: Browser, tmp_path: Path) -> None:
+def test_a_many_session_report_opens_on_its_overview(browser: Browser, tmp_path: Path) -> None:
     ledger = ledgerviz.load(many_sessions(tmp_path, MANY_SESSIONS))
     report = write_report(ledger, tmp_path / "many.html")
     started = time.perf_counter()

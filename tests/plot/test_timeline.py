@@ -226,7 +226,7 @@ def test_lanes_above_the_detail_limit_are_drawn_in_bins() -> None:
     assert (x[0::3] <= x[1::3]).all()
     active = frames.events[(frames.events["branch"] == "active")
                            & ~frames.events["synthetic"].fillna(False).astype(bool)]
-    events = next(t for t in figure.data if t.name == "event on the active branch (grouped)")
+    events = next(t for t in figure.data if t.name == f"{style.LEGEND_EVENT} (grouped)")
     assert sum(bin_counts(events)) == len(active)
     assert starts(events).min() == active["seq"].min()
     assert np.asarray(events.x, dtype=float)[1::3].max() == active["seq"].max()

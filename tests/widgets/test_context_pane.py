@@ -71,3 +71,15 @@ def test_ledger_text_reaches_the_pane_only_escaped(policy: str) -> None:
         assert raw not in html
     user_text = next(e for e in EVENTS if e["type"] == "user/message")["data"]["content"][0]
     assert escape(user_text["text"]).lower() in html
+
+
+def test_a_long_request_shows_only_its_last_messages() -> None:
+    from ledgerviz.widgets.context_pane import messages_html
+
+    messages = ledgerviz.load(HOSTILE).context("synthesize").messages
+    assert len(messages) > 3
+    html = messages_html(messages, limit=3)
+    assert rows(html) == [str(m.seq) for m in messages[-3:]]
+    hidden = len(messages) - 3
+    assert f"{hidden} earlier message{'s' if hidden != 1 else ''} not shown" in html
+    assert "not shown" not in messages_html(messages)

@@ -1,0 +1,117 @@
+"""Explorer response times and bytes sent per change, against a naive rebuild in the same run.
+
+Run on demand: ``python benchmarks/bench_explorer.py [--turns 7200] [--moves 6]``
+(7,200 turns of the simulator's ``large`` scenario are about 100k events; 73,000 about 1M).
+
+The explorer is driven as the tests drive it: setting the crash-point slider and the policy
+toggle from Python, which runs the same observers a browser change runs. Bytes are counted
+where ipywidgets sends state to the frontend (``Widget._send``: JSON plus binary buffers).
+The naive baseline does per change what the 0.1 explorer did: cut, recover, build a new
+FigureWidget from the full-detail figure, re-render the context pane over every message and
+offer every event in the picker. Budgets at 100k events: slider and toggle <= 200 ms median,
+first display <= 2 s, <= 500 KB per move; at 1M events <= 1 s per move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ipywidgets
+import plotly.graph_objects as go
+
+import ledgerviz
+from ledgerviz.plot import timeline_figure
+from ledgerviz.simulate import write_scenario
+from ledgerviz.widgets import explore
+from ledgerviz.widgets.context_pane import context_html
+from ledgerviz.widgets.details import event_choices
+
+SENT = {"bytes": 0}
+
+
+def _counting_send(original: Callable[..., Any]) -> Callable[..., Any]:
+    def send(self: ipywidgets.Widget, msg: dict[str, Any], buffers: Any = None) -> Any:
+        SENT["bytes"] += len(json.dumps(msg, default=str)) + sum(
+            memoryview(b).nbytes for b in buffers or ())
+        return original(self, msg, buffers)
+    return send
+
+
+def timed(work: Callable[[], Any]) -> tuple[float, int]:
+    """Return milliseconds and bytes sent while running ``work``."""
+    SENT["bytes"] = 0
+    started = time.perf_counter()
+    work()
+    return (time.perf_counter() - started) * 1000, SENT["bytes"]
+
+
+def naive_change(ledger: ledgerviz.Ledger, cut: int, policy: str) -> int:
+    """Do what the 0.1 explorer did on a change; return the bytes its figure and panes hold."""
+    key = ledger.keys[0]
+    view = ledger.cut(cut, session=key)
+    recovery = view.recovery(policy)
+    analysis = recovery.analyses[key]
+    figure = go.FigureWidget(timeline_figure(recovery.frames, session=key, policy=policy,
+                                             fork_points=analysis.fork_points, axis="order"))
+    pane = context_html(view.context(policy, session=key))
+    choices = event_choices(analysis)
+    return (len(figure.to_json()) + len(pane)
+            + sum(len(label) + 8 for label, _ in choices))
+
+
+def main() -> None:
+    """Print medians for the explorer and the naive baseline, then one JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=7_200)
+    parser.add_argument("--moves", type=int, default=6)
+    parser.add_argument("--baseline-moves", type=int, default=2)
+    parser.add_argument("--ledger", type=Path, help="an existing ledger (skips simulating)")
+    args = parser.parse_args()
+    path = args.ledger or write_scenario(
+        "large", Path(tempfile.mkdtemp(prefix="ledgerviz-bench-")) / "large.jsonl",
+        turns=args.turns)[0]
+    ledger = ledgerviz.load(path)
+    events = len(ledger.sessions[0].events)
+    ipywidgets.Widget._send = _counting_send(ipywidgets.Widget._send)
+
+    holder: dict[str, Any] = {}
+    first_ms, first_bytes = timed(lambda: holder.setdefault("e", explore(ledger)))
+    explorer = holder["e"]
+    cuts = [events * (k + 1) // (args.moves + 1) for k in range(args.moves)]
+    slider, toggle, sent = [], [], []
+    for cut in cuts:
+        ms, size = timed(lambda c=cut: setattr(explorer.crash_point, "value", c))
+        slider.append(ms)
+        sent.append(size)
+        other = "fork" if explorer.policy.value == "synthesize" else "synthesize"
+        ms, size = timed(lambda p=other: setattr(explorer.policy, "value", p))
+        toggle.append(ms)
+        sent.append(size)
+    naive_ms, naive_bytes = [], []
+    for cut in cuts[:args.baseline_moves]:
+        started = time.perf_counter()
+        naive_bytes.append(naive_change(ledger, cut, "fork"))
+        naive_ms.append((time.perf_counter() - started) * 1000)
+
+    result = {"events": events, "slider_ms": statistics.median(slider),
+              "toggle_ms": statistics.median(toggle), "first_ms": first_ms,
+              "bytes_per_move": statistics.median(sent)}
+    print(f"ledger: {events} events · load average {os.getloadavg()}")
+    print(f"explorer: first display {first_ms:.0f} ms ({first_bytes / 1e3:.0f} KB); slider "
+          f"{[round(m) for m in slider]} ms; toggle {[round(m) for m in toggle]} ms; sent per "
+          f"change {[round(b / 1e3) for b in sent]} KB")
+    print(f"naive rebuild: {[round(m) for m in naive_ms]} ms per change; "
+          f"{[round(b / 1e3) for b in naive_bytes]} KB per change")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""HTML report budgets in headless Chromium, each against an eager baseline in the same run.
+
+Run on demand: ``python benchmarks/bench_report.py [--sessions 1000] [--turns 73000]``.
+
+1. The bundled examples: seconds from opening the report until every timeline has drawn
+   (scrolling through it), budget 3 s. Baseline: the same figures as plotly's own
+   ``to_html`` per figure, all traces WebGL as in ledgerviz 0.1 (it counts the plots whose
+   WebGL context was lost).
+2. ``--sessions`` copies of a small crashed session: seconds until the overview and the first
+   timeline show, budget 5 s. Baseline: plotly's ``to_html`` per figure, eager (capped).
+3. A ``--turns`` session of the simulator's ``large`` scenario (1M events at 73,000 turns):
+   report size, budget 25 MB. Baseline: ``to_html`` of the same timeline at full detail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, sync_playwright
+
+import ledgerviz
+from ledgerviz.examples import example_paths
+from ledgerviz.plot import timeline, traces
+from ledgerviz.report import write_report
+from ledgerviz.simulate import write_scenario
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+BASELINE_CAP_S = 60.0
+LIVE_CONTEXT = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(gd => {
+    const c = gd.querySelector('canvas.gl-canvas-context');
+    if (!c) return true;
+    const gl = c.getContext('webgl');
+    return gl !== null && !gl.isContextLost();
+}).length"""
+
+
+def eager_page(ledger: ledgerviz.Ledger, path: Path) -> Path:
+    """Write the baseline page: plotly's ``to_html`` of every session's timeline, plotly.js in
+    the first."""
+    parts = [timeline(ledger.session(i), policy="fork").to_html(
+        full_html=False, include_plotlyjs=i == 0) for i in range(len(ledger.keys))]
+    path.write_text(f"<!DOCTYPE html><html><body>{''.join(parts)}</body></html>",
+                    encoding="utf-8")
+    return path
+
+
+def all_drawn_lazy(page: Page, report: Path) -> float:
+    """Open ``report`` and scroll each timeline into view; return seconds until all drew."""
+    started = time.perf_counter()
+    page.goto(report.as_uri())
+    plots = page.locator("div.lv-plot")
+    for i in range(plots.count()):
+        plot = plots.nth(i)
+        plot.scroll_into_view_if_needed()
+        page.wait_for_function("d => d.dataset.state === 'drawn'", arg=plot.element_handle(),
+                               timeout=120_000)
+    return time.perf_counter() - started
+
+
+def all_drawn_eager(page: Page, report: Path, count: int) -> tuple[float, int]:
+    """Open the eager baseline; return seconds until every plot has an SVG, and how many plots
+    still hold a live WebGL context (or none at all) after drawing."""
+    started = time.perf_counter()
+    page.goto(report.as_uri(), timeout=int(BASELINE_CAP_S * 1000))
+    page.wait_for_function(
+        "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n", arg=count,
+        timeout=int(BASELINE_CAP_S * 1000))
+    return time.perf_counter() - started, page.evaluate(LIVE_CONTEXT)
+
+
+def first_view(page: Page, report: Path, lazy: bool) -> float:
+    """Return seconds until the page is loaded and its first timeline has drawn (capped)."""
+    started = time.perf_counter()
+    try:
+        page.goto(report.as_uri(), timeout=int(BASELINE_CAP_S * 1000))
+        check = ("() => document.querySelector('div.lv-plot').dataset.state === 'drawn'" if lazy
+                 else "() => document.querySelector('.js-plotly-plot .main-svg') !== null")
+        page.wait_for_function(check, timeout=int(BASELINE_CAP_S * 1000))
+    except Exception:  # the baseline may not open within the cap: report the cap
+        return float("inf")
+    return time.perf_counter() - started
+
+
+def many_sessions(folder: Path, count: int) -> list[Path]:
+    """Write ``count`` copies of the crash-mid-dispatch example, each its own session id."""
+    source = next(p for p in example_paths() if p.name == "crash-mid-dispatch.jsonl")
+    header, rest = source.read_text(encoding="utf-8").split("\n", 1)
+    fields = json.loads(header)
+    paths = []
+    for i in range(count):
+        path = folder / f"session-{i:04d}.jsonl"
+        path.write_text(json.dumps({**fields, "id": f"copy-{i:04d}"}) + "\n" + rest,
+                        encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def main() -> None:
+    """Print each budget's measurement beside its baseline, then one JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sessions", type=int, default=1_000)
+    parser.add_argument("--turns", type=int, default=73_000)
+    parser.add_argument("--big", type=Path, help="an existing large ledger (skips simulating)")
+    parser.add_argument("--no-big-baseline", action="store_true",
+                        help="skip the full-detail to_html of the large session")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="ledgerviz-bench-report-"))
+    result: dict[str, Any] = {"load_average": os.getloadavg()}
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+        examples = ledgerviz.load(example_paths())
+        report = write_report(examples, folder / "examples.html", policy="fork")
+        all_drawn_lazy(page, report)  # warm the browser's caches once
+        result["examples_s"] = all_drawn_lazy(page, report)
+        original = traces.WEBGL_POINTS
+        traces.WEBGL_POINTS = 0  # ledgerviz 0.1: every trace WebGL
+        try:
+            baseline = eager_page(examples, folder / "examples-eager.html")
+        finally:
+            traces.WEBGL_POINTS = original
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        seconds, live = all_drawn_eager(page, baseline, len(examples.keys))
+        result["examples_baseline_s"] = seconds
+        result["examples_baseline_live_plots"] = f"{live} of {len(examples.keys)}"
+        print(f"examples ({len(examples.keys)}): every figure drawn in {result['examples_s']:.2f}"
+              f" s (budget 3 s); baseline eager WebGL to_html {seconds:.2f} s with {live} of "
+              f"{len(examples.keys)} plots still drawn")
+
+        many = ledgerviz.load(many_sessions(folder, args.sessions))
+        built = time.perf_counter()
+        report = write_report(many, folder / "many.html", policy="fork")
+        result["many_build_s"] = time.perf_counter() - built
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        result["many_open_s"] = first_view(page, report, lazy=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        result["many_baseline_open_s"] = first_view(
+            page, eager_page(many, folder / "many-eager.html"), lazy=False)
+        print(f"{args.sessions} sessions: opens in {result['many_open_s']:.2f} s (budget 5 s;"
+              f" built in {result['many_build_s']:.0f} s); baseline eager to_html "
+              f"{result['many_baseline_open_s']:.2f} s (capped at {BASELINE_CAP_S:.0f} s)")
+        browser.close()
+
+    big = args.big or write_scenario("large", folder / "big.jsonl", turns=args.turns)[0]
+    ledger = ledgerviz.load(big)
+    built = time.perf_counter()
+    report = write_report(ledger, folder / "big.html", policy="fork")
+    result["big_build_s"] = time.perf_counter() - built
+    result["big_events"] = len(ledger.sessions[0].events)
+    result["big_mb"] = report.stat().st_size / 1e6
+    line = f"{result['big_events']} events: report {result['big_mb']:.1f} MB (budget 25 MB)"
+    if not args.no_big_baseline:
+        full = timeline(ledger, policy="fork", detail_limit=10**9).to_html(
+            include_plotlyjs=True)
+        result["big_baseline_mb"] = len(full.encode()) / 1e6
+        line += f"; baseline full-detail to_html {result['big_baseline_mb']:.1f} MB"
+    print(line)
+    print(f"load average {result['load_average']}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
