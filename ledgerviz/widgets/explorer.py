@@ -72,6 +72,7 @@ class Explorer(widgets.VBox):
             style={"description_width": "initial"},
         )
         self.summary = widgets.Label()
+        self.summary.add_class("lv-summary")
         self.figure = go.FigureWidget()
         self.figure.add_class(FIGURE_CLASS)
         self._updater = FigureUpdater(self.figure, self._on_click)
