@@ -82,18 +82,19 @@ def _validity(facts: SessionFacts) -> tuple[str, str]:
 
 
 def _overview(keys: Sequence[str], facts: Sequence[SessionFacts]) -> str:
-    """Return the sortable overview table: one row per session, linked to its section."""
+    """Return the sortable overview table: one row per session, linked to its section (numbers
+    sort by their ``data-sort`` value, the session column by its text)."""
     headers = ("session", "events", "turns", "calls", *(s.replace("_", " ") for s in
                style.STATUS_ORDER), "fork points", "next request")
     rows = []
     for index, (key, fact) in enumerate(zip(keys, facts, strict=True)):
         validity, validity_key = _validity(fact)
-        cells = [(f'<a href="#session-{index}">{escape(key, 80)}</a>', escape(key)),
-                 *((str(n), str(n)) for n in (fact.events, fact.turns, fact.calls,
-                                               *fact.by_status.values(), fact.fork_points)),
-                 (validity, validity_key)]
-        rows.append("<tr>" + "".join(f'<td data-sort="{key_}">{cell}</td>'
-                                     for cell, key_ in cells) + "</tr>")
+        cells = [f'<td><a href="#session-{index}">{escape(key, 80)}</a></td>',
+                 *(f'<td data-sort="{n}">{n}</td>' for n in (
+                     fact.events, fact.turns, fact.calls, *fact.by_status.values(),
+                     fact.fork_points)),
+                 f'<td data-sort="{validity_key}">{validity}</td>']
+        rows.append("<tr>" + "".join(cells) + "</tr>")
     head = "".join(f'<th title="sort">{h}</th>' for h in headers)
     return (f'<section class="overview"><h2>Overview</h2><p class="meta">One row per session;'
             f" click a column to sort, a session to jump to it.</p>"

@@ -85,13 +85,12 @@ def test_overview_has_one_row_per_session_with_its_counts(hostile_page) -> None:
     _, document, _ = hostile_page
     overview = document[document.index('<section class="overview">'):
                         document.index('<section class="session"')]
-    rows = [[cell for cell in re.findall(r'<td data-sort="([^"]*)">', row)]
-            for row in overview.split("<tr>")[2:]]
+    rows = [re.findall(r'<td data-sort="([^"]*)">', row) for row in overview.split("<tr>")[2:]]
     assert len(rows) == 2
     # the hostile ledger, worked out from its file: 11 recorded events, 1 turn, 3 calls of which
     # read_file ok, call-2 dispatched without result, call-3 never dispatched; one fork point
     # (seq 8); under fork both providers accept the next request
-    assert rows[1][1:] == ["11", "1", "3", "1", "0", "1", "1", "1", "0"]
+    assert rows[1] == ["11", "1", "3", "1", "0", "1", "1", "1", "0"]
 
 
 def test_plotly_is_inlined_once_and_nothing_is_fetched(hostile_page) -> None:

@@ -56,6 +56,10 @@
     document.querySelectorAll("div.lv-plot").forEach(function (div) { observer.observe(div); });
   }
 
+  function sortKey(cell) {
+    return cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent;
+  }
+
   function sortable(table) {
     table.querySelectorAll("th").forEach(function (th, column) {
       th.addEventListener("click", function () {
@@ -65,7 +69,7 @@
         th.dataset.order = descending ? "descending" : "ascending";
         var rows = Array.prototype.slice.call(body.rows);
         rows.sort(function (a, b) {
-          var x = a.cells[column].dataset.sort, y = b.cells[column].dataset.sort;
+          var x = sortKey(a.cells[column]), y = sortKey(b.cells[column]);
           var order = isNaN(x) || isNaN(y) ? x.localeCompare(y) : Number(x) - Number(y);
           return descending ? -order : order;
         });
