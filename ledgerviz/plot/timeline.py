@@ -315,6 +315,28 @@ def ledger_timeline_spec(
                          detail_limit=detail_limit, name_session=name_session)
 
 
+def fork_story_spec(
+    ledger: Ledger,
+    policy: Policy = DEFAULT_POLICY,
+    axis: Axis = "order",
+    detail_limit: int = DETAIL_LIMIT,
+    name_session: bool = True,
+) -> dict[str, Any] | None:
+    """Return the one-story timeline spec of a ledger holding exactly a parent and its fork
+    child (see ``plot.story``), or None when ``ledger`` is not such a pair."""
+    if len(ledger) != 2:
+        return None
+    recovery = ledger.recovery(policy)
+    pair = fork_pair(recovery.frames)
+    if pair is None:
+        return None
+    parent, child, boundary = pair
+    return timeline_spec(fork_story(recovery.frames, parent, child, boundary),
+                         session=f"{parent} + fork {child}", policy=policy,
+                         fork_points=recovery.analyses[parent].fork_points, axis=axis,
+                         detail_limit=detail_limit, name_session=name_session)
+
+
 def timeline(
     ledger: Ledger,
     policy: Policy = DEFAULT_POLICY,
@@ -330,13 +352,8 @@ def timeline(
     ``"order"`` (event seq, the default: crash closers reuse the last timestamp, so a time
     axis squeezes the crashed turn), ``"time"`` or ``"auto"`` (time when every event has one).
     """
-    if session is None and len(ledger) == 2:
-        pair = fork_pair(ledger.recovery(policy).frames)
-        if pair is not None:  # a parent and its fork child: one story
-            parent, child, boundary = pair
-            recovery = ledger.recovery(policy)
-            return timeline_figure(fork_story(recovery.frames, parent, child, boundary),
-                                   session=f"{parent} + fork {child}", policy=policy,
-                                   fork_points=recovery.analyses[parent].fork_points,
-                                   axis=axis, detail_limit=detail_limit)
+    if session is None:
+        story = fork_story_spec(ledger, policy, axis, detail_limit)
+        if story is not None:
+            return StaticFallbackFigure(story)
     return StaticFallbackFigure(ledger_timeline_spec(ledger, policy, session, axis, detail_limit))

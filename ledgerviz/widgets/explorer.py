@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ledgerviz.api import Ledger
 from ledgerviz.display.fragments import fragment_style
-from ledgerviz.plot.timeline import timeline_spec
+from ledgerviz.plot.timeline import fork_story_spec, timeline_spec
+from ledgerviz.recovery import ForkRefused
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
@@ -22,7 +24,6 @@ from ledgerviz.widgets.summary import crash_summary
 if TYPE_CHECKING:
     from plotly.callbacks import Points
 
-    from ledgerviz.api import Ledger
 
 HALF = {"width": "50%", "min_width": "320px"}
 FIGURE_CLASS = "lv-figure"
@@ -59,6 +60,7 @@ class Explorer(widgets.VBox):
         self._syncing = False
         self._cuts: OrderedDict[tuple[str, int], Ledger] = OrderedDict()
         self._contexts: dict[tuple[str, int, str], str] = {}
+        self._stories: dict[tuple[str, int], Ledger | None] = {}
         self._analysis: Analysis | None = None
         self._picker_range = range(0)
         key = session if session is not None else keys[0]
@@ -138,6 +140,7 @@ class Explorer(widgets.VBox):
             while len(self._cuts) > CUTS_KEPT:
                 dropped, _ = self._cuts.popitem(last=False)
                 self._contexts = {k: v for k, v in self._contexts.items() if k[:2] != dropped}
+                self._stories.pop(dropped, None)
         return self._cuts[wanted]
 
     def _context_html(self, view: Ledger) -> str:
@@ -147,6 +150,32 @@ class Explorer(widgets.VBox):
             self._contexts[key] = context_html(view.context(self.policy.value,
                                                             session=key[0]))
         return self._contexts[key]
+
+    def _story(self, view: Ledger) -> Ledger | None:
+        """Return the shown cut plus the child ``fork`` would write at it (built once per
+        cut), or None when the cut has no fork boundary."""
+        key = (self.session.value, self.crash_point.value)
+        if key not in self._stories:
+            try:
+                child = view.fork()
+            except ForkRefused:
+                self._stories[key] = None
+            else:
+                self._stories[key] = Ledger([*view.sessions, *child.sessions])
+        return self._stories[key]
+
+    def _spec(self, view: Ledger, analysis: Analysis) -> dict[str, Any]:
+        """Return the timeline shown: under the fork policy, the story of the cut and the
+        child ``fork`` would write at it when there is a boundary; else the cut alone."""
+        policy = self.policy.value
+        story = self._story(view) if policy == "fork" else None
+        spec = None if story is None else fork_story_spec(
+            story, policy, detail_limit=DETAIL_LIMIT, name_session=False)
+        if spec is not None:
+            return spec
+        return timeline_spec(view.recovery(policy).frames, session=self.session.value,
+                             policy=policy, fork_points=analysis.fork_points, axis="order",
+                             detail_limit=DETAIL_LIMIT, name_session=False)
 
     def _on_session(self, _change: dict[str, Any]) -> None:
         total = self._event_count(self.session.value)
@@ -189,9 +218,7 @@ class Explorer(widgets.VBox):
         self._analysis = analysis
         self.summary.value = crash_summary(analysis, self.crash_point.value,
                                            self._event_count(key))
-        self._updater.show(timeline_spec(recovery.frames, session=key, policy=policy,
-                                         fork_points=analysis.fork_points, axis="order",
-                                         detail_limit=DETAIL_LIMIT, name_session=False))
+        self._updater.show(self._spec(view, analysis))
         self._show_events(analysis, kept)
         self.context.value = self._context_html(view)
 
