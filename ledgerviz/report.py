@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ledgerviz import __version__
+from ledgerviz.api import Ledger
 from ledgerviz.display.fragments import (
     badge,
     empty_note,
@@ -20,16 +21,15 @@ from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, text_of
 from ledgerviz.plot import style
 from ledgerviz.plot.axis import Axis
-from ledgerviz.plot.timeline import ledger_timeline_spec
+from ledgerviz.plot.timeline import fork_story_spec, ledger_timeline_spec
 from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
 from ledgerviz.report_figures import figure_html, page_scripts
+from ledgerviz.report_lineage import fork_children, grouped_order
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ledgerviz.api import Ledger
 
 ARGUMENT_LIMIT = 2_000
 TEXT_PREVIEW = 300
@@ -81,13 +81,14 @@ def _validity(facts: SessionFacts) -> tuple[str, str]:
     return badge("invalid", f"invalid: {names}"), str(len(facts.invalid_providers))
 
 
-def _overview(keys: Sequence[str], facts: Sequence[SessionFacts]) -> str:
-    """Return the sortable overview table: one row per session, linked to its section (numbers
-    sort by their ``data-sort`` value, the session column by its text)."""
+def _overview(rows_of: Sequence[tuple[int, str, SessionFacts]]) -> str:
+    """Return the sortable overview table: one row per ``(index, key, facts)`` of a session,
+    linked to its section (numbers sort by their ``data-sort`` value, the session column by
+    its text)."""
     headers = ("session", "events", "turns", "calls", *(s.replace("_", " ") for s in
                style.STATUS_ORDER), "fork points", "next request")
     rows = []
-    for index, (key, fact) in enumerate(zip(keys, facts, strict=True)):
+    for index, key, fact in rows_of:
         validity, validity_key = _validity(fact)
         cells = [f'<td><a href="#session-{index}">{escape(key, 80)}</a></td>',
                  *(f'<td data-sort="{n}">{n}</td>' for n in (
@@ -199,13 +200,19 @@ def _diagnostics(view: Ledger) -> str:
 
 
 def _session_section(view: Ledger, index: int, policy: Policy, axis: Axis,
-                     facts: SessionFacts) -> str:
+                     facts: SessionFacts, story: Ledger | None = None) -> str:
+    """Return one session's section; ``story`` (the session and its fork child) is drawn as
+    one timeline instead of the session alone."""
     log = view.sessions[0]
     key = view.keys[0]
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
             f" · timeline policy: <b>{escape(policy)}</b>")
-    figure = figure_html(ledger_timeline_spec(view, policy, axis=axis, name_session=False),
-                         str(index))
+    spec = None if story is None else fork_story_spec(story, policy, axis, name_session=False)
+    if spec is not None:
+        meta += f" · drawn with its fork child <b>{escape(story.keys[1])}</b>"
+    else:
+        spec = ledger_timeline_spec(view, policy, axis=axis, name_session=False)
+    figure = figure_html(spec, str(index))
     return (
         f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
         f'<p class="meta">{meta}</p>'
@@ -223,7 +230,9 @@ def _session_section(view: Ledger, index: int, policy: Policy, axis: Axis,
 def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order") -> str:
     """Return the report as one self-contained HTML document (plotly.js inlined once).
 
-    It opens with an overview table (one row per session), then one section per session.
+    It opens with an overview table (one row per session), then one section per session;
+    a child session (``frames.lineage``) follows its parent, and under the fork policy a
+    parent loaded with its fork child is drawn as one story (``plot.story``).
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
     closers share the last timestamp, and idle gaps between turns would squeeze the rest),
     each only when it scrolls into view. The same input gives the same bytes.
@@ -231,12 +240,15 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     total = sum(len(log.events) for log in ledger.sessions)
-    facts, sections = [], []
+    rows, sections = [], []
+    lineage = ledger.frames.lineage
+    children = fork_children(lineage) if policy == "fork" else {}
     with progress(total, EVENTS_THRESHOLD, "reporting") as step:
-        for i, (log, key) in enumerate(zip(ledger.sessions, ledger.keys, strict=True)):
-            view = ledger.session(i)
-            facts.append(_facts(view, key, policy))
-            sections.append(_session_section(view, i, policy, axis, facts[-1]))
+        for i in grouped_order(lineage):
+            log, key, view = ledger.sessions[i], ledger.keys[i], ledger.session(i)
+            story = (Ledger([log, ledger.sessions[children[i]]]) if i in children else None)
+            rows.append((i, key, _facts(view, key, policy)))
+            sections.append(_session_section(view, i, policy, axis, rows[-1][2], story))
             if step is not None:
                 step(len(log.events))
     return (
@@ -247,7 +259,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         "</p></header>"
-        f"<main>{_overview(ledger.keys, facts)}{''.join(sections)}</main>"
+        f"<main>{_overview(rows)}{''.join(sections)}</main>"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded)</footer>"
         f"{page_scripts()}</body></html>"
     )

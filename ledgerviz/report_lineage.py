@@ -1,0 +1,41 @@
+"""The report's session order: each child session right after its parent (and its subtree)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pandas as pd
+
+
+def grouped_order(lineage: pd.DataFrame) -> list[int]:
+    """Return the session indices of ``lineage`` (one row per loaded session, in ledger order)
+    with every child following its parent, depth first; roots, and sessions whose parent is
+    not loaded, keep their ledger order (a cycle is broken where it is first met)."""
+    position = {key: i for i, key in enumerate(lineage["session"].astype(str))}
+    children: defaultdict[int, list[int]] = defaultdict(list)
+    roots = []
+    for i, parent in enumerate(lineage["parent_session"]):
+        found = position.get(parent) if isinstance(parent, str) else None
+        (children[found] if found is not None and found != i else roots).append(i)
+    order: list[int] = []
+    seen: set[int] = set()
+    for start in [*roots, *range(len(position))]:
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if i not in seen:
+                seen.add(i)
+                order.append(i)
+                stack.extend(reversed(children[i]))
+    return order
+
+
+def fork_children(lineage: pd.DataFrame) -> dict[int, int]:
+    """Return, for each session index with a fork child loaded, the index of its first one."""
+    position = {key: i for i, key in enumerate(lineage["session"].astype(str))}
+    found: dict[int, int] = {}
+    for i, row in enumerate(lineage.itertuples(index=False)):
+        parent = position.get(row.parent_session) if isinstance(row.parent_session, str) else None
+        if row.relation == "fork" and not pd.isna(row.boundary_seq) and parent not in (None, i):
+            found.setdefault(parent, i)
+    return found

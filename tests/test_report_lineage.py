@@ -1,0 +1,89 @@
+"""The report groups sessions by lineage and, under the fork policy, draws a parent with its
+fork child as one story.
+
+Expected values worked out by hand from ``examples/resume-fork``: ``child.jsonl`` (39 events,
+seqs 0-38) is the fork of ``parent.jsonl`` (22 events, seqs 0-21) at boundary seq 17; its
+``session/end-seed`` marker is seq 18, an event only the child has.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import ledgerviz
+from ledgerviz.api import Ledger
+from ledgerviz.report import render_report
+from ledgerviz.report_lineage import grouped_order
+
+EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
+PAIR = EXAMPLES / "resume-fork"
+PARENT, CHILD = "sim-resume-fork-7", "sim-resume-fork-7-fork"
+
+
+def child_first() -> Ledger:
+    return ledgerviz.load([PAIR / "child.jsonl", PAIR / "parent.jsonl"])
+
+
+def figure(page: str, index: int) -> dict[str, Any]:
+    match = re.search(rf'<script type="application/json" id="figure-{index}">(.*?)</script>', page)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def hover_heads(spec: dict[str, Any]) -> list[str]:
+    return [str(h).split("<br>")[0] for trace in spec["data"]
+            for h in (trace.get("hovertext") or []) if h]
+
+
+def event_seqs(spec: dict[str, Any]) -> set[float]:
+    lane = spec["layout"]["yaxis"]["tickvals"][spec["layout"]["yaxis"]["ticktext"].index("events")]
+    return {x for trace in spec["data"] for x, y in zip(trace.get("x") or [], trace.get("y") or [],
+                                                         strict=True)
+            if y == lane and x is not None}
+
+
+def test_the_child_section_follows_its_parent() -> None:
+    page = render_report(child_first(), "synthesize")
+    assert re.findall(r"<h2>Session ([^<]*)</h2>", page) == [PARENT, CHILD]
+    assert re.findall(r'<a href="#session-(\d)">', page) == ["1", "0"]  # ids keep file order
+
+
+def test_under_fork_the_parent_is_drawn_with_its_child() -> None:
+    page = render_report(child_first(), "fork")
+    parent = figure(page, 1)
+    assert "<b>session/end-seed</b> · seq 18" in hover_heads(parent)
+    assert max(event_seqs(parent)) == 38  # the child's last event, past the parent's 21
+    assert "abandoned events" in parent["layout"]["yaxis"]["ticktext"]
+    assert f"drawn with its fork child <b>{CHILD}</b>" in page
+    child = figure(page, 0)  # the child's own section still draws the child alone
+    assert "abandoned events" not in child["layout"]["yaxis"]["ticktext"]
+
+
+def test_other_policies_draw_the_parent_alone() -> None:
+    parent = figure(render_report(child_first(), "synthesize"), 1)
+    assert "<b>session/end-seed</b> · seq 18" not in hover_heads(parent)
+    assert 38 not in event_seqs(parent)  # the child's last event is not drawn here
+
+
+def test_a_fork_child_id_is_escaped() -> None:
+    parent = ledgerviz.load(EXAMPLES / "crash-mid-dispatch.jsonl")
+    hostile = "x<script>alert(1)</script>"
+    child = parent.fork(session_id=hostile, created_at=0)
+    page = render_report(Ledger([*parent.sessions, *child.sessions]), "fork")
+    assert "<script>alert(1)" not in page
+    assert "drawn with its fork child <b>x&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page
+
+
+def test_grouped_order_is_depth_first_and_survives_missing_parents_and_cycles() -> None:
+    lineage = pd.DataFrame({
+        "session": ["c1", "root", "gc", "orphan", "a", "b", "c2"],
+        "parent_session": ["root", None, "c1", "gone", "b", "a", "root"],
+    })
+    # root, its children c1 (then c1's child gc) and c2; orphan keeps its place; the a/b
+    # cycle is broken at a, met first in ledger order
+    assert grouped_order(lineage) == [1, 0, 2, 6, 3, 4, 5]
