@@ -259,7 +259,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         "</p></header>"
-        f"<main>{_overview(rows)}{''.join(sections)}</main>"
+        f"<main>{_overview(sorted(rows, key=lambda row: row[0]))}{''.join(sections)}</main>"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded)</footer>"
         f"{page_scripts()}</body></html>"
     )

@@ -50,7 +50,8 @@ def event_seqs(spec: dict[str, Any]) -> set[float]:
 def test_the_child_section_follows_its_parent() -> None:
     page = render_report(child_first(), "synthesize")
     assert re.findall(r"<h2>Session ([^<]*)</h2>", page) == [PARENT, CHILD]
-    assert re.findall(r'<a href="#session-(\d)">', page) == ["1", "0"]  # ids keep file order
+    assert re.findall(r'<section class="session" id="session-(\d)">', page) == ["1", "0"]
+    assert re.findall(r'<a href="#session-(\d)">', page) == ["0", "1"]  # overview: file order
 
 
 def test_under_fork_the_parent_is_drawn_with_its_child() -> None:

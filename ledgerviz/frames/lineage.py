@@ -51,15 +51,16 @@ def catalog_parents(view: SessionsView, found: dict[int, list[int]]) -> dict[str
 
     ``found`` gives each session's lineage event positions. Only ids that name exactly
     one loaded session (placeholder ids such as ``{{sessionId}}`` repeat across
-    snapshots) and not the cataloguing session count.
+    snapshots) and not the cataloguing session count; an id that is not a string never does.
     """
-    ids = Counter(log.header.get("id") for log in view.logs)
+    ids = Counter(key for log in view.logs if isinstance(key := log.header.get("id"), str))
     parents = {}
     for session, positions in found.items():
         own = view.logs[session].header.get("id")
         for i in positions:
             child = view.datas[i].get("childId")
-            if view.types[i] == "subagent/catalog" and ids[child] == 1 and child != own:
+            if (view.types[i] == "subagent/catalog" and isinstance(child, str)
+                    and ids[child] == 1 and child != own):
                 parents[child] = own
     return parents
 
