@@ -71,6 +71,7 @@ def lineage_row(
     """Return the ``lineage`` row of one session from its header and lineage events."""
     log = view.logs[session]
     header = log.header
+    key = header.get("id")
     lineage = lineage_of(
         header,
         inherited_count(
@@ -78,7 +79,7 @@ def lineage_row(
             log.version,
             ((view.seqs[i], view.datas[i]) for i in positions if view.types[i] == SEED_MARKER),
         ),
-        catalog_parent=parents.get(header.get("id")),
+        catalog_parent=parents.get(key) if isinstance(key, str) else None,
         has_descriptor=any(view.types[i] == "subagent/descriptor" for i in positions),
     )
     return (
