@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
+from ledgerviz.cli.text import say_error, terminal_safe
 
 
 def register(subparsers: Any) -> None:
@@ -58,22 +59,24 @@ def run(args: argparse.Namespace) -> int:
             raise ForkRefused(f"{args.path} holds {len(parent)} ledgers; give one file")
         child = parent.fork(args.at, session_id=args.id, created_at=args.created_at)
     except OutputError as error:
-        print(f"ledgerviz fork: {error}", file=sys.stderr)
+        say_error("fork", error)
         return OUTPUT_ERROR_EXIT
     except (LedgerError, ForkRefused) as error:
-        print(f"ledgerviz fork: {error}", file=sys.stderr)
+        say_error("fork", error)
         return 1
     (log,) = child.sessions
     try:
         output.write("".join(encode_line(obj) for obj in [log.header, *log.events]))
     except OutputError as error:
-        print(f"ledgerviz fork: {error}", file=sys.stderr)
+        say_error("fork", error)
         return OUTPUT_ERROR_EXIT
     marker = next(e for e in reversed(log.events) if e.get("type") == "session/end-seed")
     closers = len(log.events) - marker["seq"] - 1
     print(
-        f"wrote {output.shown}: session {log.header['id']}, {marker['seq']} inherited events, "
-        f"seed marker at seq {marker['seq']}, {closers} forked closer(s)",
+        terminal_safe(
+            f"wrote {output.shown}: session {log.header['id']}, {marker['seq']} inherited "
+            f"events, seed marker at seq {marker['seq']}, {closers} forked closer(s)"
+        ),
         file=sys.stderr if output.target is None else sys.stdout,
     )
     return 0

@@ -117,3 +117,19 @@ def test_api_fork_returns_the_child_in_memory() -> None:
     assert ledger.fork(14, session_id="c").sessions[0].events[-1]["type"] == "session/end-seed"
     with pytest.raises(ForkRefused, match="no unresolvable boundary"):
         ledgerviz.load(example_path("clean")).fork()
+
+
+def test_fork_messages_cannot_drive_the_terminal(tmp_path: Path, capsys) -> None:
+    """A session id or file name holding ESC is printed as a visible ``\\x1b`` escape."""
+    lines = lines_of(CRASH)
+    header = json.loads(lines[0])
+    header["id"] = "evil\x1b]0;owned\x07"
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert main(["fork", str(parent), "-o", str(tmp_path / "child.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "evil\\x1b]0;owned\\x07-fork-17" in out and "\x1b" not in out
+    missing = tmp_path / "gone\x1b[2J.jsonl"
+    assert main(["fork", str(missing), "-o", str(tmp_path / "other.jsonl")]) in (1, 2)
+    err = capsys.readouterr().err
+    assert "gone\\x1b[2J.jsonl" in err and "\x1b" not in err
