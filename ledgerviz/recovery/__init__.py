@@ -19,6 +19,7 @@ from ledgerviz.recovery.events import (
     tool_call_blocks,
 )
 from ledgerviz.recovery.fork import FORK_VERSION, ForkRefused, fork_boundary, fork_header, fork_seed
+from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import (
     PROVIDERS,
     Problem,
@@ -39,6 +40,7 @@ __all__ = [
     "ForkRefused",
     "PendingCall",
     "PendingCalls",
+    "PrefixAnalyses",
     "Problem",
     "ProviderRequest",
     "analyze",

@@ -49,12 +49,13 @@ EnvelopeRow = tuple[Event, Any, Any, dict[str, Any], Any]
 
 
 def envelope_rows(
-    events: Sequence[Event], columns: EnvelopeColumns | None = None
+    events: Sequence[Event], columns: EnvelopeColumns | None = None, start: int = 0
 ) -> Iterable[EnvelopeRow]:
-    """Return ``(event, type, seq, data, surfaceOp)`` per event, from ``columns`` if given."""
+    """Return ``(event, type, seq, data, surfaceOp)`` per event, from ``columns`` if given
+    (``start``: the position of ``events[0]`` in its session, for events without a seq)."""
     if columns is None:
         types, ops = map(_TYPE_OF, events), map(_SURFACE_OP_OF, events)
-        seqs = map(seq_of, events, range(len(events)))
+        seqs = map(seq_of, events, range(start, start + len(events)))
         return zip(events, types, seqs, map(data_of, events), ops, strict=True)
     return zip(events, columns.types, columns.seqs, columns.datas, columns.surface_ops, strict=True)
 

@@ -22,6 +22,14 @@ class SurfaceFold:
         self._hidden: dict[int, int] = {}
         self._rewinds: dict[Any, list[int]] = {}
 
+    def copy(self, seqs: list[int | None]) -> SurfaceFold:
+        """Return an independent copy of this fold whose nodes map to seqs through ``seqs``."""
+        fold = SurfaceFold(seqs)
+        fold.nodes = list(self.nodes)
+        fold._hidden = dict(self._hidden)
+        fold._rewinds = dict(self._rewinds)  # its lists are replaced, never changed in place
+        return fold
+
     def position_of_seq(self, seq: Any) -> int | None:
         """Return the position of the node whose seq is ``seq``, or None."""
         seqs = self._seqs

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledgerviz.recovery import analyze
+from ledgerviz.recovery import Analysis, analyze
 
 from .build import LedgerBuilder
 
@@ -262,8 +262,11 @@ def inserted_rows(analysis) -> list[tuple]:
     return rows
 
 
-def check_synthesize(truth: Truth, cut: int) -> None:
-    analysis = analyze(truth.events[:cut], policy="synthesize", version=truth.version)
+def check_synthesize(truth: Truth, cut: int, analysis: Analysis | None = None) -> None:
+    """Check the synthesize analysis of the first ``cut`` events (computed here unless
+    given) against the truth."""
+    if analysis is None:
+        analysis = analyze(truth.events[:cut], policy="synthesize", version=truth.version)
     expected = expected_synthesize(truth, cut)
     assert call_facts(analysis) == expected["facts"]
     assert inserted_rows(analysis) == expected["inserted"]
@@ -325,8 +328,11 @@ def expected_fork(truth: Truth, cut: int) -> dict[str, Any]:
     return {"points": points, "abandoned": sorted(abandoned), "active": active, "calls": calls}
 
 
-def check_fork(truth: Truth, cut: int) -> None:
-    analysis = analyze(truth.events[:cut], policy="fork", version=truth.version)
+def check_fork(truth: Truth, cut: int, analysis: Analysis | None = None) -> None:
+    """Check the fork analysis of the first ``cut`` events (computed here unless given)
+    against the truth."""
+    if analysis is None:
+        analysis = analyze(truth.events[:cut], policy="fork", version=truth.version)
     expected = expected_fork(truth, cut)
     assert analysis.fork_points == expected["points"]
     assert analysis.abandoned_seqs == expected["abandoned"]

@@ -1,0 +1,186 @@
+"""The analysis of any prefix of a session (the log as if the writer died after ``n`` events),
+resumed from the nearest checkpoint of one scan over the whole session.
+
+The scan is online: what it holds after the first ``n`` events depends on nothing later, so
+the state it held then, with the policy's closers of that prefix, is exactly what
+``analyze(events[:n])`` computes. One pass over the whole session keeps a checkpoint every
+``every`` events; a prefix then costs copying one checkpoint and scanning fewer than
+``every`` events. The lists the scan only appends to are shared with the whole-session
+scan and cut to their length at the checkpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, NamedTuple
+
+from ledgerviz.recovery.analysis import Analysis, Policy
+from ledgerviz.recovery.analyze import (
+    _DISPATCHED,
+    _ID,
+    _RESULT,
+    _collector_paused,
+    _Scan,
+)
+from ledgerviz.recovery.events import EnvelopeColumns, Event, envelope_rows, generation_for
+from ledgerviz.recovery.surface import SurfaceFold
+
+CHECKPOINT_EVERY = 2_000
+CHECKPOINTS_MOST = 64
+"""A long session keeps at most this many checkpoints (further apart), bounding memory."""
+
+
+class _Envelope(NamedTuple):
+    """Envelope columns (see ``EnvelopeColumns``) that can be sliced."""
+
+    types: Sequence[Any]
+    seqs: Sequence[Any]
+    datas: Sequence[dict[str, Any]]
+    surface_ops: Sequence[Any]
+
+    @classmethod
+    def of(cls, events: Sequence[Event], columns: EnvelopeColumns | None,
+           start: int = 0) -> _Envelope:
+        """Return the columns of ``events`` (``columns`` when a reader extracted them;
+        ``start``: the position of ``events[0]`` in its session)."""
+        if columns is not None:
+            return cls(columns.types, columns.seqs, columns.datas, columns.surface_ops)
+        rows = list(envelope_rows(events, start=start))
+        return cls(*(tuple(row[k] for row in rows) for k in range(1, 5)))
+
+    def rows(self, start: int, stop: int) -> _Envelope:
+        """Return the columns of rows ``start`` to ``stop``."""
+        return _Envelope(*(column[start:stop] for column in self))
+
+
+@dataclass(frozen=True, slots=True)
+class _Checkpoint:
+    """What a scan held after its first ``consumed`` events.
+
+    Lengths stand for the append-only lists of the whole-session scan; ``calls`` shares
+    every call the scan can no longer change (dispatched and answered) and holds private
+    copies of the others, whose positions ``open_calls`` lists.
+    """
+
+    consumed: int
+    out: int
+    synthetic: int
+    computed: int
+    codes: int
+    unanswered: int
+    fork_points: int
+    surface: SurfaceFold
+    calls: list[list[Any]]
+    open_calls: list[int]
+    step_calls: list[tuple[str, int]]
+    scalars: tuple[Any, ...]
+    rewound_forks: dict[Any, tuple[int, int | None]]
+
+
+_SCALARS = ("open_turn", "boundary", "fork_node", "fork_turn")
+
+
+def _checkpoint(scan: _Scan, consumed: int) -> _Checkpoint:
+    """Return the state of ``scan`` after ``consumed`` recorded events."""
+    calls = list(scan.calls)
+    open_calls = [i for i, call in enumerate(calls)
+                  if call[_DISPATCHED] is None or call[_RESULT] is None]
+    for i in open_calls:
+        calls[i] = list(calls[i])
+    position = {id(call): i for i, call in enumerate(scan.calls)}
+    return _Checkpoint(
+        consumed=consumed,
+        out=len(scan.out),
+        synthetic=len(scan.synthetic),
+        computed=len(scan.computed),
+        codes=len(scan.codes),
+        unanswered=len(scan.unanswered_closed),
+        fork_points=len(scan.fork_points),
+        surface=scan.surface.copy(scan.seqs),
+        calls=calls,
+        open_calls=open_calls,
+        step_calls=[(call_id, position[id(call)]) for call_id, call in scan.step_calls.items()],
+        scalars=tuple(getattr(scan, name) for name in _SCALARS),
+        rewound_forks=dict(scan.rewound_forks),
+    )
+
+
+def _resumed(point: _Checkpoint, whole: _Scan) -> _Scan:
+    """Return a new scan in the state ``point`` recorded (``whole``: the whole-session scan,
+    whose append-only lists begin with what the scan had then)."""
+    scan = _Scan(whole.policy, whole.generation)
+    scan.out = whole.out[: point.out]
+    scan.seqs = whole.seqs[: point.out]
+    scan.surface = point.surface.copy(scan.seqs)
+    scan.synthetic = whole.synthetic[: point.synthetic]
+    scan.computed = whole.computed[: point.computed]
+    scan.codes = dict(islice(whole.codes.items(), point.codes))
+    scan.unanswered_closed = whole.unanswered_closed[: point.unanswered]
+    scan.fork_points = whole.fork_points[: point.fork_points]
+    calls = list(point.calls)
+    for i in point.open_calls:
+        calls[i] = list(calls[i])
+    scan.calls = calls
+    scan.by_id = {call[_ID]: call for call in calls}  # the scan's rule: the last call wins
+    scan.step_calls = {call_id: calls[i] for call_id, i in point.step_calls}
+    for name, value in zip(_SCALARS, point.scalars, strict=True):
+        setattr(scan, name, value)
+    scan.rewound_forks = dict(point.rewound_forks)
+    return scan
+
+
+class PrefixAnalyses:
+    """Every prefix of one session's events analysed under one policy, on demand.
+
+    ``analysis(n)`` equals ``analyze(events[:n], policy=..., version=...)``; building the
+    object scans the whole session once. The events are not modified and must not be
+    changed while this object is used.
+    """
+
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        policy: Policy,
+        version: int | None = None,
+        columns: EnvelopeColumns | None = None,
+        every: int = CHECKPOINT_EVERY,
+    ) -> None:
+        if every < 1:
+            raise ValueError(f"checkpoints must be at least 1 event apart, got {every}")
+        self._events = events
+        self._envelope = _Envelope.of(events, columns)
+        self._every = max(every, -(-len(events) // CHECKPOINTS_MOST))
+        self._whole = _Scan(policy, generation_for(version))
+        self._points: list[_Checkpoint] = []
+        with _collector_paused():
+            for start in range(0, len(events) + 1, self._every):
+                self._points.append(_checkpoint(self._whole, start))
+                stop = min(start + self._every, len(events))
+                self._run(self._whole, start, stop)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def _run(self, scan: _Scan, start: int, stop: int) -> None:
+        """Scan the recorded events ``start`` to ``stop`` with ``scan``."""
+        if stop > start:
+            scan.run(self._events[start:stop], columns=self._envelope.rows(start, stop))
+
+    def analysis(self, n: int, then: Sequence[Event] = ()) -> Analysis:
+        """Return the analysis of the first ``n`` events (all of them when ``n`` is larger)
+        followed by the events ``then`` (e.g. a fork seed's marker and closers)."""
+        if n < 0:
+            raise ValueError(f"cannot keep {n} events: n must be >= 0")
+        n = min(n, len(self._events))
+        point = self._points[n // self._every]
+        with _collector_paused():
+            scan = _resumed(point, self._whole)
+            self._run(scan, point.consumed, n)
+            if then:
+                scan.run(then, columns=_Envelope.of(then, None, start=n))
+            closers = scan.closers()
+            scan.run_computed(closers)
+            return scan.result(closers)

@@ -1,0 +1,78 @@
+"""Prefix analyses resumed from checkpoints: every cut gives what the runtime and the
+generator's truth say that cut should give."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledgerviz.recovery import PrefixAnalyses, analyze, fork_seed
+
+from .ledgers import conformance_cases, conformance_input
+from .test_oracles import Truth, check_fork, check_synthesize, ledgers
+
+INTERRUPTED = [case for case in conformance_cases() if case["cause"] == "interrupted"]
+INPUTS = sorted({case["input"] for case in INTERRUPTED})
+
+
+@pytest.mark.parametrize("name", INPUTS)
+@pytest.mark.parametrize("every", [1, 4, 1_000])
+def test_every_cut_closes_as_the_runtime_does(name: str, every: int) -> None:
+    """Synthesize appends the runtime's own crash closers at every cut; fork appends the
+    same closers, or none while a fork is pending (it seeds a child instead), which needs a
+    fork point."""
+    header, events = conformance_input(name)
+    version = header.get("version")
+    synthesize = PrefixAnalyses(events, policy="synthesize", version=version, every=every)
+    fork = PrefixAnalyses(events, policy="fork", version=version, every=every)
+    cases = [case for case in INTERRUPTED if case["input"] == name]
+    assert len(cases) == len(events)
+    for case in cases:
+        assert synthesize.analysis(case["cut"]).closers == case["closers"]
+        forked = fork.analysis(case["cut"])
+        if forked.closers != case["closers"]:
+            assert forked.closers == [] and forked.fork_points
+
+
+@settings(max_examples=30, deadline=None)
+@given(ledgers(), st.integers(min_value=1, max_value=5))
+def test_every_cut_matches_the_generator_truth(truth: Truth, every: int) -> None:
+    synthesize = PrefixAnalyses(truth.events, policy="synthesize", version=truth.version,
+                                every=every)
+    fork = PrefixAnalyses(truth.events, policy="fork", version=truth.version, every=every)
+    for cut in range(len(truth.events) + 1):
+        check_synthesize(truth, cut, synthesize.analysis(cut))
+        check_fork(truth, cut, fork.analysis(cut))
+
+
+def test_events_after_the_prefix_are_scanned_as_if_they_followed_it() -> None:
+    """A fork seed's marker and closers after the first k events: the child's analysis
+    closes nothing more (its seed already ended the turn) and ends with the seed's events."""
+    header, events = conformance_input("random-01-v4.jsonl")
+    fork = PrefixAnalyses(events, policy="fork", version=4, every=3)
+    seeded = 0
+    for k in range(1, len(events) + 1):
+        _, child = fork_seed(header, events, events[k - 1]["seq"], session_id="child",
+                             created_at=0)
+        tail = child[k:]
+        analysis = fork.analysis(k, then=tail)
+        assert analysis.closers == []
+        assert analysis.events[-len(tail):] == tail
+        assert analysis == analyze(child, policy="fork", version=4)
+        seeded += len(tail) > 1
+    assert seeded  # some cuts fall inside a turn, so their seed has closers
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1 event apart"):
+        PrefixAnalyses([], policy="synthesize", every=0)
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        PrefixAnalyses([], policy="synthesize").analysis(-1)
+
+
+def test_a_cut_longer_than_the_log_is_the_whole_log() -> None:
+    header, events = conformance_input(INPUTS[0])
+    whole = PrefixAnalyses(events, policy="synthesize", version=header.get("version"))
+    assert whole.analysis(len(events) + 10) == whole.analysis(len(events))
+    assert len(whole) == len(events)
