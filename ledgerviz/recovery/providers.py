@@ -10,9 +10,9 @@ provider's own signatures); attachments become ``[image]``-style placeholders.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.events import (
@@ -25,6 +25,7 @@ from ledgerviz.recovery.events import (
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
 Seqs = tuple[int | None, ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,45 +77,64 @@ def _parsed_arguments(raw: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_raw_arguments": raw}
 
 
-def to_openai(messages: Sequence[ContextMessage]) -> ProviderRequest:
-    """Return the context as an OpenAI chat-completions request."""
-    out: list[dict[str, Any]] = []
-    seqs: list[Seqs] = []
-    for item in messages:
-        message = item.message
-        role = message.get("role")
-        if item.is_tool_result:
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": message_call_id(message),
-                    "content": block_text(result_content(message)),
-                }
-            )
-        elif role == "assistant":
-            entry: dict[str, Any] = {
-                "role": "assistant",
-                "content": block_text(message.get("content")) or None,
+def _openai_entry(item: ContextMessage) -> dict[str, Any]:
+    """Return the OpenAI chat message of one context message."""
+    message = item.message
+    role = message.get("role")
+    if item.is_tool_result:
+        return {
+            "role": "tool",
+            "tool_call_id": message_call_id(message),
+            "content": block_text(result_content(message)),
+        }
+    if role != "assistant":
+        return {
+            "role": role if role in ("system", "developer") else "user",
+            "content": block_text(message.get("content")),
+        }
+    entry: dict[str, Any] = {
+        "role": "assistant",
+        "content": block_text(message.get("content")) or None,
+    }
+    calls = message_tool_call_blocks(message)
+    if calls:
+        entry["tool_calls"] = [
+            {
+                "id": c.get("id"),
+                "type": "function",
+                "function": {"name": c.get("name"), "arguments": c.get("arguments")},
             }
-            calls = message_tool_call_blocks(message)
-            if calls:
-                entry["tool_calls"] = [
-                    {
-                        "id": c.get("id"),
-                        "type": "function",
-                        "function": {"name": c.get("name"), "arguments": c.get("arguments")},
-                    }
-                    for c in calls
-                ]
-            out.append(entry)
-        else:
-            out.append(
-                {
-                    "role": role if role in ("system", "developer") else "user",
-                    "content": block_text(message.get("content")),
-                }
-            )
-        seqs.append((item.seq,))
+            for c in calls
+        ]
+    return entry
+
+
+ExportMemo = dict[int, tuple[dict[str, Any], bool, Any]]
+"""What one provider's conversion made of each message, by the message's ``id``; each
+entry keeps its message alive, so an id is never reused while it is held."""
+
+
+def _converted(convert: Callable[[ContextMessage], T], memo: ExportMemo | None
+               ) -> Callable[[ContextMessage], T]:
+    """Return ``convert``, remembering its result per message in ``memo`` when one is given."""
+    if memo is None:
+        return convert
+
+    def remembered(item: ContextMessage) -> T:
+        held = memo.get(id(item.message))
+        if held is None or held[0] is not item.message or held[1] != item.is_tool_result:
+            held = memo[id(item.message)] = (item.message, item.is_tool_result, convert(item))
+        return held[2]
+
+    return remembered
+
+
+def to_openai(messages: Sequence[ContextMessage], memo: ExportMemo | None = None
+              ) -> ProviderRequest:
+    """Return the context as an OpenAI chat-completions request (``memo``: see ``export``)."""
+    entry = _converted(_openai_entry, memo)
+    out = [entry(item) for item in messages]
+    seqs: list[Seqs] = [(item.seq,) for item in messages]
     return ProviderRequest("openai", {"messages": out}, seqs)
 
 
@@ -146,8 +166,9 @@ def _anthropic_blocks(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
     return "assistant", blocks
 
 
-def to_anthropic(messages: Sequence[ContextMessage]) -> ProviderRequest:
-    """Return the context as an Anthropic messages request.
+def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = None
+                 ) -> ProviderRequest:
+    """Return the context as an Anthropic messages request (``memo``: see ``export``).
 
     Leading system messages form ``system``; later system/developer messages become
     user text. Consecutive messages of one role merge into one turn (so consecutive
@@ -156,18 +177,19 @@ def to_anthropic(messages: Sequence[ContextMessage]) -> ProviderRequest:
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     seqs: list[Seqs] = []
+    blocks_of = _converted(_anthropic_blocks, memo)
     for item in messages:
         if not turns and item.message.get("role") == "system" and not item.is_tool_result:
             system.append(block_text(item.message.get("content")))
             continue
-        role, blocks = _anthropic_blocks(item)
+        role, blocks = blocks_of(item)
         if not blocks:
             continue
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"].extend(blocks)
             seqs[-1] = (*seqs[-1], item.seq)
         else:
-            turns.append({"role": role, "content": blocks})
+            turns.append({"role": role, "content": list(blocks)})
             seqs.append((item.seq,))
     payload: dict[str, Any] = {"messages": turns}
     if system:
@@ -175,12 +197,18 @@ def to_anthropic(messages: Sequence[ContextMessage]) -> ProviderRequest:
     return ProviderRequest("anthropic", payload, seqs)
 
 
-def export(messages: Sequence[ContextMessage], provider: Provider) -> ProviderRequest:
-    """Return the context in ``provider``'s request shape."""
+def export(messages: Sequence[ContextMessage], provider: Provider,
+           memo: ExportMemo | None = None) -> ProviderRequest:
+    """Return the context in ``provider``'s request shape.
+
+    ``memo`` (one per provider, kept by the caller) remembers what each message became,
+    so exporting many overlapping contexts converts each message once; the payload then
+    shares those parts with the memo and with other payloads: do not modify it.
+    """
     if provider == "openai":
-        return to_openai(messages)
+        return to_openai(messages, memo)
     if provider == "anthropic":
-        return to_anthropic(messages)
+        return to_anthropic(messages, memo)
     raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
 
 
