@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,7 +26,9 @@ from ledgerviz.recovery import (
     project_context,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
-from ledgerviz.recovery.providers import Provider
+from ledgerviz.recovery.fork import SEED_MARKER
+from ledgerviz.recovery.prefixes import PrefixAnalyses
+from ledgerviz.recovery.providers import ExportMemo, Provider
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -69,6 +71,11 @@ class Ledger:
     def __init__(self, sessions: Sequence[SessionLog]) -> None:
         self._sessions = list(sessions)
         self._views: dict[Policy, RecoveryView] = {}
+        self._analyzer: Callable[[SessionLog, Policy], Analysis] = _analyze
+        self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}
+        self._source: Callable[[Policy], PrefixAnalyses] | None = None
+        """For a cut made with ``reuse``: the prefix analyses of the session it was cut from."""
+        self._export_memos: dict[Provider, ExportMemo] | None = None
 
     def __repr__(self) -> str:
         return f"<{reprs.ledger_title(self)}>"
@@ -103,14 +110,60 @@ class Ledger:
         """Return a one-session ``Ledger`` for a session key or load position."""
         return Ledger([self._log(key_or_index)])
 
-    def cut(self, n: int, session: str | int | None = None) -> Ledger:
+    def cut(self, n: int, session: str | int | None = None, *, reuse: bool = False) -> Ledger:
         """Return a one-session ``Ledger`` holding the first ``n`` events, as if the writer died.
 
-        ``session`` may be omitted when the ledger holds exactly one session.
+        ``session`` may be omitted when the ledger holds exactly one session. With
+        ``reuse``, the cut's recovery resumes from checkpoints of one scan of the whole
+        session kept by this ledger (``recovery.PrefixAnalyses``, made on the first such
+        cut per policy): the same analyses, cheap for many cuts of a long session.
         """
         if n < 0:
             raise ValueError(f"cannot keep {n} events: n must be >= 0")
-        return Ledger([_cut_log(self._single(session, "cut"), n)])
+        log = self._single(session, "cut")
+        view = Ledger([_cut_log(log, n)])
+        if reuse:
+            source = view._source = lambda policy: self._prefix_analyses(log, policy)
+            view._analyzer = lambda _cut, policy: source(policy).analysis(n)
+            if self._export_memos is None:
+                self._export_memos = {name: {} for name in PROVIDERS}
+            view._export_memos = self._export_memos
+        return view
+
+    def with_fork(self) -> Ledger | None:
+        """Return this one-session ledger followed by the child ``fork`` seeds from it at the
+        fork policy's boundary, or None when it has no fork point (``ForkRefused`` as for
+        ``fork``). The parent's analyses are this ledger's; for a cut made with ``reuse``
+        the child's resume from the same checkpoints."""
+        log = self._single(None, "fork")
+        points = self.recovery("fork").analyses[log.key].fork_points
+        if not points:
+            return None
+        (child,) = self.fork(at=points[0] - 1).sessions
+        story = Ledger([log, child])
+        inherited = len(child.events) - 1
+        while child.events[inherited].get("type") != SEED_MARKER:
+            inherited -= 1
+        source = self._source
+
+        def analyzer(session: SessionLog, policy: Policy) -> Analysis:
+            if session is log:
+                return self.recovery(policy).analyses[log.key]
+            if source is None:
+                return _analyze(session, policy)
+            return source(policy).analysis(inherited, then=session.events[inherited:])
+
+        story._analyzer = analyzer
+        return story
+
+    def _prefix_analyses(self, log: SessionLog, policy: Policy) -> PrefixAnalyses:
+        """Return the prefix analyses of one session under ``policy`` (made once)."""
+        key = (log.key, policy)
+        if key not in self._prefixes:
+            with paused_gc():
+                self._prefixes[key] = PrefixAnalyses(
+                    log.events, policy=policy, version=log.version, columns=log.event_fields())
+        return self._prefixes[key]
 
     def fork(
         self,
@@ -161,7 +214,8 @@ class Ledger:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
         key = self._single(session, "project").key
         messages = project_context(self.recovery(policy).analyses[key])
-        requests = {name: export(messages, name) for name in PROVIDERS}
+        memos = self._export_memos or {}
+        requests = {name: export(messages, name, memos.get(name)) for name in PROVIDERS}
         problems = {name: pairing_problems(request) for name, request in requests.items()}
         return Context(
             policy,
@@ -182,7 +236,7 @@ class Ledger:
             with paused_gc(), progress(total, EVENTS_THRESHOLD, f"analysing ({policy})") as step:
                 analyses = {}
                 for log in self._sessions:
-                    analyses[log.key] = _analyze(log, policy)
+                    analyses[log.key] = self._analyzer(log, policy)
                     if step is not None:
                         step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]

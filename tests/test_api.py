@@ -15,6 +15,7 @@ from ledgerviz.recovery import analyze
 DSH = Path(__file__).parent / "data" / "dsh"
 SHOWCASE = next(DSH.glob("*preview-showcase*"))
 SETTLEMENT = next(DSH.glob("*subagent-settlement*"))
+EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 
 
 def test_load_exposes_sessions_keys_and_diagnostics() -> None:
@@ -65,9 +66,22 @@ def test_session_by_key_and_index() -> None:
         ledger.session("nope")
 
 
-def test_cut_keeps_a_prefix_as_if_the_process_died() -> None:
+def _cut_after_others(ledger: ledgerviz.Ledger, n: int, reuse: bool) -> ledgerviz.Ledger:
+    """Return ``ledger.cut(n)``; with ``reuse``, after other cuts were analysed and projected
+    first (so the cut resumes from shared checkpoints and export memos)."""
+    if reuse:
+        total = len(ledger.sessions[0].events)
+        for other in (n // 3, total, n // 2, n + 1):
+            view = ledger.cut(other, reuse=True)
+            for policy in ("recorded", "synthesize", "fork"):
+                view.context(policy)
+    return ledger.cut(n, reuse=reuse)
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_cut_keeps_a_prefix_as_if_the_process_died(reuse: bool) -> None:
     ledger = ledgerviz.load(SHOWCASE)
-    cut = ledger.cut(174)
+    cut = _cut_after_others(ledger, 174, reuse)
     (log,) = cut.sessions
     assert len(log.events) == 174
     assert log.events[-1]["type"] == "tool/call"
@@ -129,8 +143,9 @@ def test_events_are_not_mutated_by_analysis() -> None:
     assert snapshot == [log.events for log in ledger.sessions]
 
 
-def test_context_of_a_crashed_prefix_under_each_policy() -> None:
-    crashed = ledgerviz.load(SHOWCASE).cut(174)
+@pytest.mark.parametrize("reuse", [False, True])
+def test_context_of_a_crashed_prefix_under_each_policy(reuse: bool) -> None:
+    crashed = _cut_after_others(ledgerviz.load(SHOWCASE), 174, reuse)
     recorded = crashed.context("recorded", provider="openai")
     assert recorded.valid == {"openai": False, "anthropic": False}
     assert [p.call_id for p in recorded.problems["openai"]][:2] == ["preview-read", "preview-write"]
@@ -143,6 +158,27 @@ def test_context_of_a_crashed_prefix_under_each_policy() -> None:
     assert forked.payload is None
     assert [m.seq for m in forked.messages][-1] == 170
     assert recorded.payload is not None and recorded.payload["messages"][-1]["role"] == "assistant"
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_with_fork_adds_the_child_fork_seeds(reuse: bool) -> None:
+    crashed = _cut_after_others(ledgerviz.load(EXAMPLES / "crash-mid-dispatch.jsonl"), 21, reuse)
+    story = crashed.with_fork()
+    assert story is not None
+    parent, child = story.sessions
+    assert parent is crashed.sessions[0]
+    assert child.header["parentSession"] == parent.header["id"]
+    assert child.events[:18] == parent.events[:18]
+    assert [e["type"] for e in child.events[18:]] == ["session/end-seed", "step/end",
+                                                      "turn/end"]
+    assert child.events[18]["seq"] == 18 and child.events[-1]["seq"] == 20
+    assert child.events[-1]["data"]["reason"] == {"kind": "forked"}
+    analyses = story.recovery("fork").analyses
+    assert analyses[parent.key] is crashed.recovery("fork").analyses[parent.key]
+    assert analyses[parent.key].fork_points == [18]
+    assert analyses[child.key].closers == [] and analyses[child.key].fork_points == []
+    assert analyses[child.key] == analyze(child.events, policy="fork", version=child.version)
+    assert ledgerviz.load(EXAMPLES / "clean.jsonl").with_fork() is None
 
 
 def test_context_arguments_are_checked() -> None:

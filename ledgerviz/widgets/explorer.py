@@ -136,7 +136,7 @@ class Explorer(widgets.VBox):
         if wanted in self._cuts:
             self._cuts.move_to_end(wanted)
         else:
-            self._cuts[wanted] = self.ledger.cut(wanted[1], session=wanted[0])
+            self._cuts[wanted] = self.ledger.cut(wanted[1], session=wanted[0], reuse=True)
             while len(self._cuts) > CUTS_KEPT:
                 dropped, _ = self._cuts.popitem(last=False)
                 self._contexts = {k: v for k, v in self._contexts.items() if k[:2] != dropped}
@@ -157,11 +157,9 @@ class Explorer(widgets.VBox):
         key = (self.session.value, self.crash_point.value)
         if key not in self._stories:
             try:
-                child = view.fork()
+                self._stories[key] = view.with_fork()
             except ForkRefused:
                 self._stories[key] = None
-            else:
-                self._stories[key] = Ledger([*view.sessions, *child.sessions])
         return self._stories[key]
 
     def _spec(self, view: Ledger, analysis: Analysis) -> dict[str, Any]:
