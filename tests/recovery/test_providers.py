@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ledgerviz.recovery import analyze, export, pairing_problems, project_context
 from ledgerviz.recovery.context import ContextMessage
+from ledgerviz.recovery.providers import ExportMemo, Provider, ProviderRequest
 
 from .build import LedgerBuilder
 from .ledgers import dsh_fixture
@@ -24,9 +27,22 @@ def parallel_turn() -> LedgerBuilder:
     return b
 
 
-def test_openai_shape() -> None:
+def exported(context: list[ContextMessage], provider: Provider, remembered: bool
+             ) -> ProviderRequest:
+    """Return ``export(context, provider)``; when ``remembered``, through a memo that every
+    prefix of the context (in both orders) was exported through first."""
+    if not remembered:
+        return export(context, provider)
+    memo: ExportMemo = {}
+    for n in [*range(len(context)), *reversed(range(len(context)))]:
+        export(context[:n], provider, memo)
+    return export(context, provider, memo)
+
+
+@pytest.mark.parametrize("remembered", [False, True])
+def test_openai_shape(remembered: bool) -> None:
     context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
-    request = export(context, "openai")
+    request = exported(context, "openai", remembered)
     messages = request.payload["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool"]
     assert messages[1]["content"] == "ok"  # reasoning dropped
@@ -40,9 +56,10 @@ def test_openai_shape() -> None:
     assert pairing_problems(request) == []
 
 
-def test_anthropic_shape_merges_results_and_parses_arguments() -> None:
+@pytest.mark.parametrize("remembered", [False, True])
+def test_anthropic_shape_merges_results_and_parses_arguments(remembered: bool) -> None:
     context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
-    request = export(context, "anthropic")
+    request = exported(context, "anthropic", remembered)
     turns = request.payload["messages"]
     assert [t["role"] for t in turns] == ["user", "assistant", "user"]
     assert turns[1]["content"][1] == {
