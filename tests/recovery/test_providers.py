@@ -34,7 +34,7 @@ def exported(context: list[ContextMessage], provider: Provider, remembered: bool
     if not remembered:
         return export(context, provider)
     memo: ExportMemo = {}
-    for n in [*range(len(context)), *reversed(range(len(context)))]:
+    for n in [*range(len(context) + 1), *reversed(range(len(context) + 1))]:
         export(context[:n], provider, memo)
     return export(context, provider, memo)
 
