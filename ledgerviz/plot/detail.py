@@ -42,23 +42,35 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
 def binned(starts: np.ndarray, ends: np.ndarray, seqs: pd.Series, names: pd.Series,
            what: str, bins: int = BINS) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
-    label with the item count, seq range and distinct ``names``."""
+    label with the item count, seq range and distinct ``names`` (computed with numpy, one
+    pass over the items)."""
     bin_of = _bin_of(starts, bins)
-    keep = bin_of >= 0
-    frame = pd.DataFrame({"bin": bin_of[keep], "start": starts[keep],
-                          "end": np.fmax(ends[keep], starts[keep]),
-                          "seq": pd.array(seqs, dtype="Int64")[keep],
-                          "name": pd.Categorical(names)[keep]})
-    groups = frame.groupby("bin", sort=True)
-    spans = groups.agg(start=("start", "min"), end=("end", "max"), count=("start", "size"),
-                       first=("seq", "min"), last=("seq", "max"))
+    known = np.flatnonzero(bin_of >= 0)
+    order = known[np.argsort(bin_of[known], kind="stable")]
+    if not len(order):
+        return Level(np.empty(0), np.empty(0), [], True)
+    slot = bin_of[order]
+    heads = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]])
+    first = np.minimum.reduceat(starts[order], heads)
+    last = np.maximum.reduceat(np.fmax(ends, starts)[order], heads)
+    counts = np.diff(np.r_[heads, len(order)])
+    seq = pd.array(seqs, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)[order]
+    low, high = np.fmin.reduceat(seq, heads), np.fmax.reduceat(seq, heads)
+    categories = pd.Categorical(names)
+    codes = categories.codes[order].astype(np.int64)
+    width = len(categories.categories) + 1
+    pairs = np.unique(slot[codes >= 0] * width + codes[codes >= 0])
     named: dict[int, list[str]] = {}
-    for b, name in frame.groupby(["bin", "name"], sort=True, observed=True).size().index:
-        named.setdefault(b, []).append(name)
-    labels = [group_hover(what, int(row.count), named.get(b, ()), row.first, row.last)
-              for b, row in zip(spans.index, spans.itertuples(index=False), strict=True)]
-    return Level(spans["start"].to_numpy(dtype=float), spans["end"].to_numpy(dtype=float),
-                 labels, True)
+    for b, code in zip((pairs // width).tolist(), (pairs % width).tolist(), strict=True):
+        named.setdefault(b, []).append(categories.categories[code])
+    labels = [group_hover(what, int(count), named.get(b, ()), _whole(a), _whole(z))
+              for b, count, a, z in zip(slot[heads].tolist(), counts, low, high, strict=True)]
+    return Level(first.astype(float), last.astype(float), labels, True)
+
+
+def _whole(value: float) -> int | None:
+    """Return a float seq as an int (None for NaN: no seq)."""
+    return None if np.isnan(value) else int(value)
 
 
 def pick(starts: np.ndarray, ends: np.ndarray, rows: pd.DataFrame, label: Callable[[pd.DataFrame],
