@@ -82,14 +82,17 @@ class _Checkpoint:
 _SCALARS = ("open_turn", "boundary", "fork_node", "fork_turn")
 
 
-def _checkpoint(scan: _Scan, consumed: int) -> _Checkpoint:
-    """Return the state of ``scan`` after ``consumed`` recorded events."""
+def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Checkpoint:
+    """Return the state of ``scan`` after ``consumed`` recorded events (``previous``: the
+    checkpoint before, whose open calls are the only earlier ones that can still be open)."""
     calls = list(scan.calls)
-    open_calls = [i for i, call in enumerate(calls)
-                  if call[_DISPATCHED] is None or call[_RESULT] is None]
+    since = range(len(previous.calls) if previous else 0, len(calls))
+    candidates = [*(previous.open_calls if previous else ()), *since]
+    open_calls = [i for i in candidates
+                  if calls[i][_DISPATCHED] is None or calls[i][_RESULT] is None]
+    position = {id(calls[i]): i for i in open_calls}  # the open step's calls are all open
     for i in open_calls:
         calls[i] = list(calls[i])
-    position = {id(call): i for i, call in enumerate(scan.calls)}
     return _Checkpoint(
         consumed=consumed,
         out=len(scan.out),
@@ -157,7 +160,8 @@ class PrefixAnalyses:
         self._points: list[_Checkpoint] = []
         with _collector_paused():
             for start in range(0, len(events) + 1, self._every):
-                self._points.append(_checkpoint(self._whole, start))
+                previous = self._points[-1] if self._points else None
+                self._points.append(_checkpoint(self._whole, start, previous))
                 stop = min(start + self._every, len(events))
                 self._run(self._whole, start, stop)
 
