@@ -124,7 +124,28 @@ def analysis_fields(log: SessionLog, analysis: Analysis) -> EventFields:
         and (n == 0 or events[n - 1] is recorded[n - 1])
     )
     if not keeps_log:
-        return EventFields.of(events)
+        return _fields_around_computed(log.event_fields(), analysis)
     if len(events) == n:
         return log.event_fields()
     return log.event_fields() + EventFields.of(events[n:], start=n)
+
+
+def _fields_around_computed(logged: EventFields, analysis: Analysis) -> EventFields:
+    """Return the columns of ``analysis.events`` from the log's columns ``logged`` (the
+    recorded events, in order) and those of the few events recovery computed between them."""
+    recorded, events = analysis.recorded, analysis.events
+    parts: list[EventFields] = []
+    position = taken = 0
+    while position < len(events):
+        try:
+            computed = recorded.index(False, position)
+        except ValueError:
+            computed = len(events)
+        parts.append(logged[taken : taken + computed - position])
+        taken += computed - position
+        position = computed
+        while position < len(events) and not recorded[position]:
+            position += 1
+        if position > computed:
+            parts.append(EventFields.of(events[computed:position], start=computed))
+    return EventFields.joined(parts) if parts else EventFields.empty()
