@@ -26,6 +26,7 @@ from ledgerviz.recovery import (
     project_context,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
+from ledgerviz.recovery.context import ProjectionMemo
 from ledgerviz.recovery.fork import SEED_MARKER
 from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import ExportMemo, Provider
@@ -65,6 +66,21 @@ class Context:
         return reprs.context_repr_html(self)
 
 
+@dataclass(frozen=True, slots=True)
+class _Memos:
+    """What a ledger's cuts projected and exported, so each event is converted once."""
+
+    projection: ProjectionMemo
+    exports: dict[Provider, ExportMemo]
+
+    def size(self) -> int:
+        """Return the most entries one memo holds (events computed per cut add new ones)."""
+        return max(len(self.projection), *map(len, self.exports.values()))
+
+
+MEMO_SLACK = 10_000
+
+
 class Ledger:
     """One or more sessions read from ledger files; recovery views are computed on demand."""
 
@@ -75,7 +91,8 @@ class Ledger:
         self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}
         self._source: Callable[[Policy], PrefixAnalyses] | None = None
         """For a cut made with ``reuse``: the prefix analyses of the session it was cut from."""
-        self._export_memos: dict[Provider, ExportMemo] | None = None
+        self._memos: _Memos | None = None
+        """Shared by the cuts made with ``reuse``: what each message projected and exported to."""
 
     def __repr__(self) -> str:
         return f"<{reprs.ledger_title(self)}>"
@@ -125,9 +142,9 @@ class Ledger:
         if reuse:
             source = view._source = lambda policy: self._prefix_analyses(log, policy)
             view._analyzer = lambda _cut, policy: source(policy).analysis(n)
-            if self._export_memos is None:
-                self._export_memos = {name: {} for name in PROVIDERS}
-            view._export_memos = self._export_memos
+            if self._memos is None or self._memos.size() > 2 * len(log.events) + MEMO_SLACK:
+                self._memos = _Memos({}, {name: {} for name in PROVIDERS})  # a bounded cache
+            view._memos = self._memos
         return view
 
     def with_fork(self) -> Ledger | None:
@@ -213,9 +230,11 @@ class Ledger:
         if provider is not None and provider not in PROVIDERS:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
         key = self._single(session, "project").key
-        messages = project_context(self.recovery(policy).analyses[key])
-        memos = self._export_memos or {}
-        requests = {name: export(messages, name, memos.get(name)) for name in PROVIDERS}
+        memos = self._memos
+        messages = project_context(self.recovery(policy).analyses[key],
+                                   memos.projection if memos else None)
+        requests = {name: export(messages, name, memos.exports[name] if memos else None)
+                    for name in PROVIDERS}
         problems = {name: pairing_problems(request) for name, request in requests.items()}
         return Context(
             policy,

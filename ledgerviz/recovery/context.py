@@ -27,21 +27,40 @@ class ContextMessage:
         return self.event_type == "tool/result"
 
 
-def project_context(analysis: Analysis) -> list[ContextMessage]:
+ProjectionMemo = dict[int, tuple[dict[str, Any], int | None, "ContextMessage | None"]]
+"""What each event projected to, by the event's ``id``; each entry keeps its event alive."""
+
+
+def _projected(event: dict[str, Any], seq: int | None) -> ContextMessage | None:
+    """Return the context message of one surface event, or None when it produces none."""
+    message = message_of(event)
+    if message is None:
+        return None
+    kind = event.get("type", "")
+    if kind in _SKIPPED_WHEN_EMPTY and not message.get("content"):
+        return None
+    return ContextMessage(seq, kind, message)
+
+
+def project_context(analysis: Analysis, memo: ProjectionMemo | None = None
+                    ) -> list[ContextMessage]:
     """Return the messages the next model request would contain under the analysis' policy.
 
     Surface order (§6), active branch only; system, developer and assistant nodes with
-    empty content keep their place but produce no message.
+    empty content keep their place but produce no message. ``memo`` (kept by the caller)
+    remembers each event's message, so projecting many overlapping analyses (cuts of one
+    session) reads each event once.
     """
-    messages: list[ContextMessage] = []
     events, seqs = analysis.events, analysis.seqs
+    if memo is None:
+        projected = (_projected(events[key], seqs[key]) for key in analysis.surface)
+        return [message for message in projected if message is not None]
+    messages: list[ContextMessage] = []
     for key in analysis.surface:
-        event = events[key]
-        message = message_of(event)
-        if message is None:
-            continue
-        kind = event.get("type", "")
-        if kind in _SKIPPED_WHEN_EMPTY and not message.get("content"):
-            continue
-        messages.append(ContextMessage(seqs[key], kind, message))
+        event, seq = events[key], seqs[key]
+        held = memo.get(id(event))
+        if held is None or held[0] is not event or held[1] != seq:
+            held = memo[id(event)] = (event, seq, _projected(event, seq))
+        if held[2] is not None:
+            messages.append(held[2])
     return messages
