@@ -60,9 +60,10 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: pd.Series, names: pd.Seri
     codes = categories.codes[order].astype(np.int64)
     width = len(categories.categories) + 1
     pairs = np.unique(slot[codes >= 0] * width + codes[codes >= 0])
+    values = categories.categories.tolist()
     named: dict[int, list[str]] = {}
     for b, code in zip((pairs // width).tolist(), (pairs % width).tolist(), strict=True):
-        named.setdefault(b, []).append(categories.categories[code])
+        named.setdefault(b, []).append(values[code])
     labels = [group_hover(what, int(count), named.get(b, ()), _whole(a), _whole(z))
               for b, count, a, z in zip(slot[heads].tolist(), counts, low, high, strict=True)]
     return Level(first.astype(float), last.astype(float), labels, True)
