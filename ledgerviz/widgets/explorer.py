@@ -17,6 +17,7 @@ from ledgerviz.recovery import ForkRefused
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
+from ledgerviz.widgets.figure_display import FitWidth, sync_figure_state
 from ledgerviz.widgets.figure_update import FigureUpdater
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 HALF = {"width": "50%", "min_width": "320px"}
 FIGURE_CLASS = "lv-figure"
 """The class the figure widget carries, so the stylesheet stretches it to the output width."""
+EXPLORER_CLASS = "lv-explorer"
+"""The class of the explorer's box, by which a page (or a browser test) finds it."""
 CUTS_KEPT = 16
 DETAIL_LIMIT = 2_000
 PICKER_WINDOW = 400
@@ -89,9 +92,11 @@ class Explorer(widgets.VBox):
             self.crash_point,
             self.summary,
             self.figure,
+            FitWidth(self.figure),
             widgets.HBox([widgets.VBox([self.find, self.event, self.details], layout=HALF),
                           widgets.VBox([self.context], layout=HALF)]),
         ])
+        self.add_class(EXPLORER_CLASS)
         self.session.observe(self._on_session, names="value")
         self.policy.observe(self._on_view, names="value")
         self.crash_point.observe(self._on_view, names="value")
@@ -101,6 +106,7 @@ class Explorer(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         """Return the widget's display plus a static snapshot of its view as ``text/html``."""
+        sync_figure_state(self.figure)
         bundle = super()._repr_mimebundle_(**kwargs)
         bundle["text/html"] = snapshot_html(self)
         return bundle
