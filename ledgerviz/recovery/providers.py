@@ -109,9 +109,10 @@ def _openai_entry(item: ContextMessage) -> dict[str, Any]:
     return entry
 
 
-ExportMemo = dict[int, tuple[dict[str, Any], bool, Any]]
-"""What one provider's conversion made of each message, by the message's ``id``; each
-entry keeps its message alive, so an id is never reused while it is held."""
+ExportMemo = dict[int, tuple[dict[str, Any], str, Any]]
+"""What one provider's conversion made of each message (with the type of the event it came
+from), by the message's ``id``; each entry keeps its message alive, so an id is never reused
+while it is held."""
 
 
 def _converted(convert: Callable[[ContextMessage], T], memo: ExportMemo | None
@@ -119,11 +120,13 @@ def _converted(convert: Callable[[ContextMessage], T], memo: ExportMemo | None
     """Return ``convert``, remembering its result per message in ``memo`` when one is given."""
     if memo is None:
         return convert
+    held_for = memo.get
 
     def remembered(item: ContextMessage) -> T:
-        held = memo.get(id(item.message))
-        if held is None or held[0] is not item.message or held[1] != item.is_tool_result:
-            held = memo[id(item.message)] = (item.message, item.is_tool_result, convert(item))
+        message = item.message
+        held = held_for(id(message))
+        if held is None or held[0] is not message or held[1] != item.event_type:
+            held = memo[id(message)] = (message, item.event_type, convert(item))
         return held[2]
 
     return remembered
