@@ -233,8 +233,10 @@ class Ledger:
         memos = self._memos
         messages = project_context(self.recovery(policy).analyses[key],
                                    memos.projection if memos else None)
-        requests = {name: export(messages, name, memos.exports[name] if memos else None)
-                    for name in PROVIDERS}
+        requests = {  # only the asked provider's payload is returned: the others' shape will do
+            name: export(messages, name) if name == provider else
+            export(messages, name, memos.exports[name] if memos else None, full=False)
+            for name in PROVIDERS}
         problems = {name: pairing_problems(request) for name, request in requests.items()}
         return Context(
             policy,

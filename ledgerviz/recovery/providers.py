@@ -77,24 +77,24 @@ def _parsed_arguments(raw: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_raw_arguments": raw}
 
 
-def _openai_entry(item: ContextMessage) -> dict[str, Any]:
-    """Return the OpenAI chat message of one context message."""
+def _openai_entry(item: ContextMessage, full: bool = True) -> dict[str, Any]:
+    """Return the OpenAI chat message of one context message (without ``full``: no text)."""
     message = item.message
     role = message.get("role")
     if item.is_tool_result:
         return {
             "role": "tool",
             "tool_call_id": message_call_id(message),
-            "content": block_text(result_content(message)),
+            "content": block_text(result_content(message)) if full else None,
         }
     if role != "assistant":
         return {
             "role": role if role in ("system", "developer") else "user",
-            "content": block_text(message.get("content")),
+            "content": block_text(message.get("content")) if full else None,
         }
     entry: dict[str, Any] = {
         "role": "assistant",
-        "content": block_text(message.get("content")) or None,
+        "content": (block_text(message.get("content")) or None) if full else None,
     }
     calls = message_tool_call_blocks(message)
     if calls:
@@ -132,24 +132,33 @@ def _converted(convert: Callable[[ContextMessage], T], memo: ExportMemo | None
     return remembered
 
 
-def to_openai(messages: Sequence[ContextMessage], memo: ExportMemo | None = None
-              ) -> ProviderRequest:
-    """Return the context as an OpenAI chat-completions request (``memo``: see ``export``)."""
-    entry = _converted(_openai_entry, memo)
+def to_openai(messages: Sequence[ContextMessage], memo: ExportMemo | None = None,
+              full: bool = True) -> ProviderRequest:
+    """Return the context as an OpenAI chat-completions request (``memo``, ``full``: see
+    ``export``)."""
+    entry = _converted(_openai_entry if full else _openai_shape, memo)
     out = [entry(item) for item in messages]
     seqs: list[Seqs] = [(item.seq,) for item in messages]
     return ProviderRequest("openai", {"messages": out}, seqs)
 
 
-def _anthropic_blocks(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
-    """Return the Anthropic role and content blocks of one context message."""
+def _openai_shape(item: ContextMessage) -> dict[str, Any]:
+    """Return the OpenAI chat message of one context message without its texts."""
+    return _openai_entry(item, full=False)
+
+
+def _anthropic_blocks(item: ContextMessage, full: bool = True
+                      ) -> tuple[str, list[dict[str, Any]]]:
+    """Return the Anthropic role and content blocks of one context message (without
+    ``full``: no result texts, tool arguments as recorded; text blocks are still there
+    when the message has text, since that decides which messages the request keeps)."""
     message = item.message
     if item.is_tool_result:
         return "user", [
             {
                 "type": "tool_result",
                 "tool_use_id": message_call_id(message),
-                "content": block_text(result_content(message)),
+                "content": block_text(result_content(message)) if full else "",
                 "is_error": message_is_error(message),
             }
         ]
@@ -162,16 +171,22 @@ def _anthropic_blocks(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
             "type": "tool_use",
             "id": c.get("id"),
             "name": c.get("name"),
-            "input": _parsed_arguments(c.get("arguments")),
+            "input": _parsed_arguments(c.get("arguments")) if full else c.get("arguments"),
         }
         for c in message_tool_call_blocks(message)
     ]
     return "assistant", blocks
 
 
-def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = None
-                 ) -> ProviderRequest:
-    """Return the context as an Anthropic messages request (``memo``: see ``export``).
+def _anthropic_shape(item: ContextMessage) -> tuple[str, list[dict[str, Any]]]:
+    """Return :func:`_anthropic_blocks` without texts and parsed arguments."""
+    return _anthropic_blocks(item, full=False)
+
+
+def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = None,
+                 full: bool = True) -> ProviderRequest:
+    """Return the context as an Anthropic messages request (``memo``, ``full``: see
+    ``export``).
 
     Leading system messages form ``system``; later system/developer messages become
     user text. Consecutive messages of one role merge into one turn (so consecutive
@@ -180,10 +195,10 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     seqs: list[Seqs] = []
-    blocks_of = _converted(_anthropic_blocks, memo)
+    blocks_of = _converted(_anthropic_blocks if full else _anthropic_shape, memo)
     for item in messages:
         if not turns and item.message.get("role") == "system" and not item.is_tool_result:
-            system.append(block_text(item.message.get("content")))
+            system.append(block_text(item.message.get("content")) if full else "")
             continue
         role, blocks = blocks_of(item)
         if not blocks:
@@ -201,17 +216,20 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
 
 
 def export(messages: Sequence[ContextMessage], provider: Provider,
-           memo: ExportMemo | None = None) -> ProviderRequest:
+           memo: ExportMemo | None = None, *, full: bool = True) -> ProviderRequest:
     """Return the context in ``provider``'s request shape.
 
-    ``memo`` (one per provider, kept by the caller) remembers what each message became,
-    so exporting many overlapping contexts converts each message once; the payload then
-    shares those parts with the memo and with other payloads: do not modify it.
+    ``memo`` (one per provider and ``full``, kept by the caller) remembers what each
+    message became, so exporting many overlapping contexts converts each message once;
+    the payload then shares those parts with the memo and with other payloads: do not
+    modify it. ``full`` False gives the request's shape only, all ``pairing_problems``
+    reads (same messages, roles, ids and blocks): texts are left out and tool arguments
+    stay as recorded.
     """
     if provider == "openai":
-        return to_openai(messages, memo)
+        return to_openai(messages, memo, full)
     if provider == "anthropic":
-        return to_anthropic(messages, memo)
+        return to_anthropic(messages, memo, full)
     raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
 
 

@@ -39,6 +39,19 @@ def exported(context: list[ContextMessage], provider: Provider, remembered: bool
     return export(context, provider, memo)
 
 
+def test_a_shape_only_request_leaves_out_texts_and_parsing() -> None:
+    context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
+    openai = export(context, "openai", full=False).payload["messages"]
+    assert [(m["role"], m["content"]) for m in openai] == [
+        ("user", None), ("assistant", None), ("tool", None), ("tool", None)]
+    assert [c["id"] for c in openai[1]["tool_calls"]] == ["A", "B"]
+    turns = export(context, "anthropic", full=False).payload["messages"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    assert turns[1]["content"][0] == {"type": "text", "text": "ok"}  # it decides what is kept
+    assert turns[1]["content"][2]["input"] == "{not json"
+    assert [b["content"] for b in turns[2]["content"]] == ["", ""]
+
+
 @pytest.mark.parametrize("remembered", [False, True])
 def test_openai_shape(remembered: bool) -> None:
     context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
@@ -88,13 +101,14 @@ def test_system_head_becomes_anthropic_system_string() -> None:
     assert anthropic["messages"][0]["role"] == "user"
 
 
-def test_missing_result_is_reported_for_both_providers() -> None:
+@pytest.mark.parametrize("full", [True, False])
+def test_missing_result_is_reported_for_both_providers(full: bool) -> None:
     b = parallel_turn()
     del b.events[7]  # B's result never landed
     b.user("next")
     context = project_context(analyze(b.events, policy="recorded", version=3))
     for provider in ("openai", "anthropic"):
-        (problem,) = pairing_problems(export(context, provider))
+        (problem,) = pairing_problems(export(context, provider, full=full))
         assert (problem.provider, problem.kind, problem.call_id) == (
             provider,
             "missing_result",
@@ -114,18 +128,19 @@ def _result(seq: int, call_id: str) -> ContextMessage:
     return ContextMessage(seq, "tool/result", message)
 
 
-def test_orphan_and_duplicate_results() -> None:
+@pytest.mark.parametrize("full", [True, False])
+def test_orphan_and_duplicate_results(full: bool) -> None:
     context = project_context(analyze(parallel_turn().events, policy="recorded", version=3))
     context = [*context, _result(8, "A"), _result(9, "Z")]
-    openai = pairing_problems(export(context, "openai"))
+    openai = pairing_problems(export(context, "openai", full=full))
     assert [(p.kind, p.call_id, p.seqs) for p in openai] == [
         ("duplicate_result", "A", (8,)),
         ("orphan_result", "Z", (9,)),
     ]
-    anthropic = pairing_problems(export(context, "anthropic"))
+    anthropic = pairing_problems(export(context, "anthropic", full=full))
     assert [(p.kind, p.call_id, p.message) for p in anthropic] == [
         ("duplicate_result", "A", 2),
         ("orphan_result", "Z", 2),
     ]
-    orphan_first = pairing_problems(export([_result(0, "Q")], "anthropic"))
+    orphan_first = pairing_problems(export([_result(0, "Q")], "anthropic", full=full))
     assert [(p.kind, p.call_id) for p in orphan_first] == [("orphan_result", "Q")]
