@@ -194,7 +194,7 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
     """
     system: list[str] = []
     turns: list[dict[str, Any]] = []
-    seqs: list[Seqs] = []
+    sources: list[list[int | None]] = []  # lists while turns grow (a long turn stays linear)
     blocks_of = _converted(_anthropic_blocks if full else _anthropic_shape, memo)
     for item in messages:
         if not turns and item.message.get("role") == "system" and not item.is_tool_result:
@@ -205,14 +205,14 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
             continue
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"].extend(blocks)
-            seqs[-1] = (*seqs[-1], item.seq)
+            sources[-1].append(item.seq)
         else:
             turns.append({"role": role, "content": list(blocks)})
-            seqs.append((item.seq,))
+            sources.append([item.seq])
     payload: dict[str, Any] = {"messages": turns}
     if system:
         payload["system"] = "\n\n".join(system)
-    return ProviderRequest("anthropic", payload, seqs)
+    return ProviderRequest("anthropic", payload, [tuple(seqs) for seqs in sources])
 
 
 def export(messages: Sequence[ContextMessage], provider: Provider,
