@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ledgerviz.recovery.events import Event, Generation
 from ledgerviz.recovery.results import Cause, close_open_turn
 from ledgerviz.recovery.tracker import PendingCalls
 
+_TURN_BOUNDARIES = frozenset({"turn/start", "turn/end"})
+
 
 def track(events: Iterable[Event]) -> PendingCalls:
-    """Return a tracker that has observed every event in order."""
+    """Return a tracker that has observed every event in order.
+
+    Only the events from the last turn/start or turn/end on are read: that event resets
+    everything the tracker keeps but the last seq and time, so the state is the same.
+    """
+    log = events if isinstance(events, Sequence) else list(events)
+    start = next((i for i in range(len(log) - 1, -1, -1)
+                  if log[i].get("type") in _TURN_BOUNDARIES), 0)
     tracker = PendingCalls()
-    for event in events:
-        tracker.observe(event)
+    for position in range(start, len(log)):
+        tracker.observe(log[position], log[position].get("seq", position))
     return tracker
 
 
