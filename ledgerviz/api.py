@@ -10,6 +10,7 @@ from typing import Any
 from ledgerviz.display import notebook, reprs
 from ledgerviz.frames import Frames, build_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
+from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.sources import Source
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
@@ -158,9 +159,7 @@ class Ledger:
             return None
         (child,) = self.fork(at=points[0] - 1).sessions
         story = Ledger([log, child])
-        inherited = len(child.events) - 1
-        while child.events[inherited].get("type") != SEED_MARKER:
-            inherited -= 1
+        inherited = _seed_marker_position(child.events)
         source = self._source
 
         def analyzer(session: SessionLog, policy: Policy) -> Analysis:
@@ -212,6 +211,7 @@ class Ledger:
             session_id=session_id or f"{log.header.get('id')}-fork-{boundary}",
             created_at=created_at if created_at is not None else time.time_ns() // 1_000_000,
         )
+        inherited = _seed_marker_position(events)  # the parent's events come first
         child = SessionLog(
             path=f"{log.path} (fork at seq {boundary})",
             key=header["id"],
@@ -219,6 +219,8 @@ class Ledger:
             version=log.version,
             events=events,
             lines=range(2, len(events) + 2),
+            fields=log.event_fields()[:inherited]
+            + EventFields.of(events[inherited:], start=inherited),
         )
         return Ledger([child])
 
@@ -283,6 +285,15 @@ class Ledger:
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:
     """Return the analysis of one session, handing the engine the reader's columns."""
     return analyze(log.events, policy=policy, version=log.version, columns=log.event_fields())
+
+
+def _seed_marker_position(events: Sequence[dict[str, Any]]) -> int:
+    """Return the position of a fork seed's marker: the last ``session/end-seed`` (only its
+    closers follow it)."""
+    position = len(events) - 1
+    while events[position].get("type") != SEED_MARKER:
+        position -= 1
+    return position
 
 
 def _cut_log(log: SessionLog, n: int) -> SessionLog:
