@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from ledgerviz.api import Ledger
 from ledgerviz.display.fragments import fragment_style
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.plot.timeline import fork_story_spec, timeline_spec
 from ledgerviz.recovery import ForkRefused
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
@@ -214,6 +215,13 @@ class Explorer(widgets.VBox):
                 return
 
     def _render(self) -> None:
+        """Show the chosen session, policy and crash point. The cyclic garbage collector
+        waits meanwhile: a change allocates many objects and no cycles, and a collection
+        would walk every event of the ledger."""
+        with paused_gc():
+            self._show()
+
+    def _show(self) -> None:
         key, policy = self.session.value, self.policy.value
         view = self._view()
         recovery = view.recovery(policy)
