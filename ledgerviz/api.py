@@ -60,6 +60,14 @@ class Context:
     problems: dict[Provider, list[Problem]]
     valid: dict[Provider, bool]
 
+    def accepted_by(self) -> str:
+        """Name the providers whose pairing rules accept this request: ``"all"``, ``"none"``,
+        or the accepting ones joined by ``+`` (in :data:`~ledgerviz.recovery.PROVIDERS` order)."""
+        accepted = [provider for provider in PROVIDERS if self.valid[provider]]
+        if len(accepted) == len(PROVIDERS):
+            return "all"
+        return "+".join(accepted) or "none"
+
     def __repr__(self) -> str:
         return f"<{reprs.context_title(self)}>"
 
