@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ledgerviz.display import notebook, reprs
@@ -330,5 +331,6 @@ def load(source: Source, *, strict: bool = False) -> Ledger:
     Lenient by default; ``strict=True`` raises ``LedgerError`` at the first error. Reading
     large files shows progress where someone watches (see ``ledgerviz.progress``).
     """
-    with progress(source_size(source), BYTES_THRESHOLD, "reading", unit="B") as step:
+    size = partial(source_size, source)  # the files are walked twice only for a bar
+    with progress(size, BYTES_THRESHOLD, "reading", unit="B") as step:
         return Ledger(read_sessions(source, strict=strict, progress=step))

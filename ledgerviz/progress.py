@@ -47,12 +47,17 @@ def source_size(source: Source) -> int | None:
 
 
 @contextmanager
-def progress(total: int | None, threshold: int, description: str,
+def progress(total: int | Callable[[], int | None] | None, threshold: int, description: str,
              unit: str = "event") -> Iterator[Callable[[int], Any] | None]:
     """Yield a callback advancing a progress bar by n units, or None when ``total`` is
-    unknown or under ``threshold`` or nobody is watching; the bar is closed on exit."""
+    unknown or under ``threshold`` or nobody is watching; the bar is closed on exit.
+
+    ``total`` may be a function computing it, called only when someone is watching.
+    """
     where = where_interactive()
-    if total is None or total < threshold or where is None:
+    if where is not None and callable(total):
+        total = total()
+    if total is None or callable(total) or total < threshold or where is None:
         yield None
         return
     if where == "notebook":

@@ -12,7 +12,15 @@ from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 from ledgerviz.ledger.packed import expand_packed_row
-from ledgerviz.ledger.shapes import MAX_INTEGER, integer_problem, json_type, shape_problem
+from ledgerviz.ledger.shapes import (
+    FAST_PAYLOAD_CHECKS,
+    MAX_INTEGER,
+    SUSPECT,
+    integer_problem,
+    json_type,
+    plain_source_seqs,
+    shape_problem,
+)
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
 
 UNREADABLE: Any = object()
@@ -198,10 +206,14 @@ def check_events(
     problem is recorded and the event kept as decoded. A file checked in blocks
     passes the same ``state`` to each block's check, so it gets exactly the
     diagnostics it gets when checked whole.
+
+    Each event is visited once: a fast test accepts the shapes well-formed events
+    have, and only an event it does not accept goes through ``shape_problem``, which
+    decides and says what is wrong. The seq numbering is followed inline while seqs
+    count up by one (``Numbering`` takes over at a break).
     """
     state = CheckState() if state is None else state
-    known = KNOWN_EVENT_TYPES
-    surface = surface_types(version)
+    table = _kind_table(version)
     requested = state.requested
     start = state.kept
     rejected: set[int] = set()
@@ -209,9 +221,12 @@ def check_events(
     # The columns of EventFields, appended here so that the dicts are visited once.
     fields = EventFields.empty()
     add_type, add_seq, add_data, add_time, add_turn, add_step, add_op = fields.appenders()
+    kept_types = fields.types
     strings: dict[str, str] = {}
-    shared = strings.setdefault  # one str object per type name and op (see EventFields)
+    shared = strings.setdefault  # one str object per unknown type name and op (see EventFields)
     numbering = state.numbering
+    expected = numbering.expected
+    counted = False  # True: ``expected`` moved on inline since ``numbering`` last saw a seq
     for index, event in enumerate(values):
         if event.__class__ is not dict:
             if event is not UNREADABLE:
@@ -219,66 +234,151 @@ def check_events(
                 log.add(first_line + index, "invalid_event", message)
             rejected.add(index)
             continue
-        line = first_line + index
         kind = event.get("type")
-        if kind == "session":
-            _second_header(log, line, event)
-            rejected.add(index)
+        entry = table.get(kind) if kind.__class__ is str else _NOT_A_TYPE
+        if entry is None:
+            entry = (shared(kind, kind), None, False, False)  # an unknown type
+        name, check, surface, known = entry
+        if check is _SPECIAL:
+            if counted:
+                numbering.previous, numbering.repeating = expected - 1, False
+                counted = False
+            numbering.expected = expected
+            if kind == "session":
+                _second_header(log, first_line + index, event)
+                rejected.add(index)
+            else:
+                chunks = _packed_events(event, first_line + index, log, numbering)
+                if chunks is None:
+                    rejected.add(index)
+                else:
+                    expanded[index] = chunks
+                    fields.extend(chunks, start + len(fields))
+            expected = numbering.expected
             continue
         data = event.get("data")
-        seq = event.get("seq", numbering.expected)
+        seq = event.get("seq", _MISSING)
+        has_seq = seq is not _MISSING
+        if not has_seq:
+            seq = expected
         time = event.get("time")
-        if kind.__class__ is str and kind in PACKED_CHUNK_ROWS:
-            chunks = expand_packed_row(event)
-            if isinstance(chunks, str):
-                log.add(line, "invalid_event", chunks)
-                rejected.add(index)
-                continue
-            expanded[index] = chunks
-            fields.extend(chunks, start + len(fields))
-            numbering.see(log, line, chunks[0].get("seq", numbering.expected), len(chunks))
-            continue
         if (
-            kind.__class__ is not str
+            name is None
             or data.__class__ is not dict
             or seq.__class__ is not int
             or not (time is None or time.__class__ is int)
             or not -MAX_INTEGER <= seq <= MAX_INTEGER
             or not (time is None or -MAX_INTEGER <= time <= MAX_INTEGER)
         ):
-            log.add(line, "invalid_event", _envelope_problem(event))
+            log.add(first_line + index, "invalid_event", _envelope_problem(event))
             rejected.add(index)
             continue
-        problem = shape_problem(kind, event, data)
-        if problem is not None:
-            log.add(line, "invalid_event", f"{kind}: {problem}")
-            rejected.add(index)
-            continue
-        numbering.see(log, line, seq)
-        op = event.get("surfaceOp")
-        add_seq(seq if "seq" in event else start + len(fields.types))  # see EventFields.seqs
-        add_type(shared(kind, kind))
+        turn = data.get("turn")
+        step = data.get("step")
+        payload = check(data) if check is not None else None
+        op = event.get("surfaceOp", _MISSING)
+        seqs = event.get("sourceEventSeqs", _MISSING)
+        if not (
+            payload is not SUSPECT
+            and (name == "user/message" or (
+                (turn is None or (turn.__class__ is int and turn in _SAFE_INTEGERS))
+                and (step is None or (step.__class__ is int and step in _SAFE_INTEGERS))
+            ))
+            and (op is _MISSING or op.__class__ is str)
+            and (seqs is _MISSING or plain_source_seqs(seqs))
+        ):
+            problem = shape_problem(kind, event, data)
+            if problem is not None:
+                log.add(first_line + index, "invalid_event", f"{kind}: {problem}")
+                rejected.add(index)
+                continue
+            payload = _RECHECK
+        if seq == expected:
+            expected = seq + 1
+            counted = True
+        else:
+            if counted:
+                numbering.previous, numbering.repeating = expected - 1, False
+                counted = False
+            numbering.expected = expected
+            numbering.see(log, first_line + index, seq)
+            expected = numbering.expected
+        add_seq(seq if has_seq else start + len(kept_types))  # see EventFields.seqs
+        add_type(name)
         add_data(data)
         add_time(time)
-        add_turn(data.get("turn"))
-        add_step(data.get("step"))
-        add_op(shared(op, op) if op.__class__ is str else op)
-        if kind in surface:
+        add_turn(turn)
+        add_step(step)
+        if op is _MISSING:
+            add_op(None)
+        else:
+            add_op(shared(op, op) if op.__class__ is str else op)
+        if surface:
             if op != "append" and not (op.__class__ is dict and op.get("op") == "replace"):
-                log.add(line, "invalid_event", f"{kind}: 'surfaceOp' missing or not understood")
-            if kind == "assistant/message":
-                requested.update(requested_call_ids(data))
-            elif kind == "tool/result":
-                _check_result(log, line, data, requested)
-        elif kind not in known:
-            _unknown_type(log, line, kind, event.get("ignorable") is True)
-        elif "surfaceOp" in event or "sourceEventSeqs" in event:
-            log.add(line, "invalid_event", _not_surface(kind, version))
+                message = f"{kind}: 'surfaceOp' missing or not understood"
+                log.add(first_line + index, "invalid_event", message)
+            if name == "assistant/message":
+                requested.update(requested_call_ids(data) if payload is _RECHECK else payload)
+            elif name == "tool/result":
+                call_id = result_call_id(data) if payload is _RECHECK else payload
+                _check_result(log, first_line + index, call_id, requested)
+        elif not known:
+            _unknown_type(log, first_line + index, kind, event.get("ignorable") is True)
+        elif op is not _MISSING or seqs is not _MISSING:
+            log.add(first_line + index, "invalid_event", _not_surface(kind, version))
+    if counted:
+        numbering.previous, numbering.repeating = expected - 1, False
+    numbering.expected = expected
     state.kept += len(fields)
     if not rejected and not expanded:
         return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
     events, lines = _usable(values, first_line, rejected, expanded)
     return CheckedEvents(events, fields, lines, len(rejected))
+
+
+_SAFE_INTEGERS = range(-MAX_INTEGER, MAX_INTEGER + 1)
+
+_MISSING: Any = object()
+"""Stands in for a key an event does not have."""
+
+_RECHECK: Any = object()
+"""The payload passed ``shape_problem`` but not the fast test: its call ids are read again."""
+
+_SPECIAL: Any = object()
+"""The check of a line that is no plain event: a session header, a packed chunk row."""
+
+KindEntry = tuple[Any, Any, bool, bool]
+"""Per event type: the shared type string (None: not a string), the fast payload check,
+whether it is a surface type in the version, whether it is a known type."""
+
+_NOT_A_TYPE: KindEntry = (None, None, False, False)
+
+_KIND_TABLES: dict[int | None, dict[str, KindEntry]] = {}
+
+
+def _kind_table(version: int | None) -> dict[str, KindEntry]:
+    """Return what checking needs per known event type in ``version`` (built once)."""
+    table = _KIND_TABLES.get(version)
+    if table is None:
+        surface = surface_types(version)
+        table = {kind: (kind, FAST_PAYLOAD_CHECKS.get(kind), kind in surface, True)
+                 for kind in KNOWN_EVENT_TYPES | surface}
+        special = ("session", *PACKED_CHUNK_ROWS)
+        table.update({kind: (kind, _SPECIAL, False, True) for kind in special})
+        table = _KIND_TABLES[version] = table
+    return table
+
+
+def _packed_events(
+    row: dict[str, Any], line: int, log: DiagnosticLog, numbering: Numbering
+) -> list[dict[str, Any]] | None:
+    """Return the chunk events of a packed row, numbered, or None (recorded) if malformed."""
+    chunks = expand_packed_row(row)
+    if isinstance(chunks, str):
+        log.add(line, "invalid_event", chunks)
+        return None
+    numbering.see(log, line, chunks[0].get("seq", numbering.expected), len(chunks))
+    return chunks
 
 
 def _usable(
@@ -359,9 +459,8 @@ class Numbering:
         self.expected = max(expected, seq + count)
 
 
-def _check_result(log: DiagnosticLog, line: int, data: dict[str, Any], requested: set[str]) -> None:
+def _check_result(log: DiagnosticLog, line: int, call_id: str | None, requested: set[str]) -> None:
     """Record a ``tool/result`` that names no call, or a call no assistant message requested."""
-    call_id = result_call_id(data)
     if call_id is None:
         log.add(line, "invalid_event", "tool/result names no call id")
     elif call_id not in requested:

@@ -166,3 +166,104 @@ def shape_problem(kind: str, event: dict[str, Any], data: dict[str, Any]) -> str
     if problem is None and "sourceEventSeqs" in event:
         problem = _source_seqs_problem(event["sourceEventSeqs"])
     return problem
+
+
+SUSPECT: Any = object()
+"""What a fast payload check returns for a payload that may be malformed: ``shape_problem``
+then decides, and says what is wrong."""
+
+
+def _message_call_ids(message: Any) -> list[str] | Any:
+    """Return the tool-call ids of a well-shaped message object ([] for None), or SUSPECT."""
+    if message is None:
+        return []
+    if message.__class__ is not dict:
+        return SUSPECT
+    content = message.get("content")
+    ids: list[str] = []
+    if content is None:
+        return ids
+    if content.__class__ is not list:
+        return SUSPECT
+    for block in content:
+        if block.__class__ is not dict:
+            return SUSPECT
+        if block.get("type") == "tool-call":
+            call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
+            if (call_id.__class__ is not str
+                    or not (name is None or name.__class__ is str)
+                    or not (arguments is None or arguments.__class__ is str)):
+                return SUSPECT
+            ids.append(call_id)
+    return ids
+
+
+def _fast_carries_message(data: dict[str, Any]) -> list[str] | Any:
+    return _message_call_ids(data.get("message"))
+
+
+def _fast_tool_call(data: dict[str, Any]) -> Any:
+    name, arguments = data.get("name"), data.get("arguments")
+    if (data.get("callId").__class__ is str
+            and (name is None or name.__class__ is str)
+            and (arguments is None or arguments.__class__ is str)):
+        return True
+    return SUSPECT
+
+
+def _fast_tool_result(data: dict[str, Any]) -> Any:
+    """Return the call id a well-shaped result answers (see ``result_call_id``), or SUSPECT."""
+    message = data.get("message")
+    if message is None:
+        return None
+    if _message_call_ids(message) is SUSPECT:
+        return SUSPECT
+    source, direct = message.get("source"), message.get("toolCallId")
+    if not (direct is None or direct.__class__ is str):
+        return SUSPECT
+    if source is not None:
+        if source.__class__ is not dict:
+            return SUSPECT
+        call_id = source.get("callId")
+        if call_id.__class__ is str:
+            return call_id
+        if call_id is not None:
+            return SUSPECT
+    if direct is not None:
+        return direct
+    content = message.get("content")
+    if content:
+        wrapped = content[0].get("toolCallId")
+        return wrapped if wrapped.__class__ is str else None
+    return None
+
+
+def _fast_turn_end(data: dict[str, Any]) -> Any:
+    reason = data.get("reason")
+    if reason is None or (reason.__class__ is dict and reason.get("kind").__class__ is str):
+        return True
+    return SUSPECT
+
+
+FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "assistant/message": _fast_carries_message,
+    "system/message": _fast_carries_message,
+    "developer/message": _fast_carries_message,
+    "user/message": _message_call_ids,
+    "tool/call": _fast_tool_call,
+    "tool/result": _fast_tool_result,
+    "turn/end": _fast_turn_end,
+}
+"""Per event type, a check that accepts a payload only when ``shape_problem`` would (it
+may refuse more: SUSPECT). Message checks return the message's tool-call ids, the
+``tool/result`` check the call id the result answers."""
+
+
+def plain_source_seqs(seqs: Any) -> bool:
+    """Return True for a ``sourceEventSeqs`` array of integers in range (no ranges)."""
+    if seqs.__class__ is not list:
+        return False
+    for seq in seqs:
+        if seq.__class__ is not int or not -MAX_INTEGER <= seq <= MAX_INTEGER:
+            return False
+    return True
