@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ledgerviz.frames.columns import (
@@ -10,11 +9,9 @@ from ledgerviz.frames.columns import (
     category_column,
     int_column,
     string_column,
-    transpose,
 )
 from ledgerviz.frames.events import BRANCHES
 from ledgerviz.frames.view import SessionsView
-from ledgerviz.recovery.events import message_in
 
 MESSAGE_SCHEMA = {
     "seq": int_column,
@@ -23,9 +20,6 @@ MESSAGE_SCHEMA = {
     "text": string_column,
     "branch": lambda values: category_column(values, BRANCHES),
 }
-
-Shared = Callable[[str, str], str]
-"""``dict.setdefault`` of a table mapping each string to its one shared object."""
 
 MESSAGE_EVENTS = frozenset(
     {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}
@@ -52,16 +46,14 @@ def message_text(blocks: Any) -> str:
     return parts[0] if len(parts) == 1 else "\n".join(parts)
 
 
-def _described(message: dict[str, Any], shared: Shared) -> tuple[Any, Any, str]:
-    """Return ``(role, source kind, visible text)`` of one message (strings via ``shared``)."""
-    role = message.get("role")
-    source = message.get("source")
-    kind = source.get("kind") if isinstance(source, dict) else None
-    return (
-        shared(role, role) if role.__class__ is str else role,
-        shared(kind, kind) if kind.__class__ is str else kind,
-        message_text(message.get("content")),
-    )
+def _visible_text(content: Any) -> str:
+    """Return ``message_text(content)``, a lone text block (the common case) read directly."""
+    if content.__class__ is list and len(content) == 1:
+        block = content[0]
+        if block.__class__ is dict and block.get("type") == "text":
+            text = block.get("text")
+            return text if isinstance(text, str) else ""
+    return message_text(content)
 
 
 def message_columns(view: SessionsView) -> dict[str, Column]:
@@ -73,10 +65,24 @@ def message_columns(view: SessionsView) -> dict[str, Column]:
     types, datas = view.types, view.datas
     strings: dict[str, str] = {}  # one object per role / kind: cheap categoricals later
     shared = strings.setdefault
-    described = [_described(message_in(types[i], datas[i]) or {}, shared) for i in indices]
+    roles, kinds, texts = [], [], []
+    add_role, add_kind, add_text = roles.append, kinds.append, texts.append
+    for i in indices:
+        data = datas[i]
+        message = data if types[i] == "user/message" else data.get("message")  # message_in
+        if not isinstance(message, dict):
+            message = {}
+        role = message.get("role")
+        source = message.get("source")
+        kind = source.get("kind") if isinstance(source, dict) else None
+        add_role(shared(role, role) if role.__class__ is str else role)
+        add_kind(shared(kind, kind) if kind.__class__ is str else kind)
+        add_text(_visible_text(message.get("content")))
     return {
         "session": list(map(view.sessions.__getitem__, indices)),
         "seq": view.seq_at(indices),
-        **transpose(described, ("role", "kind", "text")),
+        "role": roles,
+        "kind": kinds,
+        "text": texts,
         "branch": list(map(view.branch.__getitem__, indices)),
     }

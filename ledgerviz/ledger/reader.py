@@ -139,12 +139,12 @@ class FileScan:
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
         while current is not None:
-            lines, tail = current
+            lines, tail, block = current
             following = next(pieces, None)
             torn = following is None and bool(tail.strip())
             if torn:
                 self._torn_tail(self._lines + len(lines) + 1, len(tail))
-            checked = self._check(lines, last_may_be_torn=following is None and not torn)
+            checked = self._check(lines, block, last_may_be_torn=following is None and not torn)
             if checked is not None:
                 yield checked
             current = following
@@ -174,8 +174,13 @@ class FileScan:
         self.log.add(line, "torn_tail", message, "warning")
         self.log.items.insert(0, self.log.items.pop())
 
-    def _check(self, lines: list[bytes], *, last_may_be_torn: bool) -> CheckedEvents | None:
-        """Return the checked events of one block of complete lines (None: no events read)."""
+    def _check(
+        self, lines: list[bytes], block: bytes, *, last_may_be_torn: bool
+    ) -> CheckedEvents | None:
+        """Return the checked events of one block of complete lines (None: no events read).
+
+        ``block`` holds the bytes the lines were split from (and what follows them).
+        """
         first_line = self._lines + 1
         self._lines += len(lines)
         if self.header is None:
@@ -191,7 +196,7 @@ class FileScan:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None
         with paused_gc():
-            big = may_hold_big_integers(b"\n".join(lines))
+            big = may_hold_big_integers(block)  # what follows the lines only costs time
             values = decode_lines(lines, first_line, self.log, last_may_be_torn=last_may_be_torn,
                                   big_integers=big, duplicate_keys=self.duplicate_keys)
             checked = check_events(values, first_line, self.version, self.log, self._state)
@@ -256,13 +261,15 @@ def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
-def _lines_of(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes]]:
-    """Yield ``(complete lines, what follows the last newline so far)`` per chunk."""
+def _lines_of(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes, bytes]]:
+    """Yield ``(complete lines, what follows the last newline so far, the bytes split)``
+    per chunk."""
     carry = b""
     for chunk in chunks:
-        lines = (carry + chunk if carry else chunk).split(b"\n")
+        block = carry + chunk if carry else chunk
+        lines = block.split(b"\n")
         carry = lines.pop()
-        yield lines, carry
+        yield lines, carry, block
 
 
 class _Keyed(Protocol):
