@@ -290,10 +290,13 @@ def with_unique_keys(logs: list[KeyedT]) -> list[KeyedT]:
     taken: set[str] = set()
     unique = []
     for log in logs:
+        if log.key not in taken:  # the usual case: the first candidate is free
+            taken.add(log.key)
+            unique.append(log)
+            continue
         name, path = valid_unicode(Path(log.path).name), valid_unicode(log.path)
-        candidates = [log.key, name, path]
         numbered = (f"{path}#{n}" for n in count(2))
-        key = next(c for c in chain(candidates, numbered) if c not in taken)
+        key = next(c for c in chain([name, path], numbered) if c not in taken)
         taken.add(key)
-        unique.append(log if key == log.key else replace(log, key=key))
+        unique.append(replace(log, key=key))
     return unique

@@ -186,7 +186,7 @@ def _file_problem(path: Path) -> SourceProblem | None:
     if not stat.S_ISREG(info.st_mode):
         return SourceProblem("not_a_file", f"{_special_kind(info.st_mode)}, not a file: skipped")
     try:
-        path.open("rb").close()
+        os.close(os.open(path, os.O_RDONLY))
     except OSError as error:
         return SourceProblem("unreadable", f"cannot read: {error.strerror or error}")
     return None
@@ -217,7 +217,9 @@ def _file_chunks(path: Path, size: int | None) -> Iterator[bytes]:
     """Yield the file as it is now, ``size`` bytes at a time (None: all at once)."""
     try:
         if size is None:
-            yield path.read_bytes()  # a snapshot, even while the file is appended to
+            with open(path, "rb", buffering=0) as raw:
+                content = raw.readall()  # a snapshot, even while the file is appended to
+            yield content
             return
         with path.open("rb") as handle:
             while chunk := handle.read(size):
