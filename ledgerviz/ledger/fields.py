@@ -67,7 +67,8 @@ class EventFields:
 
     def appenders(self) -> tuple[Callable[[Any], None], ...]:
         """Return the ``append`` methods of the columns, in declaration order."""
-        return tuple(getattr(self, f.name).append for f in fields(self))
+        return (self.types.append, self.seqs.append, self.datas.append, self.times.append,
+                self.turns.append, self.steps.append, self.surface_ops.append)
 
     def __len__(self) -> int:
         return len(self.types)

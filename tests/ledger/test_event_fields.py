@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Callable
 from pathlib import Path
@@ -115,3 +116,11 @@ def test_paused_gc_leaves_a_callers_frozen_objects_frozen() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_appenders_follow_the_declared_columns() -> None:
+    columns = EventFields.empty()
+    declared = [getattr(columns, field.name) for field in dataclasses.fields(columns)]
+    appenders = columns.appenders()
+    assert len(appenders) == len(declared)
+    assert all(add.__self__ is column for add, column in zip(appenders, declared, strict=True))
