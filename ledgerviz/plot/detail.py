@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ledgerviz.html import plotly_text, text_of
 from ledgerviz.plot.hover import group_hover
 
 BINS = 400
@@ -42,36 +43,48 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
 def binned(starts: np.ndarray, ends: np.ndarray, seqs: pd.Series, names: pd.Series,
            what: str, bins: int = BINS) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
-    label with the item count, seq range and distinct ``names`` (computed with numpy, one
-    pass over the items)."""
+    label with the item count, seq range and distinct ``names`` (one sort, no per-item work)."""
     bin_of = _bin_of(starts, bins)
-    known = np.flatnonzero(bin_of >= 0)
-    order = known[np.argsort(bin_of[known], kind="stable")]
-    if not len(order):
+    keep = np.flatnonzero(bin_of >= 0)
+    keep = keep[np.argsort(bin_of[keep], kind="stable")]
+    bin_sorted = bin_of[keep]
+    if not len(keep):
         return Level(np.empty(0), np.empty(0), [], True)
-    slot = bin_of[order]
-    heads = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]])
-    first = np.minimum.reduceat(starts[order], heads)
-    last = np.maximum.reduceat(np.fmax(ends, starts)[order], heads)
-    counts = np.diff(np.r_[heads, len(order)])
-    seq = pd.array(seqs, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)[order]
-    low, high = np.fmin.reduceat(seq, heads), np.fmax.reduceat(seq, heads)
-    categories = pd.Categorical(names)
-    codes = categories.codes[order].astype(np.int64)
-    width = len(categories.categories) + 1
-    pairs = np.unique(slot[codes >= 0] * width + codes[codes >= 0])
-    values = categories.categories.tolist()
+    first = np.flatnonzero(np.r_[True, bin_sorted[1:] != bin_sorted[:-1]])
+    lows = np.minimum.reduceat(starts[keep], first)
+    highs = np.maximum.reduceat(np.fmax(ends[keep], starts[keep]), first)
+    counts = np.diff(np.r_[first, len(keep)])
+    seq_values = pd.array(seqs, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)[keep]
+    first_seqs = np.fmin.reduceat(seq_values, first)
+    last_seqs = np.fmax.reduceat(seq_values, first)
+    codes, names_in_bins = _sorted_codes(names)
+    width = len(names_in_bins) + 1
     named: dict[int, list[str]] = {}
-    for b, code in zip((pairs // width).tolist(), (pairs % width).tolist(), strict=True):
-        named.setdefault(b, []).append(values[code])
-    labels = [group_hover(what, int(count), named.get(b, ()), _whole(a), _whole(z))
-              for b, count, a, z in zip(slot[heads].tolist(), counts, low, high, strict=True)]
-    return Level(first.astype(float), last.astype(float), labels, True)
+    for pair in np.unique(bin_sorted * width + codes[keep] + 1).tolist():
+        b, code = divmod(pair, width)
+        if code:
+            named.setdefault(b, []).append(names_in_bins[code - 1])
+    labels = [group_hover(what, count, named.get(b, []), _whole(low), _whole(high))
+              for b, count, low, high in zip(bin_sorted[first].tolist(), counts.tolist(),
+                                             first_seqs.tolist(), last_seqs.tolist(),
+                                             strict=True)]
+    return Level(lows.astype(float), highs.astype(float), labels, True)
 
 
-def _whole(value: float) -> int | None:
-    """Return a float seq as an int (None for NaN: no seq)."""
-    return None if np.isnan(value) else int(value)
+def _sorted_codes(names: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Return a code per item into the sorted distinct non-empty names (escaped, at most 60
+    characters each), -1 for an item without a name; each name is escaped once."""
+    codes, uniques = pd.factorize(pd.Series(names).astype(object), use_na_sentinel=True)
+    texts = [text_of(u) for u in uniques.tolist()]
+    shown = sorted(set(texts) - {""})
+    rank = {text: i for i, text in enumerate(shown)}
+    ranks = np.array([rank.get(text, -1) for text in texts] + [-1], dtype=np.int64)
+    return ranks[codes], [plotly_text(text, 60) for text in shown]
+
+
+def _whole(seq: float) -> int | None:
+    """Return a seq held as a float as an int (None when missing)."""
+    return None if np.isnan(seq) else int(seq)
 
 
 def pick(starts: np.ndarray, ends: np.ndarray, rows: pd.DataFrame, label: Callable[[pd.DataFrame],

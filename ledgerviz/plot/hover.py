@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,11 +20,40 @@ def format_duration(value: Any) -> str:
     if text_of(value) == "":
         return "n/a"
     ms = value / pd.Timedelta(milliseconds=1) if isinstance(value, pd.Timedelta) else float(value)
+    return _milliseconds_text(ms)
+
+
+def _milliseconds_text(ms: float) -> str:
+    """Return a duration in milliseconds as :func:`format_duration` text (NaN: ``n/a``)."""
+    if ms != ms:
+        return "n/a"
     if ms < 1000:
         return f"{ms:.0f} ms"
     if ms < 120_000:
         return f"{ms / 1000:.1f} s"
     return f"{ms / 60_000:.1f} min"
+
+
+def _durations(values: pd.Series) -> np.ndarray:
+    """Return :func:`format_duration` of each value of a duration column, rendering each distinct
+    duration once from its milliseconds (as floats, so no Timedelta is built per row)."""
+    if pd.api.types.is_timedelta64_dtype(values.dtype):
+        ns = values.to_numpy(dtype="timedelta64[ns]")
+        ms = np.where(np.isnat(ns), np.nan, ns.astype("int64") / 1e6)
+    else:
+        ms = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    distinct, codes = np.unique(ms, return_inverse=True)
+    return np.array([_milliseconds_text(v) for v in distinct.tolist()], dtype=object)[codes]
+
+
+def _joined(*parts: str | np.ndarray) -> np.ndarray:
+    """Return one label per row: the constant strings and per-row text columns of ``parts``
+    put together in a single pass (one string built per row, no intermediate columns)."""
+    columns = [part for part in parts if not isinstance(part, str)]
+    pattern = "".join(part.replace("%", "%%") if isinstance(part, str) else "%s"
+                      for part in parts)
+    rows = zip(*(column.tolist() for column in columns), strict=True)
+    return np.array([pattern % row for row in rows], dtype=object)
 
 
 def _seq(value: Any) -> str:
@@ -63,18 +92,18 @@ def _when(values: pd.Series, render: Callable[[Any], str]) -> np.ndarray:
 
 def call_hover(calls: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of a ``calls`` frame."""
-    return (
-        "<b>" + _text(calls["tool"], 80, "unnamed tool") + "</b> · "
-        + _each(calls["status"], lambda v: STATUS_LABEL.get(v, plotly_text(v)))
-        + "<br>call id: " + _text(calls["call_id"], 80)
-        + "<br>turn " + _text(calls["turn"]) + " · step " + _text(calls["step"])
-        + "<br>seqs: requested " + _text(calls["requested_seq"], missing="none")
-        + " · dispatched " + _text(calls["dispatched_seq"], missing="none")
-        + " · result " + _text(calls["result_seq"], missing="none")
-        + "<br>duration: " + _each(calls["duration"], format_duration)
-        + _when(calls["error_code"], lambda v: f"<br>error code: {plotly_text(v, 80)}")
-        + "<br>arguments: "
-        + _each(calls["arguments"], lambda v: plotly_lines(v, ARGUMENT_PREVIEW) or "none")
+    return _joined(
+        "<b>", _text(calls["tool"], 80, "unnamed tool"), "</b> · ",
+        _each(calls["status"], lambda v: STATUS_LABEL.get(v, plotly_text(v))),
+        "<br>call id: ", _text(calls["call_id"], 80),
+        "<br>turn ", _text(calls["turn"]), " · step ", _text(calls["step"]),
+        "<br>seqs: requested ", _text(calls["requested_seq"], missing="none"),
+        " · dispatched ", _text(calls["dispatched_seq"], missing="none"),
+        " · result ", _text(calls["result_seq"], missing="none"),
+        "<br>duration: ", _durations(calls["duration"]),
+        _when(calls["error_code"], lambda v: f"<br>error code: {plotly_text(v, 80)}"),
+        "<br>arguments: ",
+        _each(calls["arguments"], lambda v: plotly_lines(v, ARGUMENT_PREVIEW) or "none"),
     )
 
 
@@ -85,46 +114,45 @@ def event_hover(events: pd.DataFrame) -> np.ndarray:
     added = np.where(events["synthetic"].fillna(False).astype(bool),
                      "<br>added by recovery"
                      + _when(events["recovery_code"], lambda v: f": {plotly_text(v)}"), "")
-    return (
-        "<b>" + _text(events["type"], 80) + "</b> · seq " + _text(events["seq"], missing="none")
-        + _when(events["turn"], lambda v: f"<br>turn {plotly_text(v)}") + step
-        + _when(events["call_id"], lambda v: f"<br>call id: {plotly_text(v, 80)}")
-        + "<br>branch: " + _text(events["branch"]) + added
+    return _joined(
+        "<b>", _text(events["type"], 80), "</b> · seq ", _text(events["seq"], missing="none"),
+        _when(events["turn"], lambda v: f"<br>turn {plotly_text(v)}"), step,
+        _when(events["call_id"], lambda v: f"<br>call id: {plotly_text(v, 80)}"),
+        "<br>branch: ", _text(events["branch"]), added,
     )
 
 
 def turn_hover(turns: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of a ``turns`` frame."""
-    return (
-        "<b>turn " + _text(turns["turn"]) + "</b> · seqs "
-        + _text(turns["start_seq"], missing="none") + "–" + _text(turns["end_seq"], missing="none")
-        + "<br>ended: " + _text(turns["end_reason"], missing="still open")
-        + "<br>" + _text(turns["steps"]) + " steps · " + _text(turns["calls"]) + " calls ("
-        + _text(turns["outcome_unknown"]) + " outcome unknown, "
-        + _text(turns["not_started"]) + " not started)"
-        + "<br>duration: " + _each(turns["duration"], format_duration)
+    return _joined(
+        "<b>turn ", _text(turns["turn"]), "</b> · seqs ",
+        _text(turns["start_seq"], missing="none"), "–", _text(turns["end_seq"], missing="none"),
+        "<br>ended: ", _text(turns["end_reason"], missing="still open"),
+        "<br>", _text(turns["steps"]), " steps · ", _text(turns["calls"]), " calls (",
+        _text(turns["outcome_unknown"]), " outcome unknown, ",
+        _text(turns["not_started"]), " not started)",
+        "<br>duration: ", _durations(turns["duration"]),
     )
 
 
 def step_hover(steps: pd.DataFrame) -> np.ndarray:
     """Return one escaped hover label per row of a ``steps`` frame."""
-    return (
-        "<b>turn " + _text(steps["turn"]) + " · step " + _text(steps["step"]) + "</b> · seqs "
-        + _text(steps["start_seq"], missing="none") + "–"
-        + _text(steps["end_seq"], missing="none")
-        + "<br>model: " + _text(steps["provider"], 60, "?") + " / "
-        + _text(steps["model"], 60, "?")
-        + "<br>tokens: " + _text(steps["input_tokens"], missing="?") + " in · "
-        + _text(steps["output_tokens"], missing="?") + " out"
-        + "<br>" + _text(steps["calls"]) + " tool calls"
+    return _joined(
+        "<b>turn ", _text(steps["turn"]), " · step ", _text(steps["step"]), "</b> · seqs ",
+        _text(steps["start_seq"], missing="none"), "–",
+        _text(steps["end_seq"], missing="none"),
+        "<br>model: ", _text(steps["provider"], 60, "?"), " / ",
+        _text(steps["model"], 60, "?"),
+        "<br>tokens: ", _text(steps["input_tokens"], missing="?"), " in · ",
+        _text(steps["output_tokens"], missing="?"), " out",
+        "<br>", _text(steps["calls"]), " tool calls",
     )
 
 
-def group_hover(what: str, count: int, names: Iterable[Any], first_seq: Any,
+def group_hover(what: str, count: int, names: Sequence[str], first_seq: Any,
                 last_seq: Any) -> str:
     """Return the escaped label of a bin: ``count`` items from seq ``first_seq`` to
-    ``last_seq`` and their distinct names."""
-    shown = sorted({text_of(n) for n in names if text_of(n)})
-    listed = ", ".join(plotly_text(n, 60) for n in shown[:6]) + (", …" if len(shown) > 6 else "")
+    ``last_seq`` and ``names``, the bin's distinct item names, already escaped and sorted."""
+    listed = ", ".join(names[:6]) + (", …" if len(names) > 6 else "")
     return (f"<b>{count} {what}</b> · seqs {_seq(first_seq)}–{_seq(last_seq)}<br>{listed}"
             "<br>(grouped: too many to draw one by one; zoom in or lower the detail)")

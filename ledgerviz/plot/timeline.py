@@ -64,6 +64,14 @@ def _draw(name: str, rows: pd.DataFrame, starts: np.ndarray, ends: np.ndarray, l
                 width=width, end_markers=end_markers, **common)
 
 
+def _part(frame: pd.DataFrame, mask: pd.Series, limit: int, *columns: str) -> pd.DataFrame:
+    """Return the rows of ``frame`` under ``mask``: every column when they are few enough to be
+    drawn one by one (their hover labels need them), else only ``columns`` (what bins need)."""
+    if int(mask.sum()) <= limit:
+        return frame[mask]
+    return frame.loc[mask, list(columns)]
+
+
 def _turn_traces(turns: pd.DataFrame, at: Locator, y: int, limit: int) -> list[dict[str, Any]]:
     finished = turns["end_reason"].astype("string").fillna("") == "completed"
     traces = []
@@ -102,7 +110,7 @@ def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
         (abandoned, style.LEGEND_ABANDONED, style.ABANDONED_COLOR, "square", 10,
          style.LANE_ABANDONED_EVENTS),
     ):
-        part = events[mask]
+        part = _part(events, mask, limit, "seq", "type")
         if len(part):
             xs = at.at(part["seq"])
             traces.append(_draw(name, part, xs, xs, lanes[lane], hover.event_hover, color,
