@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
+
+import pandas as pd
 
 from ledgerviz import __version__
-from ledgerviz.api import Ledger
+from ledgerviz.api import Context, Ledger
 from ledgerviz.display.fragments import (
     badge,
     empty_note,
@@ -19,17 +21,15 @@ from ledgerviz.display.fragments import (
 from ledgerviz.display.reprs import validity_html
 from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, text_of
+from ledgerviz.ledger import SessionLog
 from ledgerviz.plot import style
 from ledgerviz.plot.axis import Axis
-from ledgerviz.plot.timeline import fork_story_spec, ledger_timeline_spec
+from ledgerviz.plot.timeline import fork_story_spec, session_timeline_specs
 from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
 from ledgerviz.report_figures import figure_html, page_scripts
 from ledgerviz.report_lineage import fork_children, grouped_order
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 ARGUMENT_LIMIT = 2_000
 TEXT_PREVIEW = 300
@@ -50,18 +50,66 @@ class SessionFacts(NamedTuple):
     invalid_providers: tuple[str, ...]
 
 
-def _facts(view: Ledger, key: str, policy: Policy) -> SessionFacts:
-    frames = view.recovery(policy).frames
-    counts = frames.calls["status"].value_counts()
-    valid = view.context(policy, session=key).valid
-    return SessionFacts(
-        events=int(frames.events["recorded"].fillna(False).astype(bool).sum()),
-        turns=len(frames.turns),
-        calls=len(frames.calls),
-        by_status={s: int(counts.get(s, 0)) for s in style.STATUS_ORDER},
-        fork_points=len(view.recovery("fork").analyses[key].fork_points),
-        invalid_providers=tuple(p for p in PROVIDERS if not valid[p]),
-    )
+class _Ledgerwide:
+    """What the sections read, computed once over every session: each policy's recovery,
+    per-session row positions of the frames, facts, and contexts (built on first use)."""
+
+    def __init__(self, ledger: Ledger, policy: Policy) -> None:
+        self.ledger = ledger
+        self.policy = policy
+        self._contexts: dict[tuple[Policy, str], Context] = {}
+        recorded_calls = ledger.frames.calls
+        self.open_calls = _rows_by_session(
+            recorded_calls[recorded_calls["status"].isin(OPEN_STATUSES)])
+        fork = ledger.recovery("fork")
+        events, calls = fork.frames.events, fork.frames.calls
+        self.abandoned_events = events.loc[events["branch"] == "abandoned", "session"
+                                           ].value_counts()
+        self.abandoned_calls = _rows_by_session(
+            calls.loc[calls["branch"] == "abandoned", ["session", "tool"]])
+        points = {seq for analysis in fork.analyses.values() for seq in analysis.fork_points}
+        self.fork_event_types: dict[tuple[str, int], str] = {}
+        for row in events.loc[events["seq"].isin(points), ["session", "seq", "type"]
+                              ].itertuples(index=False):
+            self.fork_event_types.setdefault((row.session, row.seq), text_of(row.type))
+
+    def context(self, policy: Policy, key: str) -> Context:
+        """Return the next-request context of session ``key`` under ``policy`` (cached)."""
+        found = self._contexts.get((policy, key))
+        if found is None:
+            found = self._contexts[policy, key] = self.ledger.context(policy, session=key)
+        return found
+
+    def facts(self) -> dict[str, SessionFacts]:
+        """Return every session's facts, counted over the frames of all sessions at once."""
+        frames = self.ledger.recovery(self.policy).frames
+        recorded = frames.events["recorded"].fillna(False).astype(bool)
+        events = recorded.groupby(frames.events["session"], observed=False).sum()
+        turns = frames.turns["session"].value_counts()
+        calls = frames.calls["session"].value_counts()
+        by_status = pd.crosstab(frames.calls["session"], frames.calls["status"].astype(object))
+        fork = self.ledger.recovery("fork").analyses
+        facts = {}
+        for key in self.ledger.keys:
+            valid = self.context(self.policy, key).valid
+            status_row = by_status.loc[key] if key in by_status.index else {}
+            facts[key] = SessionFacts(
+                events=int(events.get(key, 0)),
+                turns=int(turns.get(key, 0)),
+                calls=int(calls.get(key, 0)),
+                by_status={s: int(status_row.get(s, 0)) for s in style.STATUS_ORDER},
+                fork_points=len(fork[key].fork_points),
+                invalid_providers=tuple(p for p in PROVIDERS if not valid[p]),
+            )
+        return facts
+
+
+def _rows_by_session(frame: pd.DataFrame) -> dict[str, list[Any]]:
+    """Return the rows (named tuples) of ``frame`` by session key, in row order, in one pass."""
+    rows: dict[str, list[Any]] = {}
+    for row in frame.itertuples(index=False):
+        rows.setdefault(row.session, []).append(row)
+    return rows
 
 
 def _summary(facts: SessionFacts) -> str:
@@ -103,17 +151,15 @@ def _overview(rows_of: Sequence[tuple[int, str, SessionFacts]]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></section>")
 
 
-def _unanswered(view: Ledger) -> str:
-    calls = view.frames.calls
-    open_calls = calls[calls["status"].isin(OPEN_STATUSES)]
-    if not len(open_calls):
+def _unanswered(open_calls: Sequence[Any]) -> str:
+    if not open_calls:
         return empty_note("None: every requested tool call has a recorded result.")
     rows = [
         (escape(row.tool), f"<code>{escape(row.call_id)}</code>", badge(str(row.status)),
          f"{escape(row.turn)} / {escape(row.step)}", escape(row.requested_seq),
          escape(row.dispatched_seq) or "never",
          expandable(text_of(row.arguments), ARGUMENT_LIMIT))
-        for row in open_calls.itertuples(index=False)
+        for row in open_calls
     ]
     return html_table(("tool", "call id", "status", "turn / step", "requested seq",
                    "dispatched seq", "arguments"), rows)
@@ -133,10 +179,10 @@ def _calls_table(calls: Sequence[CallFacts], texts: dict[int, str]) -> str:
             + (empty_note(f"… {more} more calls not shown") if more > 0 else ""))
 
 
-def _tool_results(view: Ledger, key: str) -> str:
+def _tool_results(ledger: Ledger, key: str) -> str:
     """Return what each call of the turns with unanswered calls returned, then every call of
     the session on demand (collapsed)."""
-    analysis = view.recovery("recorded").analyses[key]
+    analysis = ledger.recovery("recorded").analyses[key]
     texts = result_texts(analysis)
     open_turns = {call.turn for call in analysis.calls if call.status in OPEN_STATUSES}
     crashed = [call for call in analysis.calls if call.turn in open_turns]
@@ -147,26 +193,20 @@ def _tool_results(view: Ledger, key: str) -> str:
             f"{_calls_table(analysis.calls, texts)}</details>")
 
 
-def _fork_points(view: Ledger, key: str) -> str:
-    fork = view.recovery("fork")
-    points = fork.analyses[key].fork_points
+def _fork_points(wide: _Ledgerwide, key: str) -> str:
+    points = wide.ledger.recovery("fork").analyses[key].fork_points
     if not points:
         return empty_note("None: no dispatched call lacks a durable result, "
                      "so the fork policy abandons nothing.")
-    events, calls = fork.frames.events, fork.frames.calls
-    abandoned_events = int((events["branch"] == "abandoned").sum())
-    abandoned_calls = calls[calls["branch"] == "abandoned"]
-    names = ", ".join(escape(n, 60) for n in abandoned_calls["tool"].dropna().unique()[:8])
-    rows = [(f"<b>{p}</b>", escape(_event_type(events, p))) for p in points]
+    tools = [row.tool for row in wide.abandoned_calls.get(key, [])]
+    names = ", ".join(escape(n, 60) for n in pd.unique(pd.Series(tools, dtype=object)
+                                                       .dropna())[:8])
+    rows = [(f"<b>{p}</b>", escape(wide.fork_event_types.get((key, p), "?"))) for p in points]
+    abandoned_events = int(wide.abandoned_events.get(key, 0))
     return (html_table(("fork point seq", "event at the fork point"), rows)
             + f'<p class="meta">Under the fork policy {abandoned_events} events and '
-              f"{len(abandoned_calls)} tool calls ({names or 'none'}) are abandoned: they stay "
+              f"{len(tools)} tool calls ({names or 'none'}) are abandoned: they stay "
               "in the ledger for audit but leave the model's context.</p>")
-
-
-def _event_type(events: pd.DataFrame, seq: int) -> str:
-    match = events.loc[events["seq"] == seq, "type"]
-    return text_of(match.iloc[0]) if len(match) else "?"
 
 
 def _problem_html(problem: Problem) -> str:
@@ -175,11 +215,11 @@ def _problem_html(problem: Problem) -> str:
             f"{f' (seq {seqs})' if seqs else ''}</li>")
 
 
-def _providers(view: Ledger, key: str) -> str:
+def _providers(wide: _Ledgerwide, key: str) -> str:
     rows = []
     problems_html = []
     for policy in POLICIES:
-        context = view.context(policy, session=key)
+        context = wide.context(policy, key)
         rows.append((f"<b>{policy}</b>", validity_html(context)))
         problems_html += [
             f"<li><b>{policy} × {provider}</b><ul class='problems'>"
@@ -189,8 +229,8 @@ def _providers(view: Ledger, key: str) -> str:
     return html_table(("policy", "verdict per provider"), rows) + listed
 
 
-def _diagnostics(view: Ledger) -> str:
-    diagnostics = view.diagnostics
+def _diagnostics(log: SessionLog) -> str:
+    diagnostics = log.diagnostics
     if not diagnostics:
         return empty_note("None: the file read cleanly.")
     rows = [(escape(d.line), badge(d.severity if d.severity != "error" else "invalid",
@@ -199,32 +239,57 @@ def _diagnostics(view: Ledger) -> str:
     return html_table(("line", "severity", "kind", "message"), rows)
 
 
-def _session_section(view: Ledger, index: int, policy: Policy, axis: Axis,
-                     facts: SessionFacts, story: Ledger | None = None) -> str:
-    """Return one session's section; ``story`` (the session and its fork child) is drawn as
-    one timeline instead of the session alone."""
-    log = view.sessions[0]
-    key = view.keys[0]
+def _story_figures(ledger: Ledger, index: int, children: Sequence[int], policy: Policy,
+                   axis: Axis) -> list[tuple[str, dict[str, Any]]]:
+    """Return, for each fork child of session ``index``, its name and the one-story timeline
+    of the parent and that child (``plot.story``); none where the pair makes no story."""
+    parent = ledger.sessions[index]
+    stories = []
+    for child in children:
+        story = Ledger([parent, ledger.sessions[child]])
+        spec = fork_story_spec(story, policy, axis, name_session=False)
+        if spec is not None:
+            stories.append((story.keys[1], spec))
+    return stories
+
+
+def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFacts,
+                     spec: dict[str, Any], children: Sequence[int] = ()) -> str:
+    """Return one session's section: its timeline ``spec``, or with fork ``children`` loaded
+    (under the fork policy) one story of the session and each child instead."""
+    log = wide.ledger.sessions[index]
+    key = log.key
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
-            f" · timeline policy: <b>{escape(policy)}</b>")
-    spec = None if story is None else fork_story_spec(story, policy, axis, name_session=False)
-    if spec is not None:
-        meta += f" · drawn with its fork child <b>{escape(story.keys[1])}</b>"
+            f" · timeline policy: <b>{escape(wide.policy)}</b>")
+    stories = _story_figures(wide.ledger, index, children, wide.policy, axis)
+    if stories:
+        named = ", ".join(f"<b>{escape(child)}</b>" for child, _ in stories)
+        meta += f" · drawn with its fork child{'ren' if len(stories) > 1 else ''} {named}"
+        figures = "".join(
+            (f'<p class="meta">with fork child <b>{escape(child)}</b></p>'
+             if len(stories) > 1 else "")
+            + f'<div class="figure">{figure_html(story, _figure_name(index, j))}</div>'
+            for j, (child, story) in enumerate(stories))
     else:
-        spec = ledger_timeline_spec(view, policy, axis=axis, name_session=False)
-    figure = figure_html(spec, str(index))
+        figures = f'<div class="figure">{figure_html(spec, str(index))}</div>'
     return (
         f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
         f'<p class="meta">{meta}</p>'
         f"{_summary(facts)}"
-        f'<div class="figure">{figure}</div>'
-        f"<h3>Unanswered tool calls</h3>{_unanswered(view)}"
-        f"<h3>What the tools returned</h3>{_tool_results(view, key)}"
-        f"<h3>Fork points</h3>{_fork_points(view, key)}"
-        f"<h3>Provider validity of the next request</h3>{_providers(view, key)}"
-        f"<h3>Diagnostics</h3>{_diagnostics(view)}"
+        f"{figures}"
+        f"<h3>Unanswered tool calls</h3>{_unanswered(wide.open_calls.get(key, []))}"
+        f"<h3>What the tools returned</h3>{_tool_results(wide.ledger, key)}"
+        f"<h3>Fork points</h3>{_fork_points(wide, key)}"
+        f"<h3>Provider validity of the next request</h3>{_providers(wide, key)}"
+        f"<h3>Diagnostics</h3>{_diagnostics(log)}"
         "</section>"
     )
+
+
+def _figure_name(index: int, story: int) -> str:
+    """Return the element name of a section's figure: the session index, then ``-N`` for
+    its second and later stories."""
+    return str(index) if story == 0 else f"{index}-{story}"
 
 
 def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order") -> str:
@@ -232,25 +297,32 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
 
     It opens with an overview table (one row per session), then one section per session;
     a child session (``frames.lineage``) follows its parent, and under the fork policy a
-    parent loaded with its fork child is drawn as one story (``plot.story``).
+    parent loaded with fork children is drawn as one story per child (``plot.story``).
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
     closers share the last timestamp, and idle gaps between turns would squeeze the rest),
-    each only when it scrolls into view. The same input gives the same bytes.
+    each only when it scrolls into view. Every session's facts and timeline come from one
+    pass over the frames of all sessions. The same input gives the same bytes.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     total = sum(len(log.events) for log in ledger.sessions)
-    rows, sections = [], []
     lineage = ledger.frames.lineage
     children = fork_children(lineage) if policy == "fork" else {}
     with progress(total, EVENTS_THRESHOLD, "reporting") as step:
+        wide = _Ledgerwide(ledger, policy)
+        recovery = ledger.recovery(policy)
+        specs = session_timeline_specs(
+            recovery.frames, ledger.keys, policy=policy, axis=axis, name_session=False,
+            fork_points={key: a.fork_points for key, a in recovery.analyses.items()})
+        facts = wide.facts()
+        sections = []
         for i in grouped_order(lineage):
-            log, key, view = ledger.sessions[i], ledger.keys[i], ledger.session(i)
-            story = (Ledger([log, ledger.sessions[children[i]]]) if i in children else None)
-            rows.append((i, key, _facts(view, key, policy)))
-            sections.append(_session_section(view, i, policy, axis, rows[-1][2], story))
+            log = ledger.sessions[i]
+            sections.append(_session_section(wide, i, axis, facts[log.key], specs[i],
+                                             children.get(i, ())))
             if step is not None:
                 step(len(log.events))
+    rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -259,7 +331,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         "</p></header>"
-        f"<main>{_overview(sorted(rows, key=lambda row: row[0]))}{''.join(sections)}</main>"
+        f"<main>{_overview(rows)}{''.join(sections)}</main>"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded)</footer>"
         f"{page_scripts()}</body></html>"
     )

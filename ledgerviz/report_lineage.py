@@ -30,12 +30,12 @@ def grouped_order(lineage: pd.DataFrame) -> list[int]:
     return order
 
 
-def fork_children(lineage: pd.DataFrame) -> dict[int, int]:
-    """Return, for each session index with a fork child loaded, the index of its first one."""
+def fork_children(lineage: pd.DataFrame) -> dict[int, list[int]]:
+    """Return, for each session index with fork children loaded, their indices in load order."""
     position = {key: i for i, key in enumerate(lineage["session"].astype(str))}
-    found: dict[int, int] = {}
+    found: dict[int, list[int]] = {}
     for i, row in enumerate(lineage.itertuples(index=False)):
         parent = position.get(row.parent_session) if isinstance(row.parent_session, str) else None
         if row.relation == "fork" and not pd.isna(row.boundary_seq) and parent not in (None, i):
-            found.setdefault(parent, i)
+            found.setdefault(parent, []).append(i)
     return found

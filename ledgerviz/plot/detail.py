@@ -7,7 +7,7 @@ session stays visible at full extent and the figure stays small at any size.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -40,7 +40,8 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
     return out
 
 
-def binned(starts: np.ndarray, ends: np.ndarray, seqs: pd.Series, names: pd.Series,
+def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
+           names: np.ndarray | pd.Series,
            what: str, bins: int = BINS) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
     label with the item count, seq range and distinct ``names`` (one sort, no per-item work)."""
@@ -71,7 +72,7 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: pd.Series, names: pd.Seri
     return Level(lows.astype(float), highs.astype(float), labels, True)
 
 
-def _sorted_codes(names: pd.Series) -> tuple[np.ndarray, list[str]]:
+def _sorted_codes(names: np.ndarray | pd.Series) -> tuple[np.ndarray, list[str]]:
     """Return a code per item into the sorted distinct non-empty names (escaped, at most 60
     characters each), -1 for an item without a name; each name is escaped once."""
     codes, uniques = pd.factorize(pd.Series(names).astype(object), use_na_sentinel=True)
@@ -87,11 +88,10 @@ def _whole(seq: float) -> int | None:
     return None if np.isnan(seq) else int(seq)
 
 
-def pick(starts: np.ndarray, ends: np.ndarray, rows: pd.DataFrame, label: Callable[[pd.DataFrame],
-         Sequence[str]], *, seq_column: str, name_column: str, what: str,
-         limit: int) -> Level:
-    """Return every item of ``rows`` (hover labels from ``label``) when there are at most
-    ``limit``, else the lane :func:`binned` (``label`` is then never called)."""
+def pick(rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, labels: np.ndarray,
+         seqs: np.ndarray, names: np.ndarray, *, what: str, limit: int) -> Level:
+    """Return the items at positions ``rows`` of the lane's columns: each with its label when
+    there are at most ``limit``, else the lane :func:`binned` by ``seqs`` and ``names``."""
     if len(rows) <= limit:
-        return Level(starts, ends, label(rows), False)
-    return binned(starts, ends, rows[seq_column], rows[name_column], what)
+        return Level(starts[rows], ends[rows], labels[rows], False)
+    return binned(starts[rows], ends[rows], seqs[rows], names[rows], what)

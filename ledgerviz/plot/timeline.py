@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
 
 from ledgerviz.html import plotly_text
-from ledgerviz.plot import detail, hover, style
-from ledgerviz.plot.axis import Axis, Locator, resolve_axis
+from ledgerviz.plot import lanes, style
+from ledgerviz.plot.axis import Axis, Positions, time_axes
+from ledgerviz.plot.groups import Groups
+from ledgerviz.plot.lanes import Codes
 from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.plot.story import fork_pair, fork_story
-from ledgerviz.plot.traces import bars, interleave, markers
+from ledgerviz.plot.traces import bars, interleave
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, Policy
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
 
 DETAIL_LIMIT = 10_000
-PARALLEL_ROWS = 3
-ROW_OFFSET = 0.24
 TURN_BANDS_LIMIT = 150
 LANE_HEIGHT = 70
 TEMPLATE = "plotly_white"
@@ -36,141 +36,16 @@ class SessionFrames(Protocol):
     calls: pd.DataFrame
 
 
-def _lanes(events: pd.DataFrame, calls: pd.DataFrame) -> dict[str, int]:
+def _lanes(abandoned_events: bool, abandoned_calls: bool) -> dict[str, int]:
     names = [style.LANE_TURNS, style.LANE_STEPS, style.LANE_EVENTS, style.LANE_CALLS]
-    if (events["branch"] == "abandoned").any():
+    if abandoned_events:
         names.append(style.LANE_ABANDONED_EVENTS)
-    if (calls["branch"] == "abandoned").any():
+    if abandoned_calls:
         names.append(style.LANE_ABANDONED_CALLS)
     return {name: len(names) - i for i, name in enumerate(names)}
 
 
-def _draw(name: str, rows: pd.DataFrame, starts: np.ndarray, ends: np.ndarray, lane: float,
-          label: Callable[[pd.DataFrame], Sequence[str]], color: str, *, what: str,
-          seq_column: str, name_column: str, limit: int, width: float,
-          offsets: np.ndarray | float = 0.0, marker: dict[str, Any] | None = None,
-          end_markers: bool = False, **common: Any) -> dict[str, Any]:
-    """Return the trace of one lane's items at the level :func:`detail.pick` chooses: a
-    marker (``marker`` options) or bar per item, or one bar per bin of items."""
-    level = detail.pick(starts, ends, rows, label, seq_column=seq_column,
-                        name_column=name_column, what=what, limit=limit)
-    if level.binned:
-        return bars(f"{name} (grouped)", level.starts, level.ends, lane, level.labels, color,
-                    width=width, **common)
-    if marker is not None:
-        return markers(name, level.starts, lane + offsets, level.labels, color, **marker,
-                       **common)
-    return bars(name, level.starts, level.ends, lane + offsets, level.labels, color,
-                width=width, end_markers=end_markers, **common)
-
-
-def _part(frame: pd.DataFrame, mask: pd.Series, limit: int, *columns: str) -> pd.DataFrame:
-    """Return the rows of ``frame`` under ``mask``: every column when they are few enough to be
-    drawn one by one (their hover labels need them), else only ``columns`` (what bins need)."""
-    if int(mask.sum()) <= limit:
-        return frame[mask]
-    return frame.loc[mask, list(columns)]
-
-
-def _turn_traces(turns: pd.DataFrame, at: Locator, y: int, limit: int) -> list[dict[str, Any]]:
-    finished = turns["end_reason"].astype("string").fillna("") == "completed"
-    traces = []
-    for mask, name, color in (
-        (finished, style.LEGEND_TURN_DONE, style.TURN_COLOR),
-        (~finished, style.LEGEND_TURN_OPEN, style.TURN_UNFINISHED_COLOR),
-    ):
-        part = turns[mask]
-        if len(part):
-            traces.append(_draw(name, part, at.at(part["start_seq"]),
-                                at.at_or_end(part["end_seq"]), y, hover.turn_hover, color,
-                                what="turns", seq_column="start_seq", name_column="end_reason",
-                                limit=limit, width=22))
-    return traces
-
-
-def _step_trace(steps: pd.DataFrame, at: Locator, y: int, limit: int) -> dict[str, Any]:
-    return _draw("step", steps, at.at(steps["start_seq"]), at.at_or_end(steps["end_seq"]), y,
-                 hover.step_hover, style.STEP_COLOR, what="steps", seq_column="start_seq",
-                 name_column="model", limit=limit, width=14, showlegend=False)
-
-
-def _event_traces(events: pd.DataFrame, at: Locator, lanes: dict[str, int],
-                  limit: int) -> list[dict[str, Any]]:
-    abandoned = events["branch"] == "abandoned"
-    synthetic = events["synthetic"].fillna(False).astype(bool) & ~abandoned
-    active = events["branch"] == "active"
-    traces = []
-    for mask, name, color, symbol, size, lane in (
-        (active & ~synthetic, style.LEGEND_EVENT, style.EVENT_COLOR, "circle", 7,
-         style.LANE_EVENTS),
-        (~active & ~abandoned & ~synthetic, style.LEGEND_LOG_EVENT, style.LOG_EVENT_COLOR,
-         "circle", 7, style.LANE_EVENTS),
-        (synthetic, style.LEGEND_SYNTHETIC, style.SYNTHETIC_COLOR, "diamond", 10,
-         style.LANE_EVENTS),
-        (abandoned, style.LEGEND_ABANDONED, style.ABANDONED_COLOR, "square", 10,
-         style.LANE_ABANDONED_EVENTS),
-    ):
-        part = _part(events, mask, limit, "seq", "type")
-        if len(part):
-            xs = at.at(part["seq"])
-            traces.append(_draw(name, part, xs, xs, lanes[lane], hover.event_hover, color,
-                                what="events", seq_column="seq", name_column="type",
-                                limit=limit, width=size, marker={"symbol": symbol,
-                                                                 "size": size}))
-    return traces
-
-
-def _rows_within_step(calls: pd.DataFrame) -> np.ndarray:
-    """Return a y offset per call so that the calls of one step (which may run in parallel)
-    sit on up to :data:`PARALLEL_ROWS` rows of their lane instead of hiding each other."""
-    order = calls.groupby(["turn", "step"], dropna=False, sort=False).cumcount().to_numpy()
-    return ((order % PARALLEL_ROWS) - (PARALLEL_ROWS - 1) / 2) * -ROW_OFFSET
-
-
-def _call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame) -> pd.Series:
-    """Return where each call's bar ends: its result, else the end of its turn (else NA,
-    which the locator turns into the session's last position)."""
-    turn_end = turns.drop_duplicates("turn").set_index("turn")["end_seq"]
-    fallback = calls["turn"].map(turn_end).astype("Int64")
-    return calls["result_seq"].astype("Int64").fillna(fallback)
-
-
-def _call_traces(calls: pd.DataFrame, ends: np.ndarray, at: Locator, lanes: dict[str, int],
-                 limit: int) -> list[dict[str, Any]]:
-    """Return the call lanes' traces; ``ends`` holds each call's bar end position."""
-    traces = []
-    shown_in_legend: set[str] = set()
-    calls = calls.assign(_offset=_rows_within_step(calls), _end=ends,
-                         _abandoned=calls["branch"] == "abandoned",
-                         _ran=calls["dispatched_seq"].notna())
-    groups = calls.groupby(["status", "_abandoned", "_ran"], sort=False, observed=True)
-    parts = {key: part for key, part in groups}
-    for status in style.STATUS_ORDER:
-        for abandoned, lane, opacity in ((False, style.LANE_CALLS, 1.0),
-                                         (True, style.LANE_ABANDONED_CALLS, 0.8)):
-            for ran in (True, False):
-                part = parts.get((status, abandoned, ran))
-                if part is None:
-                    continue
-                if ran:
-                    starts = at.at(part["dispatched_seq"])
-                    stops = part["_end"].to_numpy()
-                    shape: dict[str, Any] = {"end_markers": True}
-                else:
-                    starts = stops = at.at(part["requested_seq"])
-                    shape = {"marker": {"symbol": "x", "size": 12}}
-                traces.append(_draw(
-                    style.STATUS_LEGEND[status], part, starts, stops, lanes[lane],
-                    hover.call_hover, style.STATUS_COLOR[status], what="calls",
-                    seq_column="requested_seq", name_column="tool", limit=limit, width=9,
-                    offsets=part["_offset"].to_numpy(), legendgroup=status, opacity=opacity,
-                    showlegend=status not in shown_in_legend, **shape))
-                shown_in_legend.add(status)
-    return traces
-
-
-def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> dict[str, Any]:
-    xs = at.at(pd.Series(list(fork_points), dtype="Int64"))
+def _fork_trace(xs: np.ndarray, fork_points: Sequence[int], top: int) -> dict[str, Any]:
     labels = [f"<b>fork point</b> · seq {seq}<br>the model's context ends before this event;"
               "<br>everything from here on is abandoned" for seq in fork_points]
     trace = bars(style.LEGEND_FORK, xs, xs, 0, labels, style.FORK_COLOR, width=2)
@@ -179,17 +54,9 @@ def _fork_trace(fork_points: Sequence[int], at: Locator, top: int) -> dict[str, 
     return trace
 
 
-def _abandoned_spans(frames: SessionFrames, fork_points: Sequence[int], at: Locator,
-                     call_ends: np.ndarray) -> list[tuple[float, float]]:
-    """Return, per fork point, the x span from it to the last abandoned item it starts."""
-    if not fork_points:
-        return []
-    events, calls = frames.events, frames.calls
-    positions = np.concatenate([
-        at.at(events.loc[events["branch"] == "abandoned", "seq"]),
-        call_ends[(calls["branch"] == "abandoned").to_numpy()],
-    ])
-    starts = at.at(pd.Series(sorted(fork_points), dtype="Int64"))
+def _abandoned_spans(starts: np.ndarray, positions: np.ndarray) -> list[tuple[float, float]]:
+    """Return, per fork point (``starts``: their sorted x positions), the x span from it to
+    the last abandoned item (``positions``) before the next fork point."""
     uppers = np.append(starts, np.inf)[1:]
     spans = []
     for start, upper in zip(starts, uppers, strict=True):
@@ -205,36 +72,149 @@ def _band(x0: float, x1: float, fill: str) -> dict[str, Any]:
             "fillcolor": fill, "line": {"width": 0}, "layer": "below"}
 
 
-def _shapes(frames: SessionFrames, fork_points: Sequence[int], at: Locator,
-            call_ends: np.ndarray) -> list[dict]:
-    """Return the background bands: every other turn, and each fork's abandoned span."""
-    turns = frames.turns
-    shapes = []
-    if len(turns) <= TURN_BANDS_LIMIT:
-        starts, ends = at.at(turns["start_seq"]), at.at_or_end(turns["end_seq"])
-        for i, (x0, x1) in enumerate(zip(starts, ends, strict=True)):
-            if i % 2 == 0 and not (np.isnan(x0) or np.isnan(x1)):
-                shapes.append(_band(x0, x1, style.BAND_FILL))
-    shapes += [_band(x0, x1, style.ABANDONED_FILL)
-               for x0, x1 in _abandoned_spans(frames, fork_points, at, call_ends)]
-    return shapes
+def _turn_bands(starts: np.ndarray, ends: np.ndarray) -> list[dict[str, Any]]:
+    """Return a background band behind every other turn (none beyond TURN_BANDS_LIMIT turns)."""
+    if len(starts) > TURN_BANDS_LIMIT:
+        return []
+    return [_band(x0, x1, style.BAND_FILL)
+            for i, (x0, x1) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True))
+            if i % 2 == 0 and not (np.isnan(x0) or np.isnan(x1))]
 
 
-def _subtitle(frames: SessionFrames) -> str:
-    """Return the facts line: counts, saying how many events recovery added."""
-    counts = frames.calls["status"].value_counts()
-    parts = ", ".join(f"{int(counts[s])} {s.replace('_', ' ')}" for s in style.STATUS_ORDER
-                      if counts.get(s, 0))
-    added = int((~frames.events["recorded"].fillna(True).astype(bool)).sum())
-    events = f"{len(frames.events)} events" + (f" ({added} added by recovery)" if added else "")
-    calls = f"{len(frames.calls)} tool calls" + (f" ({parts})" if parts else "")
-    return f"{len(frames.turns)} turns · {events} · {calls}"
+class _Counts(NamedTuple):
+    """Per session: what the title's facts line counts."""
+
+    turns: np.ndarray
+    events: np.ndarray
+    added: np.ndarray
+    calls: np.ndarray
+    by_status: dict[str, np.ndarray]
 
 
-def _title(frames: SessionFrames, session: str | None, policy: str) -> str:
-    """Return the title: session (unless the page around already names it), policy, facts."""
-    head = f"Session {plotly_text(session, 120)} · " if session is not None else ""
-    return f"{head}policy: {plotly_text(policy)}<br><sup>{_subtitle(frames)}</sup>"
+def _counts(frames: SessionFrames, codes: Codes, sessions: int) -> _Counts:
+    def per_session(row_codes: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        chosen = row_codes >= 0 if where is None else (row_codes >= 0) & where
+        return np.bincount(row_codes[chosen], minlength=sessions)
+
+    status = frames.calls["status"]
+    return _Counts(
+        per_session(codes.turns), per_session(codes.events),
+        per_session(codes.events, ~frames.events["recorded"].fillna(True).astype(bool)
+                    .to_numpy()),
+        per_session(codes.calls),
+        {s: per_session(codes.calls, lanes.is_value(status, s)) for s in style.STATUS_ORDER})
+
+
+def _subtitle(counts: _Counts, s: int) -> str:
+    """Return the facts line of session ``s``: counts, saying how many events recovery added."""
+    parts = ", ".join(f"{int(counts.by_status[k][s])} {k.replace('_', ' ')}"
+                      for k in style.STATUS_ORDER if counts.by_status[k][s])
+    added = int(counts.added[s])
+    events = f"{counts.events[s]} events" + (f" ({added} added by recovery)" if added else "")
+    calls = f"{counts.calls[s]} tool calls" + (f" ({parts})" if parts else "")
+    return f"{counts.turns[s]} turns · {events} · {calls}"
+
+
+def _layout(title: str, lanes_of: dict[str, int], shapes: list[dict[str, Any]],
+            on_time: bool) -> dict[str, Any]:
+    top = max(lanes_of.values())
+    return {
+        "title": {"text": title, "x": 0.01},
+        "height": 170 + LANE_HEIGHT * len(lanes_of),
+        "autosize": True,
+        "margin": {"l": 130, "r": 20, "t": 80, "b": 40},
+        "template": TEMPLATE,
+        "font": {"family": style.FONT, "size": 12},
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left"},
+        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
+                   "x": 0, "font": {"size": 11}},
+        "shapes": shapes,
+        "yaxis": {"tickvals": list(lanes_of.values()), "ticktext": list(lanes_of),
+                  "range": [0.4, top + 0.6], "showgrid": False, "zeroline": False,
+                  "fixedrange": True},
+        "xaxis": {"title": {"text": "time (UTC)" if on_time else "event seq"},
+                  "type": "date" if on_time else "linear", "showgrid": True,
+                  "gridcolor": "#eef1f4"},
+    }
+
+
+def _session_codes(frames: SessionFrames, sessions: Sequence[str] | None) -> Codes:
+    """Return each row's index in ``sessions`` by its ``session`` column (every row is
+    session 0 when ``sessions`` is None)."""
+    def of(frame: pd.DataFrame) -> np.ndarray:
+        if sessions is None:
+            return np.zeros(len(frame), dtype=np.int64)
+        codes = pd.Categorical(frame["session"].astype(object), categories=list(sessions))
+        return codes.codes.astype(np.int64)
+
+    return Codes(of(frames.events), of(frames.turns), of(frames.steps), of(frames.calls))
+
+
+def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Sequence[str],
+           policy: str, fork_points: Sequence[Sequence[int]], axis: Axis,
+           limit: int) -> list[dict[str, Any]]:
+    """Return the timeline spec of every session ``names[i]`` (rows coded ``i``), built from
+    columns computed once over all of them."""
+    n = len(names)
+    events, calls = frames.events, frames.calls
+    on_time = time_axes(events, codes.events, names, axis)
+    at = Positions(events, codes.events, on_time)
+    abandoned_events = lanes.is_value(events["branch"], "abandoned") & (codes.events >= 0)
+    abandoned_calls = lanes.is_value(calls["branch"], "abandoned") & (codes.calls >= 0)
+    has_abandoned = (np.bincount(codes.events[abandoned_events], minlength=n) > 0,
+                     np.bincount(codes.calls[abandoned_calls], minlength=n) > 0)
+    ends = at.at_or_end(codes.calls, lanes.call_end_seqs(calls, frames.turns, codes))
+    turns = lanes.turn_columns(frames.turns, codes.turns, at, n, limit)
+    steps = lanes.step_columns(frames.steps, codes.steps, at, n, limit)
+    marks = lanes.event_columns(events, codes.events, at, n, limit)
+    bars_ = lanes.call_columns(calls, codes.calls, at, ends, n, limit)
+    offsets = lanes.rows_within_step(calls, codes.calls)
+    bands = Groups(codes.turns, np.zeros(len(codes.turns), dtype=np.int64), n, 1)
+    counts = _counts(frames, codes, n)
+    specs = []
+    for s in range(n):
+        lanes_of = _lanes(bool(has_abandoned[0][s]), bool(has_abandoned[1][s]))
+        traces = [lanes.trace(name, turns.level(s, part, limit), lanes_of[style.LANE_TURNS],
+                              color, width=22)
+                  for part, (name, color) in enumerate(lanes.TURN_PARTS)
+                  if len(turns.groups.rows(s, part))]
+        traces.append(lanes.trace("step", steps.level(s, 0, limit), lanes_of[style.LANE_STEPS],
+                                  style.STEP_COLOR, width=14, showlegend=False))
+        traces += [lanes.trace(name, marks.level(s, part, limit), lanes_of[lane], color,
+                               width=size, marker={"symbol": symbol, "size": size})
+                   for part, (name, color, symbol, size, lane) in enumerate(lanes.EVENT_PARTS)
+                   if len(marks.groups.rows(s, part))]
+        shown_in_legend: set[str] = set()
+        for part, (status, abandoned, ran) in enumerate(lanes.CALL_PARTS):
+            rows = bars_.groups.rows(s, part)
+            if not len(rows):
+                continue
+            shape: dict[str, Any] = ({"end_markers": True} if ran
+                                     else {"marker": {"symbol": "x", "size": 12}})
+            traces.append(lanes.trace(
+                style.STATUS_LEGEND[status], bars_.level(s, part, limit),
+                lanes_of[style.LANE_ABANDONED_CALLS if abandoned else style.LANE_CALLS],
+                style.STATUS_COLOR[status], width=9, offsets=offsets[rows], legendgroup=status,
+                opacity=0.8 if abandoned else 1.0, showlegend=status not in shown_in_legend,
+                **shape))
+            shown_in_legend.add(status)
+        points = list(fork_points[s])
+        top = max(lanes_of.values())
+        shapes = _turn_bands(turns.starts[bands.rows(s, 0)], turns.ends[bands.rows(s, 0)])
+        if points:
+            xs = at.at(np.full(len(points), s), pd.Series(points, dtype="Int64"))
+            traces.append(_fork_trace(xs, points, top))
+            starts = at.at(np.full(len(points), s), pd.Series(sorted(points), dtype="Int64"))
+            positions = np.concatenate([marks.starts[abandoned_events & (codes.events == s)],
+                                        ends[abandoned_calls & (codes.calls == s)]])
+            shapes += [_band(x0, x1, style.ABANDONED_FILL)
+                       for x0, x1 in _abandoned_spans(starts, positions)]
+        head = f"Session {plotly_text(titles[s], 120)} · " if titles[s] is not None else ""
+        title = f"{head}policy: {plotly_text(policy)}<br><sup>{_subtitle(counts, s)}</sup>"
+        specs.append({"data": traces, "layout": _layout(title, lanes_of, shapes,
+                                                         bool(on_time[s]))})
+    return specs
 
 
 def timeline_spec(
@@ -256,40 +236,26 @@ def timeline_spec(
     The title names the session unless ``name_session`` is False (a page that already names
     it). The layout names its template (``plotly_white``) instead of spelling it out.
     """
-    concrete = resolve_axis(frames.events, axis, session)
-    at = Locator(frames.events, concrete)
-    lanes = _lanes(frames.events, frames.calls)
-    call_ends = at.at_or_end(_call_end_seqs(frames.calls, frames.turns))
-    traces = [
-        *_turn_traces(frames.turns, at, lanes[style.LANE_TURNS], detail_limit),
-        _step_trace(frames.steps, at, lanes[style.LANE_STEPS], detail_limit),
-        *_event_traces(frames.events, at, lanes, detail_limit),
-        *_call_traces(frames.calls, call_ends, at, lanes, detail_limit),
-    ]
-    if fork_points:
-        traces.append(_fork_trace(fork_points, at, max(lanes.values())))
-    top = max(lanes.values())
-    layout = {
-        "title": {"text": _title(frames, session if name_session else None, policy),
-                  "x": 0.01},
-        "height": 170 + LANE_HEIGHT * len(lanes),
-        "autosize": True,
-        "margin": {"l": 130, "r": 20, "t": 80, "b": 40},
-        "template": TEMPLATE,
-        "font": {"family": style.FONT, "size": 12},
-        "hovermode": "closest",
-        "hoverlabel": {"align": "left"},
-        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
-                   "x": 0, "font": {"size": 11}},
-        "shapes": _shapes(frames, fork_points, at, call_ends),
-        "yaxis": {"tickvals": list(lanes.values()), "ticktext": list(lanes),
-                  "range": [0.4, top + 0.6], "showgrid": False, "zeroline": False,
-                  "fixedrange": True},
-        "xaxis": {"title": {"text": "time (UTC)" if concrete == "time" else "event seq"},
-                  "type": "date" if concrete == "time" else "linear", "showgrid": True,
-                  "gridcolor": "#eef1f4"},
-    }
-    return {"data": traces, "layout": layout}
+    return _specs(frames, _session_codes(frames, None), [session],
+                  [session if name_session else None], policy, [fork_points], axis,
+                  detail_limit)[0]
+
+
+def session_timeline_specs(
+    frames: SessionFrames,
+    sessions: Sequence[str],
+    *,
+    policy: str,
+    fork_points: Mapping[str, Sequence[int]],
+    axis: Axis = "order",
+    detail_limit: int = DETAIL_LIMIT,
+    name_session: bool = True,
+) -> list[dict[str, Any]]:
+    """Return :func:`timeline_spec` of each of ``sessions`` (values of the frames' ``session``
+    column; ``fork_points`` by session), built in one pass over frames holding all of them."""
+    titles = [key if name_session else None for key in sessions]
+    return _specs(frames, _session_codes(frames, sessions), list(sessions), titles, policy,
+                  [fork_points.get(key, ()) for key in sessions], axis, detail_limit)
 
 
 def timeline_figure(frames: SessionFrames, **options: Any) -> StaticFallbackFigure:

@@ -248,11 +248,15 @@ def test_bins_split_the_extent_into_equal_slices() -> None:
 
 
 def test_at_or_below_the_limit_every_item_is_drawn() -> None:
-    calls = pd.DataFrame({"seq": [3, 4]})
-    level = detail.pick(np.array([3.0, 4.0]), np.array([3.0, 4.0]), calls,
-                        lambda rows: [f"item {s}" for s in rows["seq"]], seq_column="seq",
-                        name_column="seq", what="calls", limit=2)
-    assert not level.binned and list(level.labels) == ["item 3", "item 4"]
+    xs = np.array([3.0, 4.0, 9.0])
+    labels = np.array(["item 3", "item 4", "item 9"], dtype=object)
+    names = np.array(["grep", "grep", "read_file"], dtype=object)
+    rows = np.array([0, 2])
+    level = detail.pick(rows, xs, xs, labels, xs, names, what="calls", limit=2)
+    assert not level.binned and list(level.labels) == ["item 3", "item 9"]
+    assert level.starts.tolist() == [3.0, 9.0]
+    level = detail.pick(rows, xs, xs, labels, xs, names, what="calls", limit=1)
+    assert level.binned and level.labels[0].startswith("<b>1 calls</b> · seqs 3–3<br>grep")
 
 
 def test_frames_of_other_sessions_are_left_out() -> None:

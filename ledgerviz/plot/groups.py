@@ -1,0 +1,40 @@
+"""Rows of one frame grouped by session and lane part, so many sessions are drawn in one pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+
+class Groups:
+    """The rows of a frame by (session code, part): ``codes`` and ``parts`` give each row's
+    session index and lane part (-1: not drawn); each group keeps the frame's row order."""
+
+    def __init__(self, codes: np.ndarray, parts: np.ndarray, sessions: int, part_count: int):
+        group = np.where((codes >= 0) & (parts >= 0), codes * part_count + parts, -1)
+        self._order = np.argsort(group, kind="stable")
+        self._bounds = np.searchsorted(group[self._order], np.arange(sessions * part_count + 1))
+        self._part_count = part_count
+        self._group = group
+        self.counts = np.diff(self._bounds)
+        """The number of rows of each group, ``session * part_count + part``."""
+
+    def rows(self, session: int, part: int) -> np.ndarray:
+        """Return the row positions of one session's part, in row order."""
+        at = session * self._part_count + part
+        return self._order[self._bounds[at]:self._bounds[at + 1]]
+
+    def labels(self, frame: pd.DataFrame, label: Callable[[pd.DataFrame], np.ndarray],
+               limit: int) -> np.ndarray:
+        """Return ``label`` of each row whose group has at most ``limit`` rows (those drawn one
+        by one), ``""`` for the others: ``label`` runs once, over all those rows at once."""
+        drawn = self._group >= 0
+        drawn[drawn] = self.counts[self._group[drawn]] <= limit
+        out = np.full(len(frame), "", dtype=object)
+        if drawn.all():
+            out[:] = label(frame)
+        elif drawn.any():
+            out[drawn] = label(frame[drawn])
+        return out

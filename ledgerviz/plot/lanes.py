@@ -1,0 +1,170 @@
+"""The timeline's lanes for many sessions at once: each frame's positions, hover labels and lane
+parts are computed in one pass over all its rows; a session then only slices them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ledgerviz.plot import detail, hover, style
+from ledgerviz.plot.axis import Positions, seq_keys
+from ledgerviz.plot.groups import Groups
+from ledgerviz.plot.traces import bars, markers
+
+PARALLEL_ROWS = 3
+ROW_OFFSET = 0.24
+
+TURN_PARTS = ((style.LEGEND_TURN_DONE, style.TURN_COLOR),
+              (style.LEGEND_TURN_OPEN, style.TURN_UNFINISHED_COLOR))
+EVENT_PARTS = (  # legend name, colour, symbol, size, lane
+    (style.LEGEND_EVENT, style.EVENT_COLOR, "circle", 7, style.LANE_EVENTS),
+    (style.LEGEND_LOG_EVENT, style.LOG_EVENT_COLOR, "circle", 7, style.LANE_EVENTS),
+    (style.LEGEND_SYNTHETIC, style.SYNTHETIC_COLOR, "diamond", 10, style.LANE_EVENTS),
+    (style.LEGEND_ABANDONED, style.ABANDONED_COLOR, "square", 10, style.LANE_ABANDONED_EVENTS),
+)
+CALL_PARTS = tuple((status, abandoned, ran) for status in style.STATUS_ORDER
+                   for abandoned in (False, True) for ran in (True, False))
+"""Call lane parts in drawing order: by status, active before abandoned, bars (dispatched)
+before markers (never dispatched)."""
+
+
+class Codes(NamedTuple):
+    """Each frame row's session index among the sessions drawn (-1: not drawn)."""
+
+    events: np.ndarray
+    turns: np.ndarray
+    steps: np.ndarray
+    calls: np.ndarray
+
+
+def floats(values: pd.Series) -> np.ndarray:
+    """Return a nullable integer column as floats, NaN where missing."""
+    return pd.array(values, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)
+
+
+def flags(values: pd.Series) -> np.ndarray:
+    """Return a nullable boolean column as bools, False where missing."""
+    return values.fillna(False).astype(bool).to_numpy()
+
+
+def is_value(values: pd.Series, value: str) -> np.ndarray:
+    """Return where a text or categorical column equals ``value`` (False where missing)."""
+    return (values.astype("string") == value).fillna(False).to_numpy(dtype=bool)
+
+
+@dataclass(frozen=True)
+class LaneColumns:
+    """One frame's lane parts for every session: item positions, labels, and what bins need."""
+
+    groups: Groups
+    starts: np.ndarray
+    ends: np.ndarray
+    labels: np.ndarray
+    seqs: np.ndarray
+    names: np.ndarray
+    what: str
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, groups: Groups, starts: np.ndarray, ends: np.ndarray, *,
+           label: Callable[[pd.DataFrame], np.ndarray], seq_column: str, name_column: str,
+           what: str, limit: int) -> LaneColumns:
+        """Return the columns of ``frame``, labelling only the rows drawn one by one."""
+        return cls(groups, starts, ends, groups.labels(frame, label, limit),
+                   floats(frame[seq_column]), frame[name_column].astype(object).to_numpy(),
+                   what)
+
+    def level(self, session: int, part: int, limit: int) -> detail.Level:
+        """Return what one session's part draws (:func:`detail.pick`)."""
+        return detail.pick(self.groups.rows(session, part), self.starts, self.ends, self.labels,
+                           self.seqs, self.names, what=self.what, limit=limit)
+
+
+def trace(name: str, level: detail.Level, lane: float, color: str, *, width: float,
+          offsets: np.ndarray | float = 0.0, marker: dict[str, Any] | None = None,
+          end_markers: bool = False, **common: Any) -> dict[str, Any]:
+    """Return the trace of one lane part: a marker (``marker`` options) or bar per item, or
+    one bar per bin of items (``offsets`` then do not apply)."""
+    if level.binned:
+        return bars(f"{name} (grouped)", level.starts, level.ends, lane, level.labels, color,
+                    width=width, **common)
+    if marker is not None:
+        return markers(name, level.starts, lane + offsets, level.labels, color, **marker,
+                       **common)
+    return bars(name, level.starts, level.ends, lane + offsets, level.labels, color,
+                width=width, end_markers=end_markers, **common)
+
+
+def turn_columns(turns: pd.DataFrame, codes: np.ndarray, at: Positions, sessions: int,
+                 limit: int) -> LaneColumns:
+    """Return the turn lane: completed turns (part 0), then the others (part 1)."""
+    parts = np.where(is_value(turns["end_reason"], "completed"), 0, 1)
+    return LaneColumns.of(turns, Groups(codes, parts, sessions, len(TURN_PARTS)),
+                          at.at(codes, turns["start_seq"]), at.at_or_end(codes, turns["end_seq"]),
+                          label=hover.turn_hover, seq_column="start_seq",
+                          name_column="end_reason", what="turns", limit=limit)
+
+
+def step_columns(steps: pd.DataFrame, codes: np.ndarray, at: Positions, sessions: int,
+                 limit: int) -> LaneColumns:
+    """Return the step lane (one part)."""
+    return LaneColumns.of(steps, Groups(codes, np.zeros(len(steps), dtype=np.int64), sessions, 1),
+                          at.at(codes, steps["start_seq"]), at.at_or_end(codes, steps["end_seq"]),
+                          label=hover.step_hover, seq_column="start_seq", name_column="model",
+                          what="steps", limit=limit)
+
+
+def event_columns(events: pd.DataFrame, codes: np.ndarray, at: Positions, sessions: int,
+                  limit: int) -> LaneColumns:
+    """Return the event markers, in the parts of :data:`EVENT_PARTS`."""
+    abandoned = is_value(events["branch"], "abandoned")
+    synthetic = flags(events["synthetic"]) & ~abandoned
+    active = is_value(events["branch"], "active")
+    parts = np.select([active & ~synthetic, ~active & ~abandoned & ~synthetic, synthetic,
+                       abandoned], [0, 1, 2, 3], -1)
+    xs = at.at(codes, events["seq"])
+    return LaneColumns.of(events, Groups(codes, parts, sessions, len(EVENT_PARTS)), xs, xs,
+                          label=hover.event_hover, seq_column="seq", name_column="type",
+                          what="events", limit=limit)
+
+
+def call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame, codes: Codes) -> np.ndarray:
+    """Return where each call's bar ends: its result, else the end of its turn (else -1,
+    which the positions turn into the session's last one)."""
+    turn_index = pd.MultiIndex.from_arrays([codes.turns, seq_keys(turns["turn"])])
+    first = ~turn_index.duplicated()
+    turn_ends = np.append(seq_keys(turns["end_seq"])[first], -1)
+    wanted = pd.MultiIndex.from_arrays([codes.calls, seq_keys(calls["turn"])])
+    fallback = turn_ends[turn_index[first].get_indexer(wanted)]
+    results = seq_keys(calls["result_seq"])
+    return np.where(results >= 0, results, fallback)
+
+
+def rows_within_step(calls: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
+    """Return a y offset per call so that the calls of one step (which may run in parallel)
+    sit on up to :data:`PARALLEL_ROWS` rows of their lane instead of hiding each other."""
+    keys = [pd.Series(codes, index=calls.index), calls["turn"], calls["step"]]
+    order = calls.groupby(keys, dropna=False, sort=False).cumcount().to_numpy()
+    return ((order % PARALLEL_ROWS) - (PARALLEL_ROWS - 1) / 2) * -ROW_OFFSET
+
+
+def call_columns(calls: pd.DataFrame, codes: np.ndarray, at: Positions, ends: np.ndarray,
+                 sessions: int, limit: int) -> LaneColumns:
+    """Return the call lanes in the parts of :data:`CALL_PARTS`: a bar from dispatch to
+    ``ends`` per dispatched call, a marker at its request per call never dispatched."""
+    status = calls["status"].astype("string")
+    status_index = np.full(len(calls), -1)
+    for i, name in enumerate(style.STATUS_ORDER):
+        status_index[(status == name).fillna(False).to_numpy(dtype=bool)] = i
+    ran = calls["dispatched_seq"].notna().to_numpy()
+    abandoned = is_value(calls["branch"], "abandoned")
+    parts = np.where(status_index >= 0, status_index * 4 + abandoned * 2 + ~ran, -1)
+    asked = at.at(codes, calls["requested_seq"])
+    return LaneColumns.of(calls, Groups(codes, parts, sessions, len(CALL_PARTS)),
+                          np.where(ran, at.at(codes, calls["dispatched_seq"]), asked),
+                          np.where(ran, ends, asked), label=hover.call_hover,
+                          seq_column="requested_seq", name_column="tool", what="calls",
+                          limit=limit)
