@@ -29,7 +29,7 @@ def child_first() -> Ledger:
     return ledgerviz.load([PAIR / "child.jsonl", PAIR / "parent.jsonl"])
 
 
-def figure(page: str, index: int) -> dict[str, Any]:
+def figure(page: str, index: int | str) -> dict[str, Any]:
     match = re.search(rf'<script type="application/json" id="figure-{index}">(.*?)</script>', page)
     assert match is not None
     return json.loads(match.group(1))
@@ -88,3 +88,16 @@ def test_grouped_order_is_depth_first_and_survives_missing_parents_and_cycles() 
     # root, its children c1 (then c1's child gc) and c2; orphan keeps its place; the a/b
     # cycle is broken at a, met first in ledger order
     assert grouped_order(lineage) == [1, 0, 2, 6, 3, 4, 5]
+
+
+def test_a_parent_with_two_fork_children_draws_one_story_per_child() -> None:
+    parent = ledgerviz.load(EXAMPLES / "crash-mid-dispatch.jsonl")
+    first = parent.fork(session_id="kid-a", created_at=0).sessions[0]
+    second = parent.fork(at=21, session_id="kid-b", created_at=0).sessions[0]
+    page = render_report(Ledger([*parent.sessions, first, second]), "fork")
+    assert "drawn with its fork children <b>kid-a</b>, <b>kid-b</b>" in page
+    for name, child in (("0", first), ("0-1", second)):  # the parent's section, one per child
+        story = figure(page, name)
+        assert max(event_seqs(story)) == child.events[-1]["seq"]  # the child's last event
+    assert figure(page, 1) and figure(page, 2)  # each child's own section draws it alone
+    assert 'id="figure-1-1"' not in page and 'id="figure-0-2"' not in page

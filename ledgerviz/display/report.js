@@ -17,10 +17,26 @@
     return Math.abs(box.top + box.height / 2 - window.innerHeight / 2);
   }
 
+  function webglContexts(div) {
+    var found = [];
+    div.querySelectorAll("canvas").forEach(function (canvas) {
+      var gl = canvas.getContext("webgl") || canvas.getContext("experimental-webgl");
+      if (gl) found.push(gl);
+    });
+    return found;
+  }
+
+  // Plotly.purge drops the plot, but its WebGL contexts stay alive until garbage collection;
+  // they are freed at once here, so released plots never count against the browser's limit.
   function release(div) {
     if (!live.has(div)) return;
+    var contexts = live.get(div) ? webglContexts(div) : [];
     live.delete(div);
     window.Plotly.purge(div);
+    contexts.forEach(function (gl) {
+      var lose = gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();
+    });
     div.dataset.state = "released";
   }
 

@@ -302,3 +302,28 @@ def test_one_session_ledger_reuses_its_cached_recovery(monkeypatch: pytest.Monke
     figure = timeline(view, policy="fork", session=view.keys[0])
     assert view.recovery("fork") is expected
     assert figure.to_json() == figure_before.to_json()
+
+
+def test_many_sessions_in_one_pass_match_each_drawn_alone() -> None:
+    from ledgerviz.examples import example_paths
+    from ledgerviz.plot.timeline import session_timeline_specs, timeline_spec
+
+    ledger = ledgerviz.load([*example_paths(), HOSTILE])
+    recovery = ledger.recovery("fork")
+    specs = session_timeline_specs(
+        recovery.frames, ledger.keys, policy="fork", detail_limit=6,
+        fork_points={k: a.fork_points for k, a in recovery.analyses.items()})
+    assert len(specs) == len(ledger.keys)
+    for key, spec in zip(ledger.keys, specs, strict=True):
+        alone = ledger.session(key).recovery("fork")
+        turns = [t for t in spec["data"] if t["name"].startswith("turn")]
+        grouped = ["(grouped)" in t["name"] for t in turns]
+        if len(alone.frames.turns) <= 6:  # every turn drawn one by one, once
+            assert not any(grouped)
+            assert sum(len(t["x"]) // 3 for t in turns) == len(alone.frames.turns)
+        else:
+            assert any(grouped)
+        assert f"{len(alone.frames.turns)} turns · " in spec["layout"]["title"]["text"]
+        single = timeline_spec(alone.frames, session=key, policy="fork", detail_limit=6,
+                               fork_points=alone.analyses[key].fork_points)
+        assert go.Figure(spec).to_json() == go.Figure(single).to_json()
