@@ -57,28 +57,55 @@ def seq_keys(seqs: pd.Series | np.ndarray) -> np.ndarray:
     return pd.array(seqs, dtype="Int64").fillna(-1).to_numpy(dtype=np.int64)
 
 
+class PairIndex:
+    """Finds (session code, integer) pairs, such as (session, seq), among those it was built
+    from; the first row of a repeated pair counts. Pairs are ranked, never multiplied out, so
+    no value is too large."""
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
+        self._values = np.unique(values)
+        keys = self._keys(codes, values)
+        self._sorted, first = np.unique(keys, return_index=True)
+        self.rows = first
+        """The row (into the arrays built from) of each distinct pair, in key order."""
+
+    def _keys(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        ranks = np.searchsorted(self._values, values)
+        return np.asarray(codes, dtype=np.int64) * (len(self._values) + 1) + ranks
+
+    def find(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Return the position (into :attr:`rows`) of each pair, -1 where it is not known."""
+        codes, values = np.asarray(codes, dtype=np.int64), np.asarray(values, dtype=np.int64)
+        ranks = np.searchsorted(self._values, values)
+        known = ranks < len(self._values)
+        known[known] = self._values[ranks[known]] == values[known]
+        keys = codes * (len(self._values) + 1) + ranks
+        at = np.searchsorted(self._sorted, keys)
+        known &= at < len(self._sorted)
+        known[known] = self._sorted[at[known]] == keys[known]
+        return np.where(known, at, -1)
+
+
 class Positions:
     """Maps (session code, event seq) to an x position: the seq, or the event's time in epoch
     milliseconds for a session drawn on a time axis (the first event of a seq counts)."""
 
     def __init__(self, events: pd.DataFrame, codes: np.ndarray, on_time: np.ndarray) -> None:
         seqs = seq_keys(events["seq"])
-        keep = (seqs >= 0) & (codes >= 0)
-        index = pd.MultiIndex.from_arrays([codes[keep], seqs[keep]])
-        first = ~index.duplicated()
-        self._index = index[first]
-        values = np.where(on_time[codes[keep]], epoch_ms(events["time"][keep]),
-                          seqs[keep].astype(float))[first]
+        keep = np.flatnonzero((seqs >= 0) & (codes >= 0))
+        self._index = PairIndex(codes[keep], seqs[keep])
+        rows = keep[self._index.rows]
+        values = np.where(on_time[codes[rows]], epoch_ms(events["time"].iloc[rows]),
+                          seqs[rows].astype(float))
         self._values = np.append(values, np.nan)
         ends = np.full(len(on_time), -np.inf)
-        np.fmax.at(ends, codes[keep][first], values)
+        np.fmax.at(ends, codes[rows], values)
         self.ends = np.where(np.isinf(ends), np.nan, ends)
         """The last position of each session (NaN for a session without logged events)."""
 
     def at(self, codes: np.ndarray, seqs: pd.Series | np.ndarray) -> np.ndarray:
         """Return the x position of each (session code, seq) (NaN where missing or unknown)."""
-        wanted = pd.MultiIndex.from_arrays([np.asarray(codes), seq_keys(seqs)])
-        return self._values[self._index.get_indexer(wanted)]
+        return self._values[self._index.find(codes, seq_keys(seqs))]
 
     def at_or_end(self, codes: np.ndarray, seqs: pd.Series | np.ndarray) -> np.ndarray:
         """Return :meth:`at`, with the session's last position where the seq is missing."""

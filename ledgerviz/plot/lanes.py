@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.plot import detail, hover, style
-from ledgerviz.plot.axis import Positions, seq_keys
+from ledgerviz.plot.axis import PairIndex, Positions, seq_keys
 from ledgerviz.plot.groups import Groups
 from ledgerviz.plot.traces import bars, markers
 
@@ -134,11 +134,10 @@ def event_columns(events: pd.DataFrame, codes: np.ndarray, at: Positions, sessio
 def call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame, codes: Codes) -> np.ndarray:
     """Return where each call's bar ends: its result, else the end of its turn (else -1,
     which the positions turn into the session's last one)."""
-    turn_index = pd.MultiIndex.from_arrays([codes.turns, seq_keys(turns["turn"])])
-    first = ~turn_index.duplicated()
-    turn_ends = np.append(seq_keys(turns["end_seq"])[first], -1)
-    wanted = pd.MultiIndex.from_arrays([codes.calls, seq_keys(calls["turn"])])
-    fallback = turn_ends[turn_index[first].get_indexer(wanted)]
+    turn_numbers = seq_keys(turns["turn"])
+    index = PairIndex(codes.turns, turn_numbers)
+    turn_ends = np.append(seq_keys(turns["end_seq"])[index.rows], -1)
+    fallback = turn_ends[index.find(codes.calls, seq_keys(calls["turn"]))]
     results = seq_keys(calls["result_seq"])
     return np.where(results >= 0, results, fallback)
 
