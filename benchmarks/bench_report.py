@@ -6,10 +6,13 @@ Run on demand: ``python benchmarks/bench_report.py [--sessions 1000] [--turns 73
    (scrolling through it), budget 3 s. Baseline: the same figures as plotly's own
    ``to_html`` per figure, all traces WebGL as in ledgerviz 0.1 (it counts the plots whose
    WebGL context was lost).
-2. ``--sessions`` copies of a small crashed session: seconds until the overview and the first
-   timeline show, budget 5 s. Baseline: plotly's ``to_html`` per figure, eager (capped).
+2. ``--sessions`` small simulated sessions (``bench_fleet.py``'s fleet, every single-session
+   scenario in turn; ``--folder`` keeps it): seconds until the overview and the first
+   timeline show, budget 5 s; the report's build time is printed too. Baseline: plotly's
+   ``to_html`` per figure, eager (capped).
 3. A ``--turns`` session of the simulator's ``large`` scenario (1M events at 73,000 turns):
    report size, budget 25 MB. Baseline: ``to_html`` of the same timeline at full detail.
+4. Every report is built twice: the two must be byte-identical.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_fleet import write_fleet
 from playwright.sync_api import Page, sync_playwright
 
 import ledgerviz
 from ledgerviz.examples import example_paths
 from ledgerviz.plot import timeline, traces
-from ledgerviz.report import write_report
+from ledgerviz.report import render_report, write_report
 from ledgerviz.simulate import write_scenario
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -88,18 +92,11 @@ def first_view(page: Page, report: Path, lazy: bool) -> float:
     return time.perf_counter() - started
 
 
-def many_sessions(folder: Path, count: int) -> list[Path]:
-    """Write ``count`` copies of the crash-mid-dispatch example, each its own session id."""
-    source = next(p for p in example_paths() if p.name == "crash-mid-dispatch.jsonl")
-    header, rest = source.read_text(encoding="utf-8").split("\n", 1)
-    fields = json.loads(header)
-    paths = []
-    for i in range(count):
-        path = folder / f"session-{i:04d}.jsonl"
-        path.write_text(json.dumps({**fields, "id": f"copy-{i:04d}"}) + "\n" + rest,
-                        encoding="utf-8")
-        paths.append(path)
-    return paths
+def same_twice(ledger: ledgerviz.Ledger, path: Path) -> bool:
+    """Return whether the report of ``ledger`` (already written to ``path``) comes out the same,
+    byte for byte, when built again from a fresh load of the same files."""
+    again = ledgerviz.load([log.path for log in ledger.sessions])
+    return render_report(again, policy="fork").encode("utf-8") == path.read_bytes()
 
 
 def main() -> None:
@@ -107,6 +104,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=1_000)
     parser.add_argument("--turns", type=int, default=73_000)
+    parser.add_argument("--folder", type=Path, help="where the fleet of small sessions is "
+                        "written (reused when it holds --sessions ledgers)")
     parser.add_argument("--big", type=Path, help="an existing large ledger (skips simulating)")
     parser.add_argument("--no-big-baseline", action="store_true",
                         help="skip the full-detail to_html of the large session")
@@ -120,6 +119,7 @@ def main() -> None:
 
         examples = ledgerviz.load(example_paths())
         report = write_report(examples, folder / "examples.html", policy="fork")
+        result["examples_same_bytes"] = same_twice(examples, report)
         all_drawn_lazy(page, report)  # warm the browser's caches once
         result["examples_s"] = all_drawn_lazy(page, report)
         original = traces.WEBGL_POINTS
@@ -136,17 +136,23 @@ def main() -> None:
               f" s (budget 3 s); baseline eager WebGL to_html {seconds:.2f} s with {live} of "
               f"{len(examples.keys)} plots still drawn")
 
-        many = ledgerviz.load(many_sessions(folder, args.sessions))
-        built = time.perf_counter()
+        fleet = args.folder or folder / "fleet"
+        fleet.mkdir(parents=True, exist_ok=True)
+        write_fleet(fleet, args.sessions)
+        many = ledgerviz.load(sorted(fleet.glob("*.jsonl")))
+        built, cpu = time.perf_counter(), time.process_time()
         report = write_report(many, folder / "many.html", policy="fork")
         result["many_build_s"] = time.perf_counter() - built
+        result["many_build_cpu_s"] = time.process_time() - cpu
+        result["many_same_bytes"] = same_twice(many, report)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         result["many_open_s"] = first_view(page, report, lazy=True)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         result["many_baseline_open_s"] = first_view(
             page, eager_page(many, folder / "many-eager.html"), lazy=False)
         print(f"{args.sessions} sessions: opens in {result['many_open_s']:.2f} s (budget 5 s;"
-              f" built in {result['many_build_s']:.0f} s); baseline eager to_html "
+              f" built in {result['many_build_s']:.1f} s, {result['many_build_cpu_s']:.1f} s CPU;"
+              f" same bytes twice: {result['many_same_bytes']}); baseline eager to_html "
               f"{result['many_baseline_open_s']:.2f} s (capped at {BASELINE_CAP_S:.0f} s)")
         browser.close()
 

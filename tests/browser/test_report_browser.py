@@ -32,8 +32,9 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 SCRIPT = "<script>window.__pwned=1;alert(1)</script>"
 IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
 CHROMIUM_WEBGL_CONTEXTS = 16
-# Building a report costs ~0.1 s per session in Python, so the suite opens 100 sessions; the
-# 1,000-session budget (open in <= 5 s) is measured by benchmarks/bench_report.py.
+# A generous bound for opening a many-session report; the 1,000-session budget (open in
+# <= 5 s) is measured by benchmarks/bench_report.py. (1,000 sessions took over 60 s to load
+# in Chromium on the loaded 2-core machine, so the suite keeps 100.)
 MANY_SESSIONS = 100
 MANY_SESSIONS_OPEN_BOUND_S = 60
 WEBGL_TROUBLE = ("too many active webgl contexts", "context lost", "context_lost")
@@ -83,13 +84,14 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-def open_report(browser: Browser, report: Path, sessions: int) -> Opened:
+def open_report(browser: Browser, report: Path, sessions: int,
+                timeout_s: float = 30) -> Opened:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     state = Opened(page, sessions)
     page.on("console", lambda m: state.console.append((m.type, m.text)))
     page.on("pageerror", lambda error: state.page_errors.append(str(error)))
     page.on("dialog", lambda dialog: (state.dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(report.as_uri())
+    page.goto(report.as_uri(), timeout=timeout_s * 1000)
     return state
 
 
@@ -144,6 +146,18 @@ def test_every_session_timeline_draws_when_scrolled_to(opened: Opened) -> None:
         assert plot["traces"] >= 3 and plot["legend"] >= 3
         assert not plot["webgl"] and plot["svg"] == plot["traces"]
     assert opened.webgl_warnings() == []
+
+
+def test_the_whole_report_scrolls_into_view(opened: Opened) -> None:
+    page = opened.page
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("() => window.scrollY + window.innerHeight >= "
+                           "document.body.scrollHeight - 2")
+    footer = page.locator("footer")
+    assert footer.is_visible() and "plotly.js embedded" in (footer.text_content() or "")
+    drawn = page.evaluate("() => [...document.querySelectorAll('div.lv-plot')]"
+                          ".filter(d => Number(d.dataset.draws || 0) >= 1).length")
+    assert drawn == opened.sessions  # every timeline drew at least once on the way down
 
 
 def test_no_console_error_and_no_page_error(opened: Opened) -> None:
@@ -246,7 +260,7 @@ def test_a_many_session_report_opens_on_its_overview(browser: Browser, tmp_path:
     ledger = ledgerviz.load(many_sessions(tmp_path, MANY_SESSIONS))
     report = write_report(ledger, tmp_path / "many.html")
     started = time.perf_counter()
-    state = open_report(browser, report, MANY_SESSIONS)
+    state = open_report(browser, report, MANY_SESSIONS, timeout_s=MANY_SESSIONS_OPEN_BOUND_S)
     page = state.page
     assert page.locator("section.overview tbody tr").count() == MANY_SESSIONS
     assert time.perf_counter() - started < MANY_SESSIONS_OPEN_BOUND_S
