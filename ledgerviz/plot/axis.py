@@ -13,6 +13,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ledgerviz.plot.groups import distinct_sorted
+
 Axis = Literal["auto", "time", "order"]
 AXES = ("auto", "time", "order")
 
@@ -63,7 +65,7 @@ class PairIndex:
     no value is too large."""
 
     def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
-        self._values = np.unique(values)
+        self._values = distinct_sorted(values)
         keys = self._keys(codes, values)
         self._sorted, first = np.unique(keys, return_index=True)
         self.rows = first

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.html import plotly_text, text_of
+from ledgerviz.plot.groups import distinct_sorted
 from ledgerviz.plot.hover import group_hover
 
 BINS = 400
@@ -61,7 +62,7 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
     codes, names_in_bins = _sorted_codes(names)
     width = len(names_in_bins) + 1
     named: dict[int, list[str]] = {}
-    for pair in np.unique(bin_sorted * width + codes[keep] + 1).tolist():
+    for pair in distinct_sorted(bin_sorted * width + codes[keep] + 1).tolist():
         b, code = divmod(pair, width)
         if code:
             named.setdefault(b, []).append(names_in_bins[code - 1])

@@ -8,6 +8,13 @@ import numpy as np
 import pandas as pd
 
 
+def distinct_sorted(values: np.ndarray) -> np.ndarray:
+    """Return the distinct values of an integer array, sorted (by sorting: numpy's hash-based
+    ``unique`` is far slower on long runs of consecutive integers such as seqs)."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
 class Groups:
     """The rows of a frame by (session code, part): ``codes`` and ``parts`` give each row's
     session index and lane part (-1: not drawn); each group keeps the frame's row order."""

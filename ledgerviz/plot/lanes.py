@@ -53,7 +53,7 @@ def flags(values: pd.Series) -> np.ndarray:
 
 def is_value(values: pd.Series, value: str) -> np.ndarray:
     """Return where a text or categorical column equals ``value`` (False where missing)."""
-    return (values.astype("string") == value).fillna(False).to_numpy(dtype=bool)
+    return (values == value).fillna(False).to_numpy(dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -154,10 +154,9 @@ def call_columns(calls: pd.DataFrame, codes: np.ndarray, at: Positions, ends: np
                  sessions: int, limit: int) -> LaneColumns:
     """Return the call lanes in the parts of :data:`CALL_PARTS`: a bar from dispatch to
     ``ends`` per dispatched call, a marker at its request per call never dispatched."""
-    status = calls["status"].astype("string")
     status_index = np.full(len(calls), -1)
     for i, name in enumerate(style.STATUS_ORDER):
-        status_index[(status == name).fillna(False).to_numpy(dtype=bool)] = i
+        status_index[is_value(calls["status"], name)] = i
     ran = calls["dispatched_seq"].notna().to_numpy()
     abandoned = is_value(calls["branch"], "abandoned")
     parts = np.where(status_index >= 0, status_index * 4 + abandoned * 2 + ~ran, -1)
