@@ -174,3 +174,17 @@ def test_tracker_rules_repeated_id_and_foreign_call() -> None:
     assert tracker.pending["A"].call_seq is None
     assert tracker.pending["A"].requested_seq == 5
     assert (tracker.open_turn, tracker.open_step, tracker.last_seq) == (1, 1, 5)
+
+
+def test_live_failed_step_closers_in_the_v0_v3_generation() -> None:
+    # §9.2: v0-v3 results are user-role wrappers holding one tool-result block
+    b = parallel_crash(3)
+    tracker = PendingCalls()
+    for event in b.events:
+        tracker.observe(event)
+    closers = failed_step_closers(tracker, {"kind": "error"}, next_seq=8, time=99,
+                                  generation="v0-v3")
+    message = closers[0]["data"]["message"]
+    assert (message["id"], message["role"]) == ("interrupted-tool-result-B-8", "user")
+    assert [block["type"] for block in message["content"]] == ["tool-result"]
+    assert message["content"][0]["toolCallId"] == "B"

@@ -278,3 +278,38 @@ def test_fork_point_brought_back_by_a_restore_is_abandoned_again() -> None:
     fork = analyze(b.events, policy="fork")
     assert fork.abandoned_seqs == [3]
     assert active(fork) == [1, 10]
+
+
+def test_a_pending_fork_undone_by_a_rewind_is_dropped() -> None:
+    # turn 1's call ends TOOL_OUTCOME_UNKNOWN (fork pending at 3); the user undoes turn 1,
+    # so the next typed message starts from the undone surface: no fork is applied.
+    b = unknown_turn()
+    b.step_end()  # 6
+    b.turn_end("interrupted")  # 7
+    rewind = b.log("surface/rewind")  # 8
+    b.events[rewind]["data"] = {"start": 1, "end": 5, "shadowedSeqs": [1, 3, 5]}
+    b.turn_start()  # 9
+    b.user("two")  # 10
+    fork = analyze(b.events, policy="fork")
+    assert fork.fork_points == [3]
+    assert fork.abandoned_seqs == [1, 3, 5]
+    assert active(fork) == [10]
+
+
+def test_a_restore_while_another_rewind_hides_the_fork_point_keeps_it_dropped() -> None:
+    # two rewinds hide the pending fork point; restoring the first leaves it hidden by
+    # the second, so the typed message of turn 2 is not abandoned.
+    b = unknown_turn()
+    b.step_end()  # 6
+    b.turn_end("interrupted")  # 7
+    first = b.log("surface/rewind")  # 8
+    b.events[first]["data"] = {"start": 3, "end": 5, "shadowedSeqs": [3, 5]}
+    second = b.log("surface/rewind")  # 9
+    b.events[second]["data"] = {"start": 3, "end": 3, "shadowedSeqs": [3]}
+    restore = b.log("surface/restore")  # 10
+    b.events[restore]["data"] = {"rewindSeq": first}
+    b.turn_start()  # 11
+    b.user("two")  # 12
+    fork = analyze(b.events, policy="fork")
+    assert fork.abandoned_seqs == [3]
+    assert active(fork) == [1, 5, 12]

@@ -32,3 +32,16 @@ def test_hostile_citations_raise_value_error(stored: object, seq: int | None, me
     event = {"sourceEventSeqs": stored} if seq is None else {"seq": seq, "sourceEventSeqs": stored}
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         source_seqs(event)
+
+
+def test_the_bound_is_exactly_the_events_own_seq() -> None:
+    # an event at seq n can cite n earlier seqs (0 .. n-1), not one more
+    assert source_seqs({"seq": 3, "sourceEventSeqs": [[0, 2]]}) == [0, 1, 2]
+    assert source_seqs({"seq": 3, "sourceEventSeqs": [0, 1, 2]}) == [0, 1, 2]
+    assert source_seqs({"seq": 3, "sourceEventSeqs": [[4, 4]]}) == [4]
+    with pytest.raises(ValueError, match=r"range \[0, 3\] expands beyond the 3 seqs"):
+        source_seqs({"seq": 3, "sourceEventSeqs": [[0, 3]]})
+    with pytest.raises(ValueError, match="lists 1 seqs, more than the 0 an event at seq 0"):
+        source_seqs({"seq": 0, "sourceEventSeqs": [5]})
+    with pytest.raises(ValueError, match=r"range \[0, 0\] expands beyond the 0 seqs"):
+        source_seqs({"seq": 0, "sourceEventSeqs": [[0, 0]]})

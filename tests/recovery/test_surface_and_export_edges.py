@@ -56,3 +56,36 @@ def test_a_node_under_two_rewinds_stays_hidden_until_both_are_restored() -> None
     again = b.log("surface/restore")  # 5
     b.events[again]["data"] = {"rewindSeq": first}
     assert analyze(b.events, policy="recorded").abandoned_seqs == []
+
+
+def test_anthropic_input_of_missing_or_object_arguments() -> None:
+    call = {"type": "tool-call", "id": "A", "name": "bash"}
+    assistant = ContextMessage(1, "assistant/message", {"role": "assistant", "content": [call]})
+    (turn,) = export([assistant], "anthropic").payload["messages"]
+    assert turn["content"][0]["input"] == {"_raw_arguments": None}
+    with_object = {**call, "arguments": {"n": 1}}
+    assistant = ContextMessage(1, "assistant/message",
+                               {"role": "assistant", "content": [with_object]})
+    (turn,) = export([assistant], "anthropic").payload["messages"]
+    assert turn["content"][0]["input"] == {"n": 1}
+
+
+def test_a_rewind_leaves_an_unlogged_result_before_it_in_place() -> None:
+    # the synthetic result of turn 1's not-started call (never logged: seq None) sits
+    # before the rewound turn 2, so the rewind of turn 2 leaves it on the surface
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.user("one")  # 1
+    b.step_start()  # 2
+    b.assistant("A")  # 3
+    b.step_end()  # 4: closes A unanswered, never dispatched
+    b.turn_end()  # 5
+    b.turn_start()  # 6
+    b.user("two")  # 7
+    b.step_start()  # 8
+    b.assistant(text="x")  # 9
+    rewind = b.log("surface/rewind")  # 10
+    b.events[rewind]["data"] = {"start": 7, "end": 9, "shadowedSeqs": [7, 9]}
+    synth = analyze(b.events, policy="synthesize")
+    assert [synth.seqs[k] for k in synth.surface] == [1, 3, None]
+    assert synth.abandoned_seqs == [7, 9]
