@@ -158,3 +158,6 @@ def test_exact_loads_refuses_what_orjson_refuses() -> None:
         with pytest.raises(ValueError) as raised:
             exact_loads(f"[{number}]".encode())
         assert str(raised.value) == f"number {number} is beyond the range of a double"
+    with pytest.raises(ValueError) as raised:  # a long number is quoted by its first 40 chars
+        exact_loads(b"[" + b"9" * 400 + b".0]")
+    assert str(raised.value) == f"number {'9' * 40} is beyond the range of a double"
