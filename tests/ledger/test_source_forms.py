@@ -161,3 +161,27 @@ def test_exact_loads_refuses_what_orjson_refuses() -> None:
     with pytest.raises(ValueError) as raised:  # a long number is quoted by its first 40 chars
         exact_loads(b"[" + b"9" * 400 + b".0]")
     assert str(raised.value) == f"number {'9' * 40} is beyond the range of a double"
+
+
+def test_exact_loads_errors_are_value_errors() -> None:
+    with pytest.raises(ValueError) as raised:
+        exact_loads(b"[" * 100_000)
+    assert str(raised.value) == "JSON nested too deeply"
+    with pytest.raises(ValueError) as raised:
+        exact_loads(b'"\xff"')
+    assert str(raised.value) == (
+        "'utf-8' codec can't decode byte 0xff in position 1: invalid start byte"
+    )
+
+
+def test_a_folder_walk_follows_symlinked_folders_and_goes_on_after_a_loop(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "root/b").mkdir(parents=True)
+    (tmp_path / "root/b/x.jsonl").write_bytes(b"")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other/y.jsonl").write_bytes(b"")
+    (tmp_path / "root/a_loop").symlink_to(tmp_path / "root")  # walked before b
+    (tmp_path / "root/c_link").symlink_to(tmp_path / "other")
+    root = tmp_path / "root"
+    assert expand_path(str(root)) == [root / "b/x.jsonl", root / "c_link/y.jsonl"]

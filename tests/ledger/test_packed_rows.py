@@ -1,0 +1,61 @@
+"""``expand_packed_row``: each malformation gets its own message; valid rows expand exactly.
+
+Messages and chunk events are literals written from the v0/v1 packed-row shape
+(LEDGER_FORMAT.md): ``seq0``/``time0``, ``data.dt`` one shorter than the payload.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledgerviz.ledger.numbers import holds_big_integer
+from ledgerviz.ledger.packed import expand_packed_row
+
+
+def text_row(**data: object) -> dict:
+    return {"type": "text-chunks", "seq0": 4, "time0": 100,
+            "data": {"turn": 1, "step": 2, "index": 0, **data}}
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"type": "text-chunks", "data": []}, "packed row without a data object"),
+        (text_row(texts="ab"), "packed text-chunks row without a non-empty texts list"),
+        (text_row(texts=[]), "packed text-chunks row without a non-empty texts list"),
+        ({"type": "tool-call-chunks", "data": {"args": []}},
+         "packed tool-call-chunks row without a non-empty args list"),
+        (text_row(texts=["a", "b"]), "packed row 'dt' must have one element fewer than its payload"),
+        (text_row(texts=["a"], dt=5), "packed row 'dt' must have one element fewer than its payload"),
+        ({**text_row(texts=["a"]), "seq0": "4"}, "packed row: 'seq0' must be an integer, not string"),
+        ({**text_row(texts=["a"]), "time0": 1.5}, "packed row: 'time0' must be an integer, not number"),
+        (text_row(texts=["a"], turn="1"), "packed row: 'data.turn' must be an integer, not string"),
+        (text_row(texts=["a"], step=[2]), "packed row: 'data.step' must be an integer, not array"),
+        (text_row(texts=["a", "b"], dt=[-1]), "packed row 'dt' must hold non-negative integers"),
+        ({"type": "tool-call-chunks", "data": {"args": ["{", 7], "dt": [1]}},
+         "packed tool-call-chunks row 'args' must hold strings"),
+    ],
+)  # fmt: skip
+def test_each_malformed_row_says_what_is_wrong(row: dict, message: str) -> None:
+    assert expand_packed_row(row) == message
+
+
+def test_one_text_without_dt_is_one_chunk() -> None:
+    assert expand_packed_row(text_row(texts=["only"])) == [
+        {"type": "assistant/chunk", "seq": 4, "time": 100,
+         "data": {"turn": 1, "step": 2, "chunk": {"type": "text-delta", "index": 0, "text": "only"}}}
+    ]
+
+
+def test_a_zero_delta_repeats_the_time() -> None:
+    events = expand_packed_row(text_row(texts=["a", "b", "c"], dt=[0, 3]))
+    assert isinstance(events, list)
+    assert [(e["seq"], e["time"], e["data"]["chunk"]["text"]) for e in events] == [
+        (4, 100, "a"), (5, 100, "b"), (6, 103, "c")
+    ]
+
+
+def test_integer_bounds_of_a_64_bit_decoder() -> None:
+    assert not holds_big_integer([-(2**63), 2**64 - 1, {"a": 0}])
+    assert holds_big_integer({"a": [-(2**63) - 1]})
+    assert holds_big_integer([2**64])
