@@ -11,6 +11,8 @@ import pytest
 from ledgerviz.ledger.numbers import holds_big_integer
 from ledgerviz.ledger.packed import expand_packed_row
 
+DT_LENGTH = "packed row 'dt' must have one element fewer than its payload"
+
 
 def text_row(**data: object) -> dict:
     return {"type": "text-chunks", "seq0": 4, "time0": 100,
@@ -25,10 +27,12 @@ def text_row(**data: object) -> dict:
         (text_row(texts=[]), "packed text-chunks row without a non-empty texts list"),
         ({"type": "tool-call-chunks", "data": {"args": []}},
          "packed tool-call-chunks row without a non-empty args list"),
-        (text_row(texts=["a", "b"]), "packed row 'dt' must have one element fewer than its payload"),
-        (text_row(texts=["a"], dt=5), "packed row 'dt' must have one element fewer than its payload"),
-        ({**text_row(texts=["a"]), "seq0": "4"}, "packed row: 'seq0' must be an integer, not string"),
-        ({**text_row(texts=["a"]), "time0": 1.5}, "packed row: 'time0' must be an integer, not number"),
+        (text_row(texts=["a", "b"]), DT_LENGTH),
+        (text_row(texts=["a"], dt=5), DT_LENGTH),
+        ({**text_row(texts=["a"]), "seq0": "4"},
+         "packed row: 'seq0' must be an integer, not string"),
+        ({**text_row(texts=["a"]), "time0": 1.5},
+         "packed row: 'time0' must be an integer, not number"),
         (text_row(texts=["a"], turn="1"), "packed row: 'data.turn' must be an integer, not string"),
         (text_row(texts=["a"], step=[2]), "packed row: 'data.step' must be an integer, not array"),
         (text_row(texts=["a", "b"], dt=[-1]), "packed row 'dt' must hold non-negative integers"),
@@ -43,7 +47,8 @@ def test_each_malformed_row_says_what_is_wrong(row: dict, message: str) -> None:
 def test_one_text_without_dt_is_one_chunk() -> None:
     assert expand_packed_row(text_row(texts=["only"])) == [
         {"type": "assistant/chunk", "seq": 4, "time": 100,
-         "data": {"turn": 1, "step": 2, "chunk": {"type": "text-delta", "index": 0, "text": "only"}}}
+         "data": {"turn": 1, "step": 2,
+                  "chunk": {"type": "text-delta", "index": 0, "text": "only"}}}
     ]
 
 
