@@ -36,12 +36,34 @@ def _optional(container: dict[str, Any], name: str, kind: type, label: str) -> s
     return f"'{label}' must be {json_type(kind())}, not {json_type(value)}"
 
 
+_SOURCE_STRINGS = ("kind", "provider", "model")
+"""The fields of a message's ``source`` that frames read as labels: strings when present."""
+
+
+def _source_problem(source: Any, label: str) -> str | None:
+    """Return what is wrong with a message's ``source`` object, or None."""
+    if source is None:
+        return None
+    if source.__class__ is not dict:
+        return f"'{label}' must be an object, not {json_type(source)}"
+    for key in _SOURCE_STRINGS:
+        problem = _optional(source, key, str, f"{label}.{key}")
+        if problem:
+            return problem
+    return None
+
+
 def _message_problem(message: Any, label: str) -> str | None:
     """Return what is wrong with a message object's fields, or None."""
     if message is None:
         return None
     if message.__class__ is not dict:
         return f"'{label}' must be an object, not {json_type(message)}"
+    problem = _optional(message, "role", str, f"{label}.role") or _source_problem(
+        message.get("source"), f"{label}.source"
+    )
+    if problem:
+        return problem
     content = message.get("content")
     if content is None:
         return None
@@ -73,13 +95,9 @@ def _tool_result(data: dict[str, Any]) -> str | None:
     problem = _message_problem(message, "data.message")
     if problem or message is None:
         return problem
-    source = message.get("source")
-    if source is not None and source.__class__ is not dict:
-        return f"'data.message.source' must be an object, not {json_type(source)}"
-    checks = [_optional(message, "toolCallId", str, "data.message.toolCallId")]
-    if source is not None:
-        checks.append(_optional(source, "callId", str, "data.message.source.callId"))
-    return next((c for c in checks if c), None)
+    return _optional(message, "toolCallId", str, "data.message.toolCallId") or _optional(
+        message.get("source") or {}, "callId", str, "data.message.source.callId"
+    )
 
 
 def _turn_end(data: dict[str, Any]) -> str | None:
@@ -178,6 +196,14 @@ def _message_call_ids(message: Any) -> list[str] | Any:
     if message is None:
         return []
     if message.__class__ is not dict:
+        return SUSPECT
+    role, source = message.get("role"), message.get("source")
+    if not (role is None or role.__class__ is str) or not (
+        source is None or (source.__class__ is dict and all(
+            source.get(key) is None or source.get(key).__class__ is str
+            for key in _SOURCE_STRINGS
+        ))
+    ):
         return SUSPECT
     content = message.get("content")
     ids: list[str] = []

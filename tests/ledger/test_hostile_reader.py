@@ -35,6 +35,10 @@ SHAPES = [
     (1, ("data", "message"), [1], "'data.message' must be an object, not array"),
     (2, ("data", "message", "source"), ["tool"], "source' must be an object, not array"),
     (2, ("data", "message", "toolCallId"), 7, "toolCallId' must be string, not number"),
+    (1, ("data", "message", "role"), {"r": 1}, "'data.message.role' must be string, not object"),
+    (2, ("data", "message", "source"), {"kind": ["tool"]}, "source.kind' must be string"),
+    (1, ("data", "message", "source"), {"provider": {}}, "source.provider' must be string"),
+    (1, ("data", "message", "source"), {"model": 5}, "source.model' must be string, not number"),
     (0, ("data", "turn"), "1", "'data.turn' must be an integer, not string"),
     (0, ("data", "turn"), 2**63, "'data.turn' 9223372036854775808 is beyond"),
     (0, ("seq",), 2**53, "'seq' 9007199254740992 is beyond"),
@@ -198,3 +202,18 @@ def test_folder_walk_reports_what_it_cannot_read(
                                               "(ledgerviz reads JSONL)")],
         "pipe.jsonl": [("not_a_file", "a named pipe (FIFO), not a file: skipped")],
     }
+
+
+def test_label_fields_of_another_json_type_never_reach_the_frames(tmp_path: Path) -> None:
+    """A role or source label that is an object used to crash the frames' categoricals
+    (unhashable dict); now that event is an invalid_event and every frame builds."""
+    import ledgerviz
+
+    events = call_turn()
+    events[1]["data"]["message"]["role"] = {"r": 1}
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"".join(dumps(line) + b"\n" for line in [HEADER, *events]))
+    ledger = ledgerviz.load(path)
+    for policy in ("synthesize", "fork"):
+        frames = ledger.recovery(policy).frames
+        assert frames.messages["seq"].tolist() == [2]
