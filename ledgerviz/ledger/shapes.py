@@ -112,6 +112,35 @@ def _turn_end(data: dict[str, Any]) -> str | None:
     return None
 
 
+_ROUTE_STRINGS = ("provider", "model")
+"""The fields of a request's config that frames read as labels: strings when present."""
+
+
+def _route_problem(config: Any, label: str) -> str | None:
+    """Return what is wrong with the labels of a request config object, or None."""
+    if config.__class__ is not dict:
+        return None  # frames read no route from anything else
+    for key in _ROUTE_STRINGS:
+        problem = _optional(config, key, str, f"{label}.{key}")
+        if problem:
+            return problem
+    return None
+
+
+def _request_config(data: dict[str, Any]) -> Any:
+    """Return the config object a ``request/header`` names, or None."""
+    header = data.get("header")
+    return header.get("config") if header.__class__ is dict else None
+
+
+def _request_header(data: dict[str, Any]) -> str | None:
+    return _route_problem(_request_config(data), "data.header.config")
+
+
+def _request_context(data: dict[str, Any]) -> str | None:
+    return _route_problem(data, "data")
+
+
 def _carries_message(data: dict[str, Any]) -> str | None:
     return _message_problem(data.get("message"), "data.message")
 
@@ -128,6 +157,8 @@ _PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "tool/call": _tool_call,
     "tool/result": _tool_result,
     "turn/end": _turn_end,
+    "request/header": _request_header,
+    "request/context": _request_context,
 }
 
 
@@ -191,6 +222,15 @@ SUSPECT: Any = object()
 then decides, and says what is wrong."""
 
 
+def _labels_are_strings(container: dict[str, Any], keys: tuple[str, ...]) -> bool:
+    """Return True when each of ``keys`` in ``container`` is missing, null or a string."""
+    for key in keys:
+        value = container.get(key)
+        if not (value is None or value.__class__ is str):
+            return False
+    return True
+
+
 def _message_call_ids(message: Any) -> list[str] | Any:
     """Return the tool-call ids of a well-shaped message object ([] for None), or SUSPECT."""
     if message is None:
@@ -198,11 +238,10 @@ def _message_call_ids(message: Any) -> list[str] | Any:
     if message.__class__ is not dict:
         return SUSPECT
     role, source = message.get("role"), message.get("source")
-    if not (role is None or role.__class__ is str) or not (
-        source is None or (source.__class__ is dict and all(
-            source.get(key) is None or source.get(key).__class__ is str
-            for key in _SOURCE_STRINGS
-        ))
+    if not (role is None or role.__class__ is str):
+        return SUSPECT
+    if source is not None and not (
+        source.__class__ is dict and _labels_are_strings(source, _SOURCE_STRINGS)
     ):
         return SUSPECT
     content = message.get("content")
@@ -271,6 +310,16 @@ def _fast_turn_end(data: dict[str, Any]) -> Any:
     return SUSPECT
 
 
+def _fast_route(config: Any) -> Any:
+    if config.__class__ is not dict or _labels_are_strings(config, _ROUTE_STRINGS):
+        return True
+    return SUSPECT
+
+
+def _fast_request_header(data: dict[str, Any]) -> Any:
+    return _fast_route(_request_config(data))
+
+
 FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "assistant/message": _fast_carries_message,
     "system/message": _fast_carries_message,
@@ -279,6 +328,8 @@ FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "tool/call": _fast_tool_call,
     "tool/result": _fast_tool_result,
     "turn/end": _fast_turn_end,
+    "request/header": _fast_request_header,
+    "request/context": _fast_route,
 }
 """Per event type, a check that accepts a payload only when ``shape_problem`` would (it
 may refuse more: SUSPECT). Message checks return the message's tool-call ids, the

@@ -204,6 +204,24 @@ def test_folder_walk_reports_what_it_cannot_read(
     }
 
 
+def request_header(seq: int, config: Any) -> dict[str, Any]:
+    return {"type": "request/header", "seq": seq, "time": 1000 + seq,
+            "data": {"turn": 1, "step": 1, "header": {"config": config, "tools": []}}}
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ({"provider": {"p": 1}, "model": "m"}, "'data.header.config.provider' must be string"),
+    ({"provider": "p", "model": [1]}, "'data.header.config.model' must be string, not array"),
+])
+def test_request_route_labels_must_be_strings(config: dict, message: str) -> None:
+    events = [turn_start(0), request_header(1, config), assistant_calls(2, "A")]
+    content = b"".join(dumps(line) + b"\n" for line in [HEADER, *events])
+    log = read_session("x.jsonl", content)
+    (problem,) = [d for d in log.diagnostics if d.kind == "invalid_event"]
+    assert problem.line == 3 and message in problem.message
+    assert [event["seq"] for event in log.events] == [0, 2]
+
+
 def test_label_fields_of_another_json_type_never_reach_the_frames(tmp_path: Path) -> None:
     """A role or source label that is an object used to crash the frames' categoricals
     (unhashable dict); now that event is an invalid_event and every frame builds."""
