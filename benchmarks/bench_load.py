@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -331,6 +332,23 @@ def _print_stages(path: Path, rounds: int) -> None:
     print(f"  {'total':>10}: {total:6.2f} s")
 
 
+@contextmanager
+def given_or_generated(path: Path | None, events: int, name: str) -> Iterator[Path]:
+    """Yield ``path``, or a ledger of ``events`` events written to a temporary folder."""
+    if path is not None:
+        yield path
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        generated = Path(folder) / name
+        started = time.perf_counter()
+        count = write_ledger(generated, events)
+        print(
+            f"generated {count:,} events ({generated.stat().st_size / 2**20:.0f} MiB) "
+            f"in {time.perf_counter() - started:.1f}s"
+        )
+        yield generated
+
+
 def main() -> None:
     """Generate (or take) a ledger, run every route, print times, memory and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -348,16 +366,7 @@ def main() -> None:
     if args.route:
         print(json.dumps(run_route(ROUTES[args.route], args.path)))
         return
-    with tempfile.TemporaryDirectory() as folder:
-        path = args.path
-        if path is None:
-            path = Path(folder) / "bench.jsonl"
-            started = time.perf_counter()
-            count = write_ledger(path, args.events)
-            print(
-                f"generated {count:,} events ({path.stat().st_size / 2**20:.0f} MiB) "
-                f"in {time.perf_counter() - started:.1f}s"
-            )
+    with given_or_generated(args.path, args.events, "bench.jsonl") as path:
         if args.stages:
             _print_stages(path, args.rounds)
         _report(_measure(path, args.rounds))

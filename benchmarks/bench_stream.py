@@ -20,12 +20,10 @@ import argparse
 import gc
 import json
 import statistics
-import tempfile
-import time
 from pathlib import Path
 
 import orjson
-from bench_load import Built, in_fresh_process, load_average, run_route, write_ledger
+from bench_load import Built, given_or_generated, in_fresh_process, load_average, run_route
 
 CHUNK = 2 << 20
 
@@ -70,13 +68,7 @@ def main() -> None:
     if args.route:
         print(json.dumps(run_route(ROUTES[args.route], args.path)))
         return
-    with tempfile.TemporaryDirectory() as folder:
-        path = args.path
-        if path is None:
-            path = Path(folder) / "stream.jsonl"
-            started = time.perf_counter()
-            count = write_ledger(path, args.events)
-            print(f"generated {count:,} events in {time.perf_counter() - started:.0f}s")
+    with given_or_generated(args.path, args.events, "stream.jsonl") as path:
         size = path.stat().st_size
         print(f"ledger: {path} ({size / 2**20:,.0f} MiB)")
         results = []
