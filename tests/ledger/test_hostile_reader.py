@@ -91,6 +91,16 @@ def test_integers_beyond_64_bits_are_exact_and_flagged() -> None:
     assert type(log.events[2]["data"]["meta"]["inode"]) is int
 
 
+def test_the_big_integer_warning_says_the_value_was_kept_exact() -> None:
+    result = tool_result(2, "A")
+    result["data"]["meta"] = {"inode": 2**64}
+    content = encode([HEADER, turn_start(0), assistant_calls(1, "A")]) + dumps(result) + b"\n"
+    (warning,) = read_session("x.jsonl", content).diagnostics
+    assert warning.message == (
+        "holds an integer beyond 64 bits: kept exact (the runtime never writes one)"
+    )
+
+
 def test_numbers_json_does_not_allow_stay_invalid() -> None:
     for number in (b"NaN", b"Infinity", b"1e400"):
         line = b'{"type":"turn/start","seq":0,"time":' + number + b',"data":{"turn":1}}'

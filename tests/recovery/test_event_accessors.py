@@ -115,3 +115,28 @@ def test_end_reason_and_typed_user() -> None:
     assert is_user_typed({"data": {"source": {"kind": "user"}}})
     assert not is_user_typed({"data": {"source": {"kind": "goal"}}})
     assert not is_user_typed({"data": {"source": "user"}})
+
+
+def text_block(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+def wrapper(content: object) -> dict:
+    return {"type": "tool-result", "toolCallId": "A", "content": content}
+
+
+@pytest.mark.parametrize(("message", "content"), [
+    # a tool-role (v4) result's content is its own, even when a block in it is a wrapper
+    ({"role": "tool", "content": [text_block("a"), wrapper([text_block("b")])]},
+     [text_block("a"), wrapper([text_block("b")])]),
+    # a v0-v3 result's content is its first wrapper block's (with or without a role)
+    ({"role": "user", "content": [text_block("note"), wrapper([text_block("b")])]},
+     [text_block("b")]),
+    ({"content": [wrapper([text_block("b")])]}, [text_block("b")]),
+    ({"role": "user", "content": [text_block("a")]}, [text_block("a")]),
+    # anything but a list is no content
+    ({"role": "tool", "content": "a"}, []),
+    ({"role": "user", "content": [wrapper("b")]}, []),
+])
+def test_result_content_of_either_form(message: dict, content: list) -> None:
+    assert result_content(message) == content

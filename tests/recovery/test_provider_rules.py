@@ -179,6 +179,12 @@ def test_anthropic_orphan_results() -> None:
     ]
 
 
+def test_anthropic_results_after_a_text_block_are_still_checked() -> None:
+    note_first = {"role": "user", "content": [{"type": "text", "text": "note"},
+                                              *results("Z", "A")["content"]]}
+    assert problems("anthropic", uses("A"), note_first) == [("orphan_result", "Z", 1, (11,))]
+
+
 def test_anthropic_duplicate_result_in_one_turn() -> None:
     assert problems("anthropic", uses("A"), results("A", "A")) == [
         ("duplicate_result", "A", 1, (11,))

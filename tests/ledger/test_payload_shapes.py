@@ -1,0 +1,116 @@
+"""Payload shapes the reader refuses or accepts, and call pairing on the full-check path.
+
+The reader's fast check refers any event it cannot vouch for (here: a ranged
+``sourceEventSeqs``) to the full shape check, which must reach the same verdicts and pair
+results with calls the same way. Expected diagnostics are worked out by hand from the
+format (§3, §4.4) and the messages the reader documents.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ledger_lines import HEADER, assistant_calls, encode, turn_start
+
+from ledgerviz.ledger import read_session
+
+
+def found(events: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
+    log = read_session("x.jsonl", encode([HEADER, *events]))
+    return [(d.kind, d.line, d.message) for d in log.diagnostics]
+
+
+def tool_call(data: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool/call", "seq": 2, "time": 1002, "data": {"turn": 1, "step": 1, **data}}
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"name": "ls"}, "'data.callId' must be a string, not null"),
+    ({"callId": 5, "name": "ls"}, "'data.callId' must be a string, not number"),
+    ({"callId": "A", "name": 3, "arguments": "{}"}, "'data.name' must be string, not number"),
+    ({"callId": "A", "name": "ls", "arguments": {}}, "'data.arguments' must be string, not object"),
+    ({"callId": "A"}, None),
+    ({"callId": "A", "name": None, "arguments": None}, None),
+])
+def test_tool_call_payloads(data: dict[str, Any], problem: str | None) -> None:
+    events = [turn_start(0), assistant_calls(1, "A"), tool_call(data)]
+    expected = [] if problem is None else [("invalid_event", 4, f"tool/call: {problem}")]
+    assert found(events) == expected
+
+
+@pytest.mark.parametrize(("route", "problem"), [
+    ({"provider": {"p": 1}, "model": "m"}, "'data.provider' must be string, not object"),
+    ({"provider": "p", "model": 4}, "'data.model' must be string, not number"),
+    ({"provider": "p", "model": "m"}, None),
+    ({}, None),
+])
+def test_request_context_payloads(route: dict[str, Any], problem: str | None) -> None:
+    context = {"type": "request/context", "seq": 1, "time": 1001,
+               "data": {"turn": 1, "step": 1, **route}}
+    expected = [] if problem is None else [("invalid_event", 3, f"request/context: {problem}")]
+    assert found([turn_start(0), context]) == expected
+
+
+@pytest.mark.parametrize(("event", "problem"), [
+    ({"type": "turn/end", "seq": 1, "time": 1001, "data": {"turn": 1, "reason": "done"}},
+     "turn/end: 'data.reason' must be an object, not string"),
+    ({"type": "turn/end", "seq": 1, "time": 1001, "data": {"turn": 1, "reason": {"kind": 2}}},
+     "turn/end: 'data.reason.kind' must be a string, not number"),
+    ({"type": "user/message", "seq": 1, "time": 1001, "surfaceOp": "append",
+      "data": {"id": "u1", "role": 5, "content": []}},
+     "user/message: 'data.role' must be string, not number"),
+    ({"type": "user/message", "seq": 1, "time": 1001, "surfaceOp": "append",
+      "data": {"id": "u1", "role": "user", "content": [{"type": "tool-call", "id": "A"}, 3]}},
+     "user/message: 'data.content' holds a number, not a block object"),
+])
+def test_turn_end_and_user_message_payloads(event: dict[str, Any], problem: str) -> None:
+    assert found([turn_start(0), event]) == [("invalid_event", 3, problem)]
+
+
+def result(seq: int, message: dict[str, Any] | None) -> dict[str, Any]:
+    data: dict[str, Any] = {"turn": 1, "step": 1}
+    if message is not None:
+        data["message"] = {"id": f"r{seq}", **message}
+    return {"type": "tool/result", "seq": seq, "time": 1000 + seq, "data": data,
+            "surfaceOp": "append"}
+
+
+def text(value: str) -> dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+def pairing_turn() -> list[dict[str, Any]]:
+    """Calls A and B requested (seq 1; a text block's own ``id`` C is no call), then one
+    result per way of naming (or not naming) a call (seqs 2-8, file lines 4-10)."""
+    request = assistant_calls(1, "A", "B")
+    request["data"]["message"]["content"].insert(0, {**text("t"), "id": "C"})
+    return [
+        turn_start(0),
+        request,
+        # source.callId wins over toolCallId
+        result(2, {"role": "tool", "toolCallId": "Z", "source": {"kind": "tool", "callId": "A"},
+                   "content": [text("a")]}),
+        result(3, {"role": "tool", "toolCallId": "B", "content": [text("b")]}),
+        # the v3 wrapper block names the call
+        result(4, {"role": "user", "content": [{"type": "tool-result", "toolCallId": "C"}]}),
+        result(5, {"role": "user", "content": [text("no id")]}),
+        result(6, {"role": "user", "content": [{"type": "tool-result", "toolCallId": 5}]}),
+        result(7, {"role": "tool", "source": {"kind": "tool"}, "content": []}),
+        result(8, None),
+    ]
+
+
+@pytest.mark.parametrize("full_check", [False, True])
+def test_results_pair_with_requested_calls_on_either_path(full_check: bool) -> None:
+    events = pairing_turn()
+    if full_check:
+        for event in events[1:]:
+            event["sourceEventSeqs"] = [[0, 0]]
+    assert found(events) == [
+        ("orphan_result", 6, "tool/result answers call 'C', never requested"),
+        ("invalid_event", 7, "tool/result names no call id"),
+        ("invalid_event", 8, "tool/result names no call id"),
+        ("invalid_event", 9, "tool/result names no call id"),
+        ("invalid_event", 10, "tool/result names no call id"),
+    ]

@@ -1,0 +1,42 @@
+"""``SessionLog``'s summary line and its envelope columns (expected values by hand)."""
+
+from __future__ import annotations
+
+from ledgerviz.ledger import Diagnostic, SessionLog
+from ledgerviz.ledger.fields import EventFields
+
+
+def session(events: list[dict], diagnostics: list[Diagnostic] = (), **fields) -> SessionLog:
+    return SessionLog("logs/a.jsonl", "a", {"type": "session"}, 4, events, list(diagnostics),
+                      **fields)
+
+
+def diagnostic(severity: str) -> Diagnostic:
+    return Diagnostic("logs/a.jsonl", 2, "seq_gap", severity, "a gap")
+
+
+def test_summary_counts_diagnostics_by_severity_in_order_of_first_appearance() -> None:
+    log = session([{}, {}], [diagnostic("warning"), diagnostic("error"), diagnostic("warning")])
+    assert repr(log) == (
+        "<SessionLog 'a' from 'logs/a.jsonl': version 4, 2 events; "
+        "diagnostics: 2 warning, 1 error>"
+    )
+
+
+def test_summary_of_a_clean_log_says_none() -> None:
+    assert repr(session([{}])) == (
+        "<SessionLog 'a' from 'logs/a.jsonl': version 4, 1 events; diagnostics: none>"
+    )
+
+
+def test_event_fields_are_extracted_when_the_reader_kept_none() -> None:
+    events = [{"type": "turn/start", "seq": 7, "time": 5, "data": {"turn": 1}}, {"type": "x"}]
+    columns = session(events).event_fields()
+    assert (columns.types, columns.seqs, columns.times, columns.turns) == (
+        ["turn/start", "x"], [7, 1], [5, None], [1, None]
+    )
+
+
+def test_event_fields_kept_by_the_reader_are_returned_as_they_are() -> None:
+    kept = EventFields.empty()
+    assert session([{"type": "x"}], fields=kept).event_fields() is kept
