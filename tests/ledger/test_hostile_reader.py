@@ -172,6 +172,15 @@ def test_duplicate_keys_are_a_warning_when_asked_for() -> None:
     assert kinds(encode([HEADER]) + spaced, duplicate_keys=True) == []
 
 
+def test_every_line_with_a_repeated_key_is_named_not_only_the_first() -> None:
+    plain = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}'
+    twice = b'{"type":"turn/start","seq":1,"time":1,"time":2,"data":{"turn":2}}'
+    log = read_session("x.jsonl", encode([HEADER, plain, twice]), duplicate_keys=True)
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
+        ("duplicate_key", 3, "key 'time' repeated within one object: the last value is used")
+    ]
+
+
 def test_special_files_named_directly_are_refused_at_once(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.jsonl")
     with pytest.raises(UnreadableSourceError, match=r"named pipe \(FIFO\), not a file"):

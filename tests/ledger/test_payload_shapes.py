@@ -68,6 +68,19 @@ def test_turn_end_and_user_message_payloads(event: dict[str, Any], problem: str)
     assert found([turn_start(0), event]) == [("invalid_event", 3, problem)]
 
 
+@pytest.mark.parametrize(("message", "problem"), [
+    ({"role": 5}, "'data.message.role' must be string, not number"),
+    ({"role": "tool", "toolCallId": "A", "source": {"kind": "tool", "callId": 5}},
+     "'data.message.source.callId' must be string, not number"),
+    ({"role": "tool", "toolCallId": ["A"]}, "'data.message.toolCallId' must be string, not array"),
+])
+def test_tool_result_payloads(message: dict[str, Any], problem: str) -> None:
+    bad = {"type": "tool/result", "seq": 2, "time": 1002, "surfaceOp": "append",
+           "data": {"turn": 1, "step": 1, "message": {"id": "r2", **message}}}
+    events = [turn_start(0), assistant_calls(1, "A"), bad]
+    assert found(events) == [("invalid_event", 4, f"tool/result: {problem}")]
+
+
 def result(seq: int, message: dict[str, Any] | None) -> dict[str, Any]:
     data: dict[str, Any] = {"turn": 1, "step": 1}
     if message is not None:

@@ -6,7 +6,13 @@ import pytest
 
 from ledgerviz.recovery import analyze, export, pairing_problems, project_context
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.providers import ExportMemo, Provider, ProviderRequest
+from ledgerviz.recovery.providers import (
+    ExportMemo,
+    Provider,
+    ProviderRequest,
+    to_anthropic,
+    to_openai,
+)
 
 from .build import LedgerBuilder
 from .ledgers import dsh_fixture
@@ -144,3 +150,22 @@ def test_orphan_and_duplicate_results(full: bool) -> None:
     ]
     orphan_first = pairing_problems(export([_result(0, "Q")], "anthropic", full=full))
     assert [(p.kind, p.call_id) for p in orphan_first] == [("orphan_result", "Q")]
+
+
+@pytest.mark.parametrize("convert", [to_openai, to_anthropic])
+def test_the_converters_give_full_requests_by_default(convert) -> None:
+    said = ContextMessage(4, "user/message", {"role": "user", "content": [
+        {"type": "text", "text": "hello"}]})
+    messages = convert([said]).payload["messages"]
+    assert messages == ([{"role": "user", "content": "hello"}] if convert is to_openai
+                        else [{"role": "user", "content": [{"type": "text", "text": "hello"}]}])
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_memo_holds_what_each_message_became(provider: Provider) -> None:
+    message = {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+    memo: ExportMemo = {}
+    export([ContextMessage(4, "user/message", message)], provider, memo)
+    became = ({"role": "user", "content": "hello"} if provider == "openai"
+              else ("user", [{"type": "text", "text": "hello"}]))
+    assert memo == {id(message): (message, "user/message", became)}

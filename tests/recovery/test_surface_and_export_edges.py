@@ -3,6 +3,8 @@ string, malformed replacements and nested rewinds (expected values by hand)."""
 
 from __future__ import annotations
 
+import pytest
+
 from ledgerviz.recovery import analyze, export
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.providers import block_text
@@ -89,3 +91,52 @@ def test_a_rewind_leaves_an_unlogged_result_before_it_in_place() -> None:
     synth = analyze(b.events, policy="synthesize")
     assert [synth.seqs[k] for k in synth.surface] == [1, 3, None]
     assert synth.abandoned_seqs == [7, 9]
+
+
+def text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+@pytest.mark.parametrize(("blocks", "expected"), [
+    ([text("a"), 5, text("b")], "a\nb"),  # a stray non-block is skipped, not the end
+    ([{"type": "tool-result", "content": [text("inner"), text("more")]}], "inner\nmore"),
+    ([{"type": "tool-removal", "toolName": "bash"}], "[tool-removal: bash]"),
+    ([{"type": "reasoning", "text": "r"}, {"type": "tool-call", "id": "A"}, text("x")], "x"),
+    (None, ""),
+])
+def test_block_text_flattens_and_drops(blocks: object, expected: str) -> None:
+    assert block_text(blocks) == expected
+
+
+def test_a_message_of_no_known_role_is_a_user_message() -> None:
+    unlabelled = ContextMessage(1, "user/message", {"content": [text("x")]})
+    assert export([unlabelled], "openai").payload["messages"] == [
+        {"role": "user", "content": "x"}
+    ]
+
+
+def test_anthropic_request_in_full() -> None:
+    # turn 1 asks (no text: no empty text block), an empty message is dropped without
+    # ending the export, the result carries its text, the reply follows
+    asks = ContextMessage(1, "assistant/message", {"role": "assistant", "content": [
+        {"type": "tool-call", "id": "A", "name": "ls", "arguments": "{}"}]})
+    empty = ContextMessage(2, "user/message", {"role": "user", "content": []})
+    answer = ContextMessage(3, "tool/result", {"role": "tool", "toolCallId": "A",
+                                               "isError": True, "content": [text("out")]})
+    reply = ContextMessage(4, "assistant/message", {"role": "assistant", "content": [text("ok")]})
+    request = export([asks, empty, answer, reply], "anthropic")
+    assert request.provider == "anthropic"
+    assert request.payload == {"messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "A", "name": "ls",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "A",
+                                      "content": "out", "is_error": True}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+    ]}
+    assert request.seqs == [(1,), (3,), (4,)]
+
+
+def test_an_unknown_provider_is_named() -> None:
+    with pytest.raises(ValueError, match=r"^unknown provider 'gemini'; expected one of "
+                                         r"\('openai', 'anthropic'\)$"):
+        export([], "gemini")  # type: ignore[arg-type]
