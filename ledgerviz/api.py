@@ -10,6 +10,7 @@ from typing import Any
 
 from ledgerviz.display import notebook, reprs
 from ledgerviz.frames import Frames, build_frames
+from ledgerviz.frames.prefix import SessionFrames, prefix_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
@@ -103,6 +104,10 @@ class Ledger:
         """For a cut made with ``reuse``: the prefix analyses of the session it was cut from."""
         self._memos: _Memos | None = None
         """Shared by the cuts made with ``reuse``: what each message projected and exported to."""
+        self._bases: dict[tuple[str, Policy], SessionFrames] = {}
+        self._base: tuple[Callable[[Policy], SessionFrames], int] | None = None
+        """For a cut made with ``reuse``: the frames of the session it was cut from, and how
+        many of its events the cut keeps (its frames are sliced from those)."""
 
     def __repr__(self) -> str:
         return f"<{reprs.ledger_title(self)}>"
@@ -152,6 +157,7 @@ class Ledger:
         if reuse:
             source = view._source = lambda policy: self._prefix_analyses(log, policy)
             view._analyzer = lambda _cut, policy: source(policy).analysis(n)
+            view._base = (lambda policy: self._session_frames(log, policy), n)
             if self._memos is None or self._memos.size() > 2 * len(log.events) + MEMO_SLACK:
                 self._memos = _Memos({}, {name: {} for name in PROVIDERS})  # a bounded cache
             view._memos = self._memos
@@ -189,6 +195,15 @@ class Ledger:
                 self._prefixes[key] = PrefixAnalyses(
                     log.events, policy=policy, version=log.version, columns=log.event_fields())
         return self._prefixes[key]
+
+    def _session_frames(self, log: SessionLog, policy: Policy) -> SessionFrames:
+        """Return the frames of one whole session under ``policy``, to slice cuts from
+        (made once)."""
+        key = (log.key, policy)
+        if key not in self._bases:
+            whole = self._prefix_analyses(log, policy).analysis(len(log.events))
+            self._bases[key] = SessionFrames(log.key, log, whole)
+        return self._bases[key]
 
     def fork(
         self,
@@ -272,7 +287,12 @@ class Ledger:
                     if step is not None:
                         step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
-            view = self._views[policy] = RecoveryView(policy, analyses, build_frames(triples))
+            if self._base is None:
+                frames = build_frames(triples)
+            else:
+                base, kept = self._base
+                frames = prefix_frames(base(policy), *triples[0], recorded=kept)
+            view = self._views[policy] = RecoveryView(policy, analyses, frames)
         return view
 
     def _single(self, session: str | int | None, action: str) -> SessionLog:

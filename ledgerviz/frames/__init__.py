@@ -36,6 +36,11 @@ class Frames:
         with paused_gc():
             return SessionsView.of(self._sessions)
 
+    @property
+    def view(self) -> SessionsView:
+        """Return the columns every frame is built from (see ``SessionsView``)."""
+        return self._view
+
     def _build(
         self, columns_of: Callable[[SessionsView], dict[str, Any]], schema: dict[str, Any]
     ) -> pd.DataFrame:

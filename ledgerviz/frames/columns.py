@@ -143,3 +143,38 @@ def duration_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     numbers, missing = _int_values(values)
     numbers[missing] = _NAT
     return pd.array(numbers.view("timedelta64[ms]"))
+
+
+def joined(head: Any, tail: Any) -> Any:
+    """Return the typed column ``head`` followed by ``tail`` (numpy or pandas arrays of one
+    type; categoricals of the same fixed categories)."""
+    if isinstance(head, np.ndarray):
+        return np.concatenate([head, tail])
+    if isinstance(head, pd.Categorical):
+        if not head.categories.equals(tail.categories):
+            raise ValueError("only categoricals of the same categories join as they are")
+        return pd.Categorical.from_codes(np.concatenate([head.codes, tail.codes]),
+                                         categories=head.categories)
+    return type(head)._concat_same_type([head, tail])
+
+
+def joined_inferred(head: pd.Categorical, tail: pd.Categorical) -> pd.Categorical | None:
+    """Return ``category_column`` of the values of ``head`` then ``tail``, two categoricals
+    with inferred categories (each may hold categories its values no longer use), or None
+    when a category is not a string or none is used."""
+    head_used = head.categories[np.unique(head.codes[head.codes >= 0])].tolist()
+    tail_used = tail.categories[np.unique(tail.codes[tail.codes >= 0])].tolist()
+    names = sorted({*head_used, *tail_used}) if all(
+        type(name) is str for name in (*head_used, *tail_used)) else None
+    if not names:
+        return None
+    code_of = {name: code for code, name in enumerate(names)}
+    codes = [_recoded(part.codes, part.categories, code_of) for part in (head, tail)]
+    return pd.Categorical.from_codes(np.concatenate(codes), categories=pd.Index(names))
+
+
+def _recoded(codes: np.ndarray, categories: pd.Index, code_of: dict[str, int]) -> np.ndarray:
+    """Return ``codes`` (into ``categories``) as codes into ``code_of``; -1 stays missing."""
+    mapping = np.array([code_of.get(name, -1) for name in categories.tolist()] + [-1],
+                       dtype=np.int32)
+    return mapping[codes]  # code -1 picks the trailing -1

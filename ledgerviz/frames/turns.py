@@ -59,18 +59,31 @@ USAGE_COLUMNS = {
 """The token columns of ``STEP_SCHEMA`` and the ``usage`` key each one sums."""
 
 _TURN_EVENTS = frozenset({"turn/start", "turn/end", "step/start"})
-_STEP_EVENTS = frozenset(
-    {"step/start", "step/end", "assistant/message", "request/header", "request/context"}
-)
+_ROUTE_EVENTS = frozenset({"request/header", "request/context"})
+_STEP_EVENTS = frozenset({"step/start", "step/end", "assistant/message"}) | _ROUTE_EVENTS
 
 # A row under construction is a plain list (cheap to make); these name its slots. The
 # first slot is the session index; the start and end slots hold the position of the
-# event in the view (-1: none yet).
-_TURN_ROW = ("session", "turn", "start", "end", "end_reason", "steps")
-_T_START, _T_END, _T_REASON, _T_STEPS = range(2, 6)
-_STEP_ROW = ("session", "turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS)
+# event in the view (-1: none yet); the last two, the positions of the first and the latest
+# event that changed the row (``EXTENT``: a prefix of the view changes only the rows it
+# reaches).
+EXTENT = ("first", "last")
+_TURN_ROW = ("session", "turn", "start", "end", "end_reason", "steps", *EXTENT)
+_T_START, _T_END, _T_REASON, _T_STEPS, _T_LAST = (2, 3, 4, 5, 7)
+_STEP_ROW = ("session", "turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS,
+             *EXTENT)
+STEP_FACTS = ("provider", "model", *USAGE_COLUMNS)
+"""The ``steps`` columns read from the step's own events (besides its seqs, times, calls)."""
 _S_START, _S_END, _S_PROVIDER, _S_MODEL = range(3, 7)
 _S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=7))
+_S_LAST = 8 + len(USAGE_COLUMNS)
+NO_ROUTE: tuple[Any, Any] = (None, None)
+
+
+def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
+    """Return the turn rows of the view's events (from ``view.start`` on), one list per slot
+    of ``_TURN_ROW`` (the positions of each row's first and latest event included)."""
+    return transpose(_turn_rows(view), _TURN_ROW)
 
 
 def _turn_rows(view: SessionsView) -> list[list[Any]]:
@@ -82,7 +95,7 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
         kind, key = types[i], (sessions[i], turns[i])
         row = latest.get(key)
         if kind == "turn/start" or row is None:
-            row = latest[key] = [*key, -1, -1, None, 0]
+            row = latest[key] = [*key, -1, -1, None, 0, i, i]
             rows.append(row)
         if kind == "turn/start":
             row[_T_START] = i
@@ -90,6 +103,7 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
             row[_T_END], row[_T_REASON] = i, end_reason_kind(events[i])
         else:
             row[_T_STEPS] += 1
+        row[_T_LAST] = i
     return rows
 
 
@@ -105,12 +119,8 @@ def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, 
 
 def turn_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``turns`` columns of every session."""
-    rows = transpose(_turn_rows(view), _TURN_ROW)
+    rows = turn_rows(view)
     spans = _spans(view, rows["start"], rows["end"])
-    calls = list(zip(view.call_sessions, view.calls, strict=True))
-    per_turn = Counter((session, call.turn) for session, call in calls)
-    by_status = Counter((session, call.turn, call.status) for session, call in calls)
-    keys = list(zip(rows["session"], rows["turn"], strict=True))
     return {
         "session": rows["session"],
         "turn": rows["turn"],
@@ -118,10 +128,23 @@ def turn_columns(view: SessionsView) -> dict[str, Column]:
         "duration": spans["end_time"] - spans["start_time"],
         "end_reason": rows["end_reason"],
         "steps": rows["steps"],
+        **turn_outcomes(view, rows["session"], rows["turn"], rows["end_reason"], spans),
+    }
+
+
+def turn_outcomes(view: SessionsView, sessions: list[int], turns: list[Any],
+                  reasons: list[Any], spans: dict[str, Column]) -> dict[str, Column]:
+    """Return the columns of turn rows that depend on the policy's analysis (their calls by
+    status, and whether they forked), given the rows' sessions, turns, reasons and spans."""
+    calls = list(zip(view.call_sessions, view.calls, strict=True))
+    per_turn = Counter((session, call.turn) for session, call in calls)
+    by_status = Counter((session, call.turn, call.status) for session, call in calls)
+    keys = list(zip(sessions, turns, strict=True))
+    return {
         "calls": [per_turn[key] for key in keys],
         "outcome_unknown": [by_status[(*key, "outcome_unknown")] for key in keys],
         "not_started": [by_status[(*key, "not_started")] for key in keys],
-        "forked": _forked(view, rows["session"], rows["end_reason"], spans),
+        "forked": _forked(view, sessions, reasons, spans),
     }
 
 
@@ -140,29 +163,47 @@ def _forked(
     return forked
 
 
-def _step_rows(view: SessionsView) -> list[list[Any]]:
+def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str, list[Any]]:
+    """Return the step rows of the view's events (from ``view.start`` on, where ``route``,
+    the provider and model, holds), one list per slot of ``_STEP_ROW``."""
+    return transpose(_step_rows(view, route), _STEP_ROW)
+
+
+def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
+    """Return the (provider, model) route the request events before ``position`` set."""
+    for i in reversed(view.from_position(0).indices_of(_ROUTE_EVENTS, stop=position)):
+        route = _route(view.types[i], view.datas[i])
+        if route is not None:
+            return route
+    return NO_ROUTE
+
+
+def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
     """Return one row per (turn, step) from the step, assistant and request events."""
     rows: list[list[Any]] = []
     latest: dict[tuple[int, Any, Any], list[Any]] = {}
-    route: tuple[Any, Any] = (None, None)
     open_row: list[Any] | None = None
     types, datas, sessions = view.types, view.datas, view.sessions
     turns, steps = view.fields.turns, view.fields.steps
     session = -1
     for i in view.indices_of(_STEP_EVENTS):
         kind = types[i]
-        if sessions[i] != session:  # a new session: no route, no open step yet
-            session, route, open_row = sessions[i], (None, None), None
+        if sessions[i] != session:  # a new session: no open step yet
+            if session != -1:  # and no route
+                route = NO_ROUTE
+            session, open_row = sessions[i], None
         if kind in ("request/header", "request/context"):
             route = _route(kind, datas[i]) or route
             if open_row is not None:
                 open_row[_S_PROVIDER], open_row[_S_MODEL] = route
+                open_row[_S_LAST] = i
             continue
         key = (session, turns[i], steps[i])
         row = latest.get(key)
         if kind == "step/start" or row is None:
-            row = latest[key] = [*key, -1, -1, *route, None, None, None, None]
+            row = latest[key] = [*key, -1, -1, *route, None, None, None, None, i, i]
             rows.append(row)
+        row[_S_LAST] = i
         if kind == "step/start":
             row[_S_START] = i
             open_row = row
@@ -176,12 +217,20 @@ def _step_rows(view: SessionsView) -> list[list[Any]]:
 
 def step_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``steps`` columns of every session."""
-    rows = transpose(_step_rows(view), _STEP_ROW)
+    rows = step_rows(view)
+    for slot in EXTENT:
+        del rows[slot]
     spans = _spans(view, rows.pop("start"), rows.pop("end"))
+    return {**rows, **spans,
+            "calls": step_calls(view, rows["session"], rows["turn"], rows["step"])}
+
+
+def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
+               steps: list[Any]) -> list[int]:
+    """Return how many of the analysis' calls each (session, turn, step) row holds."""
     calls = zip(view.call_sessions, view.calls, strict=True)
     per_step = Counter((session, call.turn, call.step) for session, call in calls)
-    keys = zip(rows["session"], rows["turn"], rows["step"], strict=True)
-    return {**rows, **spans, "calls": [per_step[key] for key in keys]}
+    return [per_step[key] for key in zip(sessions, turns, steps, strict=True)]
 
 
 def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ledgerviz.frames.columns import category_column, int_column, time_column
+from ledgerviz.frames.columns import (
+    category_column,
+    int_column,
+    joined,
+    joined_inferred,
+    time_column,
+)
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts
@@ -48,6 +54,9 @@ class SessionsView:
     type_array: pd.Categorical
     """Every event's type as a categorical (its categories sorted)."""
     _names: pd.Index = field(repr=False)
+    start: int = 0
+    """The first position the frame builders read (:meth:`from_position`); every column
+    still holds every event, so positions stay those of the whole view."""
 
     @classmethod
     def of(cls, sessions: Sequence[tuple[str, SessionLog, Analysis]]) -> SessionsView:
@@ -80,6 +89,35 @@ class SessionsView:
             types.categories,
         )
 
+    def continued(self, key: str, log: SessionLog, analysis: Analysis,
+                  shared: int) -> SessionsView | None:
+        """Return the view of one session whose analysis begins with the first ``shared``
+        events of this one-session view's (a prefix of its session), columns sliced from
+        these; None when a type column cannot be joined so (build it with :meth:`of`)."""
+        tail = EventFields.of(analysis.events[shared:], start=shared)
+        types = joined_inferred(self.type_array[:shared], category_column(tail.types))
+        if types is None:
+            return None
+        return SessionsView(
+            [key],
+            [log],
+            [analysis],
+            analysis.events,
+            self.fields[:shared] + tail,
+            [0] * len(analysis.events),
+            analysis.seqs,
+            analysis.branch,
+            analysis.synthetic,
+            analysis.recorded,
+            analysis.recovery_code,
+            analysis.calls,
+            [0] * len(analysis.calls),
+            joined(self.seq_array[:shared], int_column(analysis.seqs[shared:])),
+            joined(self.time_array[:shared], time_column(tail.times)),
+            types,
+            types.categories,
+        )
+
     def seq_at(self, positions: Sequence[int]) -> pd.arrays.IntegerArray:
         """Return the seqs of the events at ``positions`` (-1: no event, <NA>)."""
         return self.seq_array.take(positions, allow_fill=True)
@@ -98,10 +136,16 @@ class SessionsView:
         """Return each event's ``data`` object ({} when it has none)."""
         return self.fields.datas
 
-    def indices_of(self, kinds: frozenset[str]) -> list[int]:
-        """Return the positions of the events whose type is in ``kinds``, in log order."""
+    def indices_of(self, kinds: frozenset[str], stop: int | None = None) -> list[int]:
+        """Return the positions from ``start`` to ``stop`` (default: the end) of the events
+        whose type is in ``kinds``, in log order."""
         wanted = [code for code, name in enumerate(self._names) if name in kinds]
-        return np.flatnonzero(np.isin(self.type_array.codes, wanted)).tolist()
+        codes = self.type_array.codes[self.start : stop]
+        return (np.flatnonzero(np.isin(codes, wanted)) + self.start).tolist()
+
+    def from_position(self, start: int) -> SessionsView:
+        """Return this view with the frame builders reading only the events from ``start`` on."""
+        return replace(self, start=start)
 
 
 def _joined(lists: list[list[Any]]) -> list[Any]:

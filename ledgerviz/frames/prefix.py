@@ -1,0 +1,357 @@
+"""The frames of a prefix of one session (a cut of it, or a fork child's inherited events and
+its own few), sliced from the frames of the whole session under the same policy.
+
+The analysis of a prefix begins with the whole session's first events (the scan is online,
+see ``recovery.prefixes``). Rows those events alone make are taken from the whole session's
+frames; rows the events after them reach (the open turn and step, the closers) are built as
+usual; every column that depends on the analysis (branch, synthetic, statuses, settled,
+counts by status, forked) is rebuilt from the prefix's own analysis. The result equals a
+build from scratch; a frame whose rows a ledger does not keep contiguous (a turn reopened
+later in the file, a seq two tool events share) is built from scratch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ledgerviz.frames import Frames
+from ledgerviz.frames.calls import CALL_SCHEMA
+from ledgerviz.frames.columns import (
+    assemble,
+    bool_column,
+    category_column,
+    int_column,
+    joined,
+    joined_inferred,
+    string_column,
+    transpose,
+)
+from ledgerviz.frames.events import (
+    EVENT_SCHEMA,
+    TOOL_EVENTS,
+    _call_ids,
+    _inherited,
+    _surface_ops,
+)
+from ledgerviz.frames.turns import (
+    STEP_FACTS,
+    STEP_SCHEMA,
+    TURN_SCHEMA,
+    _spans,
+    route_before,
+    step_calls,
+    step_rows,
+    turn_outcomes,
+    turn_rows,
+)
+from ledgerviz.frames.view import SessionsView
+from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.recovery.analysis import Analysis, CallFacts
+
+_UNSLICEABLE = frozenset({"assistant/message", "request/header", "request/context"})
+"""Event types after the shared events that make a prefix's frames be built from scratch:
+they would add calls, or change a step's route."""
+
+
+class SessionFrames:
+    """The frames of one whole session under one policy, and what slicing prefixes needs."""
+
+    def __init__(self, key: str, log: SessionLog, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.frames = Frames([(key, log, analysis)])
+        self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
+
+    def shared(self, recorded: int) -> int:
+        """Return how many first events of the analysis hold its first ``recorded`` recorded
+        events (and the results recovery put between them)."""
+        if recorded <= 0:
+            return 0
+        return int(np.searchsorted(self._recorded_before, recorded)) + 1
+
+    @cached_property
+    def turn_rows(self) -> _Rows:
+        """Return the whole session's turn rows."""
+        return _Rows(turn_rows(self.frames.view))
+
+    @cached_property
+    def step_rows(self) -> _Rows:
+        """Return the whole session's step rows."""
+        return _Rows(step_rows(self.frames.view))
+
+    @cached_property
+    def tool_positions(self) -> dict[Any, int]:
+        """Return the position of the tool event with each seq, or an empty dict when two
+        tool events share a seq."""
+        view = self.frames.view
+        positions = view.indices_of(TOOL_EVENTS)
+        found = {view.seqs[i]: i for i in positions}
+        return found if len(found) == len(positions) else {}
+
+
+class _Rows:
+    """Rows of one frame of the whole session (lists per slot), with where each began and
+    how far the rows before each reach."""
+
+    def __init__(self, rows: dict[str, list[Any]]) -> None:
+        self.rows = rows
+        self.reach = np.maximum.accumulate(np.asarray(rows["last"], dtype=np.int64))
+        self.keys = {key: row for row, key in reversed(list(enumerate(self.row_keys())))}
+        """The first row of each key."""
+
+    def row_keys(self, rows: dict[str, list[Any]] | None = None) -> list[tuple[Any, ...]]:
+        """Return the key of each row (``rows``: of another set of rows of this frame)."""
+        rows = rows or self.rows
+        names = ["session", "turn", "step"] if "step" in rows else ["session", "turn"]
+        return list(zip(*(rows[name] for name in names), strict=True))
+
+    def kept(self, shared: int) -> int:
+        """Return how many first rows only events before position ``shared`` change."""
+        return int(np.searchsorted(self.reach, shared))
+
+    def start(self, count: int, shared: int) -> int | None:
+        """Return the position the rows after the first ``count`` begin at (``shared`` when
+        there are none), or None when an event from there on changes one of the first."""
+        start = self.rows["first"][count] if count < len(self.reach) else shared
+        return None if count and self.reach[count - 1] >= start else start
+
+    def reopened(self, new: dict[str, list[Any]], count: int) -> int | None:
+        """Return the first of the first ``count`` rows whose key a row of ``new`` (built
+        after them) that no start event opened carries (a scan over all would change that
+        row instead), or None."""
+        reopened = [self.keys.get(key, count)
+                    for start, key in zip(new["start"], self.row_keys(new), strict=True)
+                    if start == -1]
+        first = min(reopened, default=count)
+        return first if first < count else None
+
+
+class PrefixFrames(Frames):
+    """The frames of one session whose analysis begins with the first ``shared`` events of
+    ``base``'s, sliced from ``base``'s frames (see the module docstring)."""
+
+    def __init__(self, base: SessionFrames, key: str, log: SessionLog, analysis: Analysis,
+                 shared: int) -> None:
+        super().__init__([(key, log, analysis)])
+        self._base = base
+        self._shared = shared
+        self._key = key
+        self._analysis = analysis
+
+    @cached_property
+    def _continued(self) -> SessionsView | None:
+        with paused_gc():
+            return self._base.frames.view.continued(self._key, self._sessions[0][1],
+                                                    self._analysis, self._shared)
+
+    @cached_property
+    def _view(self) -> SessionsView:
+        return self._continued or super()._view
+
+    def _frame(self, columns: dict[str, Any], schema: dict[str, Any]) -> pd.DataFrame:
+        return assemble([self._key], columns, schema)
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """Return one row per event (see :attr:`Frames.events`)."""
+        view, shared = self._continued, self._shared
+        if view is None:
+            return super().events
+        with paused_gc():
+            head = self._base.frames.events
+            tail = view.fields[shared:]
+            surface_ops = joined_inferred(
+                head["surface_op"].array[:shared],
+                category_column(_surface_ops(tail.surface_ops)))
+            if surface_ops is None:
+                surface_ops = category_column(_surface_ops(view.fields.surface_ops))
+            analysis = self._analysis
+            return self._frame({
+                "session": np.zeros(len(view.events), dtype=np.int64),
+                "seq": view.seq_array,
+                "time": view.time_array,
+                "type": view.type_array,
+                "turn": joined(head["turn"].array[:shared], int_column(tail.turns)),
+                "step": joined(head["step"].array[:shared], int_column(tail.steps)),
+                "call_id": joined(head["call_id"].array[:shared],
+                                  string_column(_call_ids(view.from_position(shared))[shared:])),
+                "surface_op": surface_ops,
+                "synthetic": bool_column(analysis.synthetic),
+                "recorded": bool_column(analysis.recorded),
+                "inherited": bool_column(_inherited(view)),
+                "branch": EVENT_SCHEMA["branch"](analysis.branch),
+                "recovery_code": category_column(analysis.recovery_code),
+            }, EVENT_SCHEMA)
+
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """Return one row per turn (see :attr:`Frames.turns`)."""
+        built = self._rows(self._base.turn_rows,
+                           lambda view, start: turn_rows(view.from_position(start)))
+        if built is None:
+            return super().turns
+        view, rows, count, new = built
+        with paused_gc():
+            head = self._base.frames.turns.iloc[:count]
+            spans = _joined_spans(view, head, new)
+            reasons = joined_inferred(head["end_reason"].array,
+                                      category_column(new["end_reason"]))
+            if reasons is None:
+                reasons = category_column(rows.rows["end_reason"][:count] + new["end_reason"])
+            sessions = [0] * (count + len(new["turn"]))
+            turns = rows.rows["turn"][:count] + new["turn"]
+            return self._frame({
+                "session": sessions,
+                "turn": joined(head["turn"].array, int_column(new["turn"])),
+                **spans,
+                "duration": spans["end_time"] - spans["start_time"],
+                "end_reason": reasons,
+                "steps": joined(head["steps"].array, int_column(new["steps"])),
+                **turn_outcomes(view, sessions, turns,
+                                rows.rows["end_reason"][:count] + new["end_reason"], spans),
+            }, TURN_SCHEMA)
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """Return one row per (turn, step) (see :attr:`Frames.steps`)."""
+        built = self._rows(self._base.step_rows, lambda view, start: step_rows(
+            view.from_position(start), route_before(view, start)))
+        if built is None:
+            return super().steps
+        view, rows, count, new = built
+        with paused_gc():
+            head = self._base.frames.steps.iloc[:count]
+            facts = {}
+            for name in STEP_FACTS:
+                convert = STEP_SCHEMA[name]
+                if convert is category_column:
+                    fact = joined_inferred(head[name].array, category_column(new[name]))
+                    facts[name] = fact if fact is not None else category_column(
+                        rows.rows[name][:count] + new[name])
+                else:
+                    facts[name] = joined(head[name].array, convert(new[name]))
+            sessions = [0] * (count + len(new["step"]))
+            turns, steps = (rows.rows[name][:count] + new[name] for name in ("turn", "step"))
+            return self._frame({
+                "session": sessions,
+                "turn": joined(head["turn"].array, int_column(new["turn"])),
+                "step": joined(head["step"].array, int_column(new["step"])),
+                **_joined_spans(view, head, new),
+                **facts,
+                "calls": step_calls(view, sessions, turns, steps),
+            }, STEP_SCHEMA)
+
+    def _rows(self, rows: _Rows, build: Callable[[SessionsView, int], dict[str, list[Any]]]
+              ) -> tuple[SessionsView, _Rows, int, dict[str, list[Any]]] | None:
+        """Return the view, the whole session's rows, how many of them the prefix keeps and
+        the rows ``build`` makes of the events from the position the others begin at; None
+        when the rows cannot be sliced so."""
+        view = self._continued
+        if view is None or not self._tail_sliceable(view):
+            return None
+        count: int | None = rows.kept(self._shared)
+        while count is not None:
+            start = rows.start(count, self._shared)
+            if start is None:
+                return None
+            new = build(view, start)
+            reopened = rows.reopened(new, count)
+            if reopened is None:
+                return view, rows, count, new
+            count = reopened  # the events after the shared ones reach back to that row
+        return None
+
+    def _tail_sliceable(self, view: SessionsView) -> bool:
+        """Whether the events after the shared ones leave the calls and routes alone."""
+        return not _UNSLICEABLE.intersection(view.types[self._shared:])
+
+    @cached_property
+    def calls(self) -> pd.DataFrame:
+        """Return one row per requested tool call (see :attr:`Frames.calls`)."""
+        view = self._continued
+        positions = self._base.tool_positions
+        calls = self._analysis.calls
+        if (view is None or not self._tail_sliceable(view) or not positions
+                or len(calls) > len(self._base.analysis.calls)):
+            return super().calls
+        tail_tools = {view.seqs[i]: i for i in view.indices_of(TOOL_EVENTS)
+                      if i >= self._shared}
+        with paused_gc():
+            head = self._base.frames.calls.iloc[:len(calls)]
+            facts = transpose(calls, CallFacts._fields)
+            times = {}
+            for name, seqs in (("dispatch_time", "dispatched_seq"), ("result_time", "result_seq")):
+                times[name] = _call_times(view, head, seqs, facts[seqs], positions,
+                                          tail_tools, self._shared)
+            tool = joined_inferred(head["tool"].array, category_column([]))
+            if tool is None:
+                tool = category_column(facts["name"])
+            return self._frame({
+                "session": np.zeros(len(calls), dtype=np.int64),
+                "call_id": head["call_id"].array,
+                "tool": tool,
+                "turn": head["turn"].array,
+                "step": head["step"].array,
+                "requested_seq": head["requested_seq"].array,
+                "dispatched_seq": int_column(facts["dispatched_seq"]),
+                "result_seq": int_column(facts["result_seq"]),
+                **times,
+                "status": CALL_SCHEMA["status"](facts["status"]),
+                "error_code": category_column(facts["error_code"]),
+                "is_error": bool_column(facts["is_error"]),
+                "duration": times["result_time"] - times["dispatch_time"],
+                "arguments": head["arguments"].array,
+                "branch": CALL_SCHEMA["branch"](facts["branch"]),
+                "settled": bool_column(facts["settled"]),
+            }, CALL_SCHEMA)
+
+
+def _joined_spans(view: SessionsView, head: pd.DataFrame,
+                  new: dict[str, list[Any]]) -> dict[str, Any]:
+    """Return the seq and time span columns of the kept rows ``head`` then the ``new`` rows."""
+    spans = _spans(view, new["start"], new["end"])
+    return {name: joined(head[name].array, column) for name, column in spans.items()}
+
+
+def _call_times(view: SessionsView, head: pd.DataFrame, column: str, seqs: list[Any],
+                positions: dict[Any, int], tail_tools: dict[Any, int],
+                shared: int) -> pd.api.extensions.ExtensionArray:
+    """Return the time of the tool event with each call's ``column`` seq (``seqs``, the
+    prefix's; the last such event, as ``calls`` reads it): the whole session's time where
+    the seq is the whole session's and no event after the shared ones has it, else looked
+    up (the prefix's own ``tail_tools`` first, then the whole session's tool event
+    ``positions`` before ``shared``)."""
+    times = head["dispatch_time" if column == "dispatched_seq" else "result_time"].array
+    same = (int_column(seqs) == head[column].array).to_numpy(dtype=bool, na_value=False)
+    changed = [row for row in np.flatnonzero(~same).tolist()] + [
+        row for row, seq in enumerate(seqs) if seq in tail_tools and same[row]]
+    if not changed:
+        return times
+    found = []
+    for row in changed:
+        seq = seqs[row]
+        position = -1 if seq is None else tail_tools.get(seq, -1)
+        if position < 0 and seq is not None and positions.get(seq, shared) < shared:
+            position = positions[seq]
+        found.append(position)
+    patched = times.copy()
+    patched[changed] = view.time_at(found)
+    return patched
+
+
+def prefix_frames(base: SessionFrames, key: str, log: SessionLog, analysis: Analysis,
+                  recorded: int) -> Frames:
+    """Return the frames of one session whose analysis begins with the analysis of the first
+    ``recorded`` recorded events of ``base``'s session: sliced from ``base`` where the
+    analyses share those events, else built from scratch."""
+    shared = base.shared(recorded)
+    whole = base.analysis.events
+    if shared > min(len(whole), len(analysis.events)) or (
+            shared and analysis.events[shared - 1] is not whole[shared - 1]):
+        return Frames([(key, log, analysis)])
+    return PrefixFrames(base, key, log, analysis, shared)

@@ -1,0 +1,101 @@
+"""A cut's frames, sliced from the frames of its whole session, equal the frames the reader
+gives for the file truncated at that cut (an independent build: another file, read anew)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ledgerviz
+from ledgerviz.frames import FRAME_NAMES, Frames
+from ledgerviz.frames.prefix import PrefixFrames
+from ledgerviz.simulate import write_scenario
+
+TESTS = Path(__file__).resolve().parent
+CONFORMANCE = TESTS / "data" / "conformance" / "inputs"
+POLICIES = ("synthesize", "fork")
+SLICED_BUILDERS = ("event_columns", "turn_columns", "step_columns", "call_columns")
+"""The builders of the frames a cut slices (messages and lineage are built as usual)."""
+
+
+def truncated(path: Path, lines: range, n: int, out: Path) -> Path:
+    """Write the header line of ``path`` and the lines of its first ``n`` events to ``out``."""
+    text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [text[0], *(text[line - 1] for line in lines[:n])]
+    out.write_text("".join(kept), encoding="utf-8")
+    return out
+
+
+@pytest.fixture
+def rebuilt(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record each frame a cut built from scratch instead of slicing it."""
+    names: list[str] = []
+    original = Frames._build
+
+    def build(self: Frames, columns_of, schema):
+        if isinstance(self, PrefixFrames):
+            names.append(columns_of.__name__)
+        return original(self, columns_of, schema)
+
+    monkeypatch.setattr(Frames, "_build", build)
+    return names
+
+
+def assert_cuts_match(path: Path, cuts: list[int], tmp_path: Path) -> None:
+    """Every cut of ``path`` in ``cuts``, under both policies, gives the truncated file's frames."""
+    whole = ledgerviz.load(path)
+    (log,) = whole.sessions
+    for n in cuts:
+        cut = whole.cut(n, reuse=True)
+        expected = ledgerviz.load(truncated(path, log.lines, n, tmp_path / f"cut-{n}.jsonl"))
+        assert expected.keys == cut.keys
+        for policy in POLICIES:
+            got, want = cut.recovery(policy).frames, expected.recovery(policy).frames
+            assert isinstance(got, PrefixFrames)
+            for name in FRAME_NAMES:
+                pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name),
+                                              obj=f"{path.name} cut {n} {policy} {name}")
+
+
+def fork_cuts(path: Path) -> list[int]:
+    """Return cuts around each fork point of ``path`` (the fork policy's, at the whole file):
+    the cut ending at the assistant message, one event before and after it."""
+    ledger = ledgerviz.load(path)
+    analysis = ledger.recovery("fork").analyses[ledger.keys[0]]
+    indices = [analysis.seqs.index(point) for point in analysis.fork_points]
+    assert indices, f"{path.name} has no fork point"
+    return sorted({c for i in indices for c in (i, i + 1, i + 2) if c <= len(analysis.seqs)})
+
+
+@pytest.mark.parametrize("name", ["random-01-v4.jsonl"])
+def test_every_cut_of_a_conformance_input_gives_the_truncated_files_frames(
+        name: str, tmp_path: Path, rebuilt: list[str]) -> None:
+    path = CONFORMANCE / name
+    count = len(ledgerviz.load(path).sessions[0].events)
+    assert_cuts_match(path, list(range(1, count + 1)), tmp_path)
+    assert not [n for n in rebuilt if n in SLICED_BUILDERS]
+
+
+def test_a_cut_of_no_events_is_built_from_scratch(tmp_path: Path, rebuilt: list[str]) -> None:
+    assert_cuts_match(CONFORMANCE / "random-01-v4.jsonl", [0], tmp_path)
+    assert set(SLICED_BUILDERS) <= set(rebuilt)
+
+
+@pytest.mark.parametrize("scenario", ["resume-synthesize", "scheduler-failure", "compaction"])
+def test_every_cut_of_a_simulated_ledger_gives_the_truncated_files_frames(
+        scenario: str, tmp_path: Path, rebuilt: list[str]) -> None:
+    (path,) = write_scenario(scenario, tmp_path / f"{scenario}.jsonl")
+    count = len(ledgerviz.load(path).sessions[0].events)
+    assert_cuts_match(path, [*range(1, count, 5), count], tmp_path)
+    assert not [n for n in rebuilt if n in SLICED_BUILDERS]
+
+
+def test_cuts_at_the_fork_points_of_a_long_session(tmp_path: Path, rebuilt: list[str]) -> None:
+    (path,) = write_scenario("crash-mid-dispatch", tmp_path / "crash.jsonl", turns=40)
+    cuts = fork_cuts(path)
+    count = len(ledgerviz.load(path).sessions[0].events)
+    mid_step = list(range(count // 2, count // 2 + 8))  # inside an ordinary turn's steps
+    assert_cuts_match(path, [*cuts, *mid_step, count], tmp_path)
+    assert not [n for n in rebuilt if n in SLICED_BUILDERS]
