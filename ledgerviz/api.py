@@ -10,6 +10,7 @@ from typing import Any
 
 from ledgerviz.display import notebook, reprs
 from ledgerviz.frames import Frames, build_frames
+from ledgerviz.frames.joined import JoinedFrames
 from ledgerviz.frames.prefix import SessionFrames, prefix_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.fields import EventFields
@@ -33,6 +34,9 @@ from ledgerviz.recovery.context import ProjectionMemo
 from ledgerviz.recovery.fork import SEED_MARKER
 from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import ExportMemo, Provider
+
+Triple = tuple[str, SessionLog, Analysis]
+"""A session's key, its log and its analysis under one policy: what frames are built from."""
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -105,9 +109,11 @@ class Ledger:
         self._memos: _Memos | None = None
         """Shared by the cuts made with ``reuse``: what each message projected and exported to."""
         self._bases: dict[tuple[str, Policy], SessionFrames] = {}
-        self._base: tuple[Callable[[Policy], SessionFrames], int] | None = None
-        """For a cut made with ``reuse``: the frames of the session it was cut from, and how
-        many of its events the cut keeps (its frames are sliced from those)."""
+        self._whole: Callable[[Policy], SessionFrames] | None = None
+        """For a cut made with ``reuse``: the frames of the whole session it was cut from."""
+        self._framer: Callable[[Policy, list[Triple]], Frames] | None = None
+        """For a cut made with ``reuse`` (and the story of its fork): builds the frames from
+        those of the whole session (``frames.prefix``) instead of from scratch."""
 
     def __repr__(self) -> str:
         return f"<{reprs.ledger_title(self)}>"
@@ -157,7 +163,9 @@ class Ledger:
         if reuse:
             source = view._source = lambda policy: self._prefix_analyses(log, policy)
             view._analyzer = lambda _cut, policy: source(policy).analysis(n)
-            view._base = (lambda policy: self._session_frames(log, policy), n)
+            whole = view._whole = lambda policy: self._session_frames(log, policy)
+            view._framer = lambda policy, triples: prefix_frames(whole(policy), *triples[0],
+                                                                 recorded=n)
             if self._memos is None or self._memos.size() > 2 * len(log.events) + MEMO_SLACK:
                 self._memos = _Memos({}, {name: {} for name in PROVIDERS})  # a bounded cache
             view._memos = self._memos
@@ -185,6 +193,11 @@ class Ledger:
             return source(policy).analysis(inherited, then=session.events[inherited:])
 
         story._analyzer = analyzer
+        whole = self._whole
+        if whole is not None:  # the child's frames are sliced as the cut's are
+            story._framer = lambda policy, triples: JoinedFrames([
+                self.recovery(policy).frames,
+                prefix_frames(whole(policy), *triples[1], recorded=inherited)])
         return story
 
     def _prefix_analyses(self, log: SessionLog, policy: Policy) -> PrefixAnalyses:
@@ -287,11 +300,8 @@ class Ledger:
                     if step is not None:
                         step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
-            if self._base is None:
-                frames = build_frames(triples)
-            else:
-                base, kept = self._base
-                frames = prefix_frames(base(policy), *triples[0], recorded=kept)
+            framer = self._framer
+            frames = build_frames(triples) if framer is None else framer(policy, triples)
             view = self._views[policy] = RecoveryView(policy, analyses, frames)
         return view
 

@@ -10,6 +10,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, Frames
+from ledgerviz.frames.joined import JoinedFrames
 from ledgerviz.frames.prefix import PrefixFrames
 from ledgerviz.simulate import write_scenario
 
@@ -98,4 +99,31 @@ def test_cuts_at_the_fork_points_of_a_long_session(tmp_path: Path, rebuilt: list
     count = len(ledgerviz.load(path).sessions[0].events)
     mid_step = list(range(count // 2, count // 2 + 8))  # inside an ordinary turn's steps
     assert_cuts_match(path, [*cuts, *mid_step, count], tmp_path)
+    assert not [n for n in rebuilt if n in SLICED_BUILDERS]
+
+
+def test_the_fork_story_of_a_cut_gives_the_truncated_files_story(
+        tmp_path: Path, rebuilt: list[str]) -> None:
+    (path,) = write_scenario("crash-mid-dispatch", tmp_path / "crash.jsonl", turns=40)
+    whole = ledgerviz.load(path)
+    (log,) = whole.sessions
+    cuts = fork_cuts(path)
+    stories = 0
+    for n in [*cuts, len(log.events)]:
+        story = whole.cut(n, reuse=True).with_fork()
+        expected = ledgerviz.load(truncated(path, log.lines, n, tmp_path / f"cut-{n}.jsonl"))
+        want = expected.with_fork()
+        assert (story is None) == (want is None)
+        if story is None:
+            continue
+        stories += 1
+        assert story.keys == want.keys
+        for policy in POLICIES:
+            got = story.recovery(policy).frames
+            assert isinstance(got, JoinedFrames)
+            for name in FRAME_NAMES:
+                pd.testing.assert_frame_equal(getattr(got, name),
+                                              getattr(want.recovery(policy).frames, name),
+                                              obj=f"story at cut {n} {policy} {name}")
+    assert stories >= 2
     assert not [n for n in rebuilt if n in SLICED_BUILDERS]

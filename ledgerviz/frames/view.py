@@ -89,6 +89,34 @@ class SessionsView:
             types.categories,
         )
 
+    @classmethod
+    def joined(cls, views: Sequence[SessionsView]) -> SessionsView | None:
+        """Return the view of the sessions of ``views`` one after another (what :meth:`of`
+        gives for all their sessions); None when their type columns cannot be joined so."""
+        types = views[0].type_array
+        for view in views[1:]:
+            types = joined_inferred(types, view.type_array)
+            if types is None:
+                return None
+        counts = np.cumsum([0, *(len(view.keys) for view in views)])
+        seq_array, time_array = views[0].seq_array, views[0].time_array
+        for view in views[1:]:
+            seq_array = joined(seq_array, view.seq_array)
+            time_array = joined(time_array, view.time_array)
+
+        def chained(name: str) -> list[Any]:
+            return _joined([getattr(view, name) for view in views])
+
+        def shifted(name: str) -> list[int]:
+            return _joined([[session + int(offset) for session in getattr(view, name)]
+                            for view, offset in zip(views, counts, strict=False)])
+
+        return cls(chained("keys"), chained("logs"), chained("analyses"), chained("events"),
+                   EventFields.joined([view.fields for view in views]), shifted("sessions"),
+                   chained("seqs"), chained("branch"), chained("synthetic"), chained("recorded"),
+                   chained("recovery_code"), chained("calls"), shifted("call_sessions"),
+                   seq_array, time_array, types, types.categories)
+
     def continued(self, key: str, log: SessionLog, analysis: Analysis,
                   shared: int) -> SessionsView | None:
         """Return the view of one session whose analysis begins with the first ``shared``
