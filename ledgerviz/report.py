@@ -28,8 +28,9 @@ from ledgerviz.plot.timeline import fork_story_spec, session_timeline_specs
 from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.providers import PROVIDERS, Problem
-from ledgerviz.report_figures import figure_html, page_scripts
+from ledgerviz.report_figures import figure_height, figure_html, page_scripts
 from ledgerviz.report_lineage import fork_children, grouped_order
+from ledgerviz.report_pack import PAGE_NO_SCRIPT, pack_bodies
 
 ARGUMENT_LIMIT = 2_000
 TEXT_PREVIEW = 300
@@ -253,8 +254,17 @@ def _story_figures(ledger: Ledger, index: int, children: Sequence[int], policy: 
     return stories
 
 
+class _Section(NamedTuple):
+    """One session's section: its heading (always in the page) and its body (summary,
+    timelines, tables: packed unless the report is built without packing)."""
+
+    head: str
+    body: str
+    figures_px: int
+
+
 def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFacts,
-                     spec: dict[str, Any], children: Sequence[int] = ()) -> str:
+                     spec: dict[str, Any], children: Sequence[int] = ()) -> _Section:
     """Return one session's section: its timeline ``spec``, or with fork ``children`` loaded
     (under the fork policy) one story of the session and each child instead."""
     log = wide.ledger.sessions[index]
@@ -270,11 +280,13 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
              if len(stories) > 1 else "")
             + f'<div class="figure">{figure_html(story, _figure_name(index, j))}</div>'
             for j, (child, story) in enumerate(stories))
+        heights = sum(figure_height(story) for _, story in stories)
     else:
         figures = f'<div class="figure">{figure_html(spec, str(index))}</div>'
-    return (
-        f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
-        f'<p class="meta">{meta}</p>'
+        heights = figure_height(spec)
+    head = (f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
+            f'<p class="meta">{meta}</p>')
+    body = (
         f"{_summary(facts)}"
         f"{figures}"
         f"<h3>Unanswered tool calls</h3>{_unanswered(wide.open_calls.get(key, []))}"
@@ -282,8 +294,20 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
         f"<h3>Fork points</h3>{_fork_points(wide, key)}"
         f"<h3>Provider validity of the next request</h3>{_providers(wide, key)}"
         f"<h3>Diagnostics</h3>{_diagnostics(log)}"
-        "</section>"
     )
+    return _Section(head, body, heights)
+
+
+def _sections_html(sections: Sequence[_Section], packed: bool) -> tuple[str, str]:
+    """Return the sections' HTML and the packed blocks their bodies are read from (none when
+    not ``packed``: then every body is in its section)."""
+    if not packed:
+        return "".join(f"{s.head}{s.body}</section>" for s in sections), ""
+    placeholders, blocks = pack_bodies([s.body for s in sections],
+                                       [s.figures_px for s in sections])
+    return ("".join(f"{s.head}{placeholder}</section>"
+                    for s, placeholder in zip(sections, placeholders, strict=True)),
+            "".join(blocks))
 
 
 def _figure_name(index: int, story: int) -> str:
@@ -292,7 +316,8 @@ def _figure_name(index: int, story: int) -> str:
     return str(index) if story == 0 else f"{index}-{story}"
 
 
-def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order") -> str:
+def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order",
+                  packed: bool = True) -> str:
     """Return the report as one self-contained HTML document (plotly.js inlined once).
 
     It opens with an overview table (one row per session), then one section per session;
@@ -302,6 +327,11 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     closers share the last timestamp, and idle gaps between turns would squeeze the rest),
     each only when it scrolls into view. Every session's facts and timeline come from one
     pass over the frames of all sessions. The same input gives the same bytes.
+
+    When ``packed`` (the default), each session's body (summary, timelines, tables) and
+    plotly.js are stored compressed and unpacked by the page script as they scroll near
+    (:mod:`ledgerviz.report_pack`): a report of many sessions opens on its overview at once.
+    Without packing, the bodies are plain HTML that reads without JavaScript.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
@@ -323,6 +353,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
             if step is not None:
                 step(len(log.events))
     rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
+    sections_html, blocks = _sections_html(sections, packed)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -330,16 +361,16 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         f"{stylesheet('report.css')}</style></head><body class='lv'>"
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
-        "</p></header>"
-        f"<main>{_overview(rows)}{''.join(sections)}</main>"
+        f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
+        f"<main>{_overview(rows)}{sections_html}</main>{blocks}"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded)</footer>"
         f"{page_scripts()}</body></html>"
     )
 
 
 def write_report(ledger: Ledger, path: str | Path, policy: Policy = DEFAULT_POLICY,
-                 axis: Axis = "order") -> Path:
-    """Write the report of ``ledger`` to ``path`` and return the path written."""
+                 axis: Axis = "order", packed: bool = True) -> Path:
+    """Write the report of ``ledger`` (:func:`render_report`) to ``path``; return the path."""
     target = Path(path)
-    target.write_text(render_report(ledger, policy, axis), encoding="utf-8")
+    target.write_text(render_report(ledger, policy, axis, packed), encoding="utf-8")
     return target

@@ -1,5 +1,6 @@
 """Figures in the HTML report: each is a placeholder div plus its spec as inline JSON, drawn by
-the page script (``display/report.js``) when it scrolls into view; plotly.js is embedded once."""
+the page script (``display/report.js``) when it scrolls into view; plotly.js is embedded once,
+packed (:mod:`ledgerviz.report_pack`), and started only when the first figure is drawn."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from typing import Any
 from plotly.io.json import to_json_plotly
 
 from ledgerviz.plot.timeline import TEMPLATE
+from ledgerviz.report_pack import packed_script
+
+DEFAULT_HEIGHT = 450
+"""plotly's figure height when the layout names none."""
 
 
 def _script_json(value: Any) -> str:
@@ -25,21 +30,26 @@ def figure_html(figure: dict[str, Any], name: str) -> str:
     """
     layout = {k: v for k, v in figure["layout"].items() if k != "template"}
     spec = _script_json({"data": figure["data"], "layout": layout})
-    height = layout.get("height", 450)
     return (f'<div class="lv-plot" id="plot-{name}" data-figure="figure-{name}"'
-            f' style="height:{height}px"></div>'
+            f' style="height:{figure_height(figure)}px">'
+            "<noscript>The timeline needs JavaScript.</noscript></div>"
             f'<script type="application/json" id="figure-{name}">{spec}</script>')
+
+
+def figure_height(figure: dict[str, Any]) -> int:
+    """Return the height of a figure dict in pixels."""
+    return int(figure["layout"].get("height", DEFAULT_HEIGHT))
 
 
 @cache
 def page_scripts() -> str:
-    """Return the report's scripts: the figures' template, plotly.js, then the lazy drawing and
-    table sorting."""
+    """Return the report's scripts: the figures' template, plotly.js packed, then the page
+    behaviour (unpacking, lazy drawing, table sorting)."""
     import plotly.io as pio
     from plotly.offline import get_plotlyjs
 
     behaviour = files("ledgerviz.display").joinpath("report.js").read_text(encoding="utf-8")
     template = _script_json(pio.templates[TEMPLATE].to_plotly_json())
     return (f'<script type="application/json" id="lv-template">{template}</script>'
-            f'<script type="text/javascript">{get_plotlyjs()}</script>'
+            f'{packed_script("lv-plotly", get_plotlyjs().encode("utf-8"))}'
             f"<script>{behaviour}</script>")

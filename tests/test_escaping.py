@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from report_packs import unpacked
 
 import ledgerviz
 from ledgerviz.display.reprs import analysis_html, frames_html, session_html
@@ -186,7 +187,7 @@ def strings(value: Any) -> Iterator[str]:
 
 def outputs(ledger: ledgerviz.Ledger) -> Iterator[tuple[str, str]]:
     """(where, html) of every HTML the ledger is drawn into."""
-    yield "report", render_report(ledger)
+    yield "report", unpacked(render_report(ledger))  # bodies in their sections, as shown
     for policy in ("synthesize", "fork"):
         for key in ledger.keys:
             figure = timeline(ledger, policy=policy, session=key)

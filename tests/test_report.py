@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from report_packs import BLOCK, PLACEHOLDER, blocks, unpacked
 
 import ledgerviz
 from ledgerviz.cli import main
@@ -53,9 +54,15 @@ class Page(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def hostile_page() -> tuple[ledgerviz.Ledger, str, Page]:
+def packed_document() -> str:
+    return render_report(ledgerviz.load([SEMANTIC, HOSTILE]), policy="fork")
+
+
+@pytest.fixture(scope="module")
+def hostile_page(packed_document: str) -> tuple[ledgerviz.Ledger, str, Page]:
+    """The report with its packed session bodies put back in their sections."""
     ledger = ledgerviz.load([SEMANTIC, HOSTILE])
-    document = render_report(ledger, policy="fork")
+    document = unpacked(packed_document)
     return ledger, document, Page(document)
 
 
@@ -93,11 +100,45 @@ def test_overview_has_one_row_per_session_with_its_counts(hostile_page) -> None:
     assert rows[1] == ["11", "1", "3", "1", "0", "1", "1", "1", "0"]
 
 
-def test_plotly_is_inlined_once_and_nothing_is_fetched(hostile_page) -> None:
-    page = hostile_page[2]
-    assert sum("* plotly.js v" in s for s in page.scripts) == 1
+def test_plotly_is_inlined_once_and_nothing_is_fetched(packed_document: str,
+                                                       hostile_page) -> None:
+    page = Page(packed_document)
+    assert sum("* plotly.js v" in s for s in page.scripts) == 0  # packed, not plain
+    found = blocks(packed_document)
+    assert [name for name, data in found.items() if b"* plotly.js v" in data] == ["lv-plotly"]
     assert all(a.get("src") is None for t, a in page.tags if t == "script")
-    assert page.count("link") == 0
+    assert page.count("link") == 0 and hostile_page[2].count("link") == 0
+
+
+def test_packed_bodies_are_the_plain_reports_bodies(packed_document: str) -> None:
+    plain = render_report(ledgerviz.load([SEMANTIC, HOSTILE]), policy="fork", packed=False)
+    def main(document: str) -> str:
+        return document[document.index("<main>"):document.index("</main>")]
+
+    assert main(unpacked(packed_document)) == main(plain)
+    assert len(PLACEHOLDER.findall(packed_document)) == 2
+    assert PLACEHOLDER.findall(plain) == [] and BLOCK.findall(plain)[0][0] == "lv-plotly"
+    assert len(packed_document) < len(plain)
+
+
+def test_without_javascript_the_page_says_what_is_missing(packed_document: str) -> None:
+    notes = re.findall(r"<noscript>(.*?)</noscript>", packed_document)
+    assert len(notes) == 1 + 2  # the page's note, then one per session body
+    assert "only the overview and each session's heading show" in notes[0]
+    assert "ledgerviz report --no-pack" in notes[0]
+    assert all("summary, timeline and tables need JavaScript" in n for n in notes[1:])
+    page = Page(packed_document)
+    text = "".join(page.text)
+    assert text.count("Session ") == 2 and "Unanswered tool calls" not in text
+    assert page.count("tr") == 3  # the overview's header and its two rows
+
+
+def test_a_plain_report_reads_without_javascript() -> None:
+    plain = render_report(ledgerviz.load([SEMANTIC, HOSTILE]), policy="fork", packed=False)
+    text = "".join(Page(plain).text)
+    assert "Unanswered tool calls" in text and "recorded events" in text
+    assert "only the overview" not in plain
+    assert plain.count("<noscript>The timeline needs JavaScript.</noscript>") == 2
 
 
 def test_hostile_ledger_renders_as_text(hostile_page) -> None:
@@ -160,7 +201,7 @@ def test_write_report_writes_the_document(tmp_path: Path) -> None:
     target = write_report(ledgerviz.load(SEMANTIC), tmp_path / "r.html", policy="synthesize")
     document = target.read_text(encoding="utf-8")
     assert document.startswith("<!DOCTYPE html>")
-    assert "policy: synthesize" in document
+    assert "policy: synthesize" in unpacked(document)  # the timeline's title
 
 
 def test_unknown_policy_is_refused() -> None:
@@ -188,3 +229,13 @@ def test_cli_examples_reports_every_bundled_example(tmp_path: Path, capsys) -> N
 def test_cli_without_sources_fails_clearly(capsys) -> None:
     assert main(["report"]) == 2
     assert "give at least one PATH or --examples" in capsys.readouterr().err
+
+
+def test_cli_no_pack_writes_plain_section_bodies(tmp_path: Path) -> None:
+    packed, plain = tmp_path / "packed.html", tmp_path / "plain.html"
+    assert main(["report", str(HOSTILE), "-o", str(packed)]) == 0
+    assert main(["report", str(HOSTILE), "--no-pack", "-o", str(plain)]) == 0
+    packed_text, plain_text = (p.read_text(encoding="utf-8") for p in (packed, plain))
+    assert "<h3>Unanswered tool calls</h3>" in plain_text
+    assert "<h3>Unanswered tool calls</h3>" not in packed_text
+    assert len(PLACEHOLDER.findall(packed_text)) == 1 and PLACEHOLDER.findall(plain_text) == []

@@ -48,14 +48,14 @@ def event_seqs(spec: dict[str, Any]) -> set[float]:
 
 
 def test_the_child_section_follows_its_parent() -> None:
-    page = render_report(child_first(), "synthesize")
+    page = render_report(child_first(), "synthesize", packed=False)
     assert re.findall(r"<h2>Session ([^<]*)</h2>", page) == [PARENT, CHILD]
     assert re.findall(r'<section class="session" id="session-(\d)">', page) == ["1", "0"]
     assert re.findall(r'<a href="#session-(\d)">', page) == ["0", "1"]  # overview: file order
 
 
 def test_under_fork_the_parent_is_drawn_with_its_child() -> None:
-    page = render_report(child_first(), "fork")
+    page = render_report(child_first(), "fork", packed=False)
     parent = figure(page, 1)
     assert "<b>session/end-seed</b> · seq 18" in hover_heads(parent)
     assert max(event_seqs(parent)) == 38  # the child's last event, past the parent's 21
@@ -66,7 +66,7 @@ def test_under_fork_the_parent_is_drawn_with_its_child() -> None:
 
 
 def test_other_policies_draw_the_parent_alone() -> None:
-    parent = figure(render_report(child_first(), "synthesize"), 1)
+    parent = figure(render_report(child_first(), "synthesize", packed=False), 1)
     assert "<b>session/end-seed</b> · seq 18" not in hover_heads(parent)
     assert 38 not in event_seqs(parent)  # the child's last event is not drawn here
 
@@ -75,7 +75,7 @@ def test_a_fork_child_id_is_escaped() -> None:
     parent = ledgerviz.load(EXAMPLES / "crash-mid-dispatch.jsonl")
     hostile = "x<script>alert(1)</script>"
     child = parent.fork(session_id=hostile, created_at=0)
-    page = render_report(Ledger([*parent.sessions, *child.sessions]), "fork")
+    page = render_report(Ledger([*parent.sessions, *child.sessions]), "fork", packed=False)
     assert "<script>alert(1)" not in page
     assert "drawn with its fork child <b>x&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page
 
@@ -94,7 +94,7 @@ def test_a_parent_with_two_fork_children_draws_one_story_per_child() -> None:
     parent = ledgerviz.load(EXAMPLES / "crash-mid-dispatch.jsonl")
     first = parent.fork(session_id="kid-a", created_at=0).sessions[0]
     second = parent.fork(at=21, session_id="kid-b", created_at=0).sessions[0]
-    page = render_report(Ledger([*parent.sessions, first, second]), "fork")
+    page = render_report(Ledger([*parent.sessions, first, second]), "fork", packed=False)
     assert "drawn with its fork children <b>kid-a</b>, <b>kid-b</b>" in page
     for name, child in (("0", first), ("0-1", second)):  # the parent's section, one per child
         story = figure(page, name)

@@ -37,6 +37,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--axis", choices=("order", "time", "auto"), default="order",
                         help="timeline x axis: event order (default), time, or time when "
                         "every event has one")
+    parser.add_argument("--no-pack", dest="packed", action="store_false",
+                        help="write every session's summary and tables as plain HTML, readable "
+                        "without JavaScript and by diff (by default they are stored compressed "
+                        "and unpacked as they scroll into view, so large reports open at once)")
     parser.set_defaults(run=run)
 
 
@@ -62,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
             inputs=[log.path for log in ledger.sessions],
             follow_symlinks=args.follow_symlinks,
         )
-        output.write(render_report(ledger, policy=args.policy, axis=args.axis))
+        output.write(render_report(ledger, policy=args.policy, axis=args.axis,
+                                   packed=args.packed))
     except OutputError as error:
         say_error("report", error)
         return OUTPUT_ERROR_EXIT

@@ -1,12 +1,42 @@
-// The report's page behaviour: timelines drawn lazily as they scroll into view, WebGL
-// timelines released when they scroll away (browsers keep few WebGL contexts alive), and
-// sortable overview columns. Every figure's spec is a JSON script next to its plot div.
+// The report's page behaviour. Session bodies and plotly.js are packed (base64 of zlib
+// bytes in inert script blocks): a body is unpacked into its section as it scrolls near, and
+// plotly.js is started when the first timeline is drawn. Timelines are drawn as they scroll
+// into view and WebGL timelines released when they scroll away (browsers keep few WebGL
+// contexts alive). Overview columns sort on click. Every figure's spec is a JSON script next
+// to its plot div.
 (function () {
   "use strict";
   var MAX_LIVE_WEBGL = 8;
   var CONFIG = { displaylogo: false, responsive: true };
   var live = new Map();  // plot div -> whether it holds a WebGL trace
   var template = JSON.parse(document.getElementById("lv-template").textContent);
+  var packs = {};  // block id -> promise of its bodies
+  var plotly = null;  // promise of plotly.js started
+
+  // A packed block's bytes: base64 decoded by a plain loop (Uint8Array.from with a mapping
+  // function is several times slower on megabytes), then inflated.
+  function unpacked(id) {
+    var text = atob(document.getElementById(id).textContent);
+    var bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).arrayBuffer();
+  }
+
+  function plotlyStarted() {
+    if (!plotly) {
+      plotly = unpacked("lv-plotly").then(function (code) {
+        return new Promise(function (resolve, reject) {
+          var script = document.createElement("script");
+          script.src = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+          script.onload = function () { URL.revokeObjectURL(script.src); resolve(); };
+          script.onerror = reject;
+          document.head.appendChild(script);
+        });
+      });
+    }
+    return plotly;
+  }
 
   function spec(div) {
     return JSON.parse(document.getElementById(div.dataset.figure).textContent);
@@ -32,7 +62,7 @@
     if (!live.has(div)) return;
     var contexts = live.get(div) ? webglContexts(div) : [];
     live.delete(div);
-    window.Plotly.purge(div);
+    if (window.Plotly) window.Plotly.purge(div);
     contexts.forEach(function (gl) {
       var lose = gl.getExtension("WEBGL_lose_context");
       if (lose) lose.loseContext();
@@ -55,22 +85,51 @@
     if (isWebgl) makeRoomForWebgl();
     live.set(div, isWebgl);
     div.dataset.state = "drawing";
-    window.Plotly.newPlot(div, figure.data, figure.layout, CONFIG).then(function () {
-      if (!live.has(div)) return;
-      div.dataset.state = "drawn";
-      div.dataset.draws = String(Number(div.dataset.draws || 0) + 1);
+    plotlyStarted().then(function () {
+      if (!live.has(div)) return null;
+      return window.Plotly.newPlot(div, figure.data, figure.layout, CONFIG).then(function () {
+        if (!live.has(div)) return;
+        div.dataset.state = "drawn";
+        div.dataset.draws = String(Number(div.dataset.draws || 0) + 1);
+      });
     });
   }
 
-  function observe() {
-    var observer = new IntersectionObserver(function (entries) {
-      entries.forEach(function (entry) {
-        if (entry.isIntersecting) draw(entry.target);
-        else if (live.get(entry.target)) release(entry.target);
-      });
-    }, { rootMargin: "600px 0px" });
-    document.querySelectorAll("div.lv-plot").forEach(function (div) { observer.observe(div); });
+  var plots = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (entry.isIntersecting) draw(entry.target);
+      else if (live.get(entry.target)) release(entry.target);
+    });
+  }, { rootMargin: "600px 0px" });
+
+  function observePlots(root) {
+    root.querySelectorAll("div.lv-plot").forEach(function (div) { plots.observe(div); });
   }
+
+  function fill(placeholder) {
+    var id = placeholder.dataset.pack;
+    plotlyStarted();  // its timelines will need it: start it while the body unpacks
+    if (!packs[id]) {
+      packs[id] = unpacked(id).then(function (bytes) {
+        return JSON.parse(new TextDecoder().decode(bytes));
+      });
+    }
+    placeholder.dataset.state = "unpacking";
+    packs[id].then(function (bodies) {
+      placeholder.innerHTML = bodies[Number(placeholder.dataset.part)];
+      placeholder.style.minHeight = "";
+      placeholder.dataset.state = "unpacked";
+      observePlots(placeholder);
+    });
+  }
+
+  var bodies = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      bodies.unobserve(entry.target);
+      fill(entry.target);
+    });
+  }, { rootMargin: "1200px 0px" });
 
   function sortKey(cell) {
     return cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent;
@@ -94,6 +153,8 @@
     });
   }
 
-  observe();
+  document.querySelectorAll("div.lv-lazy").forEach(function (div) { bodies.observe(div); });
+  observePlots(document);
   document.querySelectorAll("table.sortable").forEach(sortable);
+  document.body.dataset.ready = "1";
 })();

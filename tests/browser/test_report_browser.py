@@ -32,11 +32,10 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 SCRIPT = "<script>window.__pwned=1;alert(1)</script>"
 IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
 CHROMIUM_WEBGL_CONTEXTS = 16
-# A generous bound for opening a many-session report; the 1,000-session budget (open in
-# <= 5 s) is measured by benchmarks/bench_report.py. (1,000 sessions took over 60 s to load
-# in Chromium on the loaded 2-core machine, so the suite keeps 100.)
-MANY_SESSIONS = 100
-MANY_SESSIONS_OPEN_BOUND_S = 60
+# A generous bound for opening a 1,000-session report on a loaded machine; the budget itself
+# (open in <= 5 s) is measured by benchmarks/bench_report.py.
+MANY_SESSIONS = 1_000
+MANY_SESSIONS_OPEN_BOUND_S = 30
 WEBGL_TROUBLE = ("too many active webgl contexts", "context lost", "context_lost")
 
 # What a drawn plot shows, read from the page: its SVG traces that hold a non-empty path (line
@@ -95,16 +94,23 @@ def open_report(browser: Browser, report: Path, sessions: int,
     return state
 
 
+SECTION_DRAWN = """section => {
+    const plots = section.querySelectorAll('div.lv-plot');
+    return plots.length > 0 && [...plots].every(div => div.dataset.state === 'drawn');
+}"""
+
+
 def draw_in_turn(page: Page) -> list[dict]:
-    """Scroll every timeline into view in page order; return what each showed once drawn."""
-    plots = page.locator("div.lv-plot")
+    """Scroll every session into view in page order (its packed body unpacks, its timelines
+    draw); return what each timeline showed once drawn."""
+    sections = page.locator("section.session")
     shown = []
-    for i in range(plots.count()):
-        plot = plots.nth(i)
-        plot.scroll_into_view_if_needed()
-        page.wait_for_function("div => div.dataset.state === 'drawn'",
-                               arg=plot.element_handle(), timeout=20_000)
-        shown.append(plot.evaluate(EVIDENCE))
+    for i in range(sections.count()):
+        section = sections.nth(i)
+        section.scroll_into_view_if_needed()
+        page.wait_for_function(SECTION_DRAWN, arg=section.element_handle(), timeout=30_000)
+        plots = section.locator("div.lv-plot")
+        shown += [plots.nth(j).evaluate(EVIDENCE) for j in range(plots.count())]
     return shown
 
 
@@ -262,14 +268,21 @@ def test_a_many_session_report_opens_on_its_overview(browser: Browser, tmp_path:
     started = time.perf_counter()
     state = open_report(browser, report, MANY_SESSIONS, timeout_s=MANY_SESSIONS_OPEN_BOUND_S)
     page = state.page
-    assert page.locator("section.overview tbody tr").count() == MANY_SESSIONS
+    page.wait_for_function("() => document.body.dataset.ready === '1'",
+                           timeout=MANY_SESSIONS_OPEN_BOUND_S * 1000)
     assert time.perf_counter() - started < MANY_SESSIONS_OPEN_BOUND_S
-    assert page.locator("div.lv-plot[data-state]").count() == 0  # nothing drawn off-screen
+    assert page.locator("section.overview tbody tr").count() == MANY_SESSIONS
+    assert page.locator("section.session").count() == MANY_SESSIONS
+    assert page.locator("div.lv-lazy[data-state]").count() == 0  # nothing unpacked off-screen
+    assert page.evaluate("() => window.Plotly") is None  # nor plotly.js started
     page.locator("section.overview tbody tr a").last.click()
-    plot = page.locator(f"#session-{MANY_SESSIONS - 1} div.lv-plot")
-    page.wait_for_function("div => div.dataset.state === 'drawn'", arg=plot.element_handle(),
-                           timeout=30_000)
-    assert plot.evaluate(EVIDENCE)["svg"] >= 3
-    assert page.locator("div.lv-plot[data-state]").count() < 10  # only what is near the view
+    last = page.locator(f"#session-{MANY_SESSIONS - 1}")
+    page.wait_for_function(SECTION_DRAWN, arg=last.element_handle(), timeout=60_000)
+    assert last.locator("div.lv-plot").evaluate(EVIDENCE)["svg"] >= 3
+    assert "Unanswered tool calls" in last.inner_text()
+    assert page.locator("div.lv-lazy[data-state]").count() < 20  # only what is near the view
+    assert page.locator("div.lv-plot[data-state]").count() < 10
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    assert page.locator("footer").is_visible()
     assert state.errors() == [] and state.page_errors == []
     page.close()

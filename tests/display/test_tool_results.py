@@ -31,7 +31,7 @@ def section(document: str) -> str:
 
 
 def test_report_shows_each_calls_result_beside_its_arguments() -> None:
-    part = section(render_report(ledgerviz.load(HOSTILE)))
+    part = section(render_report(ledgerviz.load(HOSTILE), packed=False))
     rows = {row[1]: row for row in Parts(part).rows if len(row) == 6 and row[1] != "call id"}
     assert rows["call-1"][5] == result_text_of_call_1()
     assert rows["call-1"][4] == json.loads(json.dumps(events()[4]["data"]["arguments"]))
@@ -48,7 +48,7 @@ def test_a_long_result_is_cut_and_whole_on_demand(tmp_path: Path) -> None:
     lines[6] = json.dumps(result)
     path = tmp_path / "long.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8")
-    part = section(render_report(ledgerviz.load(path)))
+    part = section(render_report(ledgerviz.load(path), packed=False))
     texts = Parts(part).text
     assert long_text[:299] + "…" in texts  # the preview
     assert long_text in texts  # inside <details>, shown on demand

@@ -1,0 +1,86 @@
+"""Packing the report's heavy parts: each session's body (summary, timelines, tables) and
+plotly.js go into the page as inert, compressed blocks that the page script unpacks when they
+are needed, so a report of many sessions opens on its overview at once.
+
+A block is ``<script type="application/octet-stream">`` holding base64 of zlib-compressed
+bytes: the base64 alphabet has no ``<``, so no text inside can end the script or open markup.
+Several consecutive sessions share a block (it compresses far better than one per session).
+Compression is deterministic: the same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from collections.abc import Sequence
+from typing import NamedTuple
+
+PACK_BYTES = 400_000
+"""Characters of session bodies gathered into one block before a new one starts."""
+
+NO_SCRIPT = ("<noscript><p class='meta'>This session's summary, timeline and tables need "
+             "JavaScript (see the note at the top).</p></noscript>")
+PAGE_NO_SCRIPT = ("<noscript><p class='lv-nojs'>JavaScript is off: only the overview and each "
+                  "session's heading show. Each session's summary, timeline and tables are "
+                  "stored compressed in this file and unpacked by the page script; "
+                  "<code>ledgerviz report --no-pack</code> writes a report whose summaries "
+                  "and tables read without JavaScript (its timelines still need it)."
+                  "</p></noscript>")
+"""The note a reader without JavaScript sees at the top of a packed report."""
+_ROW = re.compile(r"<tr[ >]")
+
+
+def packed_bytes(data: bytes) -> str:
+    """Return ``data`` compressed with zlib and encoded as base64 (``DecompressionStream
+    ('deflate')`` in the browser reverses it)."""
+    return base64.b64encode(zlib.compress(data, 9)).decode("ascii")
+
+
+def packed_script(element_id: str, data: bytes) -> str:
+    """Return the inert script block ``element_id`` holding ``data`` packed."""
+    return (f'<script type="application/octet-stream" id="{element_id}">'
+            f"{packed_bytes(data)}</script>")
+
+
+class Packed(NamedTuple):
+    """Session bodies packed: one placeholder per body, in order, and the blocks they read."""
+
+    placeholders: list[str]
+    blocks: list[str]
+
+
+def pack_bodies(bodies: Sequence[str], heights: Sequence[int]) -> Packed:
+    """Return placeholders for ``bodies`` (each reserving about the height it will take,
+    ``heights`` being its figures' heights in pixels) and the blocks holding them: a JSON array
+    of consecutive bodies per block, a new block once :data:`PACK_BYTES` is reached."""
+    placeholders: list[str] = []
+    blocks: list[str] = []
+    group: list[str] = []
+    size = 0
+
+    def close_group() -> None:
+        nonlocal size
+        blocks.append(packed_script(f"lv-pack-{len(blocks)}",
+                                    json.dumps(group, ensure_ascii=False).encode("utf-8")))
+        group.clear()
+        size = 0
+
+    for body, height in zip(bodies, heights, strict=True):
+        placeholders.append(
+            f'<div class="lv-lazy" data-pack="lv-pack-{len(blocks)}" data-part="{len(group)}"'
+            f' style="min-height:{estimated_height(body, height)}px">{NO_SCRIPT}</div>')
+        group.append(body)
+        size += len(body)
+        if size >= PACK_BYTES:
+            close_group()
+    if group:
+        close_group()
+    return Packed(placeholders, blocks)
+
+
+def estimated_height(body: str, figures_px: int) -> int:
+    """Return about how tall ``body`` will be once unpacked, in pixels: its figures plus a
+    line per table row and heading (so the page's length barely changes as sections unpack)."""
+    return figures_px + 34 * len(_ROW.findall(body)) + 48 * body.count("<h3>") + 90
