@@ -8,7 +8,6 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
-import plotly.graph_objects as go
 
 from ledgerviz.api import Ledger
 from ledgerviz.display.fragments import fragment_style
@@ -20,6 +19,7 @@ from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
 from ledgerviz.widgets.figure_display import FitWidth, sync_figure_state
 from ledgerviz.widgets.figure_update import FigureUpdater
+from ledgerviz.widgets.live_figure import LiveFigure
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
 
@@ -79,7 +79,7 @@ class Explorer(widgets.VBox):
         )
         self.summary = widgets.Label()
         self.summary.add_class("lv-summary")
-        self.figure = go.FigureWidget()
+        self.figure = LiveFigure()
         self.figure.add_class(FIGURE_CLASS)
         self._updater = FigureUpdater(self.figure, self._on_click)
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))
