@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
 from playwright.sync_api import Browser, Page, sync_playwright
 
 import ledgerviz
@@ -26,9 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile.v4.jsonl"
 DSH = sorted((ROOT / "tests" / "data" / "dsh").glob("*.jsonl"))
 README_SCREENSHOT = ROOT / "docs" / "images" / "report.png"
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCRIPT = "<script>window.__pwned=1;alert(1)</script>"
 IMG = '<img src=x onerror="window.__pwned=1;alert(1)">'
 CHROMIUM_WEBGL_CONTEXTS = 16
@@ -76,7 +74,7 @@ class Opened:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: install Debian's chromium (see .ci/run)"
+    assert CHROMIUM.exists(), MISSING
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
         yield launched
