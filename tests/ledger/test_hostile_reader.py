@@ -181,6 +181,15 @@ def test_every_line_with_a_repeated_key_is_named_not_only_the_first() -> None:
     ]
 
 
+def test_a_dangling_symlink_in_a_folder_is_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "ok.jsonl").write_bytes(encode([HEADER, turn_start(0)]))
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "missing.jsonl")
+    logs = read_sessions(tmp_path)
+    found = {Path(log.path).name: [(d.kind, d.message) for d in log.diagnostics] for log in logs}
+    assert found == {"gone.jsonl": [("unreadable", "cannot read: No such file or directory")],
+                     "ok.jsonl": []}
+
+
 def test_special_files_named_directly_are_refused_at_once(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.jsonl")
     with pytest.raises(UnreadableSourceError, match=r"named pipe \(FIFO\), not a file"):

@@ -64,3 +64,13 @@ def test_integer_bounds_of_a_64_bit_decoder() -> None:
     assert not holds_big_integer([-(2**63), 2**64 - 1, {"a": 0}])
     assert holds_big_integer({"a": [-(2**63) - 1]})
     assert holds_big_integer([2**64])
+
+
+def test_the_largest_delta_the_runtime_writes_is_accepted_and_one_more_is_not() -> None:
+    row = {**text_row(texts=["a", "b"], dt=[2**53 - 1]), "time0": 0}
+    events = expand_packed_row(row)
+    assert isinstance(events, list)
+    assert [e["time"] for e in events] == [0, 2**53 - 1]
+    assert expand_packed_row(text_row(texts=["a", "b"], dt=[2**53])) == (
+        "packed row 'dt' must hold non-negative integers"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ledgerviz.recovery import analyze, project_context
+from ledgerviz.recovery.context import ContextMessage, ProjectionMemo
 
 from .build import LedgerBuilder
 from .ledgers import dsh_fixture
@@ -61,3 +62,39 @@ def test_replaced_system_head_is_projected_in_its_place() -> None:
         (3, "user/message"),
     ]
     assert events[15]["surfaceOp"] == {"op": "replace", "startSeq": 2, "endSeq": 2}
+
+
+def asked_and_answered() -> LedgerBuilder:
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.user("ask")  # 1
+    b.step_start()  # 2
+    b.assistant(text=None)  # 3: no content, keeps its place but projects nothing
+    b.assistant(text="reply")  # 4
+    return b
+
+
+def test_a_projection_memo_holds_each_surface_event_and_is_reused() -> None:
+    events = asked_and_answered().events
+    analysis = analyze(events, policy="recorded")
+    memo: ProjectionMemo = {}
+    ask = ContextMessage(1, "user/message", events[1]["data"])
+    reply = ContextMessage(4, "assistant/message", events[4]["data"]["message"])
+    assert project_context(analysis, memo) == [ask, reply]
+    assert memo == {id(events[1]): (events[1], 1, ask), id(events[3]): (events[3], 3, None),
+                    id(events[4]): (events[4], 4, reply)}
+    kept = ContextMessage(1, "user/message", {"role": "user", "content": []})
+    memo[id(events[1])] = (events[1], 1, kept)
+    assert project_context(analysis, memo) == [kept, reply]
+
+
+def test_a_stale_projection_memo_entry_is_replaced() -> None:
+    events = asked_and_answered().events
+    analysis = analyze(events, policy="recorded")
+    ask = ContextMessage(1, "user/message", events[1]["data"])
+    reply = ContextMessage(4, "assistant/message", events[4]["data"]["message"])
+    kept = ContextMessage(1, "user/message", {"role": "user", "content": []})
+    for stale in [(dict(events[1]), 1, kept), (events[1], 7, kept)]:  # another dict; another seq
+        memo: ProjectionMemo = {id(events[1]): stale}
+        assert project_context(analysis, memo) == [ask, reply]
+        assert memo[id(events[1])] == (events[1], 1, ask)

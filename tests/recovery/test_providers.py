@@ -152,13 +152,16 @@ def test_orphan_and_duplicate_results(full: bool) -> None:
     assert [(p.kind, p.call_id) for p in orphan_first] == [("orphan_result", "Q")]
 
 
-@pytest.mark.parametrize("convert", [to_openai, to_anthropic])
-def test_the_converters_give_full_requests_by_default(convert) -> None:
+def test_the_converters_give_full_requests_by_default() -> None:
     said = ContextMessage(4, "user/message", {"role": "user", "content": [
         {"type": "text", "text": "hello"}]})
-    messages = convert([said]).payload["messages"]
-    assert messages == ([{"role": "user", "content": "hello"}] if convert is to_openai
-                        else [{"role": "user", "content": [{"type": "text", "text": "hello"}]}])
+    rules = ContextMessage(0, "system/message", {"role": "system", "content": [
+        {"type": "text", "text": "rules"}]})
+    assert to_openai([said]).payload["messages"] == [{"role": "user", "content": "hello"}]
+    assert to_anthropic([rules, said]).payload == {
+        "system": "rules",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}],
+    }
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -169,3 +172,24 @@ def test_the_memo_holds_what_each_message_became(provider: Provider) -> None:
     became = ({"role": "user", "content": "hello"} if provider == "openai"
               else ("user", [{"type": "text", "text": "hello"}]))
     assert memo == {id(message): (message, "user/message", became)}
+
+
+def said(text: str) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def test_a_memo_entry_is_used_only_for_its_own_message_and_event_type() -> None:
+    message = said("hello")
+    item = ContextMessage(4, "user/message", message)
+    fresh = {"role": "user", "content": "hello"}
+    kept = {"role": "user", "content": "remembered"}
+    stale_entries = [
+        (said("hello"), "user/message", kept),  # another dict that had the same id
+        (message, "system/message", kept),  # the same message from another event type
+    ]
+    for stale in stale_entries:
+        memo: ExportMemo = {id(message): stale}
+        assert to_openai([item], memo).payload["messages"] == [fresh]
+        assert memo == {id(message): (message, "user/message", fresh)}
+    memo = {id(message): (message, "user/message", kept)}
+    assert to_openai([item], memo).payload["messages"] == [kept]
