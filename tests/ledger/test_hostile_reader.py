@@ -181,6 +181,21 @@ def test_every_line_with_a_repeated_key_is_named_not_only_the_first() -> None:
     ]
 
 
+def test_repeated_keys_are_looked_for_in_lines_with_big_integers_and_not_in_broken_ones() -> None:
+    big = b'{"type":"turn/start","seq":0,"time":1,"x":1,"x":2,"n":18446744073709551616,' \
+        b'"data":{"turn":1,"turn":1}}'
+    broken = b'{"type":"turn/start","seq":1,"seq":1,'
+    content = encode([HEADER, big, broken, turn_start(1, 2)])
+    log = read_session("x.jsonl", content, duplicate_keys=True)
+    assert sorted((d.kind, d.line, d.message) for d in log.diagnostics if d.line == 2) == [
+        ("big_integer", 2,
+         "holds an integer beyond 64 bits: kept exact (the runtime never writes one)"),
+        # an inner object is complete (and checked) before the one holding it
+        ("duplicate_key", 2, "keys 'turn', 'x' repeated within one object: the last value is used"),
+    ]
+    assert [(d.kind, d.line) for d in log.diagnostics if d.line == 3] == [("invalid_json", 3)]
+
+
 def test_a_dangling_symlink_in_a_folder_is_unreadable(tmp_path: Path) -> None:
     (tmp_path / "ok.jsonl").write_bytes(encode([HEADER, turn_start(0)]))
     (tmp_path / "gone.jsonl").symlink_to(tmp_path / "missing.jsonl")

@@ -1,0 +1,89 @@
+"""Folder walks when the file system changes or refuses under them, and their order.
+
+A folder that vanishes between being listed and being entered, and a file that cannot be
+opened, are simulated (the suite runs as root, which can open anything). Expected
+diagnostics are the messages the reader documents, with the operating system's text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ledger_lines import HEADER, encode, turn_start
+
+from ledgerviz.ledger import read_sessions
+
+LEDGER = encode([HEADER, turn_start(0)])
+
+
+def found(source: Path | str) -> dict[str, list[tuple[str, str]]]:
+    return {Path(log.path).name: [(d.kind, d.message) for d in log.diagnostics]
+            for log in read_sessions(source)}
+
+
+def vanishing(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Make the folder ``name`` disappear once it has been listed (``os.stat`` fails)."""
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path).endswith(name):
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+
+
+def two_folders(tmp_path: Path) -> None:
+    (tmp_path / "a_gone").mkdir()
+    (tmp_path / "a_gone" / "lost.jsonl").write_bytes(LEDGER)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "kept.jsonl").write_bytes(LEDGER)
+
+
+def test_a_folder_that_vanishes_during_the_walk_is_reported_and_the_walk_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    two_folders(tmp_path)
+    vanishing(monkeypatch, "a_gone")
+    assert found(tmp_path) == {
+        "a_gone": [("unreadable", "cannot read folder: No such file or directory")],
+        "kept.jsonl": [],
+    }
+
+
+def test_a_glob_walk_skips_a_vanished_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    two_folders(tmp_path)
+    vanishing(monkeypatch, "a_gone")
+    assert found(f"{tmp_path}/**/*.jsonl") == {"kept.jsonl": []}
+
+
+def test_a_file_that_cannot_be_opened_is_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ok.jsonl").write_bytes(LEDGER)
+    (tmp_path / "secret.jsonl").write_bytes(LEDGER)
+    real_open = os.open
+
+    def refusing_open(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path).endswith("secret.jsonl"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    assert found(tmp_path) == {"ok.jsonl": [],
+                               "secret.jsonl": [("unreadable", "cannot read: Permission denied")]}
+
+
+def test_a_folder_is_read_in_the_order_of_its_path_texts(tmp_path: Path) -> None:
+    # as text "a-b.jsonl" < "a/b.jsonl" ("-" is before "/"), as path parts "a" < "a-b.jsonl"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "b.jsonl").write_bytes(LEDGER)
+    (tmp_path / "a-b.jsonl").write_bytes(LEDGER)
+    (tmp_path / "c.jsonl").write_bytes(LEDGER)
+    paths = [Path(log.path).relative_to(tmp_path).as_posix() for log in read_sessions(tmp_path)]
+    assert paths == ["a-b.jsonl", "a/b.jsonl", "c.jsonl"]
