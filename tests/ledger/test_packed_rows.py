@@ -7,7 +7,9 @@ Messages and chunk events are literals written from the v0/v1 packed-row shape
 from __future__ import annotations
 
 import pytest
+from ledger_lines import encode, turn_start
 
+from ledgerviz.ledger import read_session
 from ledgerviz.ledger.numbers import holds_big_integer
 from ledgerviz.ledger.packed import expand_packed_row
 
@@ -74,3 +76,29 @@ def test_the_largest_delta_the_runtime_writes_is_accepted_and_one_more_is_not() 
     assert expand_packed_row(text_row(texts=["a", "b"], dt=[2**53])) == (
         "packed row 'dt' must hold non-negative integers"
     )
+
+
+def packed_ledger(seq0: int | None) -> bytes:
+    row = {"type": "text-chunks", "time0": 5,
+           "data": {"turn": 1, "step": 1, "index": 0, "texts": ["a", "b", "c"], "dt": [1, 2]}}
+    if seq0 is not None:
+        row["seq0"] = seq0
+    header = {"type": "session", "version": 1, "id": "packed", "createdAt": 0}
+    return encode([header, turn_start(0), row, turn_start(6, 2)])
+
+
+def test_a_packed_row_takes_seqs_from_its_seq0() -> None:
+    # seq 0, then chunks 3-5 (1 and 2 missing), then seq 6 continues them
+    log = read_session("p.jsonl", packed_ledger(3))
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
+        ("seq_gap", 3, "expected seq 1, found 3: 2 missing")
+    ]
+    assert [e.get("seq") for e in log.events] == [0, 3, 4, 5, 6]
+
+
+def test_a_packed_row_without_seq0_takes_the_next_seqs() -> None:
+    # chunks take 1-3, so seq 6 leaves 4 and 5 missing
+    log = read_session("p.jsonl", packed_ledger(None))
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
+        ("seq_gap", 4, "expected seq 4, found 6: 2 missing")
+    ]

@@ -158,3 +158,13 @@ def test_the_first_stop_and_the_first_tail_count() -> None:
     log = SessionLog("t.jsonl", "t", HEADER, 4, [], torn, 0, [])
     assert runtime_read(log, content).cut == Fragment(2, len(encode([HEADER])), len(content)
                                                       - len(encode([HEADER])))
+
+
+def test_an_error_on_the_stop_line_itself_does_not_refuse_the_log() -> None:
+    # seq 5 after seq 0 stops the reading at line 3; that line's orphan result is cut with it
+    good = encode([HEADER, turn_start(0)])
+    stray = encode([tool_result(5, "Z")])
+    log, read_back = read(good + stray)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("seq_gap", 3), ("orphan_result", 3)]
+    assert read_back.refusal is None
+    assert read_back.cut == Fragment(3, len(good), len(stray))
