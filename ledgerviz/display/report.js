@@ -38,6 +38,55 @@
     return plotly;
   }
 
+  // A horizontal legend under the plot pushes the bottom margin, and plotly then draws the
+  // whole plot a second time. The margin a legend needs is worked out here instead, from its
+  // items' text widths, with item padding, row height and base margin read from the first
+  // timeline plotly laid out itself; when the estimate falls short plotly still grows it.
+  var legendFit = null;
+  var measure = document.createElement("canvas").getContext("2d");
+
+  function legendNames(figure) {
+    return figure.data.filter(function (t) { return t.showlegend !== false && t.name; })
+      .map(function (t) { return String(t.name); });
+  }
+
+  function bottomLegend(layout) {
+    var legend = layout.legend || {};
+    return legend.orientation === "h" && legend.yref === "container";
+  }
+
+  function learnLegend(div) {
+    var full = div._fullLayout, items = div.querySelectorAll(".legend .traces");
+    if (legendFit || !full || !items.length) return;
+    measure.font = full.legend.font.size + "px " + full.legend.font.family;
+    var boxes = Array.prototype.map.call(items, function (item) {
+      return item.getBoundingClientRect();
+    });
+    var tops = new Set(boxes.map(function (box) { return Math.round(box.top); }));
+    if (boxes.length < 2 || Math.round(boxes[1].top) !== Math.round(boxes[0].top)) return;
+    legendFit = {
+      font: measure.font,
+      step: boxes[1].left - boxes[0].left - measure.measureText(items[0].textContent).width,
+      row: full.legend._height / tops.size,
+      base: full._size.b - full.legend._height,
+    };
+  }
+
+  function presize(div, figure) {
+    var layout = figure.layout, margin = layout.margin || {};
+    if (!legendFit || !bottomLegend(layout)) return;
+    var width = div.clientWidth - (margin.l || 0) - (margin.r || 0);
+    measure.font = legendFit.font;
+    var rows = 1, x = 0;
+    legendNames(figure).forEach(function (name) {
+      var step = measure.measureText(name).width + legendFit.step;
+      if (x > 0 && x + step > width) { rows += 1; x = 0; }
+      x += step;
+    });
+    var needed = Math.ceil(legendFit.base + rows * legendFit.row) + 1;
+    layout.margin = Object.assign({}, margin, { b: Math.max(margin.b || 0, needed) });
+  }
+
   function spec(div) {
     return JSON.parse(document.getElementById(div.dataset.figure).textContent);
   }
@@ -77,6 +126,10 @@
     while (webgl.length >= MAX_LIVE_WEBGL) release(webgl.shift());
   }
 
+  // Timelines are drawn one after another, so the first calibrates the legend's margin for
+  // the rest (see presize).
+  var drawn = Promise.resolve();
+
   function draw(div) {
     if (live.has(div)) return;
     var figure = spec(div);
@@ -85,13 +138,18 @@
     if (isWebgl) makeRoomForWebgl();
     live.set(div, isWebgl);
     div.dataset.state = "drawing";
-    plotlyStarted().then(function () {
+    drawn = drawn.then(plotlyStarted).then(function () {
       if (!live.has(div)) return null;
+      presize(div, figure);
       return window.Plotly.newPlot(div, figure.data, figure.layout, CONFIG).then(function () {
+        learnLegend(div);
         if (!live.has(div)) return;
         div.dataset.state = "drawn";
         div.dataset.draws = String(Number(div.dataset.draws || 0) + 1);
       });
+    }).catch(function (error) {
+      div.dataset.state = "failed";
+      console.error("ledgerviz: a timeline could not be drawn:", error);
     });
   }
 

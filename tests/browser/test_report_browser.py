@@ -48,8 +48,10 @@ EVIDENCE = """div => {
         return context !== null && !context.isContextLost();
     }).length;
     const webgl = (div.data || []).some(t => t.type === 'scattergl');
+    const full = div._fullLayout;
     return {svg, gl, webgl, traces: (div.data || []).length,
-            legend: div.querySelectorAll('.legendtext').length};
+            legend: div.querySelectorAll('.legendtext').length,
+            margin_beside_legend: Math.round(full._size.b - full.legend._height)};
 }"""
 
 
@@ -150,6 +152,14 @@ def test_every_session_timeline_draws_when_scrolled_to(opened: Opened) -> None:
         assert plot["traces"] >= 3 and plot["legend"] >= 3
         assert not plot["webgl"] and plot["svg"] == plot["traces"]
     assert opened.webgl_warnings() == []
+
+
+def test_legend_margins_worked_out_by_the_page_match_plotlys_own(opened: Opened) -> None:
+    # the first timeline's bottom margin is grown by plotly to fit its legend; the page works
+    # out the others' before drawing (one pass instead of two): each must leave the same room
+    # beside its legend, whatever its number of legend rows (1 or 2 at this width)
+    first, *rest = (plot["margin_beside_legend"] for plot in opened.shown)
+    assert rest and all(abs(margin - first) <= 2 for margin in rest)
 
 
 def test_the_whole_report_scrolls_into_view(opened: Opened) -> None:
