@@ -46,6 +46,32 @@ LIVE_CONTEXT = """() => [...document.querySelectorAll('.js-plotly-plot')].filter
 }).length"""
 
 
+def browser_cpu_s() -> float:
+    """Return the CPU seconds (user + system) used so far by this process's descendants that
+    are alive (the browser and its renderers): a page's cost apart from the machine's load."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+
+    def descends(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return sum(seconds for pid, seconds in used.items() if descends(pid))
+
+
 def eager_page(ledger: ledgerviz.Ledger, path: Path) -> Path:
     """Write the baseline page: plotly's ``to_html`` of every session's timeline, plotly.js in
     the first."""
@@ -141,7 +167,9 @@ def main() -> None:
         report = write_report(examples, folder / "examples.html", policy="fork")
         result["examples_same_bytes"] = same_twice(examples, report)
         all_drawn_lazy(page, report)  # warm the browser's caches once
+        cpu = browser_cpu_s()
         result["examples_s"] = all_drawn_lazy(page, report)
+        result["examples_browser_cpu_s"] = browser_cpu_s() - cpu
         original = traces.WEBGL_POINTS
         traces.WEBGL_POINTS = 0  # ledgerviz 0.1: every trace WebGL
         try:
@@ -153,7 +181,8 @@ def main() -> None:
         result["examples_baseline_s"] = seconds
         result["examples_baseline_live_plots"] = f"{live} of {len(examples.keys)}"
         print(f"examples ({len(examples.keys)}): every figure drawn in {result['examples_s']:.2f}"
-              f" s (budget 3 s); baseline eager WebGL to_html {seconds:.2f} s with {live} of "
+              f" s (budget 3 s; the browser used {result['examples_browser_cpu_s']:.2f} s CPU);"
+              f" baseline eager WebGL to_html {seconds:.2f} s with {live} of "
               f"{len(examples.keys)} plots still drawn")
 
         fleet = args.folder or folder / "fleet"
@@ -166,12 +195,15 @@ def main() -> None:
         result["many_build_cpu_s"] = time.process_time() - cpu
         result["many_same_bytes"] = same_twice(many, report)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        cpu = browser_cpu_s()
         result["many_open_s"] = first_view(page, report, lazy=True)
+        result["many_open_browser_cpu_s"] = browser_cpu_s() - cpu
         result["many_last_drawn_s"] = jump_to_last(page)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         result["many_baseline_open_s"] = first_view(
             page, eager_page(many, folder / "many-eager.html"), lazy=False)
         print(f"{args.sessions} sessions: opens in {result['many_open_s']:.2f} s (budget 5 s;"
+              f" the browser used {result['many_open_browser_cpu_s']:.2f} s CPU;"
               f" built in {result['many_build_s']:.1f} s, {result['many_build_cpu_s']:.1f} s CPU;"
               f" same bytes twice: {result['many_same_bytes']}; the last session drawn "
               f"{result['many_last_drawn_s']:.2f} s after clicking it); baseline eager to_html "

@@ -32,7 +32,7 @@ def figure_html(figure: dict[str, Any], name: str) -> str:
     spec = _script_json({"data": figure["data"], "layout": layout})
     return (f'<div class="lv-plot" id="plot-{name}" data-figure="figure-{name}"'
             f' style="height:{figure_height(figure)}px">'
-            "<noscript>The timeline needs JavaScript.</noscript></div>"
+            "<noscript><p class='meta'>The timeline needs JavaScript.</p></noscript></div>"
             f'<script type="application/json" id="figure-{name}">{spec}</script>')
 
 

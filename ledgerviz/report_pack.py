@@ -52,8 +52,9 @@ class Packed(NamedTuple):
 
 
 def pack_bodies(bodies: Sequence[str], heights: Sequence[int]) -> Packed:
-    """Return placeholders for ``bodies`` (each reserving about the height it will take,
-    ``heights`` being its figures' heights in pixels) and the blocks holding them: a JSON array
+    """Return placeholders for ``bodies`` (each naming about the height it will take, which
+    the page script reserves; ``heights`` are its figures' heights in pixels) and the blocks
+    holding them: a JSON array
     of consecutive bodies per block, a new block once :data:`PACK_BYTES` is reached."""
     placeholders: list[str] = []
     blocks: list[str] = []
@@ -70,7 +71,7 @@ def pack_bodies(bodies: Sequence[str], heights: Sequence[int]) -> Packed:
     for body, height in zip(bodies, heights, strict=True):
         placeholders.append(
             f'<div class="lv-lazy" data-pack="lv-pack-{len(blocks)}" data-part="{len(group)}"'
-            f' style="min-height:{estimated_height(body, height)}px">{NO_SCRIPT}</div>')
+            f' data-height="{estimated_height(body, height)}">{NO_SCRIPT}</div>')
         group.append(body)
         size += len(body)
         if size >= PACK_BYTES:

@@ -12,7 +12,7 @@ import zlib
 BLOCK = re.compile(r'<script type="application/octet-stream" id="([^"]+)">([A-Za-z0-9+/=]*)'
                    r"</script>")
 PLACEHOLDER = re.compile(r'<div class="lv-lazy" data-pack="([^"]+)" data-part="(\d+)"'
-                         r' style="min-height:\d+px"><noscript>.*?</noscript></div>')
+                         r' data-height="\d+"><noscript>.*?</noscript></div>')
 
 
 def blocks(document: str) -> dict[str, bytes]:

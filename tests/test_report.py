@@ -138,7 +138,7 @@ def test_a_plain_report_reads_without_javascript() -> None:
     text = "".join(Page(plain).text)
     assert "Unanswered tool calls" in text and "recorded events" in text
     assert "only the overview" not in plain
-    assert plain.count("<noscript>The timeline needs JavaScript.</noscript>") == 2
+    assert plain.count("The timeline needs JavaScript.</p></noscript>") == 2
 
 
 def test_hostile_ledger_renders_as_text(hostile_page) -> None:

@@ -211,7 +211,13 @@
     });
   }
 
-  document.querySelectorAll("div.lv-lazy").forEach(function (div) { bodies.observe(div); });
+  // Each body keeps about the room it will take until it is unpacked, so the page's length
+  // (and where a link lands) barely changes as bodies unpack; without the script nothing is
+  // reserved and each section shows its heading and a note.
+  document.querySelectorAll("div.lv-lazy").forEach(function (div) {
+    div.style.minHeight = div.dataset.height + "px";
+    bodies.observe(div);
+  });
   observePlots(document);
   document.querySelectorAll("table.sortable").forEach(sortable);
   document.body.dataset.ready = "1";

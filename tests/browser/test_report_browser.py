@@ -232,6 +232,26 @@ def test_screenshot_of_every_session(opened: Opened, tmp_path: Path) -> None:
             section.screenshot(path=str(README_SCREENSHOT))
 
 
+def test_without_javascript_the_overview_and_notes_show(browser: Browser,
+                                                        tmp_path: Path) -> None:
+    ledger = ledgerviz.load(example_paths()[:3])
+    context = browser.new_context(java_script_enabled=False,
+                                  viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(write_report(ledger, tmp_path / "packed.html").as_uri())
+    assert page.locator("section.overview tbody tr").count() == 3
+    assert "JavaScript is off" in page.locator("header").inner_text()
+    notes = page.locator("section.session p.meta", has_text="need JavaScript")
+    assert notes.count() == 3 and notes.first.is_visible()
+    first = page.locator("section.session").first.bounding_box()
+    assert first is not None and first["height"] < 200  # no room kept for what is missing
+    page.goto(write_report(ledger, tmp_path / "plain.html", packed=False).as_uri())
+    timelines = page.locator("div.lv-plot p.meta", has_text="The timeline needs JavaScript.")
+    assert timelines.count() == 3 and timelines.first.is_visible()
+    assert page.locator("section.session h3", has_text="Unanswered tool calls").count() == 3
+    context.close()
+
+
 def test_webgl_timelines_beyond_the_context_limit_all_draw(
         browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(traces, "WEBGL_POINTS", 0)  # every trace WebGL, as big sessions are
