@@ -265,8 +265,9 @@ class _Section(NamedTuple):
 
 def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFacts,
                      spec: dict[str, Any], children: Sequence[int] = ()) -> _Section:
-    """Return one session's section: its timeline ``spec``, or with fork ``children`` loaded
-    (under the fork policy) one story of the session and each child instead."""
+    """Return one session's section (heading, and body without the closing tag): its timeline
+    ``spec``, or with fork ``children`` loaded (under the fork policy) one story of the session
+    and each child instead."""
     log = wide.ledger.sessions[index]
     key = log.key
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
@@ -280,10 +281,10 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
              if len(stories) > 1 else "")
             + f'<div class="figure">{figure_html(story, _figure_name(index, j))}</div>'
             for j, (child, story) in enumerate(stories))
-        heights = sum(figure_height(story) for _, story in stories)
+        figures_px = sum(figure_height(story) for _, story in stories)
     else:
         figures = f'<div class="figure">{figure_html(spec, str(index))}</div>'
-        heights = figure_height(spec)
+        figures_px = figure_height(spec)
     head = (f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
             f'<p class="meta">{meta}</p>')
     body = (
@@ -295,7 +296,7 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
         f"<h3>Provider validity of the next request</h3>{_providers(wide, key)}"
         f"<h3>Diagnostics</h3>{_diagnostics(log)}"
     )
-    return _Section(head, body, heights)
+    return _Section(head, body, figures_px)
 
 
 def _sections_html(sections: Sequence[_Section], packed: bool) -> tuple[str, str]:

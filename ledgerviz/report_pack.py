@@ -22,7 +22,7 @@ PACK_BYTES = 400_000
 
 NO_SCRIPT = ("<noscript><p class='meta'>This session's summary, timeline and tables need "
              "JavaScript (see the note at the top).</p></noscript>")
-PAGE_NO_SCRIPT = ("<noscript><p class='lv-nojs'>JavaScript is off: only the overview and each "
+PAGE_NO_SCRIPT = ("<noscript><p>JavaScript is off: only the overview and each "
                   "session's heading show. Each session's summary, timeline and tables are "
                   "stored compressed in this file and unpacked by the page script; "
                   "<code>ledgerviz report --no-pack</code> writes a report whose summaries "
