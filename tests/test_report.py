@@ -141,6 +141,16 @@ def test_a_plain_report_reads_without_javascript() -> None:
     assert plain.count("The timeline needs JavaScript.</p></noscript>") == 2
 
 
+def test_no_json_script_holds_a_less_than_sign(hostile_page) -> None:
+    # so no ledger text can close the script ("</script") or open a comment ("<!--") in it
+    _, document, page = hostile_page
+    specs = re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', document,
+                       re.S)
+    assert len(specs) == 3  # the template and the two timelines
+    assert all("<" not in spec for spec in specs)
+    assert any("\\u003c" in spec for spec in specs)  # the hostile labels, escaped
+
+
 def test_hostile_ledger_renders_as_text(hostile_page) -> None:
     page = hostile_page[2]
     assert page.count("img") == 0
