@@ -143,7 +143,7 @@ def test_a_plain_report_reads_without_javascript() -> None:
 
 def test_no_json_script_holds_a_less_than_sign(hostile_page) -> None:
     # so no ledger text can close the script ("</script") or open a comment ("<!--") in it
-    _, document, page = hostile_page
+    document = hostile_page[1]
     specs = re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', document,
                        re.S)
     assert len(specs) == 3  # the template and the two timelines
