@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -32,6 +32,7 @@ from ledgerviz.recovery import (
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.context import ProjectionMemo
 from ledgerviz.recovery.fork import SEED_MARKER
+from ledgerviz.recovery.pairing_memo import PairingMemo
 from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import ExportMemo, Provider
 
@@ -87,6 +88,14 @@ class _Memos:
 
     projection: ProjectionMemo
     exports: dict[Provider, ExportMemo]
+    pairing: dict[Policy, PairingMemo] = field(default_factory=dict)
+    """Per policy: the pairing checks, resumed from the context checked before."""
+
+    def pairing_of(self, policy: Policy) -> PairingMemo:
+        """Return the pairing checks of contexts under ``policy`` (made once)."""
+        if policy not in self.pairing:
+            self.pairing[policy] = PairingMemo(self.exports)
+        return self.pairing[policy]
 
     def size(self) -> int:
         """Return the most entries one memo holds (events computed per cut add new ones)."""
@@ -272,16 +281,19 @@ class Ledger:
         memos = self._memos
         messages = project_context(self.recovery(policy).analyses[key],
                                    memos.projection if memos else None)
-        requests = {  # only the asked provider's payload is returned: the others' shape will do
-            name: export(messages, name) if name == provider else
-            export(messages, name, memos.exports[name] if memos else None, full=False)
-            for name in PROVIDERS}
-        problems = {name: pairing_problems(request) for name, request in requests.items()}
+        if memos is None:
+            requests = {name: export(messages, name, full=name == provider)
+                        for name in PROVIDERS}  # the others' shape will do for the checks
+            problems = {name: pairing_problems(request) for name, request in requests.items()}
+            payload = requests[provider].payload if provider else None
+        else:
+            problems = memos.pairing_of(policy).problems(messages)
+            payload = export(messages, provider).payload if provider else None
         return Context(
             policy,
             key,
             messages,
-            requests[provider].payload if provider else None,
+            payload,
             problems,
             {name: not found for name, found in problems.items()},
         )

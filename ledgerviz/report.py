@@ -27,7 +27,8 @@ from ledgerviz.plot.axis import Axis
 from ledgerviz.plot.timeline import fork_story_spec, session_timeline_specs
 from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
-from ledgerviz.recovery.providers import PROVIDERS, Problem
+from ledgerviz.recovery.pairing import Problem
+from ledgerviz.recovery.providers import PROVIDERS
 from ledgerviz.report_figures import figure_height, figure_html, page_scripts
 from ledgerviz.report_lineage import fork_children, grouped_order
 from ledgerviz.report_pack import PAGE_NO_SCRIPT, pack_bodies

@@ -19,14 +19,9 @@ from ledgerviz.recovery.events import (
     tool_call_blocks,
 )
 from ledgerviz.recovery.fork import FORK_VERSION, ForkRefused, fork_boundary, fork_header, fork_seed
+from ledgerviz.recovery.pairing import Problem, pairing_problems
 from ledgerviz.recovery.prefixes import PrefixAnalyses
-from ledgerviz.recovery.providers import (
-    PROVIDERS,
-    Problem,
-    ProviderRequest,
-    export,
-    pairing_problems,
-)
+from ledgerviz.recovery.providers import PROVIDERS, ProviderRequest, export
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
 __all__ = [

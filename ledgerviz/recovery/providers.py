@@ -21,10 +21,10 @@ from ledgerviz.recovery.events import (
     message_tool_call_blocks,
     result_content,
 )
+from ledgerviz.recovery.pairing import Seqs
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
-Seqs = tuple[int | None, ...]
 T = TypeVar("T")
 
 
@@ -35,19 +35,6 @@ class ProviderRequest:
     provider: Provider
     payload: dict[str, Any]
     seqs: list[Seqs]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A tool-call pairing rule the request breaks."""
-
-    provider: Provider
-    kind: Literal["missing_result", "orphan_result", "duplicate_result"]
-    call_id: str | None
-    message: int
-    """Index in ``payload["messages"]`` of the offending (or unanswered) message."""
-    seqs: Seqs
-    detail: str
 
 
 def block_text(blocks: Any) -> str:
@@ -193,12 +180,44 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
     tool results share a user turn); messages left without blocks are dropped.
     """
     system: list[str] = []
-    turns: list[dict[str, Any]] = []
-    sources: list[list[int | None]] = []  # lists while turns grow (a long turn stays linear)
     blocks_of = _converted(_anthropic_blocks if full else _anthropic_shape, memo)
-    for item in messages:
-        if not turns and item.message.get("role") == "system" and not item.is_tool_result:
-            system.append(block_text(item.message.get("content")) if full else "")
+    turns = anthropic_turns(messages, blocks_of, system, full=full)
+    payload: dict[str, Any] = {"messages": turns.turns}
+    if system:
+        payload["system"] = "\n\n".join(system)
+    return ProviderRequest("anthropic", payload, turns.seqs())
+
+
+@dataclass(slots=True)
+class AnthropicTurns:
+    """Anthropic turns merged from context messages, with where each began."""
+
+    turns: list[dict[str, Any]]
+    sources: list[list[int | None]]
+    """The seqs of each turn's messages (lists while turns grow: a long turn stays linear)."""
+    starts: list[int]
+    """The index (among the messages given) of each turn's first message."""
+
+    def seqs(self) -> list[Seqs]:
+        """Return the seqs of each turn's messages."""
+        return [tuple(seqs) for seqs in self.sources]
+
+
+def anthropic_turns(messages: Sequence[ContextMessage],
+                    blocks_of: Callable[[ContextMessage], tuple[str, list[dict[str, Any]]]],
+                    system: list[str] | None, *, full: bool = True,
+                    after_turns: bool = False) -> AnthropicTurns:
+    """Return the Anthropic turns of ``messages``: leading system messages go to ``system``
+    (their texts, or "" without ``full``; None: not kept) unless ``after_turns`` (the
+    messages follow turns already made); consecutive messages of one role merge; messages
+    without blocks are dropped."""
+    merged = AnthropicTurns([], [], [])
+    turns, sources = merged.turns, merged.sources
+    for index, item in enumerate(messages):
+        if (not turns and not after_turns and item.message.get("role") == "system"
+                and not item.is_tool_result):
+            if system is not None:
+                system.append(block_text(item.message.get("content")) if full else "")
             continue
         role, blocks = blocks_of(item)
         if not blocks:
@@ -209,10 +228,8 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
         else:
             turns.append({"role": role, "content": list(blocks)})
             sources.append([item.seq])
-    payload: dict[str, Any] = {"messages": turns}
-    if system:
-        payload["system"] = "\n\n".join(system)
-    return ProviderRequest("anthropic", payload, [tuple(seqs) for seqs in sources])
+            merged.starts.append(index)
+    return merged
 
 
 def export(messages: Sequence[ContextMessage], provider: Provider,
@@ -233,109 +250,3 @@ def export(messages: Sequence[ContextMessage], provider: Provider,
     raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
 
 
-def _openai_problems(request: ProviderRequest) -> list[Problem]:
-    """Return the pairing problems of an OpenAI request: every assistant ``tool_calls`` id
-    answered by a ``tool`` message before the next non-tool message, no stray answers."""
-    problems: list[Problem] = []
-    open_calls: dict[str, int] = {}
-    answered: set[str] = set()
-
-    def report_missing() -> None:
-        for call_id, index in open_calls.items():
-            problems.append(
-                Problem(
-                    "openai",
-                    "missing_result",
-                    call_id,
-                    index,
-                    request.seqs[index],
-                    f"tool call {call_id!r} has no tool message after it",
-                )
-            )
-        open_calls.clear()
-
-    for index, message in enumerate(request.payload["messages"]):
-        if message["role"] == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id in open_calls:
-                del open_calls[call_id]
-                answered.add(call_id)
-                continue
-            kind = "duplicate_result" if call_id in answered else "orphan_result"
-            problems.append(
-                Problem(
-                    "openai",
-                    kind,
-                    call_id,
-                    index,
-                    request.seqs[index],
-                    f"tool message for {call_id!r} answers no open call",
-                )
-            )
-            continue
-        report_missing()
-        for call in message.get("tool_calls") or ():
-            open_calls[call["id"]] = index
-    report_missing()
-    return problems
-
-
-def _anthropic_problems(request: ProviderRequest) -> list[Problem]:
-    """Return the pairing problems of an Anthropic request: every ``tool_use`` answered once
-    in the next user turn, no ``tool_result`` without a ``tool_use`` just before."""
-    problems: list[Problem] = []
-    turns = request.payload["messages"]
-    requested: dict[str, int] = {}
-    for index, turn in enumerate(turns):
-        if turn["role"] == "assistant":
-            requested = {b["id"]: index for b in turn["content"] if b["type"] == "tool_use"}
-            following = turns[index + 1] if index + 1 < len(turns) else None
-            answers = (
-                {b["tool_use_id"] for b in following["content"] if b["type"] == "tool_result"}
-                if following and following["role"] == "user"
-                else set()
-            )
-            for call_id in requested:
-                if call_id not in answers:
-                    problems.append(
-                        Problem(
-                            "anthropic",
-                            "missing_result",
-                            call_id,
-                            index,
-                            request.seqs[index],
-                            f"tool_use {call_id!r} has no tool_result in the next user turn",
-                        )
-                    )
-            continue
-        seen: set[str] = set()
-        for block in turn["content"]:
-            if block["type"] != "tool_result":
-                continue
-            call_id = block["tool_use_id"]
-            if call_id in seen:
-                kind, detail = "duplicate_result", f"tool_result {call_id!r} appears twice"
-            elif call_id not in requested:
-                kind, detail = "orphan_result", f"tool_result {call_id!r} follows no tool_use"
-            else:
-                seen.add(call_id)
-                continue
-            problems.append(
-                Problem(
-                    "anthropic",
-                    kind,
-                    call_id,
-                    index,  # type: ignore[arg-type]
-                    request.seqs[index],
-                    detail,
-                )
-            )
-        requested = {}
-    return problems
-
-
-def pairing_problems(request: ProviderRequest) -> list[Problem]:
-    """Return every tool-call pairing problem of a provider request ([] when valid)."""
-    if request.provider == "openai":
-        return _openai_problems(request)
-    return _anthropic_problems(request)

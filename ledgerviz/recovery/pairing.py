@@ -1,0 +1,155 @@
+"""Tool-call pairing checks of provider requests, as scans that read one message (OpenAI) or
+one turn (Anthropic) at a time, so that a caller can keep a scan's state and resume it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ledgerviz.recovery.providers import Provider, ProviderRequest
+
+Seqs = tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A tool-call pairing rule the request breaks."""
+
+    provider: Provider
+    kind: Literal["missing_result", "orphan_result", "duplicate_result"]
+    call_id: str | None
+    message: int
+    """Index in ``payload["messages"]`` of the offending (or unanswered) message."""
+    seqs: Seqs
+    detail: str
+
+
+class OpenAIPairing:
+    """The OpenAI rule, message by message: every assistant ``tool_calls`` id answered by a
+    ``tool`` message before the next non-tool message, no stray answers.
+
+    :meth:`mark` and :meth:`rewind` keep and restore the state after any message.
+    """
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self._open: dict[Any, tuple[int, Seqs]] = {}
+        self._answered: dict[Any, int] = {}
+        """Each answered call id and the message that first answered it."""
+        self._answers: list[tuple[int, Any]] = []
+        """``_answered`` in the order it grew, so a rewind can take entries back."""
+
+    def read(self, index: int, message: dict[str, Any], seqs: Seqs) -> None:
+        """Read message ``index`` of the request (``seqs``: the events it came from)."""
+        if message["role"] == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id in self._open:
+                del self._open[call_id]
+                if call_id not in self._answered:
+                    self._answered[call_id] = index
+                    self._answers.append((index, call_id))
+                return
+            kind = "duplicate_result" if call_id in self._answered else "orphan_result"
+            self.problems.append(Problem("openai", kind, call_id, index, seqs,
+                                         f"tool message for {call_id!r} answers no open call"))
+            return
+        self._report_missing()
+        for call in message.get("tool_calls") or ():
+            self._open[call["id"]] = (index, seqs)
+
+    def _report_missing(self) -> None:
+        for call_id, (index, seqs) in self._open.items():
+            self.problems.append(Problem("openai", "missing_result", call_id, index, seqs,
+                                         f"tool call {call_id!r} has no tool message after it"))
+        self._open.clear()
+
+    def finish(self) -> list[Problem]:
+        """Return every problem of the messages read (the calls left open included)."""
+        self._report_missing()
+        return self.problems
+
+    def mark(self) -> tuple[Any, ...]:
+        """Return the state after the messages read so far, for :meth:`rewind`."""
+        return dict(self._open), len(self.problems), len(self._answers)
+
+    def rewind(self, mark: tuple[Any, ...]) -> None:
+        """Restore the state of :meth:`mark` (messages read since are forgotten)."""
+        opened, problems, answers = mark
+        self._open = dict(opened)
+        del self.problems[problems:]
+        while len(self._answers) > answers:
+            _, call_id = self._answers.pop()
+            del self._answered[call_id]
+
+
+class AnthropicPairing:
+    """The Anthropic rule, turn by turn: every ``tool_use`` answered once in the next user
+    turn, no ``tool_result`` without a ``tool_use`` in the turn just before.
+
+    :meth:`mark` and :meth:`rewind` keep and restore the state after any turn.
+    """
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self._asked: tuple[int, Seqs, dict[Any, int]] | None = None
+        """The last turn read, when it was the assistant's: its index, seqs and tool_use ids."""
+
+    def read(self, index: int, turn: dict[str, Any], seqs: Seqs) -> None:
+        """Read turn ``index`` of the request (``seqs``: the events it came from)."""
+        if turn["role"] == "assistant":
+            self._report_missing(set())
+            requested = {b["id"]: index for b in turn["content"] if b["type"] == "tool_use"}
+            self._asked = (index, seqs, requested)
+            return
+        answers = ({b["tool_use_id"] for b in turn["content"] if b["type"] == "tool_result"}
+                   if turn["role"] == "user" else set())
+        requested = self._asked[2] if self._asked else {}
+        self._report_missing(answers)
+        seen: set[Any] = set()
+        for block in turn["content"]:
+            if block["type"] != "tool_result":
+                continue
+            call_id = block["tool_use_id"]
+            if call_id in seen:
+                kind, detail = "duplicate_result", f"tool_result {call_id!r} appears twice"
+            elif call_id not in requested:
+                kind, detail = "orphan_result", f"tool_result {call_id!r} follows no tool_use"
+            else:
+                seen.add(call_id)
+                continue
+            self.problems.append(Problem("anthropic", kind, call_id, index, seqs, detail))
+
+    def _report_missing(self, answers: set[Any]) -> None:
+        """Report the asked calls that ``answers`` (the next turn's results) leave out."""
+        if self._asked is None:
+            return
+        index, seqs, requested = self._asked
+        self.problems.extend(
+            Problem("anthropic", "missing_result", call_id, index, seqs,
+                    f"tool_use {call_id!r} has no tool_result in the next user turn")
+            for call_id in requested if call_id not in answers)
+        self._asked = None
+
+    def finish(self) -> list[Problem]:
+        """Return every problem of the turns read (a last assistant turn's calls included)."""
+        self._report_missing(set())
+        return self.problems
+
+    def mark(self) -> tuple[Any, ...]:
+        """Return the state after the turns read so far, for :meth:`rewind`."""
+        return self._asked, len(self.problems)
+
+    def rewind(self, mark: tuple[Any, ...]) -> None:
+        """Restore the state of :meth:`mark` (turns read since are forgotten)."""
+        self._asked, problems = mark
+        del self.problems[problems:]
+
+
+def pairing_problems(request: ProviderRequest) -> list[Problem]:
+    """Return every tool-call pairing problem of a provider request ([] when valid)."""
+    scan = OpenAIPairing() if request.provider == "openai" else AnthropicPairing()
+    for index, (message, seqs) in enumerate(zip(request.payload["messages"], request.seqs,
+                                                strict=True)):
+        scan.read(index, message, seqs)
+    return scan.finish()

@@ -1,0 +1,101 @@
+"""Pairing checks of many overlapping contexts (the cuts of one session), each resumed from
+the longest prefix it shares with the context checked before.
+
+A scan's state after some messages depends only on those messages (see ``pairing``): a
+context that begins with the same message objects as the last one checked resumes from the
+last kept state at or before where they part, and reads only the messages after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import compress, count
+from operator import is_not
+from typing import Any
+
+from ledgerviz.recovery.context import ContextMessage
+from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing, Problem
+from ledgerviz.recovery.providers import (
+    ExportMemo,
+    Provider,
+    _anthropic_shape,
+    _converted,
+    _openai_shape,
+    anthropic_turns,
+)
+
+MARK_EVERY = 512
+"""Messages between two kept scan states."""
+
+
+def shared_length(old: Sequence[Any], new: Sequence[Any]) -> int:
+    """Return how many first items ``old`` and ``new`` share (the same objects)."""
+    parted = next(compress(count(), map(is_not, old, new)), None)
+    return min(len(old), len(new)) if parted is None else parted
+
+
+class _Resumable:
+    """One provider's scan, its kept states and the messages it read last."""
+
+    def __init__(self, scan: OpenAIPairing | AnthropicPairing) -> None:
+        self.scan = scan
+        self.messages: list[ContextMessage] = []
+        self.marks: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, scan.mark())]
+        """(message index, turn index, scan state) in message order."""
+
+    def resume(self, messages: list[ContextMessage], valid: int) -> tuple[int, int]:
+        """Rewind to the last kept state of a message index below ``valid`` (see
+        :meth:`PairingMemo.problems`); return its message and turn index."""
+        while self.marks[-1][0] >= valid and len(self.marks) > 1:
+            self.marks.pop()
+        message, turn, mark = self.marks[-1]
+        self.scan.rewind(mark)
+        self.messages = messages
+        return message, turn
+
+
+class PairingMemo:
+    """Checks the tool-call pairing of contexts against every provider, resuming scans (one
+    memo per session and policy; ``exports``: the shape memos of ``export(full=False)``).
+
+    ``problems(messages)`` equals ``pairing_problems(export(messages, provider))`` for
+    each provider.
+    """
+
+    def __init__(self, exports: dict[Provider, ExportMemo]) -> None:
+        self._openai_shape = _converted(_openai_shape, exports["openai"])
+        self._anthropic_shape = _converted(_anthropic_shape, exports["anthropic"])
+        self._openai = _Resumable(OpenAIPairing())
+        self._anthropic = _Resumable(AnthropicPairing())
+
+    def problems(self, messages: list[ContextMessage]) -> dict[Provider, list[Problem]]:
+        """Return the pairing problems of the request ``messages`` make, per provider."""
+        return {"openai": self._openai_problems(messages),
+                "anthropic": self._anthropic_problems(messages)}
+
+    def _openai_problems(self, messages: list[ContextMessage]) -> list[Problem]:
+        state = self._openai
+        start, _ = state.resume(messages, shared_length(state.messages, messages) + 1)
+        scan, shape = state.scan, self._openai_shape
+        for index in range(start, len(messages)):
+            if index % MARK_EVERY == 0 and index > start:
+                state.marks.append((index, index, scan.mark()))
+            item = messages[index]
+            scan.read(index, shape(item), (item.seq,))
+        return list(scan.finish())
+
+    def _anthropic_problems(self, messages: list[ContextMessage]) -> list[Problem]:
+        # a kept state at message i follows whole turns; message i starts the next turn,
+        # so it must be shared too for that turn to start there again
+        state = self._anthropic
+        start, first_turn = state.resume(messages, shared_length(state.messages, messages))
+        merged = anthropic_turns(messages[start:], self._anthropic_shape, None,
+                                 after_turns=first_turn > 0)
+        scan, last = state.scan, start
+        for offset, (turn, seqs, begins) in enumerate(zip(merged.turns, merged.seqs(),
+                                                          merged.starts, strict=True)):
+            if start + begins - last >= MARK_EVERY and offset:
+                last = start + begins
+                state.marks.append((last, first_turn + offset, scan.mark()))
+            scan.read(first_turn + offset, turn, seqs)
+        return list(scan.finish())
