@@ -6,6 +6,8 @@ from collections import defaultdict
 from itertools import accumulate
 from typing import Any
 
+import numpy as np
+
 from ledgerviz.frames.columns import (
     Column,
     bool_column,
@@ -57,10 +59,10 @@ def _surface_ops(raw_ops: list[Any]) -> list[Any]:
     return [op.get("op") if isinstance(op, dict) else op for op in raw_ops]
 
 
-def _inherited(view: SessionsView) -> list[bool]:
+def _inherited(view: SessionsView) -> np.ndarray:
     """Return True for every event a session inherited from its parent: the events before
     its own cut (its last ``session/end-seed {inherited: true}``; v0/v1: ``seedLength``)."""
-    flags = [False] * len(view.types)
+    flags = np.zeros(len(view.types), dtype=bool)
     markers: dict[int, list[int]] = defaultdict(list)
     for position in view.indices_of(frozenset({SEED_MARKER})):
         markers[view.sessions[position]].append(position)
@@ -70,7 +72,7 @@ def _inherited(view: SessionsView) -> list[bool]:
         count = inherited_count(log.header, log.version, own)
         if count:
             cut = list(accumulate(analysis.recorded)).index(count + 1)  # first own event
-            flags[start : start + cut] = [True] * cut
+            flags[start : start + cut] = True
         start += len(analysis.events)
     return flags
 

@@ -13,6 +13,7 @@ from ledgerviz.frames import Frames
 from ledgerviz.frames.calls import CALL_SCHEMA
 from ledgerviz.frames.columns import assemble, category_column, joined, joined_inferred
 from ledgerviz.frames.events import EVENT_SCHEMA
+from ledgerviz.frames.lineage import CATALOG, LINEAGE_SCHEMA
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.gcpause import paused_gc
@@ -60,6 +61,14 @@ class JoinedFrames(Frames):
     def calls(self) -> pd.DataFrame:
         """Return one row per requested tool call (see :attr:`Frames.calls`)."""
         return self._joined("calls", CALL_SCHEMA)
+
+    @cached_property
+    def lineage(self) -> pd.DataFrame:
+        """Return one row per session (see :attr:`Frames.lineage`): each part's own, unless a
+        session catalogues subagents (a catalog may name a session of another part)."""
+        if any(part.view.holds(CATALOG) for part in self._parts):
+            return super().lineage
+        return self._joined("lineage", LINEAGE_SCHEMA)
 
 
 def _joined_column(columns: list[pd.Series], convert: Any) -> Any:

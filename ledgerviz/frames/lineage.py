@@ -21,6 +21,9 @@ from ledgerviz.ledger.lineage import (
     lineage_of,
 )
 
+CATALOG = "subagent/catalog"
+"""The event by which a session names the subagent sessions it started (their parent)."""
+
 LINEAGE_SCHEMA = {
     "parent_session": string_column,
     "relation": lambda values: category_column(values, RELATIONS),
@@ -59,7 +62,7 @@ def catalog_parents(view: SessionsView, found: dict[int, list[int]]) -> dict[str
         own = view.logs[session].header.get("id")
         for i in positions:
             child = view.datas[i].get("childId")
-            if (view.types[i] == "subagent/catalog" and isinstance(child, str)
+            if (view.types[i] == CATALOG and isinstance(child, str)
                     and ids[child] == 1 and child != own):
                 parents[child] = own
     return parents

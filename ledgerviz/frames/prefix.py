@@ -183,7 +183,7 @@ class PrefixFrames(Frames):
                 "surface_op": surface_ops,
                 "synthetic": bool_column(analysis.synthetic),
                 "recorded": bool_column(analysis.recorded),
-                "inherited": bool_column(_inherited(view)),
+                "inherited": _inherited(view),
                 "branch": EVENT_SCHEMA["branch"](analysis.branch),
                 "recovery_code": category_column(analysis.recovery_code),
             }, EVENT_SCHEMA)

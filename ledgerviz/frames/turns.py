@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,7 @@ _S_START, _S_END, _S_PROVIDER, _S_MODEL = range(3, 7)
 _S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=7))
 _S_LAST = 8 + len(USAGE_COLUMNS)
 NO_ROUTE: tuple[Any, Any] = (None, None)
+_CALL_TURN, _CALL_STEP, _CALL_STATUS = (attrgetter(name) for name in ("turn", "step", "status"))
 
 
 def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
@@ -136,14 +138,15 @@ def turn_outcomes(view: SessionsView, sessions: list[int], turns: list[Any],
                   reasons: list[Any], spans: dict[str, Column]) -> dict[str, Column]:
     """Return the columns of turn rows that depend on the policy's analysis (their calls by
     status, and whether they forked), given the rows' sessions, turns, reasons and spans."""
-    calls = list(zip(view.call_sessions, view.calls, strict=True))
-    per_turn = Counter((session, call.turn) for session, call in calls)
-    by_status = Counter((session, call.turn, call.status) for session, call in calls)
+    call_turns = list(map(_CALL_TURN, view.calls))
+    per_turn = Counter(zip(view.call_sessions, call_turns, strict=True))
+    by_status = Counter(zip(view.call_sessions, call_turns, map(_CALL_STATUS, view.calls),
+                            strict=True))
     keys = list(zip(sessions, turns, strict=True))
     return {
-        "calls": [per_turn[key] for key in keys],
-        "outcome_unknown": [by_status[(*key, "outcome_unknown")] for key in keys],
-        "not_started": [by_status[(*key, "not_started")] for key in keys],
+        "calls": list(map(per_turn.__getitem__, keys)),
+        **{status: [by_status[(session, turn, status)] for session, turn in keys]
+           for status in ("outcome_unknown", "not_started")},
         "forked": _forked(view, sessions, reasons, spans),
     }
 
@@ -228,9 +231,10 @@ def step_columns(view: SessionsView) -> dict[str, Column]:
 def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
                steps: list[Any]) -> list[int]:
     """Return how many of the analysis' calls each (session, turn, step) row holds."""
-    calls = zip(view.call_sessions, view.calls, strict=True)
-    per_step = Counter((session, call.turn, call.step) for session, call in calls)
-    return [per_step[key] for key in zip(sessions, turns, steps, strict=True)]
+    calls = view.calls
+    per_step = Counter(zip(view.call_sessions, map(_CALL_TURN, calls), map(_CALL_STEP, calls),
+                           strict=True))
+    return list(map(per_step.__getitem__, zip(sessions, turns, steps, strict=True)))
 
 
 def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:

@@ -131,7 +131,7 @@ class SessionsView:
             [log],
             [analysis],
             analysis.events,
-            self.fields[:shared] + tail,
+            self.fields.prefix_then(shared, tail),
             [0] * len(analysis.events),
             analysis.seqs,
             analysis.branch,
@@ -163,6 +163,10 @@ class SessionsView:
     def datas(self) -> list[dict[str, Any]]:
         """Return each event's ``data`` object ({} when it has none)."""
         return self.fields.datas
+
+    def holds(self, kind: str) -> bool:
+        """Return whether an event of type ``kind`` is among the view's."""
+        return kind in self._names
 
     def indices_of(self, kinds: frozenset[str], stop: int | None = None) -> list[int]:
         """Return the positions from ``start`` to ``stop`` (default: the end) of the events

@@ -81,6 +81,11 @@ class EventFields:
         """Return these columns followed by ``other``'s."""
         return EventFields.joined([self, other])
 
+    def prefix_then(self, count: int, other: EventFields) -> EventFields:
+        """Return the columns of the first ``count`` rows followed by ``other``'s."""
+        return EventFields(*(getattr(self, f.name)[:count] + getattr(other, f.name)
+                             for f in fields(self)))
+
     @classmethod
     def joined(cls, parts: Sequence[EventFields]) -> EventFields:
         """Return the columns of ``parts`` one after another (the part itself when one)."""

@@ -76,7 +76,7 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
 def _sorted_codes(names: np.ndarray | pd.Series) -> tuple[np.ndarray, list[str]]:
     """Return a code per item into the sorted distinct non-empty names (escaped, at most 60
     characters each), -1 for an item without a name; each name is escaped once."""
-    codes, uniques = pd.factorize(pd.Series(names).astype(object), use_na_sentinel=True)
+    codes, uniques = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=True)
     texts = [text_of(u) for u in uniques.tolist()]
     shown = sorted(set(texts) - {""})
     rank = {text: i for i, text in enumerate(shown)}

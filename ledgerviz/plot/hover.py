@@ -57,6 +57,8 @@ def _joined(*parts: str | np.ndarray) -> np.ndarray:
 
 
 def _seq(value: Any) -> str:
+    if type(value) is int:  # the common case: digits need no escaping
+        return str(value)
     return plotly_text(value) or "none"
 
 
