@@ -171,8 +171,10 @@ class Ledger:
         view = Ledger([_cut_log(log, n)])
         if reuse:
             source = view._source = lambda policy: self._prefix_analyses(log, policy)
-            view._analyzer = lambda _cut, policy: source(policy).analysis(n)
             whole = view._whole = lambda policy: self._session_frames(log, policy)
+            view._analyzer = (  # a cut of every event shares the whole session's analysis
+                (lambda _cut, policy: whole(policy).analysis) if n >= len(log.events)
+                else (lambda _cut, policy: source(policy).analysis(n)))
             view._framer = lambda policy, triples: prefix_frames(whole(policy), *triples[0],
                                                                  recorded=n)
             if self._memos is None or self._memos.size() > 2 * len(log.events) + MEMO_SLACK:

@@ -145,6 +145,11 @@ def duration_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     return pd.array(numbers.view("timedelta64[ms]"))
 
 
+def typed(column: pd.Series) -> Any:
+    """Return a frame column's values: its numpy array, or its pandas extension array."""
+    return column.to_numpy() if isinstance(column.dtype, np.dtype) else column.array
+
+
 def joined(head: Any, tail: Any) -> Any:
     """Return the typed column ``head`` followed by ``tail`` (numpy or pandas arrays of one
     type; categoricals of the same fixed categories)."""

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ledgerviz.frames import Frames
 from ledgerviz.frames.calls import CALL_SCHEMA
-from ledgerviz.frames.columns import assemble, category_column, joined, joined_inferred
+from ledgerviz.frames.columns import assemble, category_column, joined, joined_inferred, typed
 from ledgerviz.frames.events import EVENT_SCHEMA
 from ledgerviz.frames.lineage import CATALOG, LINEAGE_SCHEMA
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA
@@ -73,8 +73,7 @@ class JoinedFrames(Frames):
 
 def _joined_column(columns: list[pd.Series], convert: Any) -> Any:
     """Return the values of ``columns`` one after another, typed as ``convert`` types them."""
-    parts = [column.to_numpy() if isinstance(column.dtype, np.dtype) else column.array
-             for column in columns]
+    parts = [typed(column) for column in columns]
     result = parts[0]
     for part in parts[1:]:
         if isinstance(result, pd.Categorical) and not result.categories.equals(part.categories):

@@ -12,8 +12,10 @@ later in the file, a seq two tool events share) is built from scratch.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cached_property
+from collections.abc import Callable, Sequence
+from functools import cached_property, partial
+from itertools import compress, count
+from operator import attrgetter, ne
 from typing import Any
 
 import numpy as np
@@ -23,13 +25,13 @@ from ledgerviz.frames import Frames
 from ledgerviz.frames.calls import CALL_SCHEMA
 from ledgerviz.frames.columns import (
     assemble,
-    bool_column,
     category_column,
     int_column,
     joined,
     joined_inferred,
     string_column,
     transpose,
+    typed,
 )
 from ledgerviz.frames.events import (
     EVENT_SCHEMA,
@@ -45,7 +47,9 @@ from ledgerviz.frames.turns import (
     _spans,
     route_before,
     step_calls,
+    step_columns,
     step_rows,
+    turn_columns,
     turn_outcomes,
     turn_rows,
 )
@@ -64,7 +68,7 @@ class SessionFrames:
 
     def __init__(self, key: str, log: SessionLog, analysis: Analysis) -> None:
         self.analysis = analysis
-        self.frames = Frames([(key, log, analysis)])
+        self.frames = _WholeFrames([(key, log, analysis)], self)
         self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
 
     def shared(self, recorded: int) -> int:
@@ -92,6 +96,26 @@ class SessionFrames:
         positions = view.indices_of(TOOL_EVENTS)
         found = {view.seqs[i]: i for i in positions}
         return found if len(found) == len(positions) else {}
+
+
+class _WholeFrames(Frames):
+    """The frames of a whole session, its turns and steps built from the rows its
+    :class:`SessionFrames` keeps (made once for both)."""
+
+    def __init__(self, sessions: list[tuple[str, SessionLog, Analysis]],
+                 whole: SessionFrames) -> None:
+        super().__init__(sessions)
+        self._whole = whole
+
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """Return one row per turn (see :attr:`Frames.turns`)."""
+        return self._build(partial(turn_columns, rows=self._whole.turn_rows.rows), TURN_SCHEMA)
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """Return one row per (turn, step) (see :attr:`Frames.steps`)."""
+        return self._build(partial(step_columns, rows=self._whole.step_rows.rows), STEP_SCHEMA)
 
 
 class _Rows:
@@ -181,11 +205,10 @@ class PrefixFrames(Frames):
                 "call_id": joined(head["call_id"].array[:shared],
                                   string_column(_call_ids(view.from_position(shared))[shared:])),
                 "surface_op": surface_ops,
-                "synthetic": bool_column(analysis.synthetic),
-                "recorded": bool_column(analysis.recorded),
+                **{name: _patched_events(head[name], getattr(self._base.analysis, name),
+                                         getattr(analysis, name), EVENT_SCHEMA[name])
+                   for name in ("synthetic", "recorded", "branch", "recovery_code")},
                 "inherited": _inherited(view),
-                "branch": EVENT_SCHEMA["branch"](analysis.branch),
-                "recovery_code": category_column(analysis.recovery_code),
             }, EVENT_SCHEMA)
 
     @cached_property
@@ -275,40 +298,68 @@ class PrefixFrames(Frames):
         """Return one row per requested tool call (see :attr:`Frames.calls`)."""
         view = self._continued
         positions = self._base.tool_positions
-        calls = self._analysis.calls
+        calls, whole = self._analysis.calls, self._base.analysis.calls
         if (view is None or not self._tail_sliceable(view) or not positions
-                or len(calls) > len(self._base.analysis.calls)):
+                or len(calls) > len(whole)):
             return super().calls
-        tail_tools = {view.seqs[i]: i for i in view.indices_of(TOOL_EVENTS)
-                      if i >= self._shared}
+        tail_tools = {view.seqs[i]: i
+                      for i in view.from_position(self._shared).indices_of(TOOL_EVENTS)}
         with paused_gc():
             head = self._base.frames.calls.iloc[:len(calls)]
-            facts = transpose(calls, CallFacts._fields)
-            times = {}
-            for name, seqs in (("dispatch_time", "dispatched_seq"), ("result_time", "result_seq")):
-                times[name] = _call_times(view, head, seqs, facts[seqs], positions,
-                                          tail_tools, self._shared)
+            same = first_difference(whole, calls)  # the calls before it have the same facts
+            facts = transpose(calls[same:], CallFacts._fields)
+            times = {name: _call_times(view, head, seqs, list(map(attrgetter(seqs), calls)),
+                                       positions, tail_tools, self._shared)
+                     for name, seqs in (("dispatch_time", "dispatched_seq"),
+                                        ("result_time", "result_seq"))}
+
+            def patched(name: str, fact: str) -> Any:
+                return _patched(head[name], same, facts[fact], CALL_SCHEMA[name],
+                                lambda: list(map(attrgetter(fact), calls)))
+
             tool = joined_inferred(head["tool"].array, category_column([]))
-            if tool is None:
-                tool = category_column(facts["name"])
             return self._frame({
                 "session": np.zeros(len(calls), dtype=np.int64),
                 "call_id": head["call_id"].array,
-                "tool": tool,
+                "tool": category_column(facts["name"]) if tool is None else tool,
                 "turn": head["turn"].array,
                 "step": head["step"].array,
                 "requested_seq": head["requested_seq"].array,
-                "dispatched_seq": int_column(facts["dispatched_seq"]),
-                "result_seq": int_column(facts["result_seq"]),
+                "dispatched_seq": patched("dispatched_seq", "dispatched_seq"),
+                "result_seq": patched("result_seq", "result_seq"),
                 **times,
-                "status": CALL_SCHEMA["status"](facts["status"]),
-                "error_code": category_column(facts["error_code"]),
-                "is_error": bool_column(facts["is_error"]),
+                "status": patched("status", "status"),
+                "error_code": patched("error_code", "error_code"),
+                "is_error": patched("is_error", "is_error"),
                 "duration": times["result_time"] - times["dispatch_time"],
                 "arguments": head["arguments"].array,
-                "branch": CALL_SCHEMA["branch"](facts["branch"]),
-                "settled": bool_column(facts["settled"]),
+                "branch": patched("branch", "branch"),
+                "settled": patched("settled", "settled"),
             }, CALL_SCHEMA)
+
+
+def _patched(column: pd.Series, same: int, rest: list[Any], convert: Any,
+             values: Callable[[], list[Any]]) -> Any:
+    """Return ``convert(values())``, knowing that its first ``same`` rows are those of the
+    whole session's typed ``column`` and the others are ``rest``."""
+    kept, tail = typed(column)[:same], convert(rest)
+    if convert is not category_column:
+        return joined(kept, tail)
+    joined_values = joined_inferred(kept, tail)
+    return convert(values()) if joined_values is None else joined_values
+
+
+def _patched_events(column: pd.Series, old: list[Any], new: list[Any], convert: Any) -> Any:
+    """Return ``convert(new)``, ``new`` being the cut's values of the whole session's
+    ``old`` (whose typed column is ``column``): ``old``'s rows as far as they agree."""
+    same = first_difference(old, new)
+    return _patched(column, same, new[same:], convert, lambda: new)
+
+
+def first_difference(old: Sequence[Any], new: Sequence[Any]) -> int:
+    """Return the first index at which ``old`` and ``new`` hold unequal items (else the
+    shorter one's length)."""
+    return next(compress(count(), map(ne, old, new)), min(len(old), len(new)))
 
 
 def _joined_spans(view: SessionsView, head: pd.DataFrame,
@@ -328,8 +379,10 @@ def _call_times(view: SessionsView, head: pd.DataFrame, column: str, seqs: list[
     ``positions`` before ``shared``)."""
     times = head["dispatch_time" if column == "dispatched_seq" else "result_time"].array
     same = (int_column(seqs) == head[column].array).to_numpy(dtype=bool, na_value=False)
-    changed = [row for row in np.flatnonzero(~same).tolist()] + [
-        row for row, seq in enumerate(seqs) if seq in tail_tools and same[row]]
+    differ = set(np.flatnonzero(~same).tolist())
+    if tail_tools:
+        differ.update(row for row, seq in enumerate(seqs) if seq in tail_tools)
+    changed = sorted(differ)
     if not changed:
         return times
     found = []
@@ -347,8 +400,11 @@ def _call_times(view: SessionsView, head: pd.DataFrame, column: str, seqs: list[
 def prefix_frames(base: SessionFrames, key: str, log: SessionLog, analysis: Analysis,
                   recorded: int) -> Frames:
     """Return the frames of one session whose analysis begins with the analysis of the first
-    ``recorded`` recorded events of ``base``'s session: sliced from ``base`` where the
-    analyses share those events, else built from scratch."""
+    ``recorded`` recorded events of ``base``'s session: ``base``'s own when it is ``base``'s
+    analysis, sliced from ``base`` where the analyses share those events, else built from
+    scratch."""
+    if analysis is base.analysis:
+        return base.frames
     shared = base.shared(recorded)
     whole = base.analysis.events
     if shared > min(len(whole), len(analysis.events)) or (

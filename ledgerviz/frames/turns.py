@@ -119,9 +119,11 @@ def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, 
     }
 
 
-def turn_columns(view: SessionsView) -> dict[str, Column]:
-    """Return the ``turns`` columns of every session."""
-    rows = turn_rows(view)
+def turn_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
+                 ) -> dict[str, Column]:
+    """Return the ``turns`` columns of every session (``rows``: its :func:`turn_rows`, when
+    made already)."""
+    rows = turn_rows(view) if rows is None else rows
     spans = _spans(view, rows["start"], rows["end"])
     return {
         "session": rows["session"],
@@ -218,11 +220,12 @@ def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
     return rows
 
 
-def step_columns(view: SessionsView) -> dict[str, Column]:
-    """Return the ``steps`` columns of every session."""
-    rows = step_rows(view)
-    for slot in EXTENT:
-        del rows[slot]
+def step_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
+                 ) -> dict[str, Column]:
+    """Return the ``steps`` columns of every session (``rows``: its :func:`step_rows`, when
+    made already)."""
+    rows = {name: column for name, column in (step_rows(view) if rows is None else rows).items()
+            if name not in EXTENT}
     spans = _spans(view, rows.pop("start"), rows.pop("end"))
     return {**rows, **spans,
             "calls": step_calls(view, rows["session"], rows["turn"], rows["step"])}
