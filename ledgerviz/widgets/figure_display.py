@@ -4,9 +4,11 @@ plotly's FigureWidget (an anywidget since plotly 6) has two habits that break it
 
 - it sends the traces and layout changes made after it was created as one-off messages, and
   copies its whole figure into its synced state only when it is displayed itself; a child of a
-  box is never displayed itself, so a browser that builds its model after those messages went
-  by draws empty axes. :func:`sync_figure_state` copies the figure in, for the box to call
-  when it is displayed;
+  box is never displayed itself, so its synced state (what a page restoring saved widget state
+  draws, and what a view built before plotly's browser code listens to those messages starts
+  from) stays the empty figure it was created with. :func:`sync_figure_state` copies the
+  figure in, for the box to call when it is displayed (and for ``LiveFigure``, in
+  ``live_figure``, to call when a view asks);
 - it draws itself before the notebook attaches it to the page, when it has no width yet, so it
   takes plotly's default of 700 px, and nothing makes it lay itself out again when its output
   gets wider or narrower. :class:`FitWidth`, an invisible widget placed beside the figure,
