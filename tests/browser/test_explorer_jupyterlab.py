@@ -1,13 +1,13 @@
-"""The explorer in a real JupyterLab, driven through the page.
+"""The explorer in a real JupyterLab and Notebook 7, driven through the page.
 
-The test starts JupyterLab on 127.0.0.1 (a free port, a token, its own temporary root, config,
-runtime, settings and workspace folders; stopped by the test, even when it fails), opens a
-notebook that calls ``lv.explore`` on a bundled example, runs it in headless Chromium, and
-checks what a person sees: the timeline draws its points, fills the output's width and follows
-it when the output narrows, its legend is neither cut nor overlapping, its title does not
-repeat the session picker; toggling the policy and moving the crash-point slider change the
-plot and the panes to what the new cut holds; nothing is logged as a console error from the
-moment the cell runs.
+For each frontend the test starts its server on 127.0.0.1 (a free port, a token, its own
+temporary root, config, runtime, settings and workspace folders; stopped by the test, even when
+it fails), opens a notebook that calls ``lv.explore`` on a bundled example, runs it in headless
+Chromium, and checks what a person sees: the timeline draws its points, fills the output's
+width and follows it when the output narrows, its legend is neither cut nor overlapping, its
+title does not repeat the session picker; toggling the policy and moving the crash-point
+slider change the plot and the panes to what the new cut holds; nothing is logged as a console
+error from the moment the cell runs.
 
 The page gives anywidget's start-up deadline (2 s, past which anywidget drops every message to
 a model; see ``ledgerviz/widgets/live_figure.py``) as :data:`DEADLINE_MS`: plotly's 5 MB widget
@@ -15,7 +15,8 @@ bundle takes longer than that to load here on every run, so a figure that needs 
 within the deadline would show empty axes every time, not now and then.
 
 It saves screenshots of the explorer under the test's tmp_path; with
-``LEDGERVIZ_README_SCREENSHOT=1`` it also refreshes the README's ``docs/images/explorer.png``.
+``LEDGERVIZ_README_SCREENSHOT=1`` the JupyterLab run also refreshes the README's
+``docs/images/explorer.png``.
 """
 
 from __future__ import annotations
@@ -53,9 +54,10 @@ CUT = 12  # in turn 1's second step: both its calls were answered, so fork has n
 SOURCE = ("import ledgerviz as lv\n"
           f"explorer = lv.explore(lv.load({str(EXAMPLE)!r}))\n"
           "explorer")
-# JupyterLab asks on first start whether to fetch news; the toast would cover the output.
+# Both frontends ask on first start whether to fetch news; the toast would cover the output.
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 START_S = 120
+VIEWPORT = {"width": 1500, "height": 1500}
 STEP_MS = 120_000  # a slow, loaded CI machine: every wait is on page state, with this bound
 DEADLINE_MS = 1_000
 # anywidget's Runtime arms ``AbortSignal.timeout(2000)`` when a model is created; the page
@@ -101,15 +103,36 @@ STATE = """() => {
         context: text('.lv-context'),
     };
 }""".replace("OUTPUT", OUTPUT)
+# The notebook is open, its cell editable and its kernel started and idle.
+KERNEL_IDLE = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const session = panel && panel.sessionContext && panel.sessionContext.session;
+    return session && session.kernel && session.kernel.status === 'idle' &&
+        document.querySelector('.jp-Notebook .jp-Cell .jp-InputArea-editor') !== null;
+}"""
 # Every trace that has points is drawn: no view is left with empty axes or half an update.
 WHOLE = "s.withPoints > 0 && s.drawn === s.withPoints"
 FITS = "Math.abs(s.plotWidth - s.outputWidth) <= 30"
 
 
+@dataclass(frozen=True)
+class Frontend:
+    """How to start a Jupyter frontend and where it opens a notebook."""
+
+    module: str  # run as ``python -m MODULE``
+    app: str  # the application class whose ``expose_app_in_browser`` sets window.jupyterapp
+    path: str  # the notebook's page, below the server's root
+
+
+FRONTENDS = [Frontend("jupyterlab", "LabApp", "lab/tree/explore.ipynb"),
+             Frontend("notebook", "JupyterNotebookApp", "notebooks/explore.ipynb")]
+
+
 @dataclass
 class Lab:
-    """A running JupyterLab: the notebook's URL and the server's log."""
+    """A running frontend: which one, the notebook's URL and the server's log."""
 
+    frontend: Frontend
     url: str
     log: Path
 
@@ -137,16 +160,17 @@ def wait_until_serving(server: subprocess.Popen, port: int, token: str, log: Pat
                     f"http://127.0.0.1:{port}/api/status?token={token}", timeout=5):
                 return
         except OSError:
-            assert server.poll() is None, f"JupyterLab exited while starting:\n{log.read_text()}"
+            assert server.poll() is None, f"the server exited while starting:\n{log.read_text()}"
             assert time.monotonic() < deadline, (
-                f"JupyterLab did not answer within {START_S} s:\n{log.read_text()}")
+                f"the server did not answer within {START_S} s:\n{log.read_text()}")
             time.sleep(0.5)
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """Start JupyterLab serving a temporary folder holding the notebook; stop it afterwards."""
-    home = tmp_path_factory.mktemp("jupyterlab")
+@pytest.fixture(scope="module", params=FRONTENDS, ids=lambda frontend: frontend.module)
+def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """Start the frontend serving a temporary folder holding the notebook; stop it afterwards."""
+    frontend: Frontend = request.param
+    home = tmp_path_factory.mktemp(frontend.module)
     root, config = home / "root", home / "config"
     (config / "labconfig").mkdir(parents=True)
     (config / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
@@ -157,17 +181,18 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces")}
-    log_path = home / "jupyterlab.log"
+    log_path = home / f"{frontend.module}.log"
     with log_path.open("wb") as log:
         server = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+            [sys.executable, "-m", frontend.module, "--no-browser", "--ServerApp.ip=127.0.0.1",
              f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-             "--LabApp.expose_app_in_browser=True", "--allow-root"],
+             f"--{frontend.app}.expose_app_in_browser=True", "--allow-root"],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=root, env=env)
         try:
             wait_until_serving(server, port, token, log_path)
-            yield Lab(f"http://127.0.0.1:{port}/lab/tree/explore.ipynb?token={token}", log_path)
+            yield Lab(frontend, f"http://127.0.0.1:{port}/{frontend.path}?token={token}",
+                      log_path)
         finally:
             server.terminate()  # the server shuts its kernels down before it exits
             try:
@@ -207,6 +232,21 @@ def run_the_cell(page: Page) -> None:
         except PlaywrightTimeout:
             continue
     raise AssertionError("the notebook cell never started running")
+
+
+def toggle_left_area(page: Page) -> None:
+    """Show or hide JupyterLab's left sidebar: the output changes width, the window does not."""
+    page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+
+
+# How each frontend makes the output narrower, then as wide as before. Notebook 7 has no
+# sidebar beside a notebook (whose width it caps), so its window narrows to half.
+NARROWERS = {
+    "jupyterlab": (toggle_left_area, toggle_left_area),
+    "notebook": (lambda page: page.set_viewport_size({"width": VIEWPORT["width"] // 2,
+                                                     "height": VIEWPORT["height"]}),
+                 lambda page: page.set_viewport_size(VIEWPORT)),
+}
 
 
 def save_readme_picture(page: Page, path: Path) -> None:
@@ -252,24 +292,20 @@ def assert_readable(shown: dict[str, Any]) -> None:
     assert SESSION not in shown["title"], shown
 
 
-def test_explorer_in_jupyterlab_draws_fills_the_width_and_responds(
+def test_the_explorer_draws_fills_the_width_and_responds(
         lab: Lab, tmp_path: Path) -> None:
     assert CHROMIUM.exists(), MISSING
     errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1500})
+            page = browser.new_page(viewport=VIEWPORT)
             page.add_init_script(SHORTER_DEADLINE)
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(lab.url, timeout=STEP_MS)
-            page.wait_for_function("() => window.jupyterapp && document.querySelector("
-                                   "'.jp-Notebook .jp-Cell .jp-InputArea-editor')",
-                                   timeout=STEP_MS)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                                   timeout=STEP_MS)
-            errors.clear()  # JupyterLab's own start-up may 404 optional resources before this
+            page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
+            errors.clear()  # the frontend's own start-up may 404 optional resources before this
             run_the_cell(page)
 
             # The synthesize policy (the default) on the whole ledger: the summary's closers
@@ -285,14 +321,12 @@ def test_explorer_in_jupyterlab_draws_fills_the_width_and_responds(
             assert_readable(first)
             page.screenshot(path=str(tmp_path / "synthesize.png"))
 
-            # the output changes width without a window resize: the left sidebar toggles
-            toggle_sidebar = ("() => window.jupyterapp.commands.execute("
-                              "'application:toggle-left-area')")
-            page.evaluate(toggle_sidebar)
+            narrow, widen = NARROWERS[lab.frontend.module]
+            narrow(page)
             other = wait_for(page, f"(s, w) => Math.abs(s.outputWidth - w) > 100 && {FITS}",
                              first["outputWidth"], "the plot to follow the output's new width")
             assert_readable(other)
-            page.evaluate(toggle_sidebar)
+            widen(page)
             wait_for(page, f"(s, w) => Math.abs(s.outputWidth - w) <= 2 && {FITS}",
                      first["outputWidth"], "the plot to take its first width again")
 
@@ -308,7 +342,8 @@ def test_explorer_in_jupyterlab_draws_fills_the_width_and_responds(
             assert_readable(forked)
             page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "fork.png"))
             save_readme_picture(page, tmp_path / "readme.png")
-            if os.environ.get("LEDGERVIZ_README_SCREENSHOT") == "1":
+            if lab.frontend.module == "jupyterlab" and os.environ.get(
+                    "LEDGERVIZ_README_SCREENSHOT") == "1":
                 README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
                 save_readme_picture(page, README_SCREENSHOT)
 
