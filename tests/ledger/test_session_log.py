@@ -40,3 +40,17 @@ def test_event_fields_are_extracted_when_the_reader_kept_none() -> None:
 def test_event_fields_kept_by_the_reader_are_returned_as_they_are() -> None:
     kept = EventFields.empty()
     assert session([{"type": "x"}], fields=kept).event_fields() is kept
+
+
+def test_equal_type_and_op_strings_share_one_object_and_other_values_pass_through() -> None:
+    first, second = "".join(["turn/", "start"]), "".join(["turn", "/start"])
+    assert first == second and first is not second
+    events = [{"type": first, "surfaceOp": "".join(["app", "end"])},
+              {"type": second, "surfaceOp": "".join(["ap", "pend"])},
+              {"type": {"odd": 1}, "surfaceOp": {"op": "replace"}},
+              {"type": "x", "surfaceOp": "mystery"}]
+    columns = EventFields.of(events)
+    assert columns.types == [first, first, {"odd": 1}, "x"]
+    assert columns.types[1] is columns.types[0]
+    assert columns.surface_ops == ["append", "append", {"op": "replace"}, "mystery"]
+    assert columns.surface_ops[1] is columns.surface_ops[0]

@@ -191,3 +191,22 @@ def test_v3_turn_boundary_fork_matches_the_runtimes_fixture_child() -> None:
     assert len(child) == 170  # a turn boundary: no closers
     for key in ("version", "id", "createdAt", "cwd", "parentSession", "isSeeded"):
         assert header[key] == recorded_header[key], key
+
+
+def test_refusals_say_exactly_why() -> None:
+    header = {"type": "session", "version": 4, "id": "p", "createdAt": 0}
+    unnumbered = [{"type": "turn/start", "data": {"turn": 1}}, {"type": "todo/write"},
+                  {"type": "turn/end", "data": {"turn": 1}}]  # seqs are their positions 0..2
+    gapped = [{**event, "seq": seq} for event, seq in zip(unnumbered, (0, 1, 5), strict=True)]
+    cases = [
+        (header, unnumbered, 5, "no event with seq 5 to fork at (seqs run 0..2)"),
+        (header, gapped, 2, "no event with seq 2 to fork at (seqs run 0..5)"),
+        (header, [], 0, "no event with seq 0 to fork at (the ledger has no events)"),
+        ({**header, "version": 1}, gapped, 1,
+         "cannot fork a v1 ledger: v0/v1 recorded a fork only as the header's seedLength; "
+         "the runtime migrates an older log to v4 before forking it"),
+    ]
+    for parent, events, seq, message in cases:
+        with pytest.raises(ForkRefused) as refused:
+            fork_seed(parent, events, seq, session_id="c", created_at=1)
+        assert str(refused.value) == message
