@@ -95,7 +95,8 @@ def text(value: str) -> dict[str, str]:
 
 def pairing_turn() -> list[dict[str, Any]]:
     """Calls A and B requested (seq 1; a text block's own ``id`` C is no call), then one
-    result per way of naming (or not naming) a call (seqs 2-8, file lines 4-10)."""
+    result per way of naming (or not naming) a call (seqs 2-8, file lines 4-10), then an
+    assistant message without a message object (seq 9)."""
     request = assistant_calls(1, "A", "B")
     request["data"]["message"]["content"].insert(0, {**text("t"), "id": "C"})
     return [
@@ -111,6 +112,9 @@ def pairing_turn() -> list[dict[str, Any]]:
         result(6, {"role": "user", "content": [{"type": "tool-result", "toolCallId": 5}]}),
         result(7, {"role": "tool", "source": {"kind": "tool"}, "content": []}),
         result(8, None),
+        # an assistant message without a message object requests nothing
+        {"type": "assistant/message", "seq": 9, "time": 1009, "data": {"turn": 1, "step": 1},
+         "surfaceOp": "append"},
     ]
 
 

@@ -193,3 +193,9 @@ def test_a_memo_entry_is_used_only_for_its_own_message_and_event_type() -> None:
         assert memo == {id(message): (message, "user/message", fresh)}
     memo = {id(message): (message, "user/message", kept)}
     assert to_openai([item], memo).payload["messages"] == [kept]
+
+
+def test_a_shape_only_anthropic_request_leaves_out_the_system_text() -> None:
+    rules = ContextMessage(0, "system/message", {"role": "system", "content": [
+        {"type": "text", "text": "rules"}]})
+    assert export([rules], "anthropic", full=False).payload == {"system": "", "messages": []}
