@@ -87,3 +87,22 @@ def test_a_folder_is_read_in_the_order_of_its_path_texts(tmp_path: Path) -> None
     (tmp_path / "c.jsonl").write_bytes(LEDGER)
     paths = [Path(log.path).relative_to(tmp_path).as_posix() for log in read_sessions(tmp_path)]
     assert paths == ["a-b.jsonl", "a/b.jsonl", "c.jsonl"]
+
+
+def test_a_folder_error_without_a_file_name_names_the_folder_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ok.jsonl").write_bytes(LEDGER)
+    (tmp_path / "locked").mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied")  # no file name
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert found(tmp_path) == {
+        tmp_path.name: [("unreadable", "cannot read folder: Permission denied")],
+        "ok.jsonl": [],
+    }

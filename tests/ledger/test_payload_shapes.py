@@ -81,6 +81,15 @@ def test_tool_result_payloads(message: dict[str, Any], problem: str) -> None:
     assert found(events) == [("invalid_event", 4, f"tool/result: {problem}")]
 
 
+@pytest.mark.parametrize(("seqs", "problem"), [
+    ([[0]], "'sourceEventSeqs' ranges must be [first, last] pairs"),
+    ([0, "1"], "'sourceEventSeqs[]' must be an integer, not string"),
+])
+def test_source_seqs_problems_word_for_word(seqs: list, problem: str) -> None:
+    asks = {**assistant_calls(1, "A"), "sourceEventSeqs": seqs}
+    assert found([turn_start(0), asks]) == [("invalid_event", 3, f"assistant/message: {problem}")]
+
+
 def result(seq: int, message: dict[str, Any] | None) -> dict[str, Any]:
     data: dict[str, Any] = {"turn": 1, "step": 1}
     if message is not None:
