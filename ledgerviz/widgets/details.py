@@ -52,7 +52,7 @@ def calls_html(analysis: Analysis, index: int) -> str:
                                                    c.result_seq)]
     if not calls:
         return ""
-    texts = result_texts(analysis)
+    texts = result_texts(analysis, [call.result_seq for call in calls])
     blocks = [
         f"<div style='margin:6px 0'><b>call {escape(call.name, TYPE_LABEL_LIMIT)}</b> "
         f"<code>{escape(call.call_id, TYPE_LABEL_LIMIT)}</code> · "

@@ -250,9 +250,9 @@ class Explorer(widgets.VBox):
 
     def _show_events(self, analysis: Analysis, index: int | None) -> None:
         """Fill the event picker and select ``index``, or else the crash-point event."""
-        if index is None:
-            recorded = [i for i, in_file in enumerate(analysis.recorded) if in_file]
-            index = recorded[-1] if recorded else None
+        if index is None:  # the last recorded event
+            recorded = analysis.recorded
+            index = next((i for i in range(len(recorded) - 1, -1, -1) if recorded[i]), None)
         self._syncing = True
         try:
             self._fill_picker(analysis, index)
