@@ -117,7 +117,10 @@ def test_a_second_header_and_its_restarted_seqs_are_reported_once() -> None:
     content = encode([HEADER, turn_start(0), turn_start(1, 2), turn_start(2, 3), *second])
     log = read_session("x.jsonl", content)
     assert [(d.kind, d.line) for d in log.diagnostics] == [("second_header", 5), ("seq_gap", 6)]
-    assert "second session header (id 'other')" in log.diagnostics[0].message
+    assert log.diagnostics[0].message == (
+        "a second session header (id 'other') in the middle of the file: two ledgers "
+        "concatenated? Only the first header counts"
+    )
     assert log.diagnostics[1].message == "seq 0 repeats or goes backwards (expected 3)"
 
 
