@@ -36,6 +36,14 @@ def unknown_turn() -> LedgerBuilder:
     return b
 
 
+def interrupted_unknown_turn() -> LedgerBuilder:
+    """``unknown_turn`` with its step (seq 6) and turn (seq 7, interrupted) ended."""
+    b = unknown_turn()
+    b.step_end()  # 6
+    b.turn_end("interrupted")  # 7
+    return b
+
+
 def test_user_message_typed_inside_the_forked_turn_stays_abandoned() -> None:
     b = unknown_turn()
     b.user("steer", kind="user")  # 6: typed while the forked turn is still open
@@ -49,9 +57,7 @@ def test_user_message_typed_inside_the_forked_turn_stays_abandoned() -> None:
 
 
 def test_typed_message_of_the_next_turn_starts_the_new_branch() -> None:
-    b = unknown_turn()
-    b.step_end()  # 6
-    b.turn_end("interrupted")  # 7
+    b = interrupted_unknown_turn()  # 0-7
     b.turn_start()  # 8
     b.user("two")  # 9
     b.step_start()  # 10
@@ -69,9 +75,7 @@ def test_typed_message_of_the_next_turn_starts_the_new_branch() -> None:
 def next_turn_with(kind: str) -> LedgerBuilder:
     """The forked turn closed, then turn 2 opens with a message of source ``kind`` (seq 9),
     then the user's own message (seq 10)."""
-    b = unknown_turn()
-    b.step_end()  # 6
-    b.turn_end("interrupted")  # 7
+    b = interrupted_unknown_turn()  # 0-7
     b.turn_start()  # 8
     b.user("injected", kind=kind)  # 9
     b.user("typed")  # 10
@@ -102,9 +106,7 @@ def test_without_a_typed_message_the_whole_suffix_stays_abandoned() -> None:
 
 
 def test_inbox_splice_is_log_only_and_its_user_message_starts_the_branch() -> None:
-    b = unknown_turn()
-    b.step_end()  # 6
-    b.turn_end("interrupted")  # 7
+    b = interrupted_unknown_turn()  # 0-7
     b.turn_start()  # 8
     splice = b.log("agent/inbox/spliced")  # 9
     b.events[splice]["data"] = {
@@ -120,9 +122,7 @@ def test_inbox_splice_is_log_only_and_its_user_message_starts_the_branch() -> No
 
 
 def test_second_unresolved_call_in_a_closed_step_forks_again() -> None:
-    b = unknown_turn()
-    b.step_end()  # 6
-    b.turn_end("interrupted")  # 7
+    b = interrupted_unknown_turn()  # 0-7
     b.turn_start()  # 8
     b.user("two")  # 9
     b.step_start()  # 10
@@ -283,9 +283,7 @@ def test_fork_point_brought_back_by_a_restore_is_abandoned_again() -> None:
 def test_a_pending_fork_undone_by_a_rewind_is_dropped() -> None:
     # turn 1's call ends TOOL_OUTCOME_UNKNOWN (fork pending at 3); the user undoes turn 1,
     # so the next typed message starts from the undone surface: no fork is applied.
-    b = unknown_turn()
-    b.step_end()  # 6
-    b.turn_end("interrupted")  # 7
+    b = interrupted_unknown_turn()  # 0-7
     rewind = b.log("surface/rewind")  # 8
     b.events[rewind]["data"] = {"start": 1, "end": 5, "shadowedSeqs": [1, 3, 5]}
     b.turn_start()  # 9
@@ -299,9 +297,7 @@ def test_a_pending_fork_undone_by_a_rewind_is_dropped() -> None:
 def test_a_restore_while_another_rewind_hides_the_fork_point_keeps_it_dropped() -> None:
     # two rewinds hide the pending fork point; restoring the first leaves it hidden by
     # the second, so the typed message of turn 2 is not abandoned.
-    b = unknown_turn()
-    b.step_end()  # 6
-    b.turn_end("interrupted")  # 7
+    b = interrupted_unknown_turn()  # 0-7
     first = b.log("surface/rewind")  # 8
     b.events[first]["data"] = {"start": 3, "end": 5, "shadowedSeqs": [3, 5]}
     second = b.log("surface/rewind")  # 9
