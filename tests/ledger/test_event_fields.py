@@ -124,3 +124,23 @@ def test_appenders_follow_the_declared_columns() -> None:
     appenders = columns.appenders()
     assert len(appenders) == len(declared)
     assert all(add.__self__ is column for add, column in zip(appenders, declared, strict=True))
+
+
+def test_first_rows_then_other_columns() -> None:
+    first = [
+        {"type": "turn/start", "seq": 0, "time": 5, "data": {"turn": 1}},
+        {"type": "step/start", "seq": 1, "time": 6, "data": {"turn": 1, "step": 1},
+         "surfaceOp": "append"},
+        {"type": "step/end", "seq": 2, "time": 7, "data": {"turn": 1, "step": 1}},
+    ]
+    tail = [{"type": "turn/end", "seq": 9, "data": {"turn": 2}}]
+    joined = EventFields.of(first).prefix_then(2, EventFields.of(tail))
+    assert joined == EventFields(
+        types=["turn/start", "step/start", "turn/end"],
+        seqs=[0, 1, 9],
+        datas=[{"turn": 1}, {"turn": 1, "step": 1}, {"turn": 2}],
+        times=[5, 6, None],
+        turns=[1, 1, 2],
+        steps=[None, 1, None],
+        surface_ops=[None, "append", None],
+    )

@@ -185,6 +185,13 @@ def test_anthropic_results_after_a_text_block_are_still_checked() -> None:
     assert problems("anthropic", uses("A"), note_first) == [("orphan_result", "Z", 1, (11,))]
 
 
+def test_anthropic_results_count_only_in_a_user_turn() -> None:
+    # a turn of another role holding A's result does not answer A (A's use is just before
+    # it, so the result is no orphan either)
+    not_user = {**results("A"), "role": "tool"}
+    assert problems("anthropic", uses("A"), not_user) == [("missing_result", "A", 0, (10,))]
+
+
 def test_anthropic_duplicate_result_in_one_turn() -> None:
     assert problems("anthropic", uses("A"), results("A", "A")) == [
         ("duplicate_result", "A", 1, (11,))
@@ -213,3 +220,10 @@ def test_anthropic_problem_objects_in_full() -> None:
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_empty_request_is_valid(provider: str) -> None:
     assert problems(provider) == []
+
+
+@pytest.mark.parametrize(("provider", "said"), [("openai", USER), ("anthropic", ASK)])
+def test_seqs_not_parallel_to_the_messages_are_refused(provider: str, said: dict) -> None:
+    short = ProviderRequest(provider, {"messages": [said, said]}, [(10,)])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="shorter"):
+        pairing_problems(short)

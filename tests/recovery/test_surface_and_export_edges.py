@@ -7,7 +7,7 @@ import pytest
 
 from ledgerviz.recovery import analyze, export
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.providers import block_text
+from ledgerviz.recovery.providers import anthropic_turns, block_text
 
 from .build import LedgerBuilder
 
@@ -32,6 +32,16 @@ def test_roles_kept_and_system_joined() -> None:
         "developer",
     ]
     assert export(messages, "anthropic").payload["system"] == "a\n\nb"
+
+
+def test_anthropic_turns_keep_system_texts_by_default() -> None:
+    def blocks_of(item: ContextMessage) -> tuple[str, list[dict]]:
+        return "user", [{"type": "text", "text": item.message["content"][0]["text"]}]
+
+    system: list[str] = []
+    turns = anthropic_turns([message("system", "rules"), message("user", "hi")], blocks_of, system)
+    assert system == ["rules"]
+    assert turns.turns == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 
 
 def test_replacement_with_start_after_end_changes_nothing() -> None:

@@ -1,0 +1,211 @@
+"""Pairing checks of overlapping contexts, each resumed from a state kept for the context
+checked before (``PairingMemo``).
+
+Contexts are hand-built lists of ``ContextMessage``; a message's seq names it. Each call
+states, worked out by hand from the provider rules and the memo's documented resume rule,
+the problems found and which messages (OpenAI) or turns (Anthropic) the scan read: a state
+is kept before message ``i`` when ``i`` is a multiple of ``MARK_EVERY`` (OpenAI), or before
+a turn that begins at least ``MARK_EVERY`` messages after the last kept state (Anthropic);
+a context resumes from the last state whose messages it shares (Anthropic: and the message
+after them, which may merge into the turn before).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from ledgerviz.recovery import pairing_memo
+from ledgerviz.recovery.context import ContextMessage
+from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing
+from ledgerviz.recovery.pairing_memo import PairingMemo, shared_length
+
+Reads = dict[str, list[tuple[int, tuple[Any, ...]]]]
+
+
+def said(seq: int, text: str = "go on") -> ContextMessage:
+    return ContextMessage(seq, "user/message",
+                          {"role": "user", "content": [{"type": "text", "text": text}]})
+
+
+def asks(seq: int, *call_ids: str) -> ContextMessage:
+    blocks = [{"type": "tool-call", "id": i, "name": "ls", "arguments": "{}"} for i in call_ids]
+    return ContextMessage(seq, "assistant/message", {"role": "assistant", "content": blocks})
+
+
+def answer(seq: int, call_id: str) -> ContextMessage:
+    return ContextMessage(seq, "tool/result", {
+        "role": "tool", "toolCallId": call_id, "source": {"kind": "tool", "callId": call_id},
+        "content": [{"type": "text", "text": "out"}]})
+
+
+def system(seq: int, text: str) -> ContextMessage:
+    return ContextMessage(seq, "system/message",
+                          {"role": "system", "content": [{"type": "text", "text": text}]})
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    """What each provider's scan reads: (message or turn index, seqs), in order."""
+    log: Reads = defaultdict(list)
+
+    class OpenAIRecorded(OpenAIPairing):
+        def read(self, index: int, message: dict[str, Any], seqs: tuple[Any, ...]) -> None:
+            log["openai"].append((index, seqs))
+            super().read(index, message, seqs)
+
+    class AnthropicRecorded(AnthropicPairing):
+        def read(self, index: int, turn: dict[str, Any], seqs: tuple[Any, ...]) -> None:
+            log["anthropic"].append((index, seqs))
+            super().read(index, turn, seqs)
+
+    monkeypatch.setattr(pairing_memo, "OpenAIPairing", OpenAIRecorded)
+    monkeypatch.setattr(pairing_memo, "AnthropicPairing", AnthropicRecorded)
+    return log
+
+
+def checked(memo: PairingMemo, messages: list[ContextMessage], reads: Reads
+            ) -> tuple[dict[str, list[tuple[Any, ...]]], Reads]:
+    """(kind, call id, message index, seqs) of each provider's problems, and the reads."""
+    reads.clear()
+    found = memo.problems(messages)
+    summary = {provider: [(p.kind, p.call_id, p.message, p.seqs) for p in problems]
+               for provider, problems in found.items()}
+    return summary, dict(reads)
+
+
+def new_memo() -> PairingMemo:
+    return PairingMemo({"openai": {}, "anthropic": {}})
+
+
+def test_shared_length_counts_the_same_objects() -> None:
+    a, b, c, d = [1], [2], [3], [4]
+    assert shared_length([a, b, c], [a, b, d]) == 2
+    assert shared_length([a, b], [a, b, c]) == 2
+    assert shared_length([a, b, c], [a]) == 1
+    assert shared_length([a, b], [a, b]) == 2
+    assert shared_length([[1]], [[1]]) == 0  # equal, not the same object
+    assert shared_length([], [a]) == 0
+
+
+def test_contexts_resume_from_the_last_state_they_share(
+        reads: Reads, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pairing_memo, "MARK_EVERY", 2)
+    m0, m1, m2, m3, m4 = said(1), asks(2, "A"), answer(3, "A"), said(4), asks(5, "B")
+    m5 = answer(6, "B")
+    memo = new_memo()
+
+    # Anthropic turns: 0 [m0], 1 [m1], 2 [m2 m3] (both user), 3 [m4]. States kept: OpenAI
+    # before messages 2 and 4; Anthropic before turn 2 (message 2) and turn 3 (message 4).
+    first = [m0, m1, m2, m3, m4]
+    assert checked(memo, first, reads) == (
+        {"openai": [("missing_result", "B", 4, (5,))],
+         "anthropic": [("missing_result", "B", 3, (5,))]},
+        {"openai": [(0, (1,)), (1, (2,)), (2, (3,)), (3, (4,)), (4, (5,))],
+         "anthropic": [(0, (1,)), (1, (2,)), (2, (3, 4)), (3, (5,))]})
+
+    # B answered: both resume before message 4 (turn 3)
+    second = [*first, m5]
+    assert checked(memo, second, reads) == (
+        {"openai": [], "anthropic": []},
+        {"openai": [(4, (5,)), (5, (6,))], "anthropic": [(3, (5,)), (4, (6,))]})
+
+    # one more message: OpenAI keeps a state before message 6; Anthropic's last turn grows
+    assert checked(memo, [*second, said(13)], reads) == (
+        {"openai": [], "anthropic": []},
+        {"openai": [(4, (5,)), (5, (6,)), (6, (13,))],
+         "anthropic": [(3, (5,)), (4, (6, 13))]})
+
+    # parts after message 2: the states before message 4 and 6 are dropped
+    third = [m0, m1, m2, asks(7, "C")]
+    assert checked(memo, third, reads) == (
+        {"openai": [("missing_result", "C", 3, (7,))],
+         "anthropic": [("missing_result", "C", 3, (7,))]},
+        {"openai": [(2, (3,)), (3, (7,))], "anthropic": [(2, (3,)), (3, (7,))]})
+
+    # back to the first context: read from message 2 again, the states after it kept anew
+    assert checked(memo, first, reads) == (
+        {"openai": [("missing_result", "B", 4, (5,))],
+         "anthropic": [("missing_result", "B", 3, (5,))]},
+        {"openai": [(2, (3,)), (3, (4,)), (4, (5,))], "anthropic": [(2, (3, 4)), (3, (5,))]})
+
+    # shares messages 0-3: OpenAI resumes before message 4, but Anthropic's message 4 (user)
+    # joins turn 2, so Anthropic resumes before turn 2
+    assert checked(memo, [m0, m1, m2, m3, said(11)], reads) == (
+        {"openai": [], "anthropic": []},
+        {"openai": [(4, (11,))], "anthropic": [(2, (3, 4, 11))]})
+
+    # shares messages 0-1: the states before message (turn) 2 are dropped too
+    assert checked(memo, [m0, m1, said(12)], reads) == (
+        {"openai": [("missing_result", "A", 1, (2,))],
+         "anthropic": [("missing_result", "A", 1, (2,))]},
+        {"openai": [(2, (12,))], "anthropic": [(0, (1,)), (1, (2,)), (2, (12,))]})
+
+    # shares nothing: both start over
+    assert checked(memo, [said(8), asks(9, "D"), answer(10, "D")], reads) == (
+        {"openai": [], "anthropic": []},
+        {"openai": [(0, (8,)), (1, (9,)), (2, (10,))],
+         "anthropic": [(0, (8,)), (1, (9,)), (2, (10,))]})
+
+
+def test_a_resumed_scan_forgets_the_answers_read_after_its_state(
+        reads: Reads, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pairing_memo, "MARK_EVERY", 1)
+    call = asks(1, "A")
+    memo = new_memo()
+    assert checked(memo, [call, answer(2, "A"), answer(3, "A")], reads) == (
+        {"openai": [("duplicate_result", "A", 2, (3,))],
+         "anthropic": [("duplicate_result", "A", 1, (2, 3))]},
+        {"openai": [(0, (1,)), (1, (2,)), (2, (3,))], "anthropic": [(0, (1,)), (1, (2, 3))]})
+    # OpenAI resumes before message 1 with A open and not yet answered: A is missing and its
+    # late answer is an orphan (not a duplicate); Anthropic's user turn [text, result] answers A
+    assert checked(memo, [call, said(4), answer(5, "A")], reads) == (
+        {"openai": [("missing_result", "A", 0, (1,)), ("orphan_result", "A", 2, (5,))],
+         "anthropic": []},
+        {"openai": [(1, (4,)), (2, (5,))], "anthropic": [(0, (1,)), (1, (4, 5))]})
+
+
+def test_a_turn_resumed_after_turns_keeps_its_system_message(
+        reads: Reads, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pairing_memo, "MARK_EVERY", 2)
+    # Anthropic: the leading system message makes no turn; turn 0 [asks], turn 1 [system]
+    # (a later system message is user text), a state kept before turn 1 (message 2)
+    first = [system(1, "rules"), asks(2, "A"), system(3, "note")]
+    memo = new_memo()
+    assert checked(memo, first, reads) == (
+        {"openai": [("missing_result", "A", 1, (2,))],
+         "anthropic": [("missing_result", "A", 0, (2,))]},
+        {"openai": [(0, (1,)), (1, (2,)), (2, (3,))], "anthropic": [(0, (2,)), (1, (3,))]})
+    # resumed before message 2 / turn 1: the note still opens turn 1, which now answers A
+    assert checked(memo, [*first, answer(4, "A")], reads) == (
+        {"openai": [("missing_result", "A", 1, (2,)), ("orphan_result", "A", 3, (4,))],
+         "anthropic": []},
+        {"openai": [(2, (3,)), (3, (4,))], "anthropic": [(1, (3, 4))]})
+
+
+def test_checked_messages_fill_the_shape_memos() -> None:
+    exports: dict[str, dict[int, Any]] = {"openai": {}, "anthropic": {}}
+    memo = PairingMemo(exports)  # type: ignore[arg-type]
+    user, call, result = said(1, "hi"), asks(2, "A"), answer(3, "A")
+    memo.problems([user, call, result])
+    assert exports["openai"] == {
+        id(user.message): (user.message, "user/message", {"role": "user", "content": None}),
+        id(call.message): (call.message, "assistant/message", {
+            "role": "assistant", "content": None,
+            "tool_calls": [{"id": "A", "type": "function",
+                            "function": {"name": "ls", "arguments": "{}"}}]}),
+        id(result.message): (result.message, "tool/result",
+                             {"role": "tool", "tool_call_id": "A", "content": None}),
+    }
+    assert exports["anthropic"] == {
+        id(user.message): (user.message, "user/message",
+                           ("user", [{"type": "text", "text": "hi"}])),
+        id(call.message): (call.message, "assistant/message",
+                           ("assistant", [{"type": "tool_use", "id": "A", "name": "ls",
+                                           "input": "{}"}])),
+        id(result.message): (result.message, "tool/result",
+                             ("user", [{"type": "tool_result", "tool_use_id": "A",
+                                        "content": "", "is_error": False}])),
+    }
