@@ -2,7 +2,7 @@
 
 For each frontend the test starts its server on 127.0.0.1 (a free port, a token, its own
 temporary root, config, runtime, settings and workspace folders; stopped by the test, even when
-it fails), opens a notebook that calls ``lv.explore`` on a bundled example, runs it in headless
+it fails, and by Linux when pytest itself is killed), opens a notebook that calls ``lv.explore`` on a bundled example, runs it in headless
 Chromium, and checks what a person sees: the timeline draws its points, fills the output's
 width and follows it when the output narrows, its legend is neither cut nor overlapping, its
 title does not repeat the session picker; toggling the policy and moving the crash-point
@@ -21,10 +21,12 @@ It saves screenshots of the explorer under the test's tmp_path; with
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -57,6 +59,7 @@ SOURCE = ("import ledgerviz as lv\n"
 # Both frontends ask on first start whether to fetch news; the toast would cover the output.
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 START_S = 120
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent thread exits
 VIEWPORT = {"width": 1500, "height": 1500}
 STEP_MS = 120_000  # a slow, loaded CI machine: every wait is on page state, with this bound
 DEADLINE_MS = 1_000
@@ -152,6 +155,16 @@ def write_notebook(path: Path) -> None:
         "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
 
 
+def stop_with_this_process() -> None:
+    """In the server's child process: ask Linux for SIGTERM when pytest dies.
+
+    A pytest killed by a signal runs no fixture teardown; without this its server (and the
+    server's kernels) would keep running.
+    """
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def wait_until_serving(server: subprocess.Popen, port: int, token: str, log: Path) -> None:
     deadline = time.monotonic() + START_S
     while True:
@@ -188,7 +201,8 @@ def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
              f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
              f"--{frontend.app}.expose_app_in_browser=True", "--allow-root"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=root, env=env)
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=root, env=env,
+            preexec_fn=stop_with_this_process)
         try:
             wait_until_serving(server, port, token, log_path)
             yield Lab(frontend, f"http://127.0.0.1:{port}/{frontend.path}?token={token}",
