@@ -29,7 +29,13 @@ from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
 from ledgerviz.recovery.pairing import Problem
 from ledgerviz.recovery.providers import PROVIDERS
-from ledgerviz.report_figures import figure_height, figure_html, page_scripts
+from ledgerviz.report_figures import (
+    figure_height,
+    figure_html,
+    page_scripts,
+    plotlyjs_label,
+    trace_types,
+)
 from ledgerviz.report_lineage import fork_children, grouped_order
 from ledgerviz.report_pack import PAGE_NO_SCRIPT, pack_bodies
 
@@ -262,6 +268,7 @@ class _Section(NamedTuple):
     head: str
     body: str
     figures_px: int
+    traces: frozenset[str]
 
 
 def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFacts,
@@ -283,9 +290,11 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
             + f'<div class="figure">{figure_html(story, _figure_name(index, j))}</div>'
             for j, (child, story) in enumerate(stories))
         figures_px = sum(figure_height(story) for _, story in stories)
+        traces = frozenset().union(*(trace_types(story) for _, story in stories))
     else:
         figures = f'<div class="figure">{figure_html(spec, str(index))}</div>'
         figures_px = figure_height(spec)
+        traces = frozenset(trace_types(spec))
     head = (f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
             f'<p class="meta">{meta}</p>')
     body = (
@@ -297,7 +306,7 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
         f"<h3>Provider validity of the next request</h3>{_providers(wide, key)}"
         f"<h3>Diagnostics</h3>{_diagnostics(log)}"
     )
-    return _Section(head, body, figures_px)
+    return _Section(head, body, figures_px, traces)
 
 
 def _sections_html(sections: Sequence[_Section], packed: bool) -> tuple[str, str]:
@@ -320,7 +329,8 @@ def _figure_name(index: int, story: int) -> str:
 
 def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order",
                   packed: bool = True) -> str:
-    """Return the report as one self-contained HTML document (plotly.js inlined once).
+    """Return the report as one self-contained HTML document (plotly.js inlined once: the
+    smallest bundle that draws every figure, :mod:`ledgerviz.report_plotlyjs`).
 
     It opens with an overview table (one row per session), then one section per session;
     a child session (``frames.lineage``) follows its parent, and under the fork policy a
@@ -356,6 +366,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
                 step(len(log.events))
     rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
     sections_html, blocks = _sections_html(sections, packed)
+    traces = frozenset().union(*(s.traces for s in sections))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -365,8 +376,8 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
         f"<main>{_overview(rows)}{sections_html}</main>{blocks}"
-        f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded)</footer>"
-        f"{page_scripts()}</body></html>"
+        f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
+        f"{plotlyjs_label(traces)})</footer>{page_scripts(traces)}</body></html>"
     )
 
 

@@ -1,6 +1,7 @@
 """Figures in the HTML report: each is a placeholder div plus its spec as inline JSON, drawn by
-the page script (``display/report.js``) when it scrolls into view; plotly.js is embedded once,
-packed (:mod:`ledgerviz.report_pack`), and started only when the first figure is drawn."""
+the page script (``display/report.js``) when it scrolls into view; plotly.js is embedded once
+(the smallest bundle that draws every figure: :mod:`ledgerviz.report_plotlyjs`), packed
+(:mod:`ledgerviz.report_pack`), and started only when the first figure is drawn."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from plotly.io.json import to_json_plotly
 
 from ledgerviz.plot.timeline import TEMPLATE
 from ledgerviz.report_pack import packed_script
+from ledgerviz.report_plotlyjs import PlotlyJs, plotlyjs_for
 
 DEFAULT_HEIGHT = 450
 """plotly's figure height when the layout names none."""
@@ -30,7 +32,8 @@ def figure_html(figure: dict[str, Any], name: str) -> str:
     """
     layout = {k: v for k, v in figure["layout"].items() if k != "template"}
     spec = _script_json({"data": figure["data"], "layout": layout})
-    return (f'<div class="lv-plot" id="plot-{name}" data-figure="figure-{name}"'
+    webgl = ' data-webgl="1"' if "scattergl" in trace_types(figure) else ""
+    return (f'<div class="lv-plot" id="plot-{name}" data-figure="figure-{name}"{webgl}'
             f' style="height:{figure_height(figure)}px">'
             "<noscript><p class='meta'>The timeline needs JavaScript.</p></noscript></div>"
             f'<script type="application/json" id="figure-{name}">{spec}</script>')
@@ -41,15 +44,28 @@ def figure_height(figure: dict[str, Any]) -> int:
     return int(figure["layout"].get("height", DEFAULT_HEIGHT))
 
 
+def trace_types(figure: dict[str, Any]) -> set[str]:
+    """Return the trace types of a figure dict (plotly's default type is ``scatter``)."""
+    return {trace.get("type", "scatter") for trace in figure["data"]}
+
+
+def plotlyjs_label(types: frozenset[str]) -> str:
+    """Return what the report's footer calls the plotly.js a page of ``types`` embeds."""
+    return plotlyjs_for(types).label
+
+
+def page_scripts(types: frozenset[str]) -> str:
+    """Return the report's scripts for figures of trace ``types``: the figures' template,
+    plotly.js packed, then the page behaviour (unpacking, lazy drawing, table sorting)."""
+    return _page_scripts(plotlyjs_for(types))
+
+
 @cache
-def page_scripts() -> str:
-    """Return the report's scripts: the figures' template, plotly.js packed, then the page
-    behaviour (unpacking, lazy drawing, table sorting)."""
+def _page_scripts(plotlyjs: PlotlyJs) -> str:
     import plotly.io as pio
-    from plotly.offline import get_plotlyjs
 
     behaviour = files("ledgerviz.display").joinpath("report.js").read_text(encoding="utf-8")
     template = _script_json(pio.templates[TEMPLATE].to_plotly_json())
     return (f'<script type="application/json" id="lv-template">{template}</script>'
-            f'{packed_script("lv-plotly", get_plotlyjs().encode("utf-8"))}'
+            f'{packed_script("lv-plotly", plotlyjs.code)}'
             f"<script>{behaviour}</script>")
