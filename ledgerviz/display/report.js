@@ -1,8 +1,8 @@
 // The report's page behaviour. Session bodies and plotly.js are packed (base64 of zlib
 // bytes in inert script blocks): a body is unpacked into its section as it scrolls near, and
 // plotly.js is started when the first timeline is drawn. Timelines are drawn as they scroll
-// into view and WebGL timelines released when they scroll away (browsers keep few WebGL
-// contexts alive). Overview columns sort on click. Every figure's spec is a JSON script next
+// into view (and, in idle time, the next few below the view) and WebGL timelines released
+// when they scroll away (browsers keep few WebGL contexts alive). Overview columns sort on click. Every figure's spec is a JSON script next
 // to its plot div.
 (function () {
   "use strict";
@@ -129,6 +129,8 @@
   // Timelines are drawn one after another, so the first calibrates the legend's margin for
   // the rest (see presize).
   var drawn = Promise.resolve();
+  var queued = 0;  // draws not yet settled
+  var reached = false;  // whether a timeline was drawn: the reader is among the sessions
 
   function draw(div) {
     if (live.has(div)) return;
@@ -138,6 +140,7 @@
     if (isWebgl) makeRoomForWebgl();
     live.set(div, isWebgl);
     div.dataset.state = "drawing";
+    queued += 1;
     drawn = drawn.then(plotlyStarted).then(function () {
       if (!live.has(div)) return null;
       presize(div, figure);
@@ -146,11 +149,51 @@
         if (!live.has(div)) return;
         div.dataset.state = "drawn";
         div.dataset.draws = String(Number(div.dataset.draws || 0) + 1);
+        reached = true;
       });
     }).catch(function (error) {
       div.dataset.state = "failed";
       console.error("ledgerviz: a timeline could not be drawn:", error);
+    }).then(function () {
+      queued -= 1;
+      aheadWhenIdle();
     });
+  }
+
+  // Once the reader is among the sessions, the page uses its idle time to unpack and draw the
+  // timelines below the view, up to AHEAD sections past it, one at a time, so that scrolling
+  // on finds them drawn (a report of a few sessions is then drawn whole soon after it opens).
+  // WebGL timelines are left to scroll near: their contexts are few.
+  var AHEAD = 16;
+  var aheadPending = false;
+  var idle = window.requestIdleCallback
+    ? function (task) { window.requestIdleCallback(task, { timeout: 200 }); }
+    : function (task) { window.setTimeout(task, 0); };
+
+  function aheadWhenIdle() {
+    if (!reached || queued || aheadPending) return;
+    aheadPending = true;
+    idle(function () {
+      aheadPending = false;
+      if (!queued) drawAhead();
+    });
+  }
+
+  function drawAhead() {
+    var sections = document.querySelectorAll("section.session"), below = 0;
+    for (var i = 0; i < sections.length; i++) {
+      var box = sections[i].getBoundingClientRect();
+      if (box.bottom < 0) continue;
+      if (box.top > window.innerHeight && ++below > AHEAD) return;
+      var lazy = sections[i].querySelector("div.lv-lazy");
+      if (lazy && lazy.dataset.state !== "unpacked") {
+        if (!lazy.dataset.state) fill(lazy);
+        return;  // aheadWhenIdle runs again once it is unpacked
+      }
+      var next = Array.prototype.find.call(sections[i].querySelectorAll("div.lv-plot"),
+        function (div) { return !div.dataset.state && div.dataset.webgl !== "1"; });
+      if (next) return draw(next);
+    }
   }
 
   var plots = new IntersectionObserver(function (entries) {
@@ -166,6 +209,7 @@
 
   function fill(placeholder) {
     var id = placeholder.dataset.pack;
+    bodies.unobserve(placeholder);
     plotlyStarted();  // its timelines will need it: start it while the body unpacks
     if (!packs[id]) {
       packs[id] = unpacked(id).then(function (bytes) {
@@ -178,14 +222,13 @@
       placeholder.style.minHeight = "";
       placeholder.dataset.state = "unpacked";
       observePlots(placeholder);
+      aheadWhenIdle();
     });
   }
 
   var bodies = new IntersectionObserver(function (entries) {
     entries.forEach(function (entry) {
-      if (!entry.isIntersecting) return;
-      bodies.unobserve(entry.target);
-      fill(entry.target);
+      if (entry.isIntersecting && !entry.target.dataset.state) fill(entry.target);
     });
   }, { rootMargin: "1200px 0px" });
 

@@ -34,6 +34,7 @@ CHROMIUM_WEBGL_CONTEXTS = 16
 # (open in <= 5 s) is measured by benchmarks/bench_report.py.
 MANY_SESSIONS = 1_000
 MANY_SESSIONS_OPEN_BOUND_S = 30
+AHEAD = 16  # sessions below the view whose timelines the page draws in idle time (report.js)
 WEBGL_TROUBLE = ("too many active webgl contexts", "context lost", "context_lost")
 
 # What a drawn plot shows, read from the page: its SVG traces that hold a non-empty path (line
@@ -232,6 +233,30 @@ def test_screenshot_of_every_session(opened: Opened, tmp_path: Path) -> None:
             section.screenshot(path=str(README_SCREENSHOT))
 
 
+def test_a_few_sessions_draw_whole_without_scrolling(browser: Browser, tmp_path: Path) -> None:
+    # idle time draws the timelines below the view: the examples' report is drawn whole while
+    # the reader is still at the top
+    ledger = ledgerviz.load(example_paths())
+    state = open_report(browser, write_report(ledger, tmp_path / "examples.html"),
+                        len(ledger.keys))
+    page = state.page
+    page.wait_for_function("""() => {
+        const bodies = [...document.querySelectorAll('div.lv-lazy')];
+        const plots = [...document.querySelectorAll('div.lv-plot')];
+        return bodies.every(b => b.dataset.state === 'unpacked') && plots.length > 0
+            && plots.every(div => div.dataset.state === 'drawn');
+    }""", timeout=60_000)
+    assert page.evaluate("() => window.scrollY") == 0
+    plots = page.locator("div.lv-plot")
+    assert plots.count() >= len(ledger.keys) - 1  # a fork parent and child share a story
+    for i in range(plots.count()):
+        shown = plots.nth(i).evaluate(EVIDENCE)
+        assert shown["svg"] == shown["traces"] >= 3
+    assert plots.last.bounding_box()["y"] > 10 * 900  # far below the view
+    assert state.errors() == [] and state.page_errors == []
+    page.close()
+
+
 def test_without_javascript_the_overview_and_notes_show(browser: Browser,
                                                         tmp_path: Path) -> None:
     ledger = ledgerviz.load(example_paths()[:3])
@@ -303,13 +328,24 @@ def test_a_many_session_report_opens_on_its_overview(browser: Browser, tmp_path:
     assert page.locator("section.session").count() == MANY_SESSIONS
     assert page.locator("div.lv-lazy[data-state]").count() == 0  # nothing unpacked off-screen
     assert page.evaluate("() => window.Plotly") is None  # nor plotly.js started
+    page.locator("section.overview tbody tr a").first.click()
+    drawn = "() => document.querySelectorAll('div.lv-plot[data-state=drawn]').length"
+    # from the first session on, idle time draws the next ones below the view, a bounded few
+    page.wait_for_function(f"() => ({drawn})() >= {AHEAD}", timeout=60_000)
+    page.wait_for_timeout(1_500)
+    assert AHEAD <= page.evaluate(drawn) <= AHEAD + 3
     page.locator("section.overview tbody tr a").last.click()
     last = page.locator(f"#session-{MANY_SESSIONS - 1}")
     page.wait_for_function(SECTION_DRAWN, arg=last.element_handle(), timeout=60_000)
     assert last.locator("div.lv-plot").evaluate(EVIDENCE)["svg"] >= 3
     assert "Unanswered tool calls" in last.inner_text()
-    assert page.locator("div.lv-lazy[data-state]").count() < 20  # only what is near the view
-    assert page.locator("div.lv-plot[data-state]").count() < 10
+    touched = """from => [...document.querySelectorAll('section.session')].slice(from).map(s => [
+        s.querySelectorAll('div.lv-lazy[data-state]').length,
+        s.querySelectorAll('div.lv-plot[data-state]').length])
+        .reduce(([a, b], [c, d]) => [a + c, b + d], [0, 0])"""
+    assert page.evaluate(touched, 3 * AHEAD) == page.evaluate(touched, MANY_SESSIONS - 30)
+    unpacked_near, drawn_near = page.evaluate(touched, MANY_SESSIONS - 30)
+    assert unpacked_near < 20 and drawn_near < 10  # only what is near the view
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     assert page.locator("footer").is_visible()
     assert state.errors() == [] and state.page_errors == []
