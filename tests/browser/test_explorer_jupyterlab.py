@@ -2,8 +2,9 @@
 
 For each frontend the test starts its server on 127.0.0.1 (a free port, a token, its own
 temporary root, config, runtime, settings and workspace folders; stopped by the test, even when
-it fails, and by Linux when pytest itself is killed), opens a notebook that calls ``lv.explore`` on a bundled example, runs it in headless
-Chromium, and checks what a person sees: the timeline draws its points, fills the output's
+it fails, and by Linux when pytest itself is killed), opens a notebook that calls
+``lv.explore`` on a bundled example, runs it in headless Chromium, and checks what a person
+sees: the timeline draws its points, fills the output's
 width and follows it when the output narrows, its legend is neither cut nor overlapping, its
 title does not repeat the session picker; toggling the policy and moving the crash-point
 slider change the plot and the panes to what the new cut holds; nothing is logged as a console
