@@ -47,9 +47,18 @@ SHAPES = [
     (2, ("surfaceOp",), [], "'surfaceOp' must be a string or an object, not array"),
     (2, ("surfaceOp",), {"op": {"x": 1}}, "'surfaceOp.op' must be a string, not object"),
     (2, ("surfaceOp",), {"op": "replace", "startSeq": [1], "endSeq": 1}, "'surfaceOp.startSeq'"),
+    (2, ("surfaceOp",), {"op": "replace", "start": "1", "end": 2},
+     "'surfaceOp.start' must be an integer, not string"),
+    (2, ("surfaceOp",), {"op": "replace", "start": 1, "end": 2.5},
+     "'surfaceOp.end' must be an integer, not number"),
+    (2, ("surfaceOp",), {"op": "replace", "startSeq": 1, "endSeq": None},
+     "'surfaceOp.endSeq' must be an integer, not null"),
     (2, ("sourceEventSeqs",), "4", "'sourceEventSeqs' must be an array, not string"),
     (2, ("sourceEventSeqs",), [[3, 1]], "range [3, 1] runs backwards"),
     (2, ("sourceEventSeqs",), [[1]], "ranges must be [first, last] pairs"),
+    (2, ("sourceEventSeqs",), {}, "'sourceEventSeqs' must be an array, not object"),
+    (2, ("sourceEventSeqs",), 4, "'sourceEventSeqs' must be an array, not number"),
+    (2, ("sourceEventSeqs",), [2**53], "'sourceEventSeqs[]' 9007199254740992 is beyond"),
 ]
 
 
@@ -266,6 +275,16 @@ def test_request_route_labels_must_be_strings(config: dict, message: str) -> Non
     (problem,) = [d for d in log.diagnostics if d.kind == "invalid_event"]
     assert problem.line == 3 and message in problem.message
     assert [event["seq"] for event in log.events] == [0, 2]
+
+
+def test_a_request_header_without_a_config_object_has_no_labels_to_check() -> None:
+    headers = [{"reason": "initial"}, {"header": "h"}, {"header": {}},
+               {"header": {"config": "fast"}}]
+    events = [turn_start(0), *({"type": "request/header", "seq": seq, "data": data}
+                               for seq, data in enumerate(headers, 1))]
+    log = read_session("x.jsonl", b"".join(dumps(line) + b"\n" for line in [HEADER, *events]))
+    assert log.diagnostics == []
+    assert [event["seq"] for event in log.events] == [0, 1, 2, 3, 4]
 
 
 def test_label_fields_of_another_json_type_never_reach_the_frames(tmp_path: Path) -> None:

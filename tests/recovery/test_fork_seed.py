@@ -198,10 +198,18 @@ def test_refusals_say_exactly_why() -> None:
     unnumbered = [{"type": "turn/start", "data": {"turn": 1}}, {"type": "todo/write"},
                   {"type": "turn/end", "data": {"turn": 1}}]  # seqs are their positions 0..2
     gapped = [{**event, "seq": seq} for event, seq in zip(unnumbered, (0, 1, 5), strict=True)]
+    between_steps = [{"type": "turn/start", "seq": 0, "data": {"turn": 1}},
+                     {"type": "step/start", "seq": 1, "data": {"turn": 1, "step": 1}},
+                     {"type": "step/end", "seq": 2, "data": {"turn": 1, "step": 1}}]
     cases = [
         (header, unnumbered, 5, "no event with seq 5 to fork at (seqs run 0..2)"),
         (header, gapped, 2, "no event with seq 2 to fork at (seqs run 0..5)"),
         (header, [], 0, "no event with seq 0 to fork at (the ledger has no events)"),
+        # v3, cut after a step/end: the open turn gets a lone turn/end (format §9.1)
+        ({**header, "version": 3}, between_steps, 2,
+         "cannot fork this v3 ledger at seq 2: the cut is inside turn 1, and only the v4 "
+         "runtime closes a cut turn (forked closers); fork at a turn boundary, or migrate "
+         "the log to v4"),
         ({**header, "version": 1}, gapped, 1,
          "cannot fork a v1 ledger: v0/v1 recorded a fork only as the header's seedLength; "
          "the runtime migrates an older log to v4 before forking it"),

@@ -1,0 +1,64 @@
+"""Diagnostic messages word for word, where the mutation run found only a fragment checked
+(expected texts written out by hand: positions and sizes counted in the test's own bytes)."""
+
+from __future__ import annotations
+
+import pytest
+from ledger_lines import HEADER, encode, turn_start
+
+from ledgerviz.ledger import read_session
+from ledgerviz.ledger.reader import read_chunks
+
+
+def diagnostics(content: bytes) -> list[tuple[str, int, str]]:
+    return [(d.kind, d.line, d.message) for d in read_session("x.jsonl", content).diagnostics]
+
+
+def test_the_first_bad_byte_of_a_line_is_counted_from_one() -> None:
+    bad = b'{"a":"\xff"}'  # the 7th byte is not UTF-8
+    content = encode([HEADER, turn_start(0), bad, turn_start(1, 2)])
+    assert diagnostics(content) == [
+        ("invalid_utf8", 3, "byte 7 of the line is not valid UTF-8")
+    ]
+
+
+@pytest.mark.parametrize("cut", [None, 3], ids=["whole", "bad line in the first chunk"])
+def test_a_torn_tail_is_listed_first_counted_and_sized(cut: int | None) -> None:
+    lines = [HEADER, turn_start(0), b"{not json", turn_start(1, 2)]
+    torn = b'{"type":"step/st'  # 16 bytes
+    chunks = [encode(lines) + torn] if cut is None else [encode(lines[:cut]),
+                                                          encode(lines[cut:]) + torn]
+    log = read_chunks("x.jsonl", chunks)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("torn_tail", 5), ("invalid_json", 3)]
+    assert log.diagnostics[0].message == (
+        "last line has no newline (16 bytes): an interrupted append, dropped"
+    )
+    assert log.lines_skipped == 2
+
+
+def test_unknown_types_are_named_kept_or_not_ignorable() -> None:
+    ignorable = {"type": "brand/new", "seq": 1, "data": {}, "ignorable": True}
+    required = {"type": "brand/other", "seq": 2, "data": {}}
+    assert diagnostics(encode([HEADER, turn_start(0), ignorable, required])) == [
+        ("unknown_ignorable_event", 3, "unknown type 'brand/new' kept"),
+        ("unknown_required_event", 4, "unknown type 'brand/other' not ignorable"),
+    ]
+
+
+def test_a_second_header_without_an_id_is_not_named() -> None:
+    second = {"type": "session", "version": 4, "createdAt": 0}
+    assert diagnostics(encode([HEADER, turn_start(0), second, turn_start(1, 2)])) == [
+        ("second_header", 3, "a second session header in the middle of the file: two ledgers "
+         "concatenated? Only the first header counts"),
+    ]
+
+
+def test_envelope_problems_name_the_type_found() -> None:
+    not_an_object = {"type": "turn/start", "seq": 0, "data": [1]}
+    seqless_bad_time = {"type": "turn/start", "time": 1.5, "data": {"turn": 1}}
+    assert diagnostics(encode([HEADER, not_an_object])) == [
+        ("invalid_event", 2, "turn/start: 'data' must be an object, not array")
+    ]
+    assert diagnostics(encode([HEADER, seqless_bad_time])) == [
+        ("invalid_event", 2, "turn/start: 'time' must be an integer, not number")
+    ]
