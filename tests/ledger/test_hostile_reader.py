@@ -277,6 +277,26 @@ def test_request_route_labels_must_be_strings(config: dict, message: str) -> Non
     assert [event["seq"] for event in log.events] == [0, 2]
 
 
+def test_integers_at_the_limits_are_in_range() -> None:
+    # an object surfaceOp sends the event through the full shape check
+    events = call_turn()
+    events[2]["surfaceOp"] = {"op": "replace", "startSeq": 2**53 - 1, "endSeq": -(2**53 - 1)}
+    log = read_session("x.jsonl", b"".join(dumps(line) + b"\n" for line in [HEADER, *events]))
+    assert [d.kind for d in log.diagnostics] == []
+    assert len(log.events) == 3
+
+
+def test_a_turn_key_inside_a_user_message_is_not_the_envelopes_turn() -> None:
+    # user/message data is the message itself (format §7: no turn/step)
+    said = {"type": "user/message", "seq": 1, "surfaceOp": {"op": "replace", "startSeq": 0,
+                                                           "endSeq": 0},
+            "data": {"id": "u1", "role": "user", "content": [], "source": {"kind": "user"},
+                     "turn": "first"}}
+    log = read_session("x.jsonl", encode([HEADER, turn_start(0), said]))
+    assert log.diagnostics == []
+    assert len(log.events) == 2
+
+
 def test_a_request_header_without_a_config_object_has_no_labels_to_check() -> None:
     headers = [{"reason": "initial"}, {"header": "h"}, {"header": {}},
                {"header": {"config": "fast"}}]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from ledger_lines import HEADER, encode, turn_start
 
-from ledgerviz.ledger import UnreadableSourceError, read_sessions
+from ledgerviz.ledger import LedgerError, UnreadableSourceError, read_sessions
 from ledgerviz.ledger.numbers import exact_loads
 from ledgerviz.ledger.sources import _special_kind, expand_path, iter_source_chunks
 
@@ -52,6 +52,42 @@ def test_a_stream_is_read_in_chunks_of_the_given_size() -> None:
     reader = MinimalReader(b"abcdefghij", name="s.jsonl")
     assert chunks_of(reader, 4) == [("s.jsonl", [b"abcd", b"efgh", b"ij"])]
     assert reader.sizes == [4, 4, 4, 4]
+
+
+def test_a_file_is_read_in_chunks_of_the_given_size(tmp_path: Path) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"abcdefghij")
+    assert chunks_of(path, 4) == [(str(path), [b"abcd", b"efgh", b"ij"])]
+    assert chunks_of(path, None) == [(str(path), [b"abcdefghij"])]
+
+
+def test_a_plain_glob_does_not_descend_into_folders(tmp_path: Path) -> None:
+    for name in ("a.jsonl", "sub/b.jsonl"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(encode([HEADER, turn_start(0)]))
+    assert [log.path for log in read_sessions(str(tmp_path / "*.jsonl"))] == [
+        str(tmp_path / "a.jsonl")
+    ]
+
+
+def test_a_broken_symbolic_link_named_directly_says_so(tmp_path: Path) -> None:
+    link = tmp_path / "gone.jsonl"
+    link.symlink_to(tmp_path / "missing.jsonl")
+    with pytest.raises(UnreadableSourceError) as raised:
+        read_sessions(str(link))
+    assert str(raised.value) == f"{link}: broken symbolic link"
+
+
+def test_progress_keeps_the_path_and_the_options(tmp_path: Path) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(encode([HEADER, b'{"type":"turn/start","seq":0,"seq":0,"data":{"turn":1}}',
+                             b"{oops", turn_start(1, 2)]))
+    (log,) = read_sessions(path, progress=lambda size: None, duplicate_keys=True)
+    assert log.path == str(path)
+    assert sorted((d.line, d.kind) for d in log.diagnostics) == [(2, "duplicate_key"),
+                                                                 (3, "invalid_json")]
+    with pytest.raises(LedgerError, match=":3: error \\[invalid_json\\]"):
+        read_sessions(path, progress=lambda size: None, strict=True)
 
 
 def test_a_stream_without_a_chunk_size_is_read_whole_once() -> None:
