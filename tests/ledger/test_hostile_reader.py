@@ -31,6 +31,8 @@ def call_turn() -> list[dict]:
 SHAPES = [
     (1, ("data", "message", "content", 0, "id"), ["A"], "content[].id' must be string"),
     (1, ("data", "message", "content", 0, "name"), {"n": 1}, "content[].name' must be string"),
+    (1, ("data", "message", "content", 0, "arguments"), 5,
+     "content[].arguments' must be string, not number"),
     (1, ("data", "message", "content"), True, "content' must be an array, not boolean"),
     (1, ("data", "message"), [1], "'data.message' must be an object, not array"),
     (2, ("data", "message", "source"), ["tool"], "source' must be an object, not array"),
