@@ -10,7 +10,7 @@ from typing import Any
 
 from ledgerviz.display import notebook, reprs
 from ledgerviz.frames import Frames, build_frames
-from ledgerviz.frames.joined import JoinedFrames
+from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.prefix import SessionFrames, prefix_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.fields import EventFields
@@ -206,9 +206,9 @@ class Ledger:
         story._analyzer = analyzer
         whole = self._whole
         if whole is not None:  # the child's frames are sliced as the cut's are
-            story._framer = lambda policy, triples: JoinedFrames([
+            story._framer = lambda policy, triples: ForkFrames(
                 self.recovery(policy).frames,
-                prefix_frames(whole(policy), *triples[1], recorded=inherited)])
+                prefix_frames(whole(policy), *triples[1], recorded=inherited), points[0] - 1)
         return story
 
     def _prefix_analyses(self, log: SessionLog, policy: Policy) -> PrefixAnalyses:

@@ -10,8 +10,11 @@ import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, Frames
+from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.joined import JoinedFrames
 from ledgerviz.frames.prefix import PrefixFrames
+from ledgerviz.frames.story import StoryFrames
+from ledgerviz.plot.story import fork_pair, fork_story
 from ledgerviz.simulate import write_scenario
 
 TESTS = Path(__file__).resolve().parent
@@ -127,3 +130,47 @@ def test_the_fork_story_of_a_cut_gives_the_truncated_files_story(
                                               obj=f"story at cut {n} {policy} {name}")
     assert stories >= 2
     assert not [n for n in rebuilt if n in SLICED_BUILDERS]
+
+
+def test_the_story_of_a_cut_is_built_from_the_childs_own_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explorer's fork story (the cut's rows, then the rows its child adds, built
+    without the child's whole frames) equals the story of the truncated file's fork, read
+    anew and built from scratch, at cuts around every fork point."""
+    (path,) = write_scenario("large", tmp_path / "large.jsonl", turns=60)
+    whole = ledgerviz.load(path)
+    (log,) = whole.sessions
+    types = [event.get("type") for event in log.events]
+    dispatches = [i + 1 for i, kind in enumerate(types) if kind == "tool/call"]
+    cuts = [*dispatches[::14], len(log.events)]  # cuts that leave a dispatched call open
+    built: list[str] = []
+    original = Frames._build
+
+    def build(self: Frames, columns_of, schema):
+        if isinstance(self, PrefixFrames) and len(self._analysis.events) > 30:
+            built.append(columns_of.__name__)  # a whole frame of the child (or the cut)
+        return original(self, columns_of, schema)
+
+    monkeypatch.setattr(Frames, "_build", build)
+    stories = 0
+    for n in cuts:
+        story = whole.cut(n, reuse=True).with_fork()
+        if story is None:
+            continue
+        stories += 1
+        expected = ledgerviz.load(truncated(path, log.lines, n, tmp_path / f"cut-{n}.jsonl"))
+        want_frames = expected.with_fork().recovery("fork").frames
+        pair = fork_pair(want_frames)
+        frames = story.recovery("fork").frames
+        assert isinstance(frames, ForkFrames) and frames.pair == pair
+        child = frames._parts[1]
+        got = frames.story()
+        assert got is not None
+        assert not [name for name in child.__dict__ if name in FRAME_NAMES]  # never built
+        want = fork_story(want_frames, *pair)
+        for name in StoryFrames._fields:
+            pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name),
+                                          obj=f"story at cut {n} {name}")
+        assert len(got.events) > len(frames._parts[0].events)  # the child adds its events
+    assert stories >= 5
+    assert built == []

@@ -33,14 +33,8 @@ class JoinedFrames(Frames):
             return SessionsView.joined([part.view for part in self._parts]) or super()._view
 
     def _joined(self, name: str, schema: dict[str, Any]) -> pd.DataFrame:
-        frames = [getattr(part, name) for part in self._parts]
         keys = [key for part in self._parts for key, _, _ in part._sessions]
-        with paused_gc():
-            columns: dict[str, Any] = {"session": np.repeat(
-                np.arange(len(frames)), [len(frame) for frame in frames])}
-            for column, convert in schema.items():
-                columns[column] = _joined_column([frame[column] for frame in frames], convert)
-            return assemble(keys, columns, schema)
+        return joined_frame(keys, [getattr(part, name) for part in self._parts], schema)
 
     @cached_property
     def events(self) -> pd.DataFrame:
@@ -69,6 +63,18 @@ class JoinedFrames(Frames):
         if any(part.view.holds(CATALOG) for part in self._parts):
             return super().lineage
         return self._joined("lineage", LINEAGE_SCHEMA)
+
+
+def joined_frame(keys: Sequence[str], frames: Sequence[pd.DataFrame],
+                 schema: dict[str, Any]) -> pd.DataFrame:
+    """Return the rows of ``frames`` (frames of one session each, ``keys[i]`` that of
+    ``frames[i]``, typed by ``schema``) one after another, as one frame of their sessions."""
+    with paused_gc():
+        columns: dict[str, Any] = {"session": np.repeat(
+            np.arange(len(frames)), [len(frame) for frame in frames])}
+        for column, convert in schema.items():
+            columns[column] = _joined_column([frame[column] for frame in frames], convert)
+        return assemble(keys, columns, schema)
 
 
 def _joined_column(columns: list[pd.Series], convert: Any) -> Any:

@@ -13,6 +13,7 @@ later in the file, a seq two tool events share) is built from scratch.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import cached_property, partial
 from itertools import compress, count
 from operator import attrgetter, ne
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.frames import Frames
-from ledgerviz.frames.calls import CALL_SCHEMA
+from ledgerviz.frames.calls import CALL_SCHEMA, call_columns
 from ledgerviz.frames.columns import (
     assemble,
     category_column,
@@ -40,6 +41,7 @@ from ledgerviz.frames.events import (
     _inherited,
     _surface_ops,
 )
+from ledgerviz.frames.story import StoryFrames
 from ledgerviz.frames.turns import (
     STEP_FACTS,
     STEP_SCHEMA,
@@ -188,10 +190,8 @@ class PrefixFrames(Frames):
             return super().events
         with paused_gc():
             head = self._base.frames.events
-            tail = view.fields[shared:]
-            surface_ops = joined_inferred(
-                head["surface_op"].array[:shared],
-                category_column(_surface_ops(tail.surface_ops)))
+            tail = _tail_fields(view, shared)
+            surface_ops = joined_inferred(head["surface_op"].array[:shared], tail["surface_op"])
             if surface_ops is None:
                 surface_ops = category_column(_surface_ops(view.fields.surface_ops))
             analysis = self._analysis
@@ -200,10 +200,8 @@ class PrefixFrames(Frames):
                 "seq": view.seq_array,
                 "time": view.time_array,
                 "type": view.type_array,
-                "turn": joined(head["turn"].array[:shared], int_column(tail.turns)),
-                "step": joined(head["step"].array[:shared], int_column(tail.steps)),
-                "call_id": joined(head["call_id"].array[:shared],
-                                  string_column(_call_ids(view.from_position(shared))[shared:])),
+                **{name: joined(head[name].array[:shared], tail[name])
+                   for name in ("turn", "step", "call_id")},
                 "surface_op": surface_ops,
                 **{name: _patched_events(head[name], getattr(self._base.analysis, name),
                                          getattr(analysis, name), EVENT_SCHEMA[name])
@@ -214,8 +212,7 @@ class PrefixFrames(Frames):
     @cached_property
     def turns(self) -> pd.DataFrame:
         """Return one row per turn (see :attr:`Frames.turns`)."""
-        built = self._rows(self._base.turn_rows,
-                           lambda view, start: turn_rows(view.from_position(start)))
+        built = self._rows(self._base.turn_rows, _turn_rows_from)
         if built is None:
             return super().turns
         view, rows, count, new = built
@@ -242,8 +239,7 @@ class PrefixFrames(Frames):
     @cached_property
     def steps(self) -> pd.DataFrame:
         """Return one row per (turn, step) (see :attr:`Frames.steps`)."""
-        built = self._rows(self._base.step_rows, lambda view, start: step_rows(
-            view.from_position(start), route_before(view, start)))
+        built = self._rows(self._base.step_rows, _step_rows_from)
         if built is None:
             return super().steps
         view, rows, count, new = built
@@ -293,6 +289,41 @@ class PrefixFrames(Frames):
         """Whether the events after the shared ones leave the calls and routes alone."""
         return not _UNSLICEABLE.intersection(view.types[self._shared:])
 
+    def own_rows(self, boundary: int) -> StoryFrames | None:
+        """Return the rows a fork story takes from this prefix, a fork child seeded at seq
+        ``boundary`` (see ``plot.story``): the events it does not inherit, the turns and
+        steps that end after ``boundary`` or never, the calls requested after it. They equal
+        those rows of the child's whole frames, which are never built: only the rows the
+        child's own events reach are. None when the rows cannot be sliced so."""
+        view = self._continued
+        if view is None or not self._tail_sliceable(view):
+            return None
+        inherited = _inherited(view)
+        own = int(np.count_nonzero(inherited))
+        if inherited[own:].any():  # the inherited events are not all first
+            return None
+        with paused_gc():
+            parts = {}
+            for name, rows, build, columns, schema in (
+                    ("turns", self._base.turn_rows, _turn_rows_from, turn_columns, TURN_SCHEMA),
+                    ("steps", self._base.step_rows, _step_rows_from, step_columns, STEP_SCHEMA)):
+                built = self._rows(rows, build)
+                if built is None:
+                    return None
+                _view, _rows, count, new = built
+                head = getattr(self._base.frames, name)["end_seq"].iloc[:count]
+                if head.isna().any() or (head > boundary).any():
+                    return None  # a kept row the story takes: build the whole frame
+                frame = self._frame(columns(view, new), schema)
+                parts[name] = frame[frame["end_seq"].isna() | (frame["end_seq"] > boundary)]
+            calls = [call for call in self._analysis.calls if call.requested_seq > boundary]
+            own_calls = replace(view.from_position(own), calls=calls,
+                                call_sessions=[0] * len(calls))  # their tool events are own
+            return StoryFrames(
+                self._frame(_own_event_columns(view, own), EVENT_SCHEMA),
+                parts["turns"].reset_index(drop=True), parts["steps"].reset_index(drop=True),
+                self._frame(call_columns(own_calls), CALL_SCHEMA))
+
     @cached_property
     def calls(self) -> pd.DataFrame:
         """Return one row per requested tool call (see :attr:`Frames.calls`)."""
@@ -336,6 +367,45 @@ class PrefixFrames(Frames):
                 "branch": patched("branch", "branch"),
                 "settled": patched("settled", "settled"),
             }, CALL_SCHEMA)
+
+
+def _turn_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
+    """Return the turn rows the events from position ``start`` on make."""
+    return turn_rows(view.from_position(start))
+
+
+def _step_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
+    """Return the step rows the events from position ``start`` on make (the route the
+    events before set holds at first)."""
+    return step_rows(view.from_position(start), route_before(view, start))
+
+
+def _tail_fields(view: SessionsView, start: int) -> dict[str, Any]:
+    """Return the ``events`` columns read from the events' own fields (turn, step, call id,
+    surface op), typed, for the events from position ``start`` on."""
+    tail = view.fields[start:]
+    return {
+        "turn": int_column(tail.turns),
+        "step": int_column(tail.steps),
+        "call_id": string_column(_call_ids(view.from_position(start))[start:]),
+        "surface_op": category_column(_surface_ops(tail.surface_ops)),
+    }
+
+
+def _own_event_columns(view: SessionsView, start: int) -> dict[str, Any]:
+    """Return the ``events`` columns of a one-session view's events from position ``start``
+    on, none of them inherited."""
+    count = len(view.events) - start
+    return {
+        "session": np.zeros(count, dtype=np.int64),
+        "seq": view.seq_array[start:],
+        "time": view.time_array[start:],
+        "type": view.type_array[start:],
+        **_tail_fields(view, start),
+        **{name: getattr(view, name)[start:]
+           for name in ("synthetic", "recorded", "branch", "recovery_code")},
+        "inherited": np.zeros(count, dtype=bool),
+    }
 
 
 def _patched(column: pd.Series, same: int, rest: list[Any], convert: Any,

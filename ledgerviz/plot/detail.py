@@ -15,7 +15,7 @@ import pandas as pd
 
 from ledgerviz.html import plotly_text, text_of
 from ledgerviz.plot.groups import distinct_sorted
-from ledgerviz.plot.hover import group_hover
+from ledgerviz.plot.hover import group_hovers
 
 BINS = 400
 
@@ -60,16 +60,9 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
     first_seqs = np.fmin.reduceat(seq_values, first)
     last_seqs = np.fmax.reduceat(seq_values, first)
     codes, names_in_bins = _sorted_codes(names)
-    width = len(names_in_bins) + 1
-    named: dict[int, list[str]] = {}
-    for pair in distinct_sorted(bin_sorted * width + codes[keep] + 1).tolist():
-        b, code = divmod(pair, width)
-        if code:
-            named.setdefault(b, []).append(names_in_bins[code - 1])
-    labels = [group_hover(what, count, named.get(b, []), _whole(low), _whole(high))
-              for b, count, low, high in zip(bin_sorted[first].tolist(), counts.tolist(),
-                                             first_seqs.tolist(), last_seqs.tolist(),
-                                             strict=True)]
+    labels = group_hovers(what, counts.tolist(), _bin_names(bin_sorted, codes[keep], first,
+                                                            names_in_bins),
+                          first_seqs.tolist(), last_seqs.tolist())
     return Level(lows.astype(float), highs.astype(float), labels, True)
 
 
@@ -84,9 +77,18 @@ def _sorted_codes(names: np.ndarray | pd.Series) -> tuple[np.ndarray, list[str]]
     return ranks[codes], [plotly_text(text, 60) for text in shown]
 
 
-def _whole(seq: float) -> int | None:
-    """Return a seq held as a float as an int (None when missing)."""
-    return None if np.isnan(seq) else int(seq)
+def _bin_names(bin_sorted: np.ndarray, codes: np.ndarray, first: np.ndarray,
+               names: list[str]) -> list[tuple[str, ...]]:
+    """Return per bin (its items' rows begin at ``first`` in ``bin_sorted`` order) the
+    distinct names its items carry (``codes`` into ``names``, -1: none), in ``names`` order."""
+    width = len(names) + 1
+    pairs = distinct_sorted(bin_sorted * width + codes + 1)
+    pairs = pairs[pairs % width != 0]  # items without a name
+    rank = np.searchsorted(bin_sorted[first], pairs // width)  # the bin's index among bins
+    bounds = np.searchsorted(rank, np.arange(len(first) + 1))
+    held = (pairs % width - 1).tolist()
+    return [tuple(names[code] for code in held[low:high])
+            for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
 
 
 def pick(rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, labels: np.ndarray,

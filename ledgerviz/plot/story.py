@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import pandas as pd
-
 from ledgerviz.frames import Frames
-
-
-class StoryFrames(NamedTuple):
-    """The rows of a parent and its fork child as one session's frames (see SessionFrames)."""
-
-    events: pd.DataFrame
-    turns: pd.DataFrame
-    steps: pd.DataFrame
-    calls: pd.DataFrame
+from ledgerviz.frames.fork_frames import ForkFrames
+from ledgerviz.frames.story import StoryFrames, joined_story
 
 
 def fork_story(frames: Frames, parent: str, child: str, boundary: int) -> StoryFrames:
@@ -26,24 +15,20 @@ def fork_story(frames: Frames, parent: str, child: str, boundary: int) -> StoryF
     ``boundary + 1`` next to it, aligned at the fork point. A turn the child closed
     (``forked``) replaces the parent's open copy of it.
     """
-    events = frames.events
-    own_events = events[(events["session"] == child) & ~events["inherited"]]
-    parts = {}
-    for name in ("turns", "steps", "calls"):
-        frame = getattr(frames, name)
-        mine = frame[frame["session"] == child]
-        if name == "calls":
-            mine = mine[mine["requested_seq"] > boundary]
-            theirs = frame[frame["session"] == parent]
-        else:
-            mine = mine[mine["end_seq"].isna() | (mine["end_seq"] > boundary)]
-            keys = ["turn"] if name == "turns" else ["turn", "step"]
-            theirs = frame[frame["session"] == parent]
-            replaced = theirs.set_index(keys).index.isin(mine.set_index(keys).index)
-            theirs = theirs[~replaced]
-        parts[name] = pd.concat([theirs, mine], ignore_index=True)
-    story_events = pd.concat([events[events["session"] == parent], own_events], ignore_index=True)
-    return StoryFrames(story_events, parts["turns"], parts["steps"], parts["calls"])
+    if isinstance(frames, ForkFrames) and frames.pair == (parent, child, boundary):
+        story = frames.story()
+        if story is not None:
+            return story
+    of = {name: getattr(frames, name) for name in ("events", "turns", "steps", "calls")}
+    theirs = StoryFrames(*(frame[frame["session"] == parent] for frame in of.values()))
+    mine = {name: frame[frame["session"] == child] for name, frame in of.items()}
+    events, calls = mine["events"], mine["calls"]
+    ends_later = {name: mine[name][mine[name]["end_seq"].isna()
+                                   | (mine[name]["end_seq"] > boundary)]
+                  for name in ("turns", "steps")}
+    return joined_story(parent, theirs, child, StoryFrames(
+        events[~events["inherited"]], ends_later["turns"], ends_later["steps"],
+        calls[calls["requested_seq"] > boundary]))
 
 
 def fork_pair(frames: Frames) -> tuple[str, str, int] | None:
