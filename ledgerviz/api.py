@@ -355,7 +355,8 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
     header_lines = 0 if (log.lines and log.lines[0] == 1) else 1
     last_line = lines[-1] if len(lines) else header_lines
     kept = [d for d in log.diagnostics if d.line <= last_line]
-    skipped = last_line - header_lines - len(set(lines))
+    distinct = len(lines) if isinstance(lines, range) else len(set(lines))  # a range repeats none
+    skipped = last_line - header_lines - distinct
     return replace(
         log,
         events=log.events[:n],

@@ -65,6 +65,11 @@ class PairIndex:
     no value is too large."""
 
     def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
+        if _one_rising_run(codes, values):  # already in key order, no pair twice: no sorting
+            self._values = values
+            self.rows = np.arange(len(values))
+            self._sorted = np.asarray(codes, dtype=np.int64) * (len(values) + 1) + self.rows
+            return
         self._values = distinct_sorted(values)
         keys = self._keys(codes, values)
         self._sorted, first = np.unique(keys, return_index=True)
@@ -86,6 +91,12 @@ class PairIndex:
         known &= at < len(self._sorted)
         known[known] = self._sorted[at[known]] == keys[known]
         return np.where(known, at, -1)
+
+
+def _one_rising_run(codes: np.ndarray, values: np.ndarray) -> bool:
+    """Whether every row has the first row's code and the values strictly rise (one
+    session's seqs, as a ledger usually records them)."""
+    return bool(len(values) and (codes == codes[0]).all() and (values[1:] > values[:-1]).all())
 
 
 class Positions:

@@ -42,13 +42,14 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
 
 
 def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
-           names: np.ndarray | pd.Series,
+           names: np.ndarray | pd.Series | pd.Categorical,
            what: str, bins: int = BINS) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
     label with the item count, seq range and distinct ``names`` (one sort, no per-item work)."""
     bin_of = _bin_of(starts, bins)
     keep = np.flatnonzero(bin_of >= 0)
-    keep = keep[np.argsort(bin_of[keep], kind="stable")]
+    small = bin_of[keep].astype(np.int16) if bins <= np.iinfo(np.int16).max else bin_of[keep]
+    keep = keep[np.argsort(small, kind="stable")]  # a radix sort for 16-bit bins
     bin_sorted = bin_of[keep]
     if not len(keep):
         return Level(np.empty(0), np.empty(0), [], True)
@@ -66,10 +67,15 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
     return Level(lows.astype(float), highs.astype(float), labels, True)
 
 
-def _sorted_codes(names: np.ndarray | pd.Series) -> tuple[np.ndarray, list[str]]:
+def _sorted_codes(names: np.ndarray | pd.Series | pd.Categorical
+                  ) -> tuple[np.ndarray, list[str]]:
     """Return a code per item into the sorted distinct non-empty names (escaped, at most 60
-    characters each), -1 for an item without a name; each name is escaped once."""
-    codes, uniques = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=True)
+    characters each), -1 for an item without a name; each name is escaped once (a
+    categorical's codes are used as they are)."""
+    if isinstance(names, pd.Categorical):
+        codes, uniques = names.codes, names.categories
+    else:
+        codes, uniques = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=True)
     texts = [text_of(u) for u in uniques.tolist()]
     shown = sorted(set(texts) - {""})
     rank = {text: i for i, text in enumerate(shown)}

@@ -65,7 +65,8 @@ class LaneColumns:
     ends: np.ndarray
     labels: np.ndarray
     seqs: np.ndarray
-    names: np.ndarray
+    names: np.ndarray | pd.Categorical
+    """Each item's name (a categorical where the frame's column is one)."""
     what: str
 
     @classmethod
@@ -73,9 +74,11 @@ class LaneColumns:
            label: Callable[[pd.DataFrame], np.ndarray], seq_column: str, name_column: str,
            what: str, limit: int) -> LaneColumns:
         """Return the columns of ``frame``, labelling only the rows drawn one by one."""
+        names = frame[name_column]
         return cls(groups, starts, ends, groups.labels(frame, label, limit),
-                   floats(frame[seq_column]), frame[name_column].astype(object).to_numpy(),
-                   what)
+                   floats(frame[seq_column]),
+                   names.array if isinstance(names.dtype, pd.CategoricalDtype)
+                   else names.astype(object).to_numpy(), what)
 
     def level(self, session: int, part: int, limit: int) -> detail.Level:
         """Return what one session's part draws (:func:`detail.pick`)."""
@@ -145,9 +148,27 @@ def call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame, codes: Codes) -> np.
 def rows_within_step(calls: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
     """Return a y offset per call so that the calls of one step (which may run in parallel)
     sit on up to :data:`PARALLEL_ROWS` rows of their lane instead of hiding each other."""
-    keys = [pd.Series(codes, index=calls.index), calls["turn"], calls["step"]]
-    order = calls.groupby(keys, dropna=False, sort=False).cumcount().to_numpy()
+    order = _run_counts(np.asarray(codes, dtype=np.int64), seq_keys(calls["turn"]),
+                        seq_keys(calls["step"]))
+    if order is None:  # a step's calls are not all next to each other
+        keys = [pd.Series(codes, index=calls.index), calls["turn"], calls["step"]]
+        order = calls.groupby(keys, dropna=False, sort=False).cumcount().to_numpy()
     return ((order % PARALLEL_ROWS) - (PARALLEL_ROWS - 1) / 2) * -ROW_OFFSET
+
+
+def _run_counts(*keys: np.ndarray) -> np.ndarray | None:
+    """Return each row's index among the earlier rows of equal ``keys`` (a group's
+    ``cumcount``) when the rows are sorted by the keys, so that each group is one run of
+    rows; else None."""
+    count = len(keys[0])
+    differs = np.zeros(max(count - 1, 0), dtype=bool)  # row i + 1 from row i, so far
+    for key in keys:
+        before, after = key[:-1], key[1:]
+        if (~differs & (after < before)).any():
+            return None
+        differs |= after != before
+    starts = np.flatnonzero(np.r_[True, differs]) if count else np.zeros(0, dtype=np.int64)
+    return np.arange(count) - np.repeat(starts, np.diff(np.r_[starts, count]))
 
 
 def call_columns(calls: pd.DataFrame, codes: np.ndarray, at: Positions, ends: np.ndarray,

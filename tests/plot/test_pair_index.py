@@ -1,0 +1,33 @@
+"""(session, seq) pairs are found among the pairs an index was built from."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ledgerviz.plot.axis import PairIndex
+
+
+def ints(values: list[int]) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+@pytest.mark.parametrize(("codes", "values"), [
+    ([0, 0, 0, 0], [3, 5, 8, 9]),  # one session's rising seqs (built without sorting)
+    ([0, 0, 0, 0], [8, 3, 9, 5]),  # the same pairs in another order
+    ([1, 1, 1, 1], [3, 5, 8, 9]),
+])
+def test_each_known_pair_is_found_and_others_are_not(codes: list[int],
+                                                      values: list[int]) -> None:
+    index = PairIndex(ints(codes), ints(values))
+    code = codes[0]
+    found = index.find(ints([code] * 6), ints([9, 3, 4, 8, 5, 10]))
+    assert [int(values[index.rows[at]]) if at >= 0 else None for at in found] == [
+        9, 3, None, 8, 5, None]
+    assert index.find(ints([code + 1]), ints([3])).tolist() == [-1]  # another session
+
+
+def test_the_first_row_of_a_repeated_pair_counts() -> None:
+    index = PairIndex(ints([0, 1, 0, 0]), ints([4, 4, 7, 4]))
+    rows = index.rows[index.find(ints([0, 1, 0]), ints([4, 4, 7]))]
+    assert rows.tolist() == [0, 1, 2]
