@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -44,14 +45,16 @@ from ledgerviz.frames.story import StoryFrames
 from ledgerviz.frames.turns import (
     STEP_FACTS,
     STEP_SCHEMA,
+    TURN_CALL_COUNTS,
     TURN_SCHEMA,
+    _forked,
     _spans,
     route_before,
     step_calls,
     step_columns,
     step_rows,
+    turn_call_counts,
     turn_columns,
-    turn_outcomes,
     turn_rows,
 )
 from ledgerviz.frames.view import SessionsView
@@ -231,8 +234,10 @@ class PrefixFrames(Frames):
                 "duration": spans["end_time"] - spans["start_time"],
                 "end_reason": reasons,
                 "steps": joined(head["steps"].array, int_column(new["steps"])),
-                **turn_outcomes(view, sessions, turns,
-                                rows.rows["end_reason"][:count] + new["end_reason"], spans),
+                **self._recounted(head, count, turns, TURN_CALL_COUNTS, _CALL_TURN,
+                                  _turn_call_counts),
+                "forked": _forked(view, sessions,
+                                  rows.rows["end_reason"][:count] + new["end_reason"], spans),
             }, TURN_SCHEMA)
 
     @cached_property
@@ -261,8 +266,38 @@ class PrefixFrames(Frames):
                 "step": joined(head["step"].array, int_column(new["step"])),
                 **_joined_spans(view, head, new),
                 **facts,
-                "calls": step_calls(view, sessions, turns, steps),
+                **self._recounted(head, count, list(zip(turns, steps, strict=True)), ("calls",),
+                                  _CALL_STEP_KEY, _step_call_counts),
             }, STEP_SCHEMA)
+
+    @cached_property
+    def _same_calls(self) -> int:
+        """Return how many first calls have the same facts in the whole session."""
+        return first_difference(self._base.analysis.calls, self._analysis.calls)
+
+    def _recounted(self, head: pd.DataFrame, count: int, keys: list[Any],
+                   columns: Sequence[str], key_of: Callable[[CallFacts], Any],
+                   counts: Callable[[SessionsView, list[Any]], dict[str, list[int]]]
+                   ) -> dict[str, pd.arrays.IntegerArray]:
+        """Return the ``columns`` counting each row's calls, the rows keyed ``keys`` (the
+        first ``count`` kept from the whole session's ``head``): a kept row's count is the
+        whole session's unless a call with its key differs, else ``counts`` of the view
+        narrowed to the calls of the keys it is given."""
+        whole, calls, same = self._base.analysis.calls, self._analysis.calls, self._same_calls
+        changed = {*map(key_of, whole[same:]), *map(key_of, calls[same:])}
+        redo = [*compress(range(count), map(changed.__contains__, keys[:count])),
+                *range(count, len(keys))]
+        wanted = {keys[i] for i in redo}
+        narrowed = list(compress(calls, map(wanted.__contains__, map(key_of, calls))))
+        view = replace(self._continued, calls=narrowed, call_sessions=[0] * len(narrowed))
+        fresh = counts(view, [keys[i] for i in redo])
+        out = {}
+        for name in columns:
+            values = np.empty(len(keys), dtype=np.int64)
+            values[:count] = head[name].to_numpy(dtype=np.int64)  # counts are never missing
+            values[redo] = fresh[name]
+            out[name] = pd.arrays.IntegerArray(values, np.zeros(len(keys), dtype=bool))
+        return out
 
     def _rows(self, rows: _Rows, build: Callable[[SessionsView, int], dict[str, list[Any]]]
               ) -> tuple[SessionsView, _Rows, int, dict[str, list[Any]]] | None:
@@ -336,10 +371,10 @@ class PrefixFrames(Frames):
                       for i in view.from_position(self._shared).indices_of(TOOL_EVENTS)}
         with paused_gc():
             head = self._base.frames.calls.iloc[:len(calls)]
-            same = first_difference(whole, calls)  # the calls before it have the same facts
+            same = self._same_calls  # the calls before it have the same facts
             facts = transpose(calls[same:], CallFacts._fields)
-            times = {name: _call_times(view, head, seqs, list(map(attrgetter(seqs), calls)),
-                                       positions, tail_tools, self._shared)
+            times = {name: _call_times(view, head, seqs, same, facts[seqs], positions,
+                                       tail_tools, self._shared)
                      for name, seqs in (("dispatch_time", "dispatched_seq"),
                                         ("result_time", "result_seq"))}
 
@@ -366,6 +401,21 @@ class PrefixFrames(Frames):
                 "branch": patched("branch", "branch"),
                 "settled": patched("settled", "settled"),
             }, CALL_SCHEMA)
+
+
+_CALL_TURN = attrgetter("turn")
+_CALL_STEP_KEY = attrgetter("turn", "step")
+
+
+def _turn_call_counts(view: SessionsView, turns: list[Any]) -> dict[str, list[int]]:
+    """Return the call count columns of one session's turn rows (their turns)."""
+    return turn_call_counts(view, [0] * len(turns), turns)
+
+
+def _step_call_counts(view: SessionsView, keys: list[tuple[Any, Any]]) -> dict[str, list[int]]:
+    """Return the ``calls`` column of one session's step rows (their turns and steps)."""
+    turns, steps = [turn for turn, _ in keys], [step for _, step in keys]
+    return {"calls": step_calls(view, [0] * len(keys), turns, steps)}
 
 
 def _turn_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
@@ -455,27 +505,29 @@ def _joined_spans(view: SessionsView, head: pd.DataFrame,
     return {name: joined(head[name].array, column) for name, column in spans.items()}
 
 
-def _call_times(view: SessionsView, head: pd.DataFrame, column: str, seqs: list[Any],
-                positions: dict[Any, int], tail_tools: dict[Any, int],
+def _call_times(view: SessionsView, head: pd.DataFrame, column: str, same: int,
+                rest: list[Any], positions: dict[Any, int], tail_tools: dict[Any, int],
                 shared: int) -> pd.api.extensions.ExtensionArray:
-    """Return the time of the tool event with each call's ``column`` seq (``seqs``, the
-    prefix's; the last such event, as ``calls`` reads it): the whole session's time where
-    the seq is the whole session's and no event after the shared ones has it, else looked
-    up (the prefix's own ``tail_tools`` first, then the whole session's tool event
-    ``positions`` before ``shared``)."""
+    """Return the time of the tool event with each call's ``column`` seq (the whole
+    session's ``head`` rows' for the first ``same`` calls, ``rest`` after them; the last
+    such event, as ``calls`` reads it): the whole session's time where the seq is the whole
+    session's and no event after the shared ones has it, else looked up (the prefix's own
+    ``tail_tools`` first, then the whole session's tool event ``positions`` before
+    ``shared``)."""
     times = head["dispatch_time" if column == "dispatched_seq" else "result_time"].array
-    same = (int_column(seqs) == head[column].array).to_numpy(dtype=bool, na_value=False)
-    differ = set(np.flatnonzero(~same).tolist())
+    whole = head[column].to_numpy(dtype=np.int64, na_value=-1)  # no event has seq -1
+    seqs = whole.copy()
+    seqs[same:] = [-1 if seq is None else seq for seq in rest]
+    differ = seqs != whole
     if tail_tools:
-        differ.update(row for row, seq in enumerate(seqs) if seq in tail_tools)
-    changed = sorted(differ)
+        differ |= np.isin(seqs, [seq for seq in tail_tools if type(seq) is int])
+    changed = np.flatnonzero(differ).tolist()
     if not changed:
         return times
     found = []
-    for row in changed:
-        seq = seqs[row]
-        position = -1 if seq is None else tail_tools.get(seq, -1)
-        if position < 0 and seq is not None and positions.get(seq, shared) < shared:
+    for seq in seqs[changed].tolist():
+        position = -1 if seq < 0 else tail_tools.get(seq, -1)
+        if position < 0 <= seq and positions.get(seq, shared) < shared:
             position = positions[seq]
         found.append(position)
     patched = times.copy()

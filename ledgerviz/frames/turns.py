@@ -140,6 +140,17 @@ def turn_outcomes(view: SessionsView, sessions: list[int], turns: list[Any],
                   reasons: list[Any], spans: dict[str, Column]) -> dict[str, Column]:
     """Return the columns of turn rows that depend on the policy's analysis (their calls by
     status, and whether they forked), given the rows' sessions, turns, reasons and spans."""
+    return {**turn_call_counts(view, sessions, turns),
+            "forked": _forked(view, sessions, reasons, spans)}
+
+
+TURN_CALL_COUNTS = ("calls", "outcome_unknown", "not_started")
+"""The ``turns`` columns that count the turn's calls (all, and by status)."""
+
+
+def turn_call_counts(view: SessionsView, sessions: list[int], turns: list[Any]
+                     ) -> dict[str, list[int]]:
+    """Return the :data:`TURN_CALL_COUNTS` columns of turn rows (their sessions and turns)."""
     call_turns = list(map(_CALL_TURN, view.calls))
     per_turn = Counter(zip(view.call_sessions, call_turns, strict=True))
     by_status = Counter(zip(view.call_sessions, call_turns, map(_CALL_STATUS, view.calls),
@@ -148,8 +159,7 @@ def turn_outcomes(view: SessionsView, sessions: list[int], turns: list[Any],
     return {
         "calls": list(map(per_turn.__getitem__, keys)),
         **{status: [by_status[(session, turn, status)] for session, turn in keys]
-           for status in ("outcome_unknown", "not_started")},
-        "forked": _forked(view, sessions, reasons, spans),
+           for status in TURN_CALL_COUNTS[1:]},
     }
 
 
