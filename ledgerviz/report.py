@@ -38,6 +38,7 @@ from ledgerviz.report_figures import (
 )
 from ledgerviz.report_lineage import fork_children, grouped_order
 from ledgerviz.report_pack import PAGE_NO_SCRIPT, pack_bodies
+from ledgerviz.wording import counted
 
 ARGUMENT_LIMIT = 2_000
 TEXT_PREVIEW = 300
@@ -212,8 +213,8 @@ def _fork_points(wide: _Ledgerwide, key: str) -> str:
     rows = [(f"<b>{p}</b>", escape(wide.fork_event_types.get((key, p), "?"))) for p in points]
     abandoned_events = int(wide.abandoned_events.get(key, 0))
     return (html_table(("fork point seq", "event at the fork point"), rows)
-            + f'<p class="meta">Under the fork policy {abandoned_events} events and '
-              f"{len(tools)} tool calls ({names or 'none'}) are abandoned: they stay "
+            + f'<p class="meta">Under the fork policy {counted(abandoned_events, "event")} and '
+              f"{counted(len(tools), 'tool call')} ({names or 'none'}) are abandoned: they stay "
               "in the ledger for audit but leave the model's context.</p>")
 
 

@@ -100,6 +100,20 @@ def test_overview_has_one_row_per_session_with_its_counts(hostile_page) -> None:
     assert rows[1] == ["11", "1", "3", "1", "0", "1", "1", "1", "0"]
 
 
+def test_fork_sentence_counts_in_the_singular_and_the_plural(hostile_page) -> None:
+    # worked out from the files: the hostile ledger forks at seq 8, the assistant message
+    # asking for fetch and write (the events after it are log-only), so 1 event and those 2
+    # calls leave the context; the crash-mid-dispatch example forks at seq 18, whose message
+    # asks for read, grep, read, web_fetch: it and the read's result at seq 21 leave it
+    _, document, _ = hostile_page
+    assert ("Under the fork policy 1 event and 2 tool calls (fetch, write&lt;img src=x "
+            "onerror=&quot;window.__pwned=1;alert(1)&quot;&gt;) are abandoned") in document
+    crashed = next(p for p in example_paths() if p.name == "crash-mid-dispatch.jsonl")
+    plain = render_report(ledgerviz.load(crashed), policy="fork", packed=False)
+    assert ("Under the fork policy 2 events and 4 tool calls (read, grep, web_fetch) are "
+            "abandoned") in plain
+
+
 def test_plotly_is_inlined_once_and_nothing_is_fetched(packed_document: str,
                                                        hostile_page) -> None:
     page = Page(packed_document)

@@ -17,6 +17,7 @@ from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.plot.story import fork_pair, fork_story
 from ledgerviz.plot.traces import bars, interleave
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, Policy
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
@@ -110,9 +111,10 @@ def _subtitle(counts: _Counts, s: int) -> str:
     parts = ", ".join(f"{int(counts.by_status[k][s])} {k.replace('_', ' ')}"
                       for k in style.STATUS_ORDER if counts.by_status[k][s])
     added = int(counts.added[s])
-    events = f"{counts.events[s]} events" + (f" ({added} added by recovery)" if added else "")
-    calls = f"{counts.calls[s]} tool calls" + (f" ({parts})" if parts else "")
-    return f"{counts.turns[s]} turns · {events} · {calls}"
+    events = counted(int(counts.events[s]), "event") + (
+        f" ({added} added by recovery)" if added else "")
+    calls = counted(int(counts.calls[s]), "tool call") + (f" ({parts})" if parts else "")
+    return f"{counted(int(counts.turns[s]), 'turn')} · {events} · {calls}"
 
 
 def _layout(title: str, lanes_of: dict[str, int], shapes: list[dict[str, Any]],

@@ -3,6 +3,7 @@ match what the frames and the recovery analysis say."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import plotly.graph_objects as go
 import pytest
 
 import ledgerviz
+from ledgerviz.examples import example_paths
 from ledgerviz.plot import detail, style, timeline
 from ledgerviz.plot.axis import epoch_ms
 from ledgerviz.recovery.analysis import POLICIES
@@ -183,6 +185,21 @@ def test_title_names_session_and_policy_escaped() -> None:
     assert "<img" not in title
 
 
+def test_title_counts_in_the_singular_and_the_plural() -> None:
+    # worked out from the files: the hostile ledger has 11 recorded events (seq 0-10) in one
+    # turn, and 3 calls: read_file answered, fetch dispatched without a result, write never
+    # dispatched; the crash-mid-dispatch example has 22 events (seq 0-21) in 2 turns and 6
+    # calls: edit, read and the first read of turn 2 answered, grep dispatched without a
+    # result, the second read and web_fetch never dispatched
+    hostile = timeline(ledgerviz.load(HOSTILE), policy="fork").layout.title.text
+    assert hostile.endswith("<sup>1 turn · 11 events · 3 tool calls "
+                            "(1 ok, 1 outcome unknown, 1 not started)</sup>")
+    crashed = next(p for p in example_paths() if p.name == "crash-mid-dispatch.jsonl")
+    two = timeline(ledgerviz.load(crashed), policy="fork").layout.title.text
+    assert two.endswith("<sup>2 turns · 22 events · 6 tool calls "
+                        "(3 ok, 1 outcome unknown, 2 not started)</sup>")
+
+
 def ledger_strings(value: Any) -> list[str]:
     """Every string anywhere in a figure's JSON-ready dict."""
     if isinstance(value, str):
@@ -305,7 +322,6 @@ def test_one_session_ledger_reuses_its_cached_recovery(monkeypatch: pytest.Monke
 
 
 def test_many_sessions_in_one_pass_match_each_drawn_alone() -> None:
-    from ledgerviz.examples import example_paths
     from ledgerviz.plot.timeline import session_timeline_specs, timeline_spec
 
     ledger = ledgerviz.load([*example_paths(), HOSTILE])
@@ -323,7 +339,8 @@ def test_many_sessions_in_one_pass_match_each_drawn_alone() -> None:
             assert sum(len(t["x"]) // 3 for t in turns) == len(alone.frames.turns)
         else:
             assert any(grouped)
-        assert f"{len(alone.frames.turns)} turns · " in spec["layout"]["title"]["text"]
+        turns_text = re.search(r"<sup>(\d+) turns? · ", spec["layout"]["title"]["text"])
+        assert turns_text and int(turns_text.group(1)) == len(alone.frames.turns)
         single = timeline_spec(alone.frames, session=key, policy="fork", detail_limit=6,
                                fork_points=alone.analyses[key].fork_points)
         assert go.Figure(spec).to_json() == go.Figure(single).to_json()
