@@ -30,13 +30,21 @@ def figure_html(figure: dict[str, Any], name: str) -> str:
     ``name`` makes the element ids, so the same report input gives the same bytes. The
     layout's template is left out: the page holds it once (:func:`page_scripts`).
     """
-    layout = {k: v for k, v in figure["layout"].items() if k != "template"}
+    layout = {k: _report_axis(v) if k.startswith(("xaxis", "yaxis")) else v
+              for k, v in figure["layout"].items() if k != "template"}
     spec = _script_json({"data": figure["data"], "layout": layout})
     webgl = ' data-webgl="1"' if "scattergl" in trace_types(figure) else ""
     return (f'<div class="lv-plot" id="plot-{name}" data-figure="figure-{name}"{webgl}'
             f' style="height:{figure_height(figure)}px">'
             "<noscript><p class='meta'>The timeline needs JavaScript.</p></noscript></div>"
             f'<script type="application/json" id="figure-{name}">{spec}</script>')
+
+
+def _report_axis(axis: dict[str, Any]) -> dict[str, Any]:
+    """Return a figure's axis as the report draws it: its tick labels allowed past the plot's
+    edge (the margins keep them inside), which spares plotly re-measuring every label of the
+    axis once per label (a quarter of the page's drawing time for the examples)."""
+    return {**axis, "ticklabeloverflow": "allow"}
 
 
 def figure_height(figure: dict[str, Any]) -> int:

@@ -78,6 +78,8 @@ def test_one_section_and_one_timeline_per_session(hostile_page) -> None:
         assert len(figure["data"]) >= 3
         assert figure["layout"]["title"]["text"].startswith("policy: fork<br>")
         assert "template" not in figure["layout"]  # the page holds the template once
+        axes = [v for k, v in figure["layout"].items() if k.startswith(("xaxis", "yaxis"))]
+        assert len(axes) >= 2 and all(a["ticklabeloverflow"] == "allow" for a in axes)
     assert document.count('id="lv-template"') == 1
 
 
