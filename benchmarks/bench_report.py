@@ -3,7 +3,9 @@
 Run on demand: ``python benchmarks/bench_report.py [--sessions 1000] [--turns 73000]``.
 
 1. The bundled examples: seconds from opening the report until every timeline has drawn
-   (scrolling through it), budget 3 s. Baseline: the same figures as plotly's own
+   (scrolling through it, a walk run inside the page; the same walk driven command by command
+   from Playwright, over the drawn page, is timed apart: that is the driver's cost, not the
+   page's), budget 3 s. Baseline: the same figures as plotly's own
    ``to_html`` per figure, all traces WebGL as in ledgerviz 0.1 (it counts the plots whose
    WebGL context was lost).
 2. ``--sessions`` small simulated sessions (``bench_fleet.py``'s fleet, every single-session
