@@ -7,6 +7,8 @@ import pytest
 from ledger_lines import HEADER, encode, turn_start
 
 from ledgerviz.ledger import read_session
+from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.events import check_events
 from ledgerviz.ledger.reader import read_chunks
 
 
@@ -61,4 +63,45 @@ def test_envelope_problems_name_the_type_found() -> None:
     ]
     assert diagnostics(encode([HEADER, seqless_bad_time])) == [
         ("invalid_event", 2, "turn/start: 'time' must be an integer, not number")
+    ]
+
+
+def test_an_undecodable_last_line_is_a_dropped_torn_tail() -> None:
+    content = encode([HEADER, turn_start(0), b'{"type":"tu'])
+    assert diagnostics(content) == [("torn_tail", 3, "last line does not decode: dropped")]
+
+
+def test_two_unknown_types_keep_their_own_names() -> None:
+    first = {"type": "brand/new", "seq": 1, "data": {}, "ignorable": True}
+    second = {"type": "brand/other", "seq": 2, "data": {}, "ignorable": True}
+    log = read_session("x.jsonl", encode([HEADER, turn_start(0), first, second]))
+    assert log.fields is not None
+    assert log.fields.types == ["turn/start", "brand/new", "brand/other"]
+
+
+def test_a_replayed_stretch_is_reported_once() -> None:
+    # seqs 0 1 2 3, then 1 2 3 again, then 4: only the step back (line 6) is reported
+    seqs = [0, 1, 2, 3, 1, 2, 3, 4]
+    content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])
+    assert diagnostics(content) == [
+        ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)")
+    ]
+
+
+def test_a_block_checked_without_a_state_stands_alone() -> None:
+    events = [turn_start(0), turn_start(2, 2)]
+    log = DiagnosticLog("x.jsonl", strict=False)
+    checked = check_events(events, 2, 4, log)
+    assert checked.events == events
+    assert [(d.line, d.message) for d in log.items] == [(3, "expected seq 1, found 2: 1 missing")]
+
+
+def test_events_counting_on_after_a_packed_row_that_steps_back_are_not_reported() -> None:
+    v1 = {"type": "session", "version": 1, "id": "packed", "createdAt": 0}
+    row = {"type": "text-chunks", "seq0": 1, "time0": 5,
+           "data": {"turn": 1, "step": 1, "index": 0, "texts": ["a", "b"], "dt": [1]}}
+    # seqs 0 1 2 3, the row's 1 2, then 3 (counting on from the row) and 4
+    lines = [v1, *(turn_start(seq) for seq in range(4)), row, turn_start(3), turn_start(4)]
+    assert diagnostics(encode(lines)) == [
+        ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)")
     ]
