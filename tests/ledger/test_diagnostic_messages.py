@@ -105,3 +105,34 @@ def test_events_counting_on_after_a_packed_row_that_steps_back_are_not_reported(
     assert diagnostics(encode(lines)) == [
         ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)")
     ]
+
+
+def test_header_problems_word_for_word() -> None:
+    odd = {"type": "session", "version": 4, "id": "t", "createdAt": "noon", "colour": "red"}
+    assert diagnostics(encode([odd, turn_start(0)])) == [
+        ("bad_header", 1, "header 'createdAt' must be integer epoch milliseconds"),
+        ("unknown_header_key", 1, "header key 'colour' is not in any known version"),
+    ]
+    assert diagnostics(encode([[1, 2], turn_start(0)])) == [
+        ("bad_header", 1, "missing session header: line 1 holds no session header"),
+    ]
+    assert diagnostics(encode([{**HEADER, "version": 9}, turn_start(0)])) == [
+        ("unsupported_version", 1,
+         "format version 9 is not supported (known: 0, 1, 2, 3, 4); events not read"),
+    ]
+
+
+def test_a_message_event_without_a_surface_op_says_so() -> None:
+    said = {"type": "user/message", "seq": 0, "data": {"role": "user", "content": []}}
+    assert diagnostics(encode([HEADER, said])) == [
+        ("invalid_event", 2, "user/message: 'surfaceOp' missing or not understood"),
+    ]
+
+
+def test_a_file_that_is_not_a_ledger_quotes_the_first_40_bytes_of_line_1() -> None:
+    first = b"0123456789" * 5  # 50 bytes, not JSON
+    log = read_session("x.jsonl", first + b"\n" + b"a,b\n")
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
+        ("not_a_ledger", 1, "not a ledger: no line is a JSON event "
+         f"(line 1: {'0123456789' * 4!r}; 1 lines skipped)"),  # line 1: the missing header
+    ]

@@ -112,6 +112,13 @@ def test_crash_right_after_step_end_or_turn_start() -> None:
     assert crash_closers(b.events) == []
 
 
+def test_closer_seqs_follow_the_last_recorded_seq_not_its_position() -> None:
+    events = [{"type": "turn/start", "seq": 10, "time": 7, "data": {"turn": 3}},
+              {"type": "step/start", "seq": 12, "time": 8, "data": {"turn": 3, "step": 1}}]
+    assert summary(crash_closers(events)) == [("step/end", 13, None, None),
+                                              ("turn/end", 14, "interrupted", None)]
+
+
 def test_empty_ledger_has_no_closers() -> None:
     assert crash_closers([]) == []
 
