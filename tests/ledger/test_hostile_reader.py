@@ -150,6 +150,7 @@ def test_repeated_diagnostics_are_capped_with_a_count() -> None:
     assert log.diagnostics[-1].message == (
         "10 more [invalid_json] diagnostics not listed, from line 22 on (30 in all)"
     )
+    assert (log.diagnostics[-1].line, log.diagnostics[-1].severity) == (22, "error")
     assert log.lines_skipped == 30
 
 
