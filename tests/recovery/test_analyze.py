@@ -288,3 +288,13 @@ def test_columns_of_another_length_are_refused() -> None:
     columns = _columns_of(b.events[:1])
     with pytest.raises(ValueError, match="zip"):
         analyze(b.events, policy="recorded", columns=columns)
+
+
+def test_closers_of_a_seqless_log_count_on_from_its_positions() -> None:
+    # seqs are positions 0..3 (format §3); the last turn starts at position 2
+    events = [{"type": "turn/start", "data": {"turn": 1}},
+              {"type": "turn/end", "data": {"turn": 1, "reason": {"kind": "completed"}}},
+              {"type": "turn/start", "data": {"turn": 2}},
+              {"type": "step/start", "data": {"turn": 2, "step": 1}}]
+    closers = analyze(events, policy="synthesize").closers
+    assert [(e["type"], e["seq"]) for e in closers] == [("step/end", 4), ("turn/end", 5)]

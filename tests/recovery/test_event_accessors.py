@@ -12,6 +12,7 @@ from ledgerviz.recovery import result_call_id, result_error_code, seq_of, source
 from ledgerviz.recovery.events import (
     end_reason_kind,
     is_user_typed,
+    message_call_id,
     message_is_error,
     message_of,
     result_content,
@@ -140,3 +141,7 @@ def wrapper(content: object) -> dict:
 ])
 def test_result_content_of_either_form(message: dict, content: list) -> None:
     assert result_content(message) == content
+
+
+def test_a_result_named_only_by_its_source_answers_that_call() -> None:
+    assert message_call_id({"role": "tool", "source": {"kind": "tool", "callId": "A"}}) == "A"
