@@ -195,3 +195,10 @@ def test_live_failed_step_closers_in_the_v0_v3_generation() -> None:
     assert (message["id"], message["role"]) == ("interrupted-tool-result-B-8", "user")
     assert [block["type"] for block in message["content"]] == ["tool-result"]
     assert message["content"][0]["toolCallId"] == "B"
+
+
+def test_a_tracker_numbers_seqless_events_by_their_position() -> None:
+    tracker = PendingCalls()
+    tracker.observe({"type": "turn/start", "data": {"turn": 1}})
+    tracker.observe({"type": "step/start", "data": {"turn": 1, "step": 1}})
+    assert tracker.last_seq == 1
