@@ -23,12 +23,12 @@ import os
 import resource
 import sys
 import time
+import tomllib
 from pathlib import Path
 
-PYTEST_ARGS = ["--rootdir=.", "--tb=native", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",
-               "-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:randomly"]
-SELECTION = ["tests/recovery", "tests/ledger", "--ignore=tests/recovery/test_stdlib_only.py",
-             "--ignore=tests/recovery/test_properties.py"]
+MUTMUT = tomllib.loads(Path("pyproject.toml").read_text())["tool"]["mutmut"]  # the run's copy
+PYTEST_ARGS = ["--rootdir=.", "--tb=native", "-p", "no:randomly", *MUTMUT["pytest_add_cli_args"]]
+SELECTION = MUTMUT["pytest_add_cli_args_test_selection"]
 
 
 class Collected:
