@@ -19,6 +19,7 @@ from ledgerviz.display.fragments import (
 from ledgerviz.html import escape, short_text
 from ledgerviz.recovery.analysis import POLICIES, Analysis
 from ledgerviz.recovery.providers import PROVIDERS
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.api import Context, Ledger, RecoveryView
@@ -73,8 +74,7 @@ def validity_cell(context: Context) -> Cell:
         if context.valid[provider]:
             parts.append(Part(f"{provider} valid", "valid"))
         else:
-            parts.append(Part(f"{provider} invalid · {problems} "
-                              f"problem{'s' if problems != 1 else ''}", "invalid"))
+            parts.append(Part(f"{provider} invalid · {counted(problems, 'problem')}", "invalid"))
     return tuple(parts)
 
 
@@ -105,7 +105,7 @@ def ledger_title(ledger: Ledger) -> str:
     events = sum(len(log.events) for log in ledger.sessions)
     errors = sum(log.has_errors for log in ledger.sessions)
     count = len(ledger)
-    return (f"Ledger: {count} session{'s' if count != 1 else ''}, {events:,} events"
+    return (f"Ledger: {counted(count, 'session')}, {events:,} events"
             + (f", {errors} with read errors" if errors else ""))
 
 
@@ -187,7 +187,7 @@ def context_title(context: Context) -> str:
     count = len(context.messages)
     verdicts = ", ".join(f"{p} {'valid' if context.valid[p] else 'invalid'}" for p in PROVIDERS)
     return (f"Context: session {short_text(context.session, KEY_LIMIT)}, policy {context.policy}, "
-            f"{count} message{'s' if count != 1 else ''}; {verdicts}")
+            f"{counted(count, 'message')}; {verdicts}")
 
 
 def validity_html(context: Context) -> str:

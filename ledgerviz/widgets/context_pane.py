@@ -12,6 +12,7 @@ from ledgerviz.plot.style import STATUS_COLOR
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.events import message_is_error
 from ledgerviz.recovery.providers import PROVIDERS, export
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.api import Context
@@ -75,8 +76,8 @@ def messages_html(messages: Sequence[ContextMessage], limit: int = MESSAGES_SHOW
     results = _first_seqs([(entry["tool_call_id"], item.seq)
                            for item, entry in zip(messages, entries, strict=True)
                            if entry["role"] == "tool"])
-    earlier = (f"<p style='margin:2px 0'><i>{hidden} earlier message"
-               f"{'s' if hidden != 1 else ''} not shown</i></p>" if hidden else "")
+    earlier = (f"<p style='margin:2px 0'><i>{counted(hidden, 'earlier message')} not shown"
+               "</i></p>" if hidden else "")
     rows = []
     for item, entry in zip(messages, entries, strict=True):
         role = "tool" if item.is_tool_result else item.message.get("role")
@@ -102,7 +103,7 @@ def context_html(context: Context) -> str:
     count = len(context.messages)
     return (
         f"<div class='lv lv-context'><div><b>Next model request</b> under "
-        f"{escape(context.policy)}: {count} message{'s' if count != 1 else ''}</div>"
+        f"{escape(context.policy)}: {counted(count, 'message')}</div>"
         f"<div>{validity_html(context)}</div>{problems_html(context)}"
         f"{messages_html(context.messages)}</div>"
     )
