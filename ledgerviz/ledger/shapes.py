@@ -272,7 +272,7 @@ def _fast_tool_call(data: dict[str, Any]) -> Any:
     if (data.get("callId").__class__ is str
             and (name is None or name.__class__ is str)
             and (arguments is None or arguments.__class__ is str)):
-        return True
+        return None
     return SUSPECT
 
 
@@ -306,13 +306,13 @@ def _fast_tool_result(data: dict[str, Any]) -> Any:
 def _fast_turn_end(data: dict[str, Any]) -> Any:
     reason = data.get("reason")
     if reason is None or (reason.__class__ is dict and reason.get("kind").__class__ is str):
-        return True
+        return None
     return SUSPECT
 
 
 def _fast_route(config: Any) -> Any:
     if config.__class__ is not dict or _labels_are_strings(config, _ROUTE_STRINGS):
-        return True
+        return None
     return SUSPECT
 
 
@@ -333,7 +333,7 @@ FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 """Per event type, a check that accepts a payload only when ``shape_problem`` would (it
 may refuse more: SUSPECT). Message checks return the message's tool-call ids, the
-``tool/result`` check the call id the result answers."""
+``tool/result`` check the call id the result answers, the others None."""
 
 
 def plain_source_seqs(seqs: Any) -> bool:
