@@ -225,8 +225,7 @@ def check_events(
     strings: dict[str, str] = {}
     shared = strings.setdefault  # one str object per unknown type name and op (see EventFields)
     numbering = state.numbering
-    expected = numbering.expected
-    counted = False  # True: ``expected`` moved on inline since ``numbering`` last saw a seq
+    expected = numbering.expected  # moved on inline while seqs count up by one
     for index, event in enumerate(values):
         if event.__class__ is not dict:
             if event is not UNREADABLE:
@@ -236,14 +235,12 @@ def check_events(
             continue
         kind = event.get("type")
         entry = table.get(kind) if kind.__class__ is str else _NOT_A_TYPE
-        if entry is None:
-            entry = (shared(kind, kind), None, False, False)  # an unknown type
-        name, check, surface, known = entry
+        known = entry is not None
+        if not known:
+            entry = (shared(kind, kind), None, False)
+        name, check, surface = entry
         if check is _SPECIAL:
-            if counted:
-                numbering.previous, numbering.repeating = expected - 1, False
-                counted = False
-            numbering.expected = expected
+            numbering.ran_to(expected)
             if kind == "session":
                 _second_header(log, first_line + index, event)
                 rejected.add(index)
@@ -295,12 +292,8 @@ def check_events(
             payload = _RECHECK
         if seq == expected:
             expected = seq + 1
-            counted = True
         else:
-            if counted:
-                numbering.previous, numbering.repeating = expected - 1, False
-                counted = False
-            numbering.expected = expected
+            numbering.ran_to(expected)
             numbering.see(log, first_line + index, seq)
             expected = numbering.expected
         add_seq(seq if has_seq else start + len(kept_types))  # see EventFields.seqs
@@ -326,9 +319,7 @@ def check_events(
             _unknown_type(log, first_line + index, kind, event.get("ignorable") is True)
         elif op is not _MISSING or seqs is not _MISSING:
             log.add(first_line + index, "invalid_event", _not_surface(kind, version))
-    if counted:
-        numbering.previous, numbering.repeating = expected - 1, False
-    numbering.expected = expected
+    numbering.ran_to(expected)
     state.kept += len(fields)
     if not rejected and not expanded:
         return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
@@ -347,11 +338,11 @@ _RECHECK: Any = object()
 _SPECIAL: Any = object()
 """The check of a line that is no plain event: a session header, a packed chunk row."""
 
-KindEntry = tuple[Any, Any, bool, bool]
+KindEntry = tuple[Any, Any, bool]
 """Per event type: the shared type string (None: not a string), the fast payload check,
-whether it is a surface type in the version, whether it is a known type."""
+whether it is a surface type in the version."""
 
-_NOT_A_TYPE: KindEntry = (None, None, False, False)
+_NOT_A_TYPE: KindEntry = (None, None, False)
 
 _KIND_TABLES: dict[int | None, dict[str, KindEntry]] = {}
 
@@ -361,10 +352,10 @@ def _kind_table(version: int | None) -> dict[str, KindEntry]:
     table = _KIND_TABLES.get(version)
     if table is None:
         surface = surface_types(version)
-        table = {kind: (kind, FAST_PAYLOAD_CHECKS.get(kind), kind in surface, True)
+        table = {kind: (kind, FAST_PAYLOAD_CHECKS.get(kind), kind in surface)
                  for kind in KNOWN_EVENT_TYPES | surface}
         special = ("session", *PACKED_CHUNK_ROWS)
-        table.update({kind: (kind, _SPECIAL, False, True) for kind in special})
+        table.update({kind: (kind, _SPECIAL, False) for kind in special})
         table = _KIND_TABLES[version] = table
     return table
 
@@ -433,29 +424,33 @@ class Numbering:
     expected numbering after one stray seq taken for a gap.
     """
 
-    __slots__ = ("expected", "previous", "repeating")
+    __slots__ = ("expected", "repeat_end")
 
     def __init__(self) -> None:
         self.expected = 0
-        self.previous: int | None = None
-        self.repeating = False
+        """The seq the next event should have."""
+        self.repeat_end: int | None = None
+        """The last seq of the repeated stretch being followed (None outside one)."""
+
+    def ran_to(self, expected: int) -> None:
+        """Take the seqs before ``expected`` as counted in order, without ``see``."""
+        if expected != self.expected:
+            self.expected = expected
+            self.repeat_end = None
 
     def see(self, log: DiagnosticLog, line: int, seq: int, count: int = 1) -> None:
         """Take the next ``count`` seqs, starting at ``seq``, found on ``line``."""
         expected = self.expected
-        if seq > expected:
-            message = f"expected seq {expected}, found {seq}: {seq - expected} missing"
-            log.add(line, "seq_gap", message)
-            self.repeating = False
-        elif seq < expected:
-            continues = self.repeating and self.previous is not None and seq == self.previous + 1
-            if not continues:
+        if seq < expected:
+            if self.repeat_end is None or seq != self.repeat_end + 1:
                 message = f"seq {seq} repeats or goes backwards (expected {expected})"
                 log.add(line, "seq_gap", message)
-            self.repeating = True
+            self.repeat_end = seq + count - 1
         else:
-            self.repeating = False
-        self.previous = seq + count - 1
+            if seq > expected:
+                message = f"expected seq {expected}, found {seq}: {seq - expected} missing"
+                log.add(line, "seq_gap", message)
+            self.repeat_end = None
         self.expected = max(expected, seq + count)
 
 

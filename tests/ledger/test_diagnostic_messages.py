@@ -88,6 +88,17 @@ def test_a_replayed_stretch_is_reported_once() -> None:
     ]
 
 
+def test_a_step_back_after_counting_on_in_order_is_reported_again() -> None:
+    # seqs 0 1 2 3, the replay 1 2 3, then 4 5 in order and 4 again: the replay has
+    # ended, so the second 4 is a new step back (line 11), not the replay going on
+    seqs = [0, 1, 2, 3, 1, 2, 3, 4, 5, 4]
+    content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])
+    assert diagnostics(content) == [
+        ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)"),
+        ("seq_gap", 11, "seq 4 repeats or goes backwards (expected 6)"),
+    ]
+
+
 def test_a_block_checked_without_a_state_stands_alone() -> None:
     events = [turn_start(0), turn_start(2, 2)]
     log = DiagnosticLog("x.jsonl", strict=False)
