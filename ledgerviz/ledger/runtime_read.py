@@ -9,6 +9,7 @@ come after the bytes the runtime uses; :func:`runtime_read` says which bytes tho
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.diagnostics import Diagnostic
@@ -21,6 +22,8 @@ STOP_KINDS = frozenset(
 
 TAIL_KINDS = frozenset({"torn_tail"})
 """Diagnostics of a last line the runtime drops silently (and that must be cut)."""
+
+_NEWLINE = re.compile(b"\n")
 
 
 class Fragment(NamedTuple):
@@ -48,12 +51,7 @@ class RuntimeRead(NamedTuple):
 
 def line_offsets(content: bytes) -> list[int]:
     """Return the byte offset of every line start of ``content`` (one more entry at EOF)."""
-    offsets = [0]
-    find = content.find
-    at = find(b"\n")
-    while at != -1:
-        offsets.append(at + 1)
-        at = find(b"\n", at + 1)
+    offsets = [0, *(newline.end() for newline in _NEWLINE.finditer(content))]
     if offsets[-1] != len(content):
         offsets.append(len(content))
     return offsets
