@@ -39,7 +39,7 @@ def crash_closers(
 
 
 def tail_closers(
-    tracker: PendingCalls, *, generation: Generation = "v4", cause: Cause = "interrupted"
+    tracker: PendingCalls, *, generation: Generation, cause: Cause = "interrupted"
 ) -> list[Event]:
     """Return the crash closers for the log the tracker has observed (see crash_closers)."""
     if tracker.last_seq is None:

@@ -36,7 +36,7 @@ def _projected(event: dict[str, Any], seq: int | None) -> ContextMessage | None:
     message = message_of(event)
     if message is None:
         return None
-    kind = event.get("type", "")
+    kind = event.get("type")
     if kind in _SKIPPED_WHEN_EMPTY and not message.get("content"):
         return None
     return ContextMessage(seq, kind, message)

@@ -35,9 +35,9 @@ class OpenAIPairing:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self._open: dict[Any, tuple[int, Seqs]] = {}
-        self._answered: dict[Any, int] = {}
-        """Each answered call id and the message that first answered it."""
-        self._answers: list[tuple[int, Any]] = []
+        self._answered: set[Any] = set()
+        """Each call id a tool message has answered."""
+        self._answers: list[Any] = []
         """``_answered`` in the order it grew, so a rewind can take entries back."""
 
     def read(self, index: int, message: dict[str, Any], seqs: Seqs) -> None:
@@ -47,8 +47,8 @@ class OpenAIPairing:
             if call_id in self._open:
                 del self._open[call_id]
                 if call_id not in self._answered:
-                    self._answered[call_id] = index
-                    self._answers.append((index, call_id))
+                    self._answered.add(call_id)
+                    self._answers.append(call_id)
                 return
             kind = "duplicate_result" if call_id in self._answered else "orphan_result"
             self.problems.append(Problem("openai", kind, call_id, index, seqs,
@@ -79,8 +79,7 @@ class OpenAIPairing:
         self._open = dict(opened)
         del self.problems[problems:]
         while len(self._answers) > answers:
-            _, call_id = self._answers.pop()
-            del self._answered[call_id]
+            self._answered.remove(self._answers.pop())
 
 
 class AnthropicPairing:
