@@ -99,6 +99,15 @@ def test_a_step_back_after_counting_on_in_order_is_reported_again() -> None:
     ]
 
 
+def test_a_step_back_after_a_gap_is_reported() -> None:
+    seqs = [0, 1, 3, 1]  # 2 missing (line 4), then 1 again (line 5)
+    content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])
+    assert diagnostics(content) == [
+        ("seq_gap", 4, "expected seq 2, found 3: 1 missing"),
+        ("seq_gap", 5, "seq 1 repeats or goes backwards (expected 4)"),
+    ]
+
+
 def test_a_block_checked_without_a_state_stands_alone() -> None:
     events = [turn_start(0), turn_start(2, 2)]
     log = DiagnosticLog("x.jsonl", strict=False)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 
 from ledgerviz.recovery import PendingCalls, crash_closers, failed_step_closers
+from ledgerviz.recovery.closers import track
 from ledgerviz.recovery.results import (
     INTERRUPTED_NOT_STARTED_TEXT,
     INTERRUPTED_UNKNOWN_TEXT,
@@ -202,3 +204,93 @@ def test_a_tracker_numbers_seqless_events_by_their_position() -> None:
     tracker.observe({"type": "turn/start", "data": {"turn": 1}})
     tracker.observe({"type": "step/start", "data": {"turn": 1, "step": 1}})
     assert tracker.last_seq == 1
+
+
+class ReadLog(Sequence):
+    """A list of events that records each position read."""
+
+    def __init__(self, events: list[dict]) -> None:
+        self.events = events
+        self.read: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __getitem__(self, position: int) -> dict:  # type: ignore[override]
+        self.read.add(position)
+        return self.events[position]
+
+
+def two_turns(*, ended: bool = False) -> LedgerBuilder:
+    """Turn 1 left a call unanswered (0-5); turn 2 dispatched B and crashed (6-10)."""
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant("A")
+    b.tool_call("A")
+    b.turn_end("interrupted")  # 5
+    b.turn_start()  # 6
+    b.user()
+    b.step_start()
+    b.assistant("B")  # 9
+    b.tool_call("B")  # 10
+    if ended:
+        b.turn_end("interrupted")  # 11
+    return b
+
+
+SECOND_TURN_CLOSERS = [
+    ("tool/result", 11, "B", "TOOL_OUTCOME_UNKNOWN"),
+    ("step/end", 12, None, None),
+    ("turn/end", 13, "interrupted", None),
+]
+
+
+def test_only_the_events_from_the_last_turn_boundary_on_are_read() -> None:
+    log = ReadLog(two_turns().events)
+    assert summary(crash_closers(log)) == SECOND_TURN_CLOSERS
+    assert log.read == {6, 7, 8, 9, 10}
+
+    ended = ReadLog(two_turns(ended=True).events)
+    assert crash_closers(ended) == []
+    assert ended.read == {11}
+
+
+def test_a_boundary_on_the_second_line_is_found() -> None:
+    b = LedgerBuilder()
+    b.log()  # 0: before any turn
+    b.turn_start()  # 1
+    b.user()
+    b.step_start()
+    b.assistant("A")  # 4: requested, never dispatched
+    log = ReadLog(b.events)
+    assert summary(crash_closers(log)) == [
+        ("tool/result", 5, "A", "TOOL_NOT_STARTED"),
+        ("step/end", 6, None, None),
+        ("turn/end", 7, "interrupted", None),
+    ]
+    assert log.read == {1, 2, 3, 4}
+
+
+def test_a_log_without_a_turn_boundary_is_tracked_from_its_first_event() -> None:
+    b = LedgerBuilder()
+    b.assistant("A")  # 0
+    b.tool_call("A")  # 1
+    b.log()  # 2
+    tracker = track(b.events)
+    assert [(c.call_id, c.requested_seq, c.call_seq) for c in tracker.pending.values()] == [
+        ("A", 0, 1)
+    ]
+    assert tracker.last_seq == 2
+
+
+def test_an_iterator_of_events_is_read_as_the_list() -> None:
+    assert summary(crash_closers(iter(two_turns().events))) == SECOND_TURN_CLOSERS
+
+
+def test_seqless_events_are_numbered_by_their_position() -> None:
+    # format §1: a normalised log's event seq is its 0-based position among the lines
+    events = [{key: value for key, value in event.items() if key != "seq"}
+              for event in two_turns().events]
+    assert summary(crash_closers(events)) == SECOND_TURN_CLOSERS
