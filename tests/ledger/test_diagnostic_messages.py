@@ -108,6 +108,14 @@ def test_a_step_back_after_a_gap_is_reported() -> None:
     ]
 
 
+def test_ranged_source_seqs_on_a_type_without_a_payload_check_are_checked_in_full() -> None:
+    ranged = {**turn_start(0), "sourceEventSeqs": [[0, 0]]}  # a well-formed range
+    assert diagnostics(encode([HEADER, ranged])) == [
+        ("invalid_event", 2, "turn/start carries surface fields but is not a surface type "
+         f"in version {HEADER['version']}"),
+    ]
+
+
 def test_a_block_checked_without_a_state_stands_alone() -> None:
     events = [turn_start(0), turn_start(2, 2)]
     log = DiagnosticLog("x.jsonl", strict=False)

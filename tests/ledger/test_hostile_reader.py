@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
 
-from ledgerviz.ledger import LedgerError, UnreadableSourceError, read_session, read_sessions
+from ledgerviz.ledger import (
+    LedgerError,
+    UnreadableSourceError,
+    read_session,
+    read_sessions,
+    sources,
+)
 
 Writer = Callable[..., Path]
 
@@ -42,6 +48,7 @@ SHAPES = [
     (1, ("data", "message", "source"), {"provider": {}}, "source.provider' must be string"),
     (1, ("data", "message", "source"), {"model": 5}, "source.model' must be string, not number"),
     (0, ("data", "turn"), "1", "'data.turn' must be an integer, not string"),
+    (2, ("data", "step"), "1", "'data.step' must be an integer, not string"),
     (0, ("data", "turn"), 2**63, "'data.turn' 9223372036854775808 is beyond"),
     (0, ("seq",), 2**53, "'seq' 9007199254740992 is beyond"),
     (0, ("time",), -(2**70), "'time' -1180591620717411303424 is beyond"),
@@ -187,6 +194,14 @@ def test_duplicate_keys_are_a_warning_when_asked_for() -> None:
     assert kinds(encode([HEADER]) + spaced, duplicate_keys=True) == []
 
 
+def test_read_sessions_looks_for_duplicate_keys_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(encode([HEADER]) + b'{"type":"turn/start","seq":0,"seq":0,"data":{}}\n')
+    assert [d.kind for d in read_sessions(path)[0].diagnostics] == []
+    checked = read_sessions(path, duplicate_keys=True)[0]
+    assert [(d.kind, d.line) for d in checked.diagnostics] == [("duplicate_key", 2)]
+
+
 def test_every_line_with_a_repeated_key_is_named_not_only_the_first() -> None:
     plain = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}'
     twice = b'{"type":"turn/start","seq":1,"time":1,"time":2,"data":{"turn":2}}'
@@ -227,8 +242,35 @@ def test_special_files_named_directly_are_refused_at_once(tmp_path: Path) -> Non
     with pytest.raises(UnreadableSourceError, match="a device, not a file"):
         read_sessions("/dev/zero")
     (tmp_path / "loop.jsonl").symlink_to(tmp_path / "loop.jsonl")
-    with pytest.raises(UnreadableSourceError, match=r"loop\.jsonl: cannot read"):
+    with pytest.raises(UnreadableSourceError) as raised:
         read_sessions(tmp_path / "loop.jsonl")
+    assert str(raised.value) == f"{tmp_path / 'loop.jsonl'}: cannot read: " \
+        "Too many levels of symbolic links"
+
+
+def test_a_named_file_that_cannot_be_opened_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "secret.jsonl"
+    path.write_bytes(encode([HEADER, turn_start(0)]))
+
+    def refusing_open(name: Any, *args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", os.fspath(name))
+
+    # root (as CI runs) may open any file: the reader's open is refused instead
+    monkeypatch.setattr(sources, "open", refusing_open, raising=False)
+    with pytest.raises(UnreadableSourceError) as raised:
+        read_sessions(path)
+    assert str(raised.value) == f"{path}: cannot read: Permission denied"
+
+
+def test_a_source_of_another_type_is_refused_by_name() -> None:
+    with pytest.raises(TypeError) as raised:
+        read_sessions(42)  # type: ignore[arg-type]
+    assert str(raised.value) == "cannot read a ledger from int"
+    with pytest.raises(TypeError) as raised:
+        read_sessions([2.5])  # type: ignore[list-item]
+    assert str(raised.value) == "cannot read a ledger from float"
 
 
 def test_folder_walk_reports_what_it_cannot_read(
