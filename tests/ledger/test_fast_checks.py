@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 import pytest
 
+from ledgerviz.ledger.duplicates import may_repeat_keys
+from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.shapes import FAST_PAYLOAD_CHECKS, MAX_INTEGER, SUSPECT, plain_source_seqs
 
 DSH = Path(__file__).parents[1] / "data" / "dsh"
@@ -151,3 +153,25 @@ def test_no_payload_of_a_real_ledger_is_referred() -> None:
             ):
                 assert plain_source_seqs(event["sourceEventSeqs"])
     assert checked > 200  # the loop reached the fixtures
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (b'{"n":123}', False),
+    (b'{"n":123456789012345678}', False),  # 18 digits fit in 64 bits
+    (b'{"n":1234567890123456789}', True),  # a run of 19 digits
+    (b'{"a":"9876543210987654321x"}', True),  # digits in a string may be one too
+    (b"", False),
+])
+def test_may_hold_big_integers(raw: bytes, expected: bool) -> None:
+    assert may_hold_big_integers(raw) is expected
+
+
+@pytest.mark.parametrize(("raw", "value", "expected"), [
+    (b'{"a":1}', {"a": 1}, False),
+    (b'{"a":1}\r', {"a": 1}, False),
+    (b'{"a":1,"a":1}', {"a": 1}, True),
+    (b'{"a": 1}', {"a": 1}, True),  # spaced: re-encodes shorter, so maybe
+    (b'{"n":1180591620717411303424}', {"n": 2**70}, True),  # orjson cannot encode it
+])
+def test_may_repeat_keys(raw: bytes, value: object, expected: bool) -> None:
+    assert may_repeat_keys(raw, value) is expected

@@ -1,0 +1,25 @@
+"""Under a mutation run (docs/testing.md), each mutant's tests run fastest first.
+
+mutmut hands pytest a mutant's tests in no set order and stops at the first failure, so
+a mutant that only slows the reader down (a prefilter that always says "maybe") would run
+the large-file tests before the direct test that kills it, and be cut off as a timeout.
+Ordering them by the durations mutmut recorded lets the cheap, exact tests decide first.
+Outside a mutation run nothing changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+_MUTMUT_STATS = Path("mutmut-stats.json")  # mutmut runs its children inside mutants/
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if "MUTANT_UNDER_TEST" not in os.environ or not _MUTMUT_STATS.is_file():
+        return
+    durations = json.loads(_MUTMUT_STATS.read_text())["duration_by_test"]
+    items.sort(key=lambda item: durations.get(item.nodeid, 0.0))
