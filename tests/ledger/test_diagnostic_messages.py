@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from ledger_lines import HEADER, encode, turn_start
 
 from ledgerviz.ledger import read_session
 from ledgerviz.ledger.diagnostics import DiagnosticLog
-from ledgerviz.ledger.events import check_events
+from ledgerviz.ledger.events import check_events, decode_lines
 from ledgerviz.ledger.reader import read_chunks
+from ledgerviz.ledger.shapes import MAX_INTEGER
 
 
 def diagnostics(content: bytes) -> list[tuple[str, int, str]]:
@@ -114,6 +116,53 @@ def test_ranged_source_seqs_on_a_type_without_a_payload_check_are_checked_in_ful
         ("invalid_event", 2, "turn/start carries surface fields but is not a surface type "
          f"in version {HEADER['version']}"),
     ]
+
+
+def test_a_blank_line_and_a_line_of_bad_json_word_for_word() -> None:
+    with pytest.raises(orjson.JSONDecodeError) as refused:
+        orjson.loads(b"{nope")
+    content = encode([HEADER]) + b"\n{nope\n" + encode([turn_start(0)])
+    log = read_session("x.jsonl", content)
+    assert [(d.kind, d.line, d.message, d.severity) for d in log.diagnostics] == [
+        ("blank_line", 2, "empty line between events", "warning"),
+        ("invalid_json", 3, f"not valid JSON: {refused.value}", "error"),
+    ]
+
+
+@pytest.mark.parametrize(("seq", "time", "expected"), [
+    (MAX_INTEGER, 1, [("seq_gap", 3, f"expected seq 1, found {MAX_INTEGER}: "
+                                     f"{MAX_INTEGER - 1} missing")]),
+    (-MAX_INTEGER, 1, [("seq_gap", 3, f"seq {-MAX_INTEGER} repeats or goes backwards "
+                                      "(expected 1)")]),
+    (1, MAX_INTEGER, []),
+    (1, -MAX_INTEGER, []),
+])
+def test_seqs_and_times_at_the_exact_limits_are_kept(seq: int, time: int, expected: list) -> None:
+    edge = {"type": "turn/start", "seq": seq, "time": time, "data": {"turn": 2}}
+    log = read_session("x.jsonl", encode([HEADER, turn_start(0), edge]))
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == expected
+    assert [event["seq"] for event in log.events] == [0, seq]
+
+
+@pytest.mark.parametrize(("line", "kept"), [
+    ([1, 2], [0, 2]),  # not an object
+    ({**HEADER, "id": "second"}, [0, 2]),  # a second header
+    ({"type": "text-chunks", "data": []}, [0, 2]),  # a malformed packed row
+    ({"type": "turn/start", "seq": "1", "data": {}}, [0, 2]),  # an unusable envelope
+    ({"type": "tool/call", "seq": 1, "data": {"callId": 5}}, [0, 2]),  # a malformed payload
+])
+def test_a_line_that_gives_no_event_is_left_out(line: object, kept: list[int]) -> None:
+    log = read_session("x.jsonl", encode([HEADER, turn_start(0), line, turn_start(2, 2)]))
+    assert [event["seq"] for event in log.events] == kept
+    assert log.lines_skipped == 1
+
+
+def test_decode_lines_looks_for_big_integers_and_repeated_keys_only_when_asked() -> None:
+    lines = [b'{"a":1,"a":2}', b'{"n":12345678901234567890123}']
+    log = DiagnosticLog("x.jsonl", strict=False)
+    values = decode_lines(lines, 2, log, last_may_be_torn=False)
+    assert values == [{"a": 2}, orjson.loads(lines[1])]  # orjson's float, not the exact int
+    assert log.items == []
 
 
 def test_a_block_checked_without_a_state_stands_alone() -> None:

@@ -102,3 +102,5 @@ def test_a_packed_row_without_seq0_takes_the_next_seqs() -> None:
     assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
         ("seq_gap", 4, "expected seq 4, found 6: 2 missing")
     ]
+    assert log.fields is not None
+    assert list(log.fields.seqs) == [0, 1, 2, 3, 6]
