@@ -20,7 +20,7 @@ REAL_FILES = sorted((DATA / "dsh").glob("*.jsonl")) + sorted(EXAMPLES.rglob("*.j
 
 V1_HEADER = {"type": "session", "version": 1, "id": "packed", "createdAt": 0}
 PACKED = {
-    "type": "assistant/text-chunks",
+    "type": "text-chunks",
     "seq0": 2,
     "time0": 5,
     "data": {"turn": 1, "step": 1, "index": 0, "texts": ["a", "b", "c"], "dt": [1, 2]},
