@@ -165,6 +165,26 @@ def test_decode_lines_looks_for_big_integers_and_repeated_keys_only_when_asked()
     assert log.items == []
 
 
+def test_header_and_file_level_messages_word_for_word() -> None:
+    with pytest.raises(orjson.JSONDecodeError) as refused:
+        orjson.loads(b"{nope")
+    assert diagnostics(b"{nope\n" + encode([turn_start(0)]))[0] == (
+        "bad_header", 1,
+        f"line 1 should be the session header: invalid_json: not valid JSON: {refused.value}",
+    )
+    assert diagnostics(encode([{**HEADER, "id": 5}, turn_start(0)])) == [
+        ("bad_header", 1, "header 'id' must be a string")
+    ]
+    versionless = {key: value for key, value in HEADER.items() if key != "version"}
+    assert diagnostics(encode([versionless, turn_start(0)])) == [
+        ("missing_version", 1, "header has no 'version': read as v0")
+    ]
+    assert diagnostics(b"\xef\xbb\xbf" + encode([HEADER, turn_start(0)])) == [
+        ("byte_order_mark", 1, "file starts with a UTF-8 byte order mark: ignored")
+    ]
+    assert diagnostics(b"") == [("empty_file", 1, "file is empty: no header, no events")]
+
+
 def test_a_block_checked_without_a_state_stands_alone() -> None:
     events = [turn_start(0), turn_start(2, 2)]
     log = DiagnosticLog("x.jsonl", strict=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from ledgerviz.recovery import PendingCalls, crash_closers, failed_step_closers
+from ledgerviz.recovery import PendingCalls, analyze, crash_closers, failed_step_closers
 from ledgerviz.recovery.closers import track
 from ledgerviz.recovery.results import (
     INTERRUPTED_NOT_STARTED_TEXT,
@@ -293,3 +293,21 @@ def test_seqless_events_are_numbered_by_their_position() -> None:
     events = [{key: value for key, value in event.items() if key != "seq"}
               for event in two_turns().events]
     assert summary(crash_closers(events)) == SECOND_TURN_CLOSERS
+
+
+def test_a_failed_steps_computed_result_takes_the_step_end_time_and_the_calls_step() -> None:
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()  # 2: step 1
+    b.assistant("A")
+    b.tool_call("A")  # 4
+    b.step_end()  # 5: the step failed with A unanswered (time 1050)
+    b.turn_end("error")
+    analysis = analyze(b.events, policy="synthesize")
+    computed = [e for e, logged in zip(analysis.events, analysis.recorded, strict=True)
+                if not logged]
+    assert [(e["type"], e["time"], e["data"]["step"], e["sourceEventSeqs"],
+             e["data"]["error"]["code"]) for e in computed] == [
+        ("tool/result", 1050, 1, [4], "TOOL_OUTCOME_UNKNOWN")
+    ]
