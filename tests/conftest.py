@@ -3,8 +3,9 @@
 mutmut hands pytest a mutant's tests in no set order and stops at the first failure, so
 a mutant that only slows the reader down (a prefilter that always says "maybe") would run
 the large-file tests before the direct test that kills it, and be cut off as a timeout.
-Ordering them by the durations mutmut recorded lets the cheap, exact tests decide first.
-Outside a mutation run nothing changes.
+Ordering them by the durations mutmut recorded lets the cheap, exact tests decide first,
+and hypothesis does not shrink a failing example (a mutant only needs to fail, and
+shrinking one can outlast mutmut's time limit). Outside a mutation run nothing changes.
 """
 
 from __future__ import annotations
@@ -14,12 +15,26 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase, settings
 
 _MUTMUT_STATS = Path("mutmut-stats.json")  # mutmut runs its children inside mutants/
 
+settings.register_profile(
+    "mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate], database=None
+)
+
+
+def _mutation_run() -> bool:
+    return "MUTANT_UNDER_TEST" in os.environ  # set by mutmut in each child
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _mutation_run():
+        settings.load_profile("mutation")
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    if "MUTANT_UNDER_TEST" not in os.environ or not _MUTMUT_STATS.is_file():
+    if not _mutation_run() or not _MUTMUT_STATS.is_file():
         return
     durations = json.loads(_MUTMUT_STATS.read_text())["duration_by_test"]
     items.sort(key=lambda item: durations.get(item.nodeid, 0.0))

@@ -101,6 +101,13 @@ def test_a_step_back_after_counting_on_in_order_is_reported_again() -> None:
     ]
 
 
+def test_a_first_event_numbered_below_zero_is_a_step_back() -> None:
+    first = {"type": "turn/start", "seq": -1, "time": 1, "data": {"turn": 1}}
+    assert diagnostics(encode([HEADER, first])) == [
+        ("seq_gap", 2, "seq -1 repeats or goes backwards (expected 0)")
+    ]
+
+
 def test_a_step_back_after_a_gap_is_reported() -> None:
     seqs = [0, 1, 3, 1]  # 2 missing (line 4), then 1 again (line 5)
     content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])

@@ -311,3 +311,17 @@ def test_a_failed_steps_computed_result_takes_the_step_end_time_and_the_calls_st
              e["data"]["error"]["code"]) for e in computed] == [
         ("tool/result", 1050, 1, [4], "TOOL_OUTCOME_UNKNOWN")
     ]
+
+
+def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:
+    # format §9.1: a tool/call whose call id no assistant message requested changes nothing
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant("A")  # 3
+    b.tool_call("Z")  # 4: never requested
+    b.tool_call("A")  # 5
+    analysis = analyze(b.events, policy="synthesize")
+    assert [(c.call_id, c.name, c.arguments, c.requested_seq, c.dispatched_seq)
+            for c in analysis.calls] == [("A", "bash", '{"n":1}', 3, 5)]
