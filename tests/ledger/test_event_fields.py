@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from ledger_lines import HEADER, assistant_calls, tool_result, turn_start
+from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
 
-from ledgerviz.ledger import read_sessions
+from ledgerviz.ledger import read_session, read_sessions
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 
@@ -144,3 +144,12 @@ def test_first_rows_then_other_columns() -> None:
         steps=[None, 1, None],
         surface_ops=[None, "append", None],
     )
+
+
+def test_a_seqless_event_after_numbered_ones_gets_its_position_as_seq() -> None:
+    # EnvelopeColumns: row i holds seq_of(events[i], i), the position for an event without
+    # a seq, whatever the numbering expected there (6, after the gap to 5)
+    seqless = {"type": "turn/end", "time": 3, "data": {"turn": 1}}
+    log = read_session("x.jsonl", encode([HEADER, turn_start(0), turn_start(5, 2), seqless]))
+    assert log.fields is not None
+    assert list(log.fields.seqs) == [0, 5, 2]
