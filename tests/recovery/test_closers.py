@@ -325,3 +325,19 @@ def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:
     analysis = analyze(b.events, policy="synthesize")
     assert [(c.call_id, c.name, c.arguments, c.requested_seq, c.dispatched_seq)
             for c in analysis.calls] == [("A", "bash", '{"n":1}', 3, 5)]
+
+
+def test_a_recorded_recovery_result_keeps_its_code_without_being_synthetic() -> None:
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant("A")
+    b.tool_call("A")  # 4
+    b.tool_result("A", is_error=True, code="TOOL_OUTCOME_UNKNOWN")  # 5: written by the runtime
+    b.step_end()
+    b.turn_end()
+    analysis = analyze(b.events, policy="synthesize")
+    assert analysis.recovery_code[5] == "TOOL_OUTCOME_UNKNOWN"
+    assert analysis.synthetic[5] is False
+    assert [c for c, code in enumerate(analysis.recovery_code) if code] == [5]
