@@ -327,17 +327,24 @@ def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:
             for c in analysis.calls] == [("A", "bash", '{"n":1}', 3, 5)]
 
 
-def test_a_recorded_recovery_result_keeps_its_code_without_being_synthetic() -> None:
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user()
-    b.step_start()
-    b.assistant("A")
-    b.tool_call("A")  # 4
-    b.tool_result("A", is_error=True, code="TOOL_OUTCOME_UNKNOWN")  # 5: written by the runtime
-    b.step_end()
-    b.turn_end()
-    analysis = analyze(b.events, policy="synthesize")
-    assert analysis.recovery_code[5] == "TOOL_OUTCOME_UNKNOWN"
-    assert analysis.synthetic[5] is False
-    assert [c for c, code in enumerate(analysis.recovery_code) if code] == [5]
+def test_recorded_results_are_synthetic_by_their_code_or_by_their_id() -> None:
+    def one_result(**error: str) -> list[dict]:
+        b = LedgerBuilder()
+        b.turn_start()
+        b.user()
+        b.step_start()
+        b.assistant("A")
+        b.tool_call("A")  # 4
+        b.tool_result("A", is_error=True, **error)  # 5
+        b.step_end()
+        b.turn_end()
+        return b.events
+
+    by_code = analyze(one_result(code="TOOL_OUTCOME_UNKNOWN"), policy="synthesize")
+    assert (by_code.synthetic[5], by_code.recovery_code[5]) == (True, "TOOL_OUTCOME_UNKNOWN")
+    by_id = one_result()
+    by_id[5]["data"]["message"]["id"] = "interrupted-tool-result-A-5"  # no error code
+    analysis = analyze(by_id, policy="synthesize")
+    assert (analysis.synthetic[5], analysis.recovery_code[5]) == (True, None)
+    plain = analyze(one_result(code="ENOENT"), policy="synthesize")
+    assert (plain.synthetic[5], plain.recovery_code[5]) == (False, None)
