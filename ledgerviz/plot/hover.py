@@ -10,6 +10,7 @@ import pandas as pd
 
 from ledgerviz.html import plotly_lines, plotly_text, text_of
 from ledgerviz.plot.style import STATUS_LABEL
+from ledgerviz.wording import counted
 
 ARGUMENT_PREVIEW = 300
 FEW = 500
@@ -87,6 +88,12 @@ def _text(values: pd.Series, limit: int | None = None, missing: str = "") -> np.
     return _each(values, lambda v: plotly_text(v, limit) or missing)
 
 
+def _counts(values: pd.Series, noun: str) -> np.ndarray:
+    """Return each count with ``noun`` in the number it takes ("1 step", "3 steps"); a
+    missing count reads "? steps"."""
+    return _each(values, lambda v: counted(int(v), noun) if text_of(v) else f"? {noun}s")
+
+
 def _when(values: pd.Series, render: Callable[[Any], str]) -> np.ndarray:
     """Return ``render`` of each value that is present, ``""`` where it is missing."""
     return _each(values, lambda v: render(v) if text_of(v) else "")
@@ -130,7 +137,7 @@ def turn_hover(turns: pd.DataFrame) -> np.ndarray:
         "<b>turn ", _text(turns["turn"]), "</b> · seqs ",
         _text(turns["start_seq"], missing="none"), "–", _text(turns["end_seq"], missing="none"),
         "<br>ended: ", _text(turns["end_reason"], missing="still open"),
-        "<br>", _text(turns["steps"]), " steps · ", _text(turns["calls"]), " calls (",
+        "<br>", _counts(turns["steps"], "step"), " · ", _counts(turns["calls"], "call"), " (",
         _text(turns["outcome_unknown"]), " outcome unknown, ",
         _text(turns["not_started"]), " not started)",
         "<br>duration: ", _durations(turns["duration"]),
@@ -147,7 +154,7 @@ def step_hover(steps: pd.DataFrame) -> np.ndarray:
         _text(steps["model"], 60, "?"),
         "<br>tokens: ", _text(steps["input_tokens"], missing="?"), " in · ",
         _text(steps["output_tokens"], missing="?"), " out",
-        "<br>", _text(steps["calls"]), " tool calls",
+        "<br>", _counts(steps["calls"], "tool call"),
     )
 
 
