@@ -47,6 +47,7 @@ def execute(notebook: NotebookNode, timeout: int) -> None:
         kernel_name=KERNEL,
         timeout=timeout,
         record_timing=False,
+        coalesce_streams=True,  # one output per stream, however the kernel split the text
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
     client.execute()
