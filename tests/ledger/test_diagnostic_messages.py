@@ -192,6 +192,16 @@ def test_header_and_file_level_messages_word_for_word() -> None:
     assert diagnostics(b"") == [("empty_file", 1, "file is empty: no header, no events")]
 
 
+def test_a_binary_file_is_not_a_ledger_and_its_first_bytes_are_quoted_escaped() -> None:
+    opening = b"\xff\xfe binary"
+    shown = opening.decode("utf-8", "backslashreplace")  # what the message quotes
+    # line 1 is read as the header; the two lines after it give no event
+    assert diagnostics(opening + b"\n\x00\x01\n\x02\n") == [
+        ("not_a_ledger", 1,
+         f"not a ledger: no line is a JSON event (line 1: {shown!r}; 2 lines skipped)"),
+    ]
+
+
 def test_a_block_checked_without_a_state_stands_alone() -> None:
     events = [turn_start(0), turn_start(2, 2)]
     log = DiagnosticLog("x.jsonl", strict=False)
