@@ -18,6 +18,7 @@ from ledgerviz.ledger import (
     read_sessions,
     sources,
 )
+from ledgerviz.ledger.reader import read_chunks
 
 Writer = Callable[..., Path]
 
@@ -163,6 +164,7 @@ def test_repeated_diagnostics_are_capped_with_a_count() -> None:
         "10 more [invalid_json] diagnostics not listed, from line 22 on (30 in all)"
     )
     assert (log.diagnostics[-1].line, log.diagnostics[-1].severity) == (22, "error")
+    assert log.diagnostics[-1].path == "x.jsonl"
     assert log.lines_skipped == 30
 
 
@@ -197,6 +199,13 @@ def test_duplicate_keys_are_a_warning_when_asked_for() -> None:
     assert "'turn', 'seq' repeated within one object" in log.diagnostics[0].message
     spaced = b'{"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}}\n'
     assert kinds(encode([HEADER]) + spaced, duplicate_keys=True) == []
+
+
+def test_read_chunks_looks_for_duplicate_keys_only_when_asked() -> None:
+    content = encode([HEADER]) + b'{"type":"turn/start","seq":0,"seq":0,"data":{}}\n'
+    assert [d.kind for d in read_chunks("x.jsonl", [content]).diagnostics] == []
+    checked = read_chunks("x.jsonl", [content], duplicate_keys=True)
+    assert [(d.kind, d.line) for d in checked.diagnostics] == [("duplicate_key", 2)]
 
 
 def test_read_sessions_looks_for_duplicate_keys_only_when_asked(tmp_path: Path) -> None:
@@ -235,8 +244,9 @@ def test_a_dangling_symlink_in_a_folder_is_unreadable(tmp_path: Path) -> None:
     (tmp_path / "ok.jsonl").write_bytes(encode([HEADER, turn_start(0)]))
     (tmp_path / "gone.jsonl").symlink_to(tmp_path / "missing.jsonl")
     logs = read_sessions(tmp_path)
-    found = {Path(log.path).name: [(d.kind, d.message) for d in log.diagnostics] for log in logs}
-    assert found == {"gone.jsonl": [("unreadable", "cannot read: No such file or directory")],
+    found = {Path(log.path).name: [(d.kind, d.line, d.message) for d in log.diagnostics]
+             for log in logs}
+    assert found == {"gone.jsonl": [("unreadable", 1, "cannot read: No such file or directory")],
                      "ok.jsonl": []}
 
 
