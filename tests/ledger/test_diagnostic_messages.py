@@ -196,8 +196,9 @@ def test_a_binary_file_is_not_a_ledger_and_its_first_bytes_are_quoted_escaped() 
     opening = b"\xff\xfe binary"
     shown = opening.decode("utf-8", "backslashreplace")  # what the message quotes
     # line 1 is read as the header; the two lines after it give no event
-    assert diagnostics(opening + b"\n\x00\x01\n\x02\n") == [
-        ("not_a_ledger", 1,
+    log = read_session("x.jsonl", opening + b"\n\x00\x01\n\x02\n")
+    assert [(d.path, d.kind, d.line, d.severity, d.message) for d in log.diagnostics] == [
+        ("x.jsonl", "not_a_ledger", 1, "error",
          f"not a ledger: no line is a JSON event (line 1: {shown!r}; 2 lines skipped)"),
     ]
 

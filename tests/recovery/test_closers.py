@@ -304,13 +304,15 @@ def test_a_failed_steps_computed_result_takes_the_step_end_time_and_the_calls_st
     b.tool_call("A")  # 4
     b.step_end()  # 5: the step failed with A unanswered (time 1050)
     b.turn_end("error")
-    analysis = analyze(b.events, policy="synthesize")
+    analysis = analyze(b.events, policy="synthesize", version=3)
     computed = [e for e, logged in zip(analysis.events, analysis.recorded, strict=True)
                 if not logged]
-    assert [(e["type"], e["time"], e["data"]["step"], e["sourceEventSeqs"],
+    assert [(e["type"], e["time"], e["data"]["turn"], e["data"]["step"], e["sourceEventSeqs"],
              e["data"]["error"]["code"]) for e in computed] == [
-        ("tool/result", 1050, 1, [4], "TOOL_OUTCOME_UNKNOWN")
+        ("tool/result", 1050, 1, 1, [4], "TOOL_OUTCOME_UNKNOWN")
     ]
+    message = computed[0]["data"]["message"]  # a v3 ledger: the v0-v3 wrapper form (§9.2)
+    assert (message["role"], message["content"][0]["type"]) == ("user", "tool-result")
 
 
 def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ledgerviz.recovery import PrefixAnalyses, analyze, fork_seed
 
+from .build import LedgerBuilder
 from .ledgers import conformance_cases, conformance_input
 from .test_oracles import Truth, check_fork, check_synthesize, ledgers
 
@@ -104,3 +105,34 @@ def test_a_cut_longer_than_the_log_is_the_whole_log() -> None:
     whole = PrefixAnalyses(events, policy="synthesize", version=header.get("version"))
     assert whole.analysis(len(events) + 10) == whole.analysis(len(events))
     assert len(whole) == len(events)
+
+
+def test_an_unanswered_call_of_a_closed_step_is_kept_across_checkpoints() -> None:
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant("A")  # 3
+    b.tool_call("A")
+    b.step_end()  # 5: closes with A unanswered
+    b.turn_end()
+    b.turn_start()  # 7
+    b.user()
+    prefixes = PrefixAnalyses(b.events, policy="synthesize", every=1)
+    assert [prefixes.analysis(n).unanswered_in_closed_steps for n in (5, 6, 9)] == [
+        [], ["A"], ["A"]
+    ]
+
+
+def test_seqless_events_are_numbered_by_their_position_at_every_cut() -> None:
+    # format §1: a normalised log's event seq is its 0-based position among the lines
+    b = LedgerBuilder()
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant("A")  # 3
+    b.tool_call("A")  # 4
+    seqless = [{k: v for k, v in event.items() if k != "seq"} for event in b.events]
+    prefixes = PrefixAnalyses(seqless, policy="synthesize", every=2)
+    assert [event["seq"] for event in prefixes.analysis(5).closers] == [5, 6, 7]
+    assert [event["seq"] for event in prefixes.analysis(4).closers] == [4, 5, 6]
