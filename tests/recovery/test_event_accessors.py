@@ -145,3 +145,8 @@ def test_result_content_of_either_form(message: dict, content: list) -> None:
 
 def test_a_result_named_only_by_its_source_answers_that_call() -> None:
     assert message_call_id({"role": "tool", "source": {"kind": "tool", "callId": "A"}}) == "A"
+
+
+@pytest.mark.parametrize("message", [{"role": "tool"}, {"role": "tool", "content": []}])
+def test_a_result_message_naming_no_call_answers_none(message: dict) -> None:
+    assert message_call_id(message) is None
