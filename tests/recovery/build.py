@@ -113,3 +113,14 @@ class LedgerBuilder:
     def extend(self, events: list[dict[str, Any]]) -> None:
         """Append already built events (closers) as they are."""
         self.events.extend(events)
+
+
+def requesting(*call_ids: str, version: int = 4) -> LedgerBuilder:
+    """Return a builder holding a turn/start, a user message, a step/start and an assistant
+    message requesting ``call_ids`` (seqs 0-3), for the test to go on from."""
+    b = LedgerBuilder(version)
+    b.turn_start()
+    b.user()
+    b.step_start()
+    b.assistant(*call_ids)
+    return b

@@ -12,7 +12,7 @@ from ledgerviz.recovery.results import (
     INTERRUPTED_UNKNOWN_TEXT,
 )
 
-from .build import LedgerBuilder
+from .build import LedgerBuilder, requesting
 from .ledgers import dsh_fixture
 
 
@@ -223,11 +223,7 @@ class ReadLog(Sequence):
 
 def two_turns(*, ended: bool = False) -> LedgerBuilder:
     """Turn 1 left a call unanswered (0-5); turn 2 dispatched B and crashed (6-10)."""
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user()
-    b.step_start()
-    b.assistant("A")
+    b = requesting("A")
     b.tool_call("A")
     b.turn_end("interrupted")  # 5
     b.turn_start()  # 6
@@ -296,11 +292,7 @@ def test_seqless_events_are_numbered_by_their_position() -> None:
 
 
 def test_a_failed_steps_computed_result_takes_the_step_end_time_and_the_calls_step() -> None:
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user()
-    b.step_start()  # 2: step 1
-    b.assistant("A")
+    b = requesting("A")  # step 1 starts at seq 2
     b.tool_call("A")  # 4
     b.step_end()  # 5: the step failed with A unanswered (time 1050)
     b.turn_end("error")
@@ -317,11 +309,7 @@ def test_a_failed_steps_computed_result_takes_the_step_end_time_and_the_calls_st
 
 def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:
     # format §9.1: a tool/call whose call id no assistant message requested changes nothing
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user()
-    b.step_start()
-    b.assistant("A")  # 3
+    b = requesting("A")  # 3
     b.tool_call("Z")  # 4: never requested
     b.tool_call("A")  # 5
     analysis = analyze(b.events, policy="synthesize")
@@ -331,11 +319,7 @@ def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:
 
 def test_recorded_results_are_synthetic_by_their_code_or_by_their_id() -> None:
     def one_result(**error: str) -> list[dict]:
-        b = LedgerBuilder()
-        b.turn_start()
-        b.user()
-        b.step_start()
-        b.assistant("A")
+        b = requesting("A")
         b.tool_call("A")  # 4
         b.tool_result("A", is_error=True, **error)  # 5
         b.step_end()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ledgerviz.recovery import PrefixAnalyses, analyze, fork_seed
 
-from .build import LedgerBuilder
+from .build import requesting
 from .ledgers import conformance_cases, conformance_input
 from .test_oracles import Truth, check_fork, check_synthesize, ledgers
 
@@ -108,11 +108,7 @@ def test_a_cut_longer_than_the_log_is_the_whole_log() -> None:
 
 
 def test_an_unanswered_call_of_a_closed_step_is_kept_across_checkpoints() -> None:
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user()
-    b.step_start()
-    b.assistant("A")  # 3
+    b = requesting("A")  # 3
     b.tool_call("A")
     b.step_end()  # 5: closes with A unanswered
     b.turn_end()
@@ -126,11 +122,7 @@ def test_an_unanswered_call_of_a_closed_step_is_kept_across_checkpoints() -> Non
 
 def test_seqless_events_are_numbered_by_their_position_at_every_cut() -> None:
     # format §1: a normalised log's event seq is its 0-based position among the lines
-    b = LedgerBuilder()
-    b.turn_start()
-    b.user()
-    b.step_start()
-    b.assistant("A")  # 3
+    b = requesting("A")  # 3
     b.tool_call("A")  # 4
     seqless = [{k: v for k, v in event.items() if k != "seq"} for event in b.events]
     prefixes = PrefixAnalyses(seqless, policy="synthesize", every=2)
