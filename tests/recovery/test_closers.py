@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
+import pytest
+
 from ledgerviz.recovery import PendingCalls, analyze, crash_closers, failed_step_closers
 from ledgerviz.recovery.closers import track
 from ledgerviz.recovery.results import (
@@ -312,9 +314,16 @@ def test_a_dispatch_of_a_call_never_requested_is_ignored() -> None:
     b = requesting("A")  # 3
     b.tool_call("Z")  # 4: never requested
     b.tool_call("A")  # 5
-    analysis = analyze(b.events, policy="synthesize")
-    assert [(c.call_id, c.name, c.arguments, c.requested_seq, c.dispatched_seq)
-            for c in analysis.calls] == [("A", "bash", '{"n":1}', 3, 5)]
+    analysis = analyze(b.events, policy="recorded")  # no result, not even a synthetic one
+    assert [(c.call_id, c.name, c.arguments, c.requested_seq, c.dispatched_seq, c.is_error)
+            for c in analysis.calls] == [("A", "bash", '{"n":1}', 3, 5, False)]
+
+
+@pytest.mark.parametrize(("version", "generation"), [(0, "v0-v3"), (3, "v0-v3"), (4, "v4")])
+def test_an_analysis_names_the_closer_generation_of_its_version(version: int,
+                                                                generation: str) -> None:
+    analysis = analyze(requesting("A").events, policy="synthesize", version=version)
+    assert analysis.generation == generation
 
 
 def test_recorded_results_are_synthetic_by_their_code_or_by_their_id() -> None:
