@@ -343,3 +343,11 @@ def test_recorded_results_are_synthetic_by_their_code_or_by_their_id() -> None:
     assert (analysis.synthetic[5], analysis.recovery_code[5]) == (True, None)
     plain = analyze(one_result(code="ENOENT"), policy="synthesize")
     assert (plain.synthetic[5], plain.recovery_code[5]) == (False, None)
+
+
+def test_an_assistant_message_event_without_a_message_requests_nothing() -> None:
+    b = requesting("A")  # 3
+    b.events.append({"type": "assistant/message", "seq": 4, "time": 1040,
+                     "data": {"turn": 1, "step": 1}, "surfaceOp": "append"})
+    analysis = analyze(b.events, policy="recorded")
+    assert [c.call_id for c in analysis.calls] == ["A"]
