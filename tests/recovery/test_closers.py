@@ -351,3 +351,13 @@ def test_an_assistant_message_event_without_a_message_requests_nothing() -> None
                      "data": {"turn": 1, "step": 1}, "surfaceOp": "append"})
     analysis = analyze(b.events, policy="recorded")
     assert [c.call_id for c in analysis.calls] == ["A"]
+
+
+def test_the_tracker_takes_an_events_own_seq_when_none_is_given() -> None:
+    tracker = PendingCalls()
+    tracker.observe({"type": "turn/start", "seq": 7, "time": 5, "data": {"turn": 1}})
+    tracker.observe({"type": "turn/end", "time": 6, "data": {"turn": 1}})  # seqless: its position
+    assert (tracker.last_seq, tracker.last_time) == (1, 6)
+    tracker = PendingCalls()
+    tracker.observe({"type": "turn/start", "seq": 7, "time": 5, "data": {"turn": 1}})
+    assert tracker.last_seq == 7
