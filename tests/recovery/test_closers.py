@@ -358,6 +358,8 @@ def test_the_tracker_takes_an_events_own_seq_when_none_is_given() -> None:
     tracker.observe({"type": "turn/start", "seq": 7, "time": 5, "data": {"turn": 1}})
     tracker.observe({"type": "turn/end", "time": 6, "data": {"turn": 1}})  # seqless: its position
     assert (tracker.last_seq, tracker.last_time) == (1, 6)
+    tracker.observe({"type": "turn/start", "time": 8, "data": {"turn": 2}})
+    assert (tracker.last_seq, tracker.last_time) == (2, 8)
     tracker = PendingCalls()
     tracker.observe({"type": "turn/start", "seq": 7, "time": 5, "data": {"turn": 1}})
     assert tracker.last_seq == 7
