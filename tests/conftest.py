@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,14 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("mutation")
 
 
+@cache
+def _recorded_durations() -> dict[str, float]:
+    """mutmut's recorded test durations, read once per process (forked children share them)."""
+    return json.loads(_MUTMUT_STATS.read_text())["duration_by_test"]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if not _mutation_run() or not _MUTMUT_STATS.is_file():
         return
-    durations = json.loads(_MUTMUT_STATS.read_text())["duration_by_test"]
+    durations = _recorded_durations()
     items.sort(key=lambda item: durations.get(item.nodeid, 0.0))

@@ -88,14 +88,14 @@ def main() -> None:
     from mutmut.utils.format_utils import mangled_name_from_mutant_name
 
     stats = json.loads(Path("mutmut-stats.json").read_text())
-    tests_of, duration = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
+    tests_of = stats["tests_by_mangled_function_name"]
     collected = Collected()
     with contextlib.redirect_stdout(io.StringIO()):
         pytest.main(["--collect-only", "-qqq", *SELECTION, *PYTEST_ARGS], plugins=[collected])
     for name in options.names.read_text().split():
         recorded = [test for test in tests_of.get(mangled_name_from_mutant_name(name), [])
                     if test in collected.ids]  # a test renamed since the stats is gone
-        tests = sorted(recorded, key=lambda test: duration.get(test, 0.0)) + options.extra
+        tests = recorded + options.extra  # tests/conftest.py runs them fastest first
         outcome = verdict(name, tests, options.timeout) if tests else "no tests"
         print(name, outcome, flush=True)
 
