@@ -36,7 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @cache
 def _recorded_durations() -> dict[str, float]:
-    """mutmut's recorded test durations, read once per process (forked children share them)."""
+    """mutmut's recorded test durations, read at most once per process (a child forked after
+    they were read shares them)."""
     return json.loads(_MUTMUT_STATS.read_text())["duration_by_test"]
 
 
