@@ -29,7 +29,8 @@ class OpenAIPairing:
     """The OpenAI rule, message by message: every assistant ``tool_calls`` id answered by a
     ``tool`` message before the next non-tool message, no stray answers.
 
-    :meth:`mark` and :meth:`rewind` keep and restore the state after any message.
+    :meth:`mark` and :meth:`rewind` keep and restore the state after any message; a mark
+    stays good after other rewinds and reads (see :meth:`rewind`).
     """
 
     def __init__(self) -> None:
@@ -38,7 +39,7 @@ class OpenAIPairing:
         self._answered: set[Any] = set()
         """Each call id a tool message has answered."""
         self._answers: list[Any] = []
-        """``_answered`` in the order it grew, so a rewind can take entries back."""
+        """``_answered`` in the order it grew, so a mark keeps it as a length."""
 
     def read(self, index: int, message: dict[str, Any], seqs: Seqs) -> None:
         """Read message ``index`` of the request (``seqs``: the events it came from)."""
@@ -71,22 +72,28 @@ class OpenAIPairing:
 
     def mark(self) -> tuple[Any, ...]:
         """Return the state after the messages read so far, for :meth:`rewind`."""
-        return dict(self._open), len(self.problems), len(self._answers)
+        return dict(self._open), self.problems, len(self.problems), self._answers, len(
+            self._answers)
 
     def rewind(self, mark: tuple[Any, ...]) -> None:
-        """Restore the state of :meth:`mark` (messages read since are forgotten)."""
-        opened, problems, answers = mark
+        """Restore the state of :meth:`mark` (messages read since are forgotten).
+
+        The lists a mark refers to are never cut back, only read: rewinding copies their
+        first entries, so every mark of this scan can be rewound to, in any order.
+        """
+        opened, problems, problem_count, answers, answer_count = mark
         self._open = dict(opened)
-        del self.problems[problems:]
-        while len(self._answers) > answers:
-            self._answered.remove(self._answers.pop())
+        self.problems = problems[:problem_count]
+        self._answers = answers[:answer_count]
+        self._answered = set(self._answers)
 
 
 class AnthropicPairing:
     """The Anthropic rule, turn by turn: every ``tool_use`` answered once in the next user
     turn, no ``tool_result`` without a ``tool_use`` in the turn just before.
 
-    :meth:`mark` and :meth:`rewind` keep and restore the state after any turn.
+    :meth:`mark` and :meth:`rewind` keep and restore the state after any turn; a mark
+    stays good after other rewinds and reads.
     """
 
     def __init__(self) -> None:
@@ -137,12 +144,13 @@ class AnthropicPairing:
 
     def mark(self) -> tuple[Any, ...]:
         """Return the state after the turns read so far, for :meth:`rewind`."""
-        return self._asked, len(self.problems)
+        return self._asked, self.problems, len(self.problems)
 
     def rewind(self, mark: tuple[Any, ...]) -> None:
-        """Restore the state of :meth:`mark` (turns read since are forgotten)."""
-        self._asked, problems = mark
-        del self.problems[problems:]
+        """Restore the state of :meth:`mark` (turns read since are forgotten; as
+        :meth:`OpenAIPairing.rewind`, the list the mark refers to is copied, not cut)."""
+        self._asked, problems, count = mark
+        self.problems = problems[:count]
 
 
 def pairing_problems(request: ProviderRequest) -> list[Problem]:

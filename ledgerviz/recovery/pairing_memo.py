@@ -2,16 +2,18 @@
 the longest prefix it shares with the context checked before.
 
 A scan's state after some messages depends only on those messages (see ``pairing``): a
-context that begins with the same message objects as the last one checked resumes from the
-last kept state at or before where they part, and reads only the messages after it.
+context that begins with the same message objects as the last one checked, or as the
+longest one checked, resumes from the last state kept for it at or before where they part,
+and reads only the messages after it.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import compress, count
-from operator import is_not
-from typing import Any
+from operator import is_not, itemgetter
+from typing import Any, NamedTuple
 
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing, Problem
@@ -26,6 +28,7 @@ from ledgerviz.recovery.providers import (
 
 MARK_EVERY = 512
 """Messages between two kept scan states."""
+_INDEX = itemgetter(0)
 
 
 def shared_length(old: Sequence[Any], new: Sequence[Any]) -> int:
@@ -34,23 +37,37 @@ def shared_length(old: Sequence[Any], new: Sequence[Any]) -> int:
     return min(len(old), len(new)) if parted is None else parted
 
 
+class _History(NamedTuple):
+    """A context a scan read and the states it kept on the way."""
+
+    messages: list[ContextMessage]
+    marks: list[tuple[int, int, tuple[Any, ...]]]
+    """(message index, turn index, scan state) in message order."""
+
+
 class _Resumable:
-    """One provider's scan, its kept states and the messages it read last."""
+    """One provider's scan, with the states it kept reading the context checked last and
+    the longest context checked so far (the whole session, when cuts of it follow)."""
 
     def __init__(self, scan: OpenAIPairing | AnthropicPairing) -> None:
         self.scan = scan
-        self.messages: list[ContextMessage] = []
-        self.marks: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, scan.mark())]
-        """(message index, turn index, scan state) in message order."""
+        self.last = self.longest = _History([], [(0, 0, scan.mark())])
 
-    def resume(self, messages: list[ContextMessage], valid: int) -> tuple[int, int]:
-        """Rewind to the last kept state of a message index below ``valid`` (see
-        :meth:`PairingMemo.problems`); return its message and turn index."""
-        while self.marks[-1][0] >= valid and len(self.marks) > 1:
-            self.marks.pop()
-        message, turn, mark = self.marks[-1]
+    def resume(self, messages: list[ContextMessage], lead: int) -> tuple[int, int]:
+        """Rewind to the latest state kept for a context that begins as ``messages`` do: a
+        state kept before message i serves if the contexts share their first i + ``lead``
+        messages. Return its message and turn index; the states kept from here on go with
+        ``messages``."""
+        def served(history: _History) -> list[tuple[int, int, tuple[Any, ...]]]:
+            valid = shared_length(history.messages, messages) + lead
+            return history.marks[:max(1, bisect_left(history.marks, valid, key=_INDEX))]
+
+        marks = max(served(self.last), served(self.longest), key=lambda kept: kept[-1][0])
+        message, turn, mark = marks[-1]
         self.scan.rewind(mark)
-        self.messages = messages
+        self.last = _History(messages, marks)
+        if len(messages) >= len(self.longest.messages):
+            self.longest = self.last
         return message, turn
 
 
@@ -75,11 +92,11 @@ class PairingMemo:
 
     def _openai_problems(self, messages: list[ContextMessage]) -> list[Problem]:
         state = self._openai
-        start, _ = state.resume(messages, shared_length(state.messages, messages) + 1)
-        scan, shape = state.scan, self._openai_shape
+        start, _ = state.resume(messages, 1)
+        scan, shape, marks = state.scan, self._openai_shape, state.last.marks
         for index in range(start, len(messages)):
             if index % MARK_EVERY == 0 and index > start:
-                state.marks.append((index, index, scan.mark()))
+                marks.append((index, index, scan.mark()))
             item = messages[index]
             scan.read(index, shape(item), (item.seq,))
         return list(scan.finish())
@@ -88,14 +105,14 @@ class PairingMemo:
         # a kept state at message i follows whole turns; message i starts the next turn,
         # so it must be shared too for that turn to start there again
         state = self._anthropic
-        start, first_turn = state.resume(messages, shared_length(state.messages, messages))
+        start, first_turn = state.resume(messages, 0)
         merged = anthropic_turns(messages[start:], self._anthropic_shape, None,
                                  after_turns=first_turn > 0)
-        scan, last = state.scan, start
+        scan, last, marks = state.scan, start, state.last.marks
         for offset, (turn, seqs, begins) in enumerate(zip(merged.turns, merged.seqs(),
                                                           merged.starts, strict=True)):
             if start + begins - last >= MARK_EVERY and offset:
                 last = start + begins
-                state.marks.append((last, first_turn + offset, scan.mark()))
+                marks.append((last, first_turn + offset, scan.mark()))
             scan.read(first_turn + offset, turn, seqs)
         return list(scan.finish())

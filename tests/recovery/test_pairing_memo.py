@@ -7,7 +7,8 @@ the problems found and which messages (OpenAI) or turns (Anthropic) the scan rea
 is kept before message ``i`` when ``i`` is a multiple of ``MARK_EVERY`` (OpenAI), or before
 a turn that begins at least ``MARK_EVERY`` messages after the last kept state (Anthropic);
 a context resumes from the last state whose messages it shares (Anthropic: and the message
-after them, which may merge into the turn before).
+after them, which may merge into the turn before), kept for the context checked last or for
+the longest one checked so far.
 """
 
 from __future__ import annotations
@@ -125,11 +126,12 @@ def test_contexts_resume_from_the_last_state_they_share(
          "anthropic": [("missing_result", "C", 3, (7,))]},
         {"openai": [(2, (3,)), (3, (7,))], "anthropic": [(2, (3,)), (3, (7,))]})
 
-    # back to the first context: read from message 2 again, the states after it kept anew
+    # back to the first context: it shares messages 0-4 with the longest context checked
+    # ([*second, said(13)]), whose states before message 4 (turn 3) both scans resume from
     assert checked(memo, first, reads) == (
         {"openai": [("missing_result", "B", 4, (5,))],
          "anthropic": [("missing_result", "B", 3, (5,))]},
-        {"openai": [(2, (3,)), (3, (4,)), (4, (5,))], "anthropic": [(2, (3, 4)), (3, (5,))]})
+        {"openai": [(4, (5,))], "anthropic": [(3, (5,))]})
 
     # shares messages 0-3: OpenAI resumes before message 4, but Anthropic's message 4 (user)
     # joins turn 2, so Anthropic resumes before turn 2
@@ -165,6 +167,53 @@ def test_a_resumed_scan_forgets_the_answers_read_after_its_state(
         {"openai": [("missing_result", "A", 0, (1,)), ("orphan_result", "A", 2, (5,))],
          "anthropic": []},
         {"openai": [(1, (4,)), (2, (5,))], "anthropic": [(0, (1,)), (1, (4, 5))]})
+
+
+def test_cuts_after_a_shorter_one_resume_from_the_longest_context(
+        reads: Reads, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the explorer's order: the whole session, then cuts of it that move forward
+    monkeypatch.setattr(pairing_memo, "MARK_EVERY", 2)
+    whole = [said(1), asks(2, "A"), answer(3, "A"), said(4), asks(5, "B"), answer(6, "B"),
+             said(7)]
+    memo = new_memo()
+    checked(memo, whole, reads)
+    # a cut after message 2 ends in its own closer; OpenAI resumes before message 2
+    assert checked(memo, [*whole[:2], answer(8, "A")], reads)[1]["openai"] == [(2, (8,))]
+    # the next cut shares messages 0-4 with the whole session, but only 0-1 with the cut
+    # before: both resume from the whole session's state before message 4 (turn 3)
+    assert checked(memo, [*whole[:5], answer(9, "B")], reads) == (
+        {"openai": [], "anthropic": []},
+        {"openai": [(4, (5,)), (5, (9,))], "anthropic": [(3, (5,)), (4, (9,))]})
+
+
+OPENAI_READS = ({"role": "assistant", "tool_calls": [{"id": "A"}]},
+                {"role": "tool", "tool_call_id": "A"}, {"role": "user"})
+ANTHROPIC_READS = ({"role": "assistant", "content": [{"type": "tool_use", "id": "A"}]},
+                   {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "A"}]},
+                   {"role": "user", "content": [{"type": "text", "text": "hi"}]})
+
+
+@pytest.mark.parametrize(("scan", "reads", "again"), [
+    (OpenAIPairing(), OPENAI_READS, "duplicate_result"),
+    (AnthropicPairing(), ANTHROPIC_READS, "orphan_result"),  # a result turn after a result turn
+], ids=["openai", "anthropic"])
+def test_a_mark_survives_rewinds_to_earlier_marks(
+        scan: Any, reads: tuple[dict[str, Any], ...], again: str) -> None:
+    call, result, text = reads
+    start = scan.mark()
+    scan.read(0, call, (1,))
+    scan.read(1, result, (2,))
+    answered = scan.mark()
+    scan.read(2, result, (3,))
+    twice = scan.mark()
+    scan.rewind(start)  # and read something else from the start
+    scan.read(0, text, (4,))
+    assert scan.finish() == []
+    scan.rewind(twice)
+    assert [(p.kind, p.message, p.seqs) for p in scan.finish()] == [(again, 2, (3,))]
+    scan.rewind(answered)
+    scan.read(2, text, (5,))
+    assert scan.finish() == []
 
 
 def test_a_turn_resumed_after_turns_keeps_its_system_message(
