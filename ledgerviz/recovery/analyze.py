@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -338,8 +338,9 @@ class _Scan:
                 return []
         return tail_closers(self.tail_tracker(), generation=self.generation)
 
-    def result(self, closers: list[Event]) -> Analysis:
-        """Return the finished :class:`Analysis`."""
+    def result(self, closers: list[Event], facts: CallFactsOf | None = None) -> Analysis:
+        """Return the finished :class:`Analysis` (``facts``: makes the calls' facts from
+        the scanned calls and each event's branch; default :func:`facts_of`)."""
         if self.fork_node is not None:
             self._apply_fork()
         total = len(self.out)
@@ -370,13 +371,21 @@ class _Scan:
             synthetic=synthetic,
             recorded=recorded,
             recovery_code=codes,
-            calls=[_facts(call, branch[call[_NODE]]) for call in self.calls],
+            calls=(facts or facts_of)(self.calls, branch),
             closers=closers,
             fork_points=self.fork_points,
             abandoned_seqs=[seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
             unanswered_in_closed_steps=self.unanswered_closed,
             surface=visible,
         )
+
+
+CallFactsOf = Callable[[list[list[Any]], list[Branch]], list[CallFacts]]
+
+
+def facts_of(calls: list[list[Any]], branch: list[Branch]) -> list[CallFacts]:
+    """Return the ``CallFacts`` of scanned calls (``branch``: of each event)."""
+    return [_facts(call, branch[call[_NODE]]) for call in calls]
 
 
 def _facts(call: list[Any], branch: Branch) -> CallFacts:

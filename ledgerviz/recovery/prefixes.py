@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
 
-from ledgerviz.recovery.analysis import Analysis, Policy
+from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts, Policy
 from ledgerviz.recovery.analyze import (
     _DISPATCHED,
     _ID,
+    _NODE,
     _RESULT,
     _collector_paused,
+    _facts,
     _Scan,
 )
 from ledgerviz.recovery.events import EnvelopeColumns, Event, envelope_rows, generation_for
@@ -134,6 +136,30 @@ def _resumed(point: _Checkpoint, whole: _Scan) -> _Scan:
     return scan
 
 
+class _SharedFacts:
+    """The facts of the whole-session scan's calls that prefixes share, each made once per
+    branch it is on: a prefix's scan shares only calls that can no longer change."""
+
+    def __init__(self, whole: _Scan) -> None:
+        self._calls = whole.calls
+        self._made: list[CallFacts | None] = [None] * len(whole.calls)
+
+    def __call__(self, calls: list[list[Any]], branch: list[Branch]) -> list[CallFacts]:
+        """Return the ``CallFacts`` of a prefix's scanned calls (see ``facts_of``)."""
+        whole, made, shared = self._calls, self._made, len(self._calls)
+        facts = []
+        for i, call in enumerate(calls):
+            on = branch[call[_NODE]]
+            if i < shared and whole[i] is call:
+                known = made[i]
+                if known is None or known.branch != on:
+                    known = made[i] = _facts(call, on)
+                facts.append(known)
+            else:
+                facts.append(_facts(call, on))
+        return facts
+
+
 class PrefixAnalyses:
     """Every prefix of one session's events analysed under one policy, on demand.
 
@@ -164,6 +190,7 @@ class PrefixAnalyses:
                 self._points.append(_checkpoint(self._whole, start, previous))
                 stop = min(start + self._every, len(events))
                 self._run(self._whole, start, stop)
+        self._facts = _SharedFacts(self._whole)
 
     def __len__(self) -> int:
         return len(self._events)
@@ -187,4 +214,4 @@ class PrefixAnalyses:
                 scan.run(then, columns=_Envelope.of(then, None, start=n))
             closers = scan.closers()
             scan.run_computed(closers)
-            return scan.result(closers)
+            return scan.result(closers, self._facts)

@@ -128,3 +128,23 @@ def test_seqless_events_are_numbered_by_their_position_at_every_cut() -> None:
     prefixes = PrefixAnalyses(seqless, policy="synthesize", every=2)
     assert [event["seq"] for event in prefixes.analysis(5).closers] == [5, 6, 7]
     assert [event["seq"] for event in prefixes.analysis(4).closers] == [4, 5, 6]
+
+
+def test_the_facts_of_a_call_that_can_no_longer_change_are_made_once() -> None:
+    b = requesting("A")  # 3
+    b.tool_call("A")  # 4
+    b.tool_result("A")  # 5
+    b.step_end()
+    b.turn_end()
+    b.turn_start()  # 8
+    b.user()
+    prefixes = PrefixAnalyses(b.events, policy="synthesize", every=4)
+    # the checkpoint after 8 events holds A dispatched and answered: cuts from 8 share it
+    shared = [prefixes.analysis(n).calls[0] for n in (8, 9, 10)]
+    assert [facts.status for facts in shared] == ["ok"] * 3
+    assert shared[0] is shared[1] is shared[2]
+    # the one after 4 holds A requested only: cuts 4-7 scan their own copy of it
+    own = [prefixes.analysis(n).calls[0] for n in (4, 5, 6, 7)]
+    assert [facts.status for facts in own] == ["not_started", "outcome_unknown", "ok", "ok"]
+    assert own[2] == own[3] == shared[0]
+    assert own[2] is not own[3] and own[3] is not shared[0]
