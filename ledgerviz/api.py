@@ -30,7 +30,7 @@ from ledgerviz.recovery import (
     project_context,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
-from ledgerviz.recovery.context import ProjectionMemo
+from ledgerviz.recovery.context import ContextProjector, ProjectionMemo
 from ledgerviz.recovery.fork import SEED_MARKER
 from ledgerviz.recovery.pairing_memo import PairingMemo
 from ledgerviz.recovery.prefixes import PrefixAnalyses
@@ -89,7 +89,15 @@ class _Memos:
     projection: ProjectionMemo
     exports: dict[Provider, ExportMemo]
     pairing: dict[Policy, PairingMemo] = field(default_factory=dict)
-    """Per policy: the pairing checks, resumed from the context checked before."""
+    """Per policy: the pairing checks, resumed from a context checked before."""
+    projectors: dict[Policy, ContextProjector] = field(default_factory=dict)
+    """Per policy: the projections, each copying what it shares with one made before."""
+
+    def projector_of(self, policy: Policy) -> ContextProjector:
+        """Return the context projections of cuts under ``policy`` (made once)."""
+        if policy not in self.projectors:
+            self.projectors[policy] = ContextProjector(self.projection)
+        return self.projectors[policy]
 
     def pairing_of(self, policy: Policy) -> PairingMemo:
         """Return the pairing checks of contexts under ``policy`` (made once)."""
@@ -281,8 +289,9 @@ class Ledger:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
         key = self._single(session, "project").key
         memos = self._memos
-        messages = project_context(self.recovery(policy).analyses[key],
-                                   memos.projection if memos else None)
+        analysis = self.recovery(policy).analyses[key]
+        messages = (project_context(analysis) if memos is None
+                    else memos.projector_of(policy).project(analysis))
         if memos is None:
             requests = {name: export(messages, name, full=name == provider)
                         for name in PROVIDERS}  # the others' shape will do for the checks

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import compress, count
+from operator import is_not, itemgetter
+from typing import Any, NamedTuple
 
 from ledgerviz.recovery.analysis import Analysis
 from ledgerviz.recovery.events import message_of
@@ -49,18 +54,68 @@ def project_context(analysis: Analysis, memo: ProjectionMemo | None = None
     Surface order (§6), active branch only; system, developer and assistant nodes with
     empty content keep their place but produce no message. ``memo`` (kept by the caller)
     remembers each event's message, so projecting many overlapping analyses (cuts of one
-    session) reads each event once.
+    session) reads each event once; :class:`ContextProjector` also copies what they share.
     """
     events, seqs = analysis.events, analysis.seqs
     if memo is None:
         projected = (_projected(events[key], seqs[key]) for key in analysis.surface)
         return [message for message in projected if message is not None]
-    messages: list[ContextMessage] = []
-    for key in analysis.surface:
-        event, seq = events[key], seqs[key]
-        held = memo.get(id(event))
-        if held is None or held[0] is not event or held[1] != seq:
-            held = memo[id(event)] = (event, seq, _projected(event, seq))
-        if held[2] is not None:
-            messages.append(held[2])
-    return messages
+    remembered = (_remembered(memo, events[key], seqs[key]) for key in analysis.surface)
+    return [message for message in remembered if message is not None]
+
+
+def _remembered(memo: ProjectionMemo, event: dict[str, Any], seq: int | None
+                ) -> ContextMessage | None:
+    """Return what ``event`` projects to, from ``memo`` when it holds that event and seq."""
+    held = memo.get(id(event))
+    if held is None or held[0] is not event or held[1] != seq:
+        held = memo[id(event)] = (event, seq, _projected(event, seq))
+    return held[2]
+
+
+def shared_length(old: Sequence[Any], new: Sequence[Any]) -> int:
+    """Return how many first items ``old`` and ``new`` share (the same objects)."""
+    parted = next(compress(count(), map(is_not, old, new)), None)
+    return min(len(old), len(new)) if parted is None else parted
+
+
+class _Projected(NamedTuple):
+    """One analysis' surface (each node's event and seq) and the messages it projected."""
+
+    events: list[dict[str, Any]]
+    seqs: list[int | None]
+    messages: list[ContextMessage]
+    positions: array[int]
+    """The surface position each message came from."""
+
+
+class ContextProjector:
+    """Projects the contexts of many analyses of one session under one policy (its cuts).
+
+    Each event is projected once (``memo``, which projectors may share). An analysis whose
+    surface begins with the same events (and seqs) as the last or the longest one projected
+    so far takes their messages and projects only the nodes after them.
+    """
+
+    def __init__(self, memo: ProjectionMemo) -> None:
+        self.memo = memo
+        self._last = self._longest = _Projected([], [], [], array("q"))
+
+    def project(self, analysis: Analysis) -> list[ContextMessage]:
+        """Return :func:`project_context` of ``analysis``."""
+        events = list(map(analysis.events.__getitem__, analysis.surface))
+        seqs = list(map(analysis.seqs.__getitem__, analysis.surface))
+        base, shared = max(
+            ((done, min(shared_length(done.events, events), shared_length(done.seqs, seqs)))
+             for done in (self._last, self._longest)), key=itemgetter(1))
+        kept = bisect_left(base.positions, shared)
+        messages, positions = base.messages[:kept], base.positions[:kept]
+        for position in range(shared, len(events)):
+            message = _remembered(self.memo, events[position], seqs[position])
+            if message is not None:
+                messages.append(message)
+                positions.append(position)
+        self._last = _Projected(events, seqs, messages, positions)
+        if len(events) >= len(self._longest.events):
+            self._longest = self._last
+        return list(messages)

@@ -10,12 +10,10 @@ and reads only the messages after it.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
-from itertools import compress, count
-from operator import is_not, itemgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ledgerviz.recovery.context import ContextMessage
+from ledgerviz.recovery.context import ContextMessage, shared_length
 from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing, Problem
 from ledgerviz.recovery.providers import (
     ExportMemo,
@@ -29,12 +27,6 @@ from ledgerviz.recovery.providers import (
 MARK_EVERY = 512
 """Messages between two kept scan states."""
 _INDEX = itemgetter(0)
-
-
-def shared_length(old: Sequence[Any], new: Sequence[Any]) -> int:
-    """Return how many first items ``old`` and ``new`` share (the same objects)."""
-    parted = next(compress(count(), map(is_not, old, new)), None)
-    return min(len(old), len(new)) if parted is None else parted
 
 
 class _History(NamedTuple):

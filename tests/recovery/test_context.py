@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ledgerviz.recovery import analyze, project_context
-from ledgerviz.recovery.context import ContextMessage, ProjectionMemo
+import pytest
+
+from ledgerviz.recovery import Analysis, analyze, context, project_context
+from ledgerviz.recovery.context import ContextMessage, ContextProjector, ProjectionMemo
 
 from .build import LedgerBuilder
 from .ledgers import dsh_fixture
@@ -98,3 +100,59 @@ def test_a_stale_projection_memo_entry_is_replaced() -> None:
         memo: ProjectionMemo = {id(events[1]): stale}
         assert project_context(analysis, memo) == [ask, reply]
         assert memo[id(events[1])] == (events[1], 1, ask)
+
+
+def test_a_projector_copies_what_a_surface_shares_with_the_last_or_longest_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.user("ask")  # 1
+    b.step_start()  # 2
+    b.assistant("A")  # 3
+    b.tool_call("A")  # 4
+    b.tool_result("A")  # 5
+    b.step_end()  # 6
+    b.turn_end()  # 7
+    b.turn_start()  # 8
+    b.user("more")  # 9
+    events = b.events
+    projected: list[int | None] = []  # the seq of each node projected anew, in order
+
+    def recorded(memo: ProjectionMemo, event: dict, seq: int | None) -> ContextMessage | None:
+        projected.append(seq)
+        return remembered(memo, event, seq)
+
+    remembered = context._remembered
+    monkeypatch.setattr(context, "_remembered", recorded)
+    projector = ContextProjector({})
+
+    def project(analysis: Analysis) -> list[int | None]:
+        projected.clear()
+        return [m.seq for m in projector.project(analysis)]
+
+    def cut(n: int) -> Analysis:
+        return analyze(events[:n], policy="synthesize")
+
+    # the surface: the messages of 1, 3, 5 and 9
+    assert project(cut(10)) == [1, 3, 5, 9] and projected == [1, 3, 5, 9]
+    # after the dispatch: a closer (a new event, seq 5) answers A
+    crashed = cut(5)
+    assert project(crashed) == [1, 3, 5] and projected == [5]
+    assert project(crashed) == [1, 3, 5] and projected == []  # all shared with the last
+    # shares 1 and 3 with the last, 1, 3 and 5 with the longest (the whole log)
+    assert project(cut(8)) == [1, 3, 5] and projected == []
+    b.user("last")  # 10
+    assert project(cut(11)) == [1, 3, 5, 9, 10] and projected == [10]
+    assert project(cut(10)) == [1, 3, 5, 9] and projected == []  # the new longest
+
+
+def test_a_projector_projects_a_shared_event_again_under_another_seq() -> None:
+    # format §1: a seqless event's seq is its position, so one more event before moves it
+    seqless = [{k: v for k, v in event.items() if k != "seq"}
+               for event in asked_and_answered().events]
+    todo = {"type": "todo/write", "data": {"todos": []}}
+    projector = ContextProjector({})
+    first = projector.project(analyze(seqless, policy="recorded"))
+    moved = projector.project(analyze([seqless[0], todo, *seqless[1:]], policy="recorded"))
+    assert [m.seq for m in first] == [1, 4] and [m.seq for m in moved] == [2, 5]
+    assert [m.message for m in moved] == [m.message for m in first]
