@@ -162,7 +162,7 @@ def test_the_story_of_a_cut_is_built_from_the_childs_own_rows(
         want_frames = expected.with_fork().recovery("fork").frames
         pair = fork_pair(want_frames)
         frames = story.recovery("fork").frames
-        assert isinstance(frames, ForkFrames) and frames.pair == pair
+        assert isinstance(frames, ForkFrames) and frames.pair == pair == fork_pair(frames)
         child = frames._parts[1]
         got = frames.story()
         assert got is not None

@@ -33,7 +33,10 @@ def fork_story(frames: Frames, parent: str, child: str, boundary: int) -> StoryF
 
 def fork_pair(frames: Frames) -> tuple[str, str, int] | None:
     """Return ``(parent, child, boundary seq)`` when the frames hold exactly a parent and
-    its fork child, else None."""
+    its fork child, else None (``ForkFrames`` know their pair; other frames' lineage
+    tells it)."""
+    if isinstance(frames, ForkFrames):
+        return frames.pair
     lineage = frames.lineage
     if len(lineage) != 2:
         return None
