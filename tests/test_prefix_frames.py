@@ -12,7 +12,7 @@ import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, Frames
 from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.joined import JoinedFrames
-from ledgerviz.frames.prefix import PrefixFrames, first_difference
+from ledgerviz.frames.prefix import PrefixFrames
 from ledgerviz.frames.story import StoryFrames
 from ledgerviz.plot.story import fork_pair, fork_story
 from ledgerviz.simulate import write_scenario
@@ -174,18 +174,3 @@ def test_the_story_of_a_cut_is_built_from_the_childs_own_rows(
         assert len(got.events) > len(frames._parts[0].events)  # the child adds its events
     assert stories >= 5
     assert built == []
-
-
-@pytest.mark.parametrize(("old", "new", "expected"), [
-    ([], [], 0),
-    ([1, 2, 3], [1, 2, 3], 3),
-    ([1, 2, 3], [1, 2], 2),
-    ([1, 2], [1, 2, 3], 2),
-    ([1, 2, 3], [0, 2, 3], 0),
-    ([1, 2, 3], [1, 2, 4], 2),
-    (["active"] * 1000, ["active"] * 777 + ["abandoned"] * 223, 777),
-    ([True] * 999 + [False], [True] * 1000, 999),
-    ([None, "a"] * 300, [None, "a"] * 150 + [None, "b"] + [None, "a"] * 149, 301),
-])
-def test_first_difference_finds_the_first_unequal_item(old: list, new: list, expected: int) -> None:
-    assert first_difference(old, new) == expected

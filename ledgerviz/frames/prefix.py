@@ -61,6 +61,7 @@ from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.sequences import first_difference
 
 _UNSLICEABLE = frozenset({"assistant/message", "request/header", "request/context"})
 """Event types after the shared events that make a prefix's frames be built from scratch:
@@ -473,29 +474,6 @@ def _patched_events(column: pd.Series, old: list[Any], new: list[Any], convert: 
     ``old`` (whose typed column is ``column``): ``old``'s rows as far as they agree."""
     same = first_difference(old, new)
     return _patched(column, same, new[same:], convert, lambda: new)
-
-
-def first_difference(old: Sequence[Any], new: Sequence[Any]) -> int:
-    """Return the first index at which ``old`` and ``new`` hold unequal items (else the
-    shorter one's length). An item equals itself (the same object, as list equality has it).
-
-    Slices are compared whole (a loop in C) and halved towards the first difference, so
-    long lists that agree almost to the end cost about two passes of C comparisons.
-    """
-    low, high = 0, min(len(old), len(new))
-    if old[:high] == new[:high]:
-        return high
-    while high - low > _SCAN_BELOW:  # old[:low] equals new[:low]; they differ before high
-        middle = (low + high) // 2
-        if old[low:middle] == new[low:middle]:
-            low = middle
-        else:
-            high = middle
-    return next(i for i in range(low, high) if not (old[i] is new[i] or old[i] == new[i]))
-
-
-_SCAN_BELOW = 32
-"""The length of the stretch :func:`first_difference` scans item by item."""
 
 
 def _joined_spans(view: SessionsView, head: pd.DataFrame,

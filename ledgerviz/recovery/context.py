@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, count
-from operator import is_not, itemgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledgerviz.recovery.analysis import Analysis
 from ledgerviz.recovery.events import message_of
+from ledgerviz.recovery.sequences import first_difference
 
 _SKIPPED_WHEN_EMPTY = frozenset({"system/message", "developer/message", "assistant/message"})
 
@@ -73,12 +72,6 @@ def _remembered(memo: ProjectionMemo, event: dict[str, Any], seq: int | None
     return held[2]
 
 
-def shared_length(old: Sequence[Any], new: Sequence[Any]) -> int:
-    """Return how many first items ``old`` and ``new`` share (the same objects)."""
-    parted = next(compress(count(), map(is_not, old, new)), None)
-    return min(len(old), len(new)) if parted is None else parted
-
-
 class _Projected(NamedTuple):
     """One analysis' surface (each node's event and seq) and the messages it projected."""
 
@@ -93,8 +86,8 @@ class ContextProjector:
     """Projects the contexts of many analyses of one session under one policy (its cuts).
 
     Each event is projected once (``memo``, which projectors may share). An analysis whose
-    surface begins with the same events (and seqs) as the last or the longest one projected
-    so far takes their messages and projects only the nodes after them.
+    surface begins with equal events (and seqs) to the last or the longest one projected so
+    far takes their messages and projects only the nodes after them.
     """
 
     def __init__(self, memo: ProjectionMemo) -> None:
@@ -106,7 +99,7 @@ class ContextProjector:
         events = list(map(analysis.events.__getitem__, analysis.surface))
         seqs = list(map(analysis.seqs.__getitem__, analysis.surface))
         base, shared = max(
-            ((done, min(shared_length(done.events, events), shared_length(done.seqs, seqs)))
+            ((done, min(first_difference(done.events, events), first_difference(done.seqs, seqs)))
              for done in (self._last, self._longest)), key=itemgetter(1))
         kept = bisect_left(base.positions, shared)
         messages, positions = base.messages[:kept], base.positions[:kept]

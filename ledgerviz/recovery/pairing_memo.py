@@ -2,7 +2,7 @@
 the longest prefix it shares with the context checked before.
 
 A scan's state after some messages depends only on those messages (see ``pairing``): a
-context that begins with the same message objects as the last one checked, or as the
+context that begins with messages equal to those of the last one checked, or of the
 longest one checked, resumes from the last state kept for it at or before where they part,
 and reads only the messages after it.
 """
@@ -13,7 +13,7 @@ from bisect import bisect_left
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ledgerviz.recovery.context import ContextMessage, shared_length
+from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing, Problem
 from ledgerviz.recovery.providers import (
     ExportMemo,
@@ -23,6 +23,7 @@ from ledgerviz.recovery.providers import (
     _openai_shape,
     anthropic_turns,
 )
+from ledgerviz.recovery.sequences import first_difference
 
 MARK_EVERY = 512
 """Messages between two kept scan states."""
@@ -51,7 +52,7 @@ class _Resumable:
         messages. Return its message and turn index; the states kept from here on go with
         ``messages``."""
         def served(history: _History) -> list[tuple[int, int, tuple[Any, ...]]]:
-            valid = shared_length(history.messages, messages) + lead
+            valid = first_difference(history.messages, messages) + lead
             return history.marks[:max(1, bisect_left(history.marks, valid, key=_INDEX))]
 
         marks = max(served(self.last), served(self.longest), key=lambda kept: kept[-1][0])

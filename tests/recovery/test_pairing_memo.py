@@ -21,7 +21,7 @@ import pytest
 from ledgerviz.recovery import pairing_memo
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing
-from ledgerviz.recovery.pairing_memo import PairingMemo, shared_length
+from ledgerviz.recovery.pairing_memo import PairingMemo
 
 Reads = dict[str, list[tuple[int, tuple[Any, ...]]]]
 
@@ -79,16 +79,6 @@ def checked(memo: PairingMemo, messages: list[ContextMessage], reads: Reads
 
 def new_memo() -> PairingMemo:
     return PairingMemo({"openai": {}, "anthropic": {}})
-
-
-def test_shared_length_counts_the_same_objects() -> None:
-    a, b, c, d = [1], [2], [3], [4]
-    assert shared_length([a, b, c], [a, b, d]) == 2
-    assert shared_length([a, b], [a, b, c]) == 2
-    assert shared_length([a, b, c], [a]) == 1
-    assert shared_length([a, b], [a, b]) == 2
-    assert shared_length([[1]], [[1]]) == 0  # equal, not the same object
-    assert shared_length([], [a]) == 0
 
 
 def test_contexts_resume_from_the_last_state_they_share(
