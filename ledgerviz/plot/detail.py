@@ -63,7 +63,7 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
     codes, names_in_bins = _sorted_codes(names)
     labels = group_hovers(what, counts.tolist(), _bin_names(bin_sorted, codes[keep], first,
                                                             names_in_bins),
-                          first_seqs.tolist(), last_seqs.tolist())
+                          first_seqs, last_seqs)
     return Level(lows.astype(float), highs.astype(float), labels, True)
 
 
@@ -93,7 +93,8 @@ def _bin_names(bin_sorted: np.ndarray, codes: np.ndarray, first: np.ndarray,
     rank = np.searchsorted(bin_sorted[first], pairs // width)  # the bin's index among bins
     bounds = np.searchsorted(rank, np.arange(len(first) + 1))
     held = (pairs % width - 1).tolist()
-    return [tuple(names[code] for code in held[low:high])
+    name_of = names.__getitem__
+    return [tuple(map(name_of, held[low:high]))
             for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
 
 

@@ -159,18 +159,21 @@ def step_hover(steps: pd.DataFrame) -> np.ndarray:
 
 
 def group_hovers(what: str, counts: Sequence[int], names: Sequence[Sequence[str]],
-                 first_seqs: Sequence[float], last_seqs: Sequence[float]) -> list[str]:
+                 first_seqs: np.ndarray, last_seqs: np.ndarray) -> list[str]:
     """Return the escaped label of each bin: ``counts[i]`` items from seq ``first_seqs[i]`` to
     ``last_seqs[i]`` (floats holding whole seqs, NaN: none) and ``names[i]``, the bin's
     distinct item names, already escaped and sorted (bins of the same names share a text)."""
     pattern = (f"<b>%d {what.replace('%', '%%')}</b> · seqs %s–%s<br>%s"
                "<br>(grouped: too many to draw one by one; zoom in or lower the detail)")
     listed = {key: ", ".join(key[:6]) + (", …" if len(key) > 6 else "") for key in set(names)}
-    return [pattern % (count, _float_seq(first), _float_seq(last), listed[key])
-            for count, key, first, last in zip(counts, names, first_seqs, last_seqs,
-                                               strict=True)]
+    return [pattern % (count, first, last, listed[key])
+            for count, key, first, last in zip(counts, names, _seq_texts(first_seqs),
+                                               _seq_texts(last_seqs), strict=True)]
 
 
-def _float_seq(seq: float) -> str:
-    """Return a seq held as a float as text (``none`` when missing)."""
-    return "none" if seq != seq else str(int(seq))
+def _seq_texts(seqs: np.ndarray) -> list[str]:
+    """Return seqs held as floats as text (``none`` where missing)."""
+    known = ~np.isnan(seqs)
+    texts = np.full(len(seqs), "none", dtype=object)
+    texts[known] = seqs[known].astype(np.int64).astype(str).tolist()
+    return texts.tolist()
