@@ -65,10 +65,12 @@ class PairIndex:
     no value is too large."""
 
     def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
+        self._code: int | None = None
+        """The one code of every row, when the values rise in one run (found by rank)."""
         if _one_rising_run(codes, values):  # already in key order, no pair twice: no sorting
             self._values = values
             self.rows = np.arange(len(values))
-            self._sorted = np.asarray(codes, dtype=np.int64) * (len(values) + 1) + self.rows
+            self._code = int(codes[0])
             return
         self._values = distinct_sorted(values)
         keys = self._keys(codes, values)
@@ -86,6 +88,8 @@ class PairIndex:
         ranks = np.searchsorted(self._values, values)
         known = ranks < len(self._values)
         known[known] = self._values[ranks[known]] == values[known]
+        if self._code is not None:
+            return np.where(known & (codes == self._code), ranks, -1)
         keys = codes * (len(self._values) + 1) + ranks
         at = np.searchsorted(self._sorted, keys)
         known &= at < len(self._sorted)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, compress, count, islice, repeat
+from operator import and_, eq, is_, itemgetter, not_
 from typing import Any, NamedTuple
 
 from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts, Policy
@@ -143,21 +144,27 @@ class _SharedFacts:
     def __init__(self, whole: _Scan) -> None:
         self._calls = whole.calls
         self._made: list[CallFacts | None] = [None] * len(whole.calls)
+        self._made_on: list[Branch | None] = [None] * len(whole.calls)
+        """The branch each of ``_made`` was made on."""
 
     def __call__(self, calls: list[list[Any]], branch: list[Branch]) -> list[CallFacts]:
-        """Return the ``CallFacts`` of a prefix's scanned calls (see ``facts_of``)."""
-        whole, made, shared = self._calls, self._made, len(self._calls)
-        facts = []
-        for i, call in enumerate(calls):
-            on = branch[call[_NODE]]
-            if i < shared and whole[i] is call:
-                known = made[i]
-                if known is None or known.branch != on:
-                    known = made[i] = _facts(call, on)
-                facts.append(known)
-            else:
-                facts.append(_facts(call, on))
+        """Return the ``CallFacts`` of a prefix's scanned calls (see ``facts_of``); the
+        calls are compared with the whole scan's in C, and only those not made yet (on
+        their branch) are made."""
+        whole, made, made_on = self._calls, self._made, self._made_on
+        branches = list(map(branch.__getitem__, map(_NODE_OF, calls)))
+        known = map(and_, map(is_, calls, whole), map(eq, branches, made_on))
+        facts: list[Any] = made[:len(calls)] + [None] * (len(calls) - len(whole))
+        unknown = chain(map(not_, known), repeat(True, len(facts) - len(whole)))
+        for i in compress(count(), unknown):
+            call, on = calls[i], branches[i]
+            facts[i] = _facts(call, on)
+            if i < len(whole) and whole[i] is call:
+                made[i], made_on[i] = facts[i], on
         return facts
+
+
+_NODE_OF = itemgetter(_NODE)
 
 
 class PrefixAnalyses:

@@ -10,19 +10,19 @@ def first_difference(old: Sequence[Any], new: Sequence[Any]) -> int:
     """Return the first index at which ``old`` and ``new`` hold unequal items (else the
     shorter one's length). An item equals itself (the same object, as list equality has it).
 
-    Slices are compared whole (a loop in C) and halved towards the first difference, so
-    long lists that agree almost to the end cost about two passes of C comparisons.
+    Slices are compared whole (a loop in C), halving the stretch that holds the first
+    difference each time, so long lists cost about one pass of C comparisons (and slice
+    copies) wherever they part.
     """
     low, high = 0, min(len(old), len(new))
-    if old[:high] == new[:high]:
-        return high
-    while high - low > _SCAN_BELOW:  # old[:low] equals new[:low]; they differ before high
+    while high - low > _SCAN_BELOW:  # old[:low] equals new[:low]; any difference is before high
         middle = (low + high) // 2
         if old[low:middle] == new[low:middle]:
             low = middle
         else:
             high = middle
-    return next(i for i in range(low, high) if not (old[i] is new[i] or old[i] == new[i]))
+    return next((i for i in range(low, high) if not (old[i] is new[i] or old[i] == new[i])),
+                high)
 
 
 _SCAN_BELOW = 32

@@ -138,7 +138,9 @@ def test_the_facts_of_a_call_that_can_no_longer_change_are_made_once() -> None:
     b.turn_end()
     b.turn_start()  # 8
     b.user()
-    prefixes = PrefixAnalyses(b.events, policy="synthesize", every=4)
+    b.step_start()  # 10
+    b.assistant("B")
+    prefixes = PrefixAnalyses(b.events[:10], policy="synthesize", every=4)
     # the checkpoint after 8 events holds A dispatched and answered: cuts from 8 share it
     shared = [prefixes.analysis(n).calls[0] for n in (8, 9, 10)]
     assert [facts.status for facts in shared] == ["ok"] * 3
@@ -148,3 +150,6 @@ def test_the_facts_of_a_call_that_can_no_longer_change_are_made_once() -> None:
     assert [facts.status for facts in own] == ["not_started", "outcome_unknown", "ok", "ok"]
     assert own[2] == own[3] == shared[0]
     assert own[2] is not own[3] and own[3] is not shared[0]
+    # events after the prefix may request calls the whole scan never saw
+    assert [(facts.call_id, facts.status) for facts in
+            prefixes.analysis(10, then=b.events[10:]).calls] == [("A", "ok"), ("B", "not_started")]
