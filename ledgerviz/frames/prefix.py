@@ -75,6 +75,7 @@ class SessionFrames:
         self.analysis = analysis
         self.frames = _WholeFrames([(key, log, analysis)], self)
         self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
+        self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
 
     def shared(self, recorded: int) -> int:
         """Return how many first events of the analysis hold its first ``recorded`` recorded
@@ -92,6 +93,12 @@ class SessionFrames:
     def step_rows(self) -> _Rows:
         """Return the whole session's step rows."""
         return _Rows(step_rows(self.frames.view))
+
+    def call_keys(self, key_of: Callable[[CallFacts], Any]) -> list[Any]:
+        """Return ``key_of`` each call of the whole session (made once per ``key_of``)."""
+        if key_of not in self._call_keys:
+            self._call_keys[key_of] = list(map(key_of, self.analysis.calls))
+        return self._call_keys[key_of]
 
     @cached_property
     def tool_positions(self) -> dict[Any, int]:
@@ -284,12 +291,13 @@ class PrefixFrames(Frames):
         first ``count`` kept from the whole session's ``head``): a kept row's count is the
         whole session's unless a call with its key differs, else ``counts`` of the view
         narrowed to the calls of the keys it is given."""
-        whole, calls, same = self._base.analysis.calls, self._analysis.calls, self._same_calls
-        changed = {*map(key_of, whole[same:]), *map(key_of, calls[same:])}
+        calls, same = self._analysis.calls, self._same_calls
+        whole_keys, own_keys = self._base.call_keys(key_of), list(map(key_of, calls[same:]))
+        changed = {*whole_keys[same:], *own_keys}
         redo = [*compress(range(count), map(changed.__contains__, keys[:count])),
                 *range(count, len(keys))]
         wanted = {keys[i] for i in redo}
-        narrowed = list(compress(calls, map(wanted.__contains__, map(key_of, calls))))
+        narrowed = list(compress(calls, map(wanted.__contains__, whole_keys[:same] + own_keys)))
         view = replace(self._continued, calls=narrowed, call_sessions=[0] * len(narrowed))
         fresh = counts(view, [keys[i] for i in redo])
         out = {}
