@@ -9,7 +9,7 @@ pending calls, the calls still unanswered, and the reader's set of requested cal
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,11 @@ from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks
 from ledgerviz.recovery.analysis import CallStatus
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.closers import tail_closers
-from ledgerviz.recovery.events import generation_for, payload_tool_call_blocks, result_facts
+from ledgerviz.recovery.events import (
+    generation_for,
+    payload_result_facts,
+    payload_tool_call_blocks,
+)
 from ledgerviz.recovery.tracker import PendingCalls
 
 CHUNK_BYTES = 2 << 20
@@ -109,21 +113,10 @@ def summarize_file(
 
 
 def _observe(block: CheckedEvents, tracker: PendingCalls, calls: _CallCounter) -> None:
-    """Feed one block of events to the tracker and the call counter."""
-    observe = tracker.observe
+    """Feed one block of events, as the reader's columns, to the tracker and the call counter."""
     fields = block.fields
-    for event, kind, seq, data in zip(
-        block.events, fields.types, fields.seqs, fields.datas, strict=True
-    ):
-        observe(event, seq)
-        if kind == "assistant/message":
-            for call in payload_tool_call_blocks(data):
-                calls.request(call.get("id"))
-        elif kind == "tool/call":
-            calls.dispatch(data.get("callId"))
-        elif kind == "tool/result":
-            call_id, code, is_error, _ = result_facts(event)
-            calls.answer(call_id, code, is_error)
+    tracker.observe_columns(fields.types, fields.seqs, fields.times, fields.datas)
+    calls.count(fields.types, fields.datas)
 
 
 class _CallCounter:
@@ -139,6 +132,20 @@ class _CallCounter:
         self._requests = 0
         self._open: dict[Any, list[Any]] = {}  # call id -> [request number, dispatched]
         self._unanswered: list[tuple[int, str, CallStatus]] = []
+
+    def count(self, types: Sequence[Any], datas: Sequence[dict[str, Any]]) -> None:
+        """Take the calls requested, dispatched and answered by a run of events, in order,
+        given as their ``type`` and ``data`` columns."""
+        request, dispatch, answer = self.request, self.dispatch, self.answer
+        for kind, data in zip(types, datas, strict=True):
+            if kind == "assistant/message":
+                for call in payload_tool_call_blocks(data):
+                    request(call.get("id"))
+            elif kind == "tool/call":
+                dispatch(data.get("callId"))
+            elif kind == "tool/result":
+                call_id, code, is_error, _ = payload_result_facts(data)
+                answer(call_id, code, is_error)
 
     def request(self, call_id: Any) -> None:
         shadowed = self._open.get(call_id)

@@ -202,12 +202,16 @@ def result_content(message: dict[str, Any]) -> list[Any]:
 
 
 def result_facts(event: Event) -> tuple[str | None, str | None, bool, bool]:
-    """Return (call id, error code, is_error, synthetic) of a tool/result.
+    """Return (call id, error code, is_error, synthetic) of a tool/result."""
+    return payload_result_facts(data_of(event))
+
+
+def payload_result_facts(data: dict[str, Any]) -> tuple[str | None, str | None, bool, bool]:
+    """Return (call id, error code, is_error, synthetic) of a tool/result's ``data`` payload.
 
     ``data`` and its ``message`` are looked up once and the message accessors
     (``message_call_id``, ``message_is_error``) run on them directly.
     """
-    data = data_of(event)
     error = data.get("error")
     code = error.get("code") if isinstance(error, dict) else None
     message = payload_message(data)

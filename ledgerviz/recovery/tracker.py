@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ledgerviz.recovery.events import Event, data_of, result_call_id, tool_call_blocks
+from ledgerviz.recovery.events import (
+    Event,
+    data_of,
+    payload_result_call_id,
+    payload_tool_call_blocks,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,38 +48,71 @@ class PendingCalls:
         """Apply one committed event; ``seq`` defaults to its ``seq`` or its position."""
         if seq is None:
             seq = event.get("seq", self._count)
+        self.observe_fields(event.get("type"), seq, event.get("time"), data_of(event))
+
+    def observe_fields(self, kind: Any, seq: int | None, time: int | None,
+                       data: dict[str, Any]) -> None:
+        """Apply one committed event given as its ``type``, seq, ``time`` and ``data``
+        (``data_of(event)``): what ``observe`` does, for a reader that has these already."""
         self._count += 1
         self.last_seq = seq
-        self.last_time = event.get("time")
-        kind = event.get("type")
+        self.last_time = time
         if kind == "tool/result":
-            call_id = result_call_id(event)
+            call_id = payload_result_call_id(data)
             if call_id is not None:
                 self.pending.pop(call_id, None)
         elif kind == "tool/call":
-            data = data_of(event)
             call = self.pending.get(data.get("callId"))  # type: ignore[arg-type]
             if call is not None:
                 self.pending[call.call_id] = PendingCall(
                     call.call_id, call.turn, call.step, seq, call.name, call.requested_seq
                 )
         elif kind == "assistant/message":
-            data = data_of(event)
-            for block in tool_call_blocks(event):
+            for block in payload_tool_call_blocks(data):
                 call_id = block.get("id")
                 self.pending[call_id] = PendingCall(
                     call_id, data.get("turn"), data.get("step"), None, block.get("name"), seq
                 )
         elif kind == "step/start":
-            self.open_step = data_of(event).get("step")
+            self.open_step = data.get("step")
         elif kind == "step/end":
             self.pending.clear()
             self.open_step = None
         elif kind == "turn/start":
-            self.open_turn = data_of(event).get("turn")
+            self.open_turn = data.get("turn")
             self.open_step = None
             self.pending.clear()
         elif kind == "turn/end":
             self.open_turn = None
             self.open_step = None
             self.pending.clear()
+
+    def observe_columns(
+        self,
+        types: Sequence[Any],
+        seqs: Sequence[int | None],
+        times: Sequence[int | None],
+        datas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Apply a run of committed events given as parallel columns (as ``observe_fields``).
+
+        Only the events from the run's last turn/start or turn/end on are applied: that
+        event resets everything the tracker keeps but the last seq and time, which the
+        run's last event sets, so the state is the one observing every event gives.
+        """
+        start = last_turn_boundary(types)
+        self._count += start
+        for row in zip(types[start:], seqs[start:], times[start:], datas[start:], strict=True):
+            self.observe_fields(*row)
+
+
+TURN_BOUNDARIES = ("turn/start", "turn/end")
+"""The event types after which the tracker's state depends on nothing before them."""
+
+
+def last_turn_boundary(types: Sequence[Any]) -> int:
+    """Return the index of the last turn/start or turn/end in ``types`` (0 when none)."""
+    for index in range(len(types) - 1, -1, -1):
+        if types[index] in TURN_BOUNDARIES:
+            return index
+    return 0
