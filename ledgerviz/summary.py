@@ -93,6 +93,7 @@ def summarize_file(
         events += len(block.fields)
         turns += block.fields.types.count("turn/start")
         _observe(block, tracker, calls)
+        del block  # not held while the next block is decoded
     closers = tail_closers(tracker, generation=generation_for(scan.version))
     unanswered = calls.finish()
     return SessionSummary(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 Severity = Literal["error", "warning", "info"]
 
@@ -28,6 +28,12 @@ class Diagnostic:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.severity} [{self.kind}] {self.message}"
+
+
+class DiagnosticSink(Protocol):
+    """What records diagnostics: a ``DiagnosticLog``, or ``PendingDiagnostics`` for one later."""
+
+    def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None: ...
 
 
 PER_KIND_LIMIT = 20
@@ -72,3 +78,22 @@ class DiagnosticLog:
                                          first.severity, message))
         self._first_unlisted = {}
         return self.items
+
+
+class PendingDiagnostics:
+    """Diagnostics recorded now and added to a ``DiagnosticLog`` later, in the same order."""
+
+    __slots__ = ("_calls",)
+
+    def __init__(self) -> None:
+        self._calls: list[tuple[int, str, str, Severity]] = []
+
+    def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None:
+        """Record one diagnostic, to be added by ``replay``."""
+        self._calls.append((line, kind, message, severity))
+
+    def replay(self, log: DiagnosticLog) -> None:
+        """Add every recorded diagnostic to ``log`` in the order recorded (strict: raises)."""
+        calls, self._calls = self._calls, []
+        for call in calls:
+            log.add(*call)

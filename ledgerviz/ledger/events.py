@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
@@ -196,7 +197,7 @@ def check_events(
     values: list[Any],
     first_line: int,
     version: int | None,
-    log: DiagnosticLog,
+    log: DiagnosticSink,
     state: CheckState | None = None,
 ) -> CheckedEvents:
     """Return the usable events of decoded lines, their columns and lines (one pass).
@@ -327,6 +328,22 @@ def check_events(
     return CheckedEvents(events, fields, lines, len(rejected))
 
 
+def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
+    """Return the checked events of consecutive runs of lines as one (the part itself when one)."""
+    if len(parts) == 1:
+        return parts[0]
+    events = list(chain.from_iterable(part.events for part in parts))
+    fields = EventFields.joined([part.fields for part in parts])
+    rejected = sum(part.rejected for part in parts)
+    first, last = parts[0].lines, parts[-1].lines
+    if (isinstance(first, range) and isinstance(last, range)
+            and all(isinstance(part.lines, range) for part in parts)):  # none rejected or expanded
+        lines: Sequence[int] = range(first.start, last.stop)
+    else:
+        lines = list(chain.from_iterable(part.lines for part in parts))
+    return CheckedEvents(events, fields, lines, rejected)
+
+
 _SAFE_INTEGERS = range(-MAX_INTEGER, MAX_INTEGER + 1)
 
 _MISSING: Any = object()
@@ -361,7 +378,7 @@ def _kind_table(version: int | None) -> dict[str, KindEntry]:
 
 
 def _packed_events(
-    row: dict[str, Any], line: int, log: DiagnosticLog, numbering: Numbering
+    row: dict[str, Any], line: int, log: DiagnosticSink, numbering: Numbering
 ) -> list[dict[str, Any]] | None:
     """Return the chunk events of a packed row, numbered, or None (recorded) if malformed."""
     chunks = expand_packed_row(row)
@@ -395,7 +412,7 @@ def _not_surface(kind: str, version: int | None) -> str:
     return f"{kind} carries surface fields but is not a surface type in version {version}"
 
 
-def _unknown_type(log: DiagnosticLog, line: int, kind: str, ignorable: bool) -> None:
+def _unknown_type(log: DiagnosticSink, line: int, kind: str, ignorable: bool) -> None:
     """Record an event type the reader does not know (an info when marked ignorable)."""
     if ignorable:
         log.add(line, "unknown_ignorable_event", f"unknown type {kind!r} kept", "info")
@@ -403,7 +420,7 @@ def _unknown_type(log: DiagnosticLog, line: int, kind: str, ignorable: bool) -> 
         log.add(line, "unknown_required_event", f"unknown type {kind!r} not ignorable")
 
 
-def _second_header(log: DiagnosticLog, line: int, event: dict[str, Any]) -> None:
+def _second_header(log: DiagnosticSink, line: int, event: dict[str, Any]) -> None:
     """Record a session header found after line 1 (two ledgers run together?)."""
     found = event.get("id")
     named = f" (id {found!r})" if isinstance(found, str) else ""
@@ -438,7 +455,7 @@ class Numbering:
             self.expected = expected
             self.repeat_end = None
 
-    def see(self, log: DiagnosticLog, line: int, seq: int, count: int = 1) -> None:
+    def see(self, log: DiagnosticSink, line: int, seq: int, count: int = 1) -> None:
         """Take the next ``count`` seqs, starting at ``seq``, found on ``line``."""
         expected = self.expected
         if seq < expected:
@@ -454,7 +471,7 @@ class Numbering:
         self.expected = max(expected, seq + count)
 
 
-def _check_result(log: DiagnosticLog, line: int, call_id: str | None, requested: set[str]) -> None:
+def _check_result(log: DiagnosticSink, line: int, call_id: str | None, requested: set[str]) -> None:
     """Record a ``tool/result`` that names no call, or a call no assistant message requested."""
     if call_id is None:
         log.add(line, "invalid_event", "tool/result names no call id")

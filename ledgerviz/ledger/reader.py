@@ -8,8 +8,14 @@ from itertools import chain, count
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog
-from ledgerviz.ledger.events import CheckedEvents, CheckState, check_events, decode_lines
+from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics
+from ledgerviz.ledger.events import (
+    CheckedEvents,
+    CheckState,
+    check_events,
+    decode_lines,
+    joined_checks,
+)
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
@@ -22,6 +28,10 @@ from ledgerviz.ledger.sources import (
     iter_sources,
     valid_unicode,
 )
+
+CHECK_LINES = 256
+"""How many lines are decoded and then checked at a time: few enough that the values
+decoded are still in the processor's caches when they are checked."""
 
 PROGRESS_CHUNK = 8 << 20
 """Bytes read between two progress reports."""
@@ -147,6 +157,7 @@ class FileScan:
             checked = self._check(lines, block, last_may_be_torn=following is None and not torn)
             if checked is not None:
                 yield checked
+                del checked  # not held while the next block is decoded
             current = following
 
     def _opening(self, chunks: Iterator[Chunk]) -> Iterator[bytes] | None:
@@ -197,11 +208,32 @@ class FileScan:
             return None
         with paused_gc():
             big = may_hold_big_integers(block)  # what follows the lines only costs time
-            values = decode_lines(lines, first_line, self.log, last_may_be_torn=last_may_be_torn,
-                                  big_integers=big, duplicate_keys=self.duplicate_keys)
-            checked = check_events(values, first_line, self.version, self.log, self._state)
+            checked = self._decode_and_check(lines, first_line, big, last_may_be_torn)
         self.skipped += checked.rejected
         return checked
+
+    def _decode_and_check(
+        self, lines: list[bytes], first_line: int, big_integers: bool, last_may_be_torn: bool
+    ) -> CheckedEvents:
+        """Return the checked events of a block of lines, decoded and checked in runs of
+        ``CHECK_LINES`` lines (one run with ``duplicate_keys``).
+
+        Each run is checked right after it is decoded, while its values are still in the
+        processor's caches; the check's diagnostics are held back until the whole block is
+        decoded, so the log gets them in the order decoding everything first gives.
+        """
+        run = CHECK_LINES if not self.duplicate_keys else max(len(lines), 1)
+        held = PendingDiagnostics()
+        parts = []
+        for start in range(0, max(len(lines), 1), run):
+            values = decode_lines(
+                lines[start:start + run], first_line + start, self.log,
+                last_may_be_torn=last_may_be_torn and start + run >= len(lines),
+                big_integers=big_integers, duplicate_keys=self.duplicate_keys,
+            )
+            parts.append(check_events(values, first_line + start, self.version, held, self._state))
+        held.replay(self.log)
+        return joined_checks(parts)
 
     def session_log(self, blocks: list[CheckedEvents]) -> SessionLog:
         """Return the ``SessionLog`` of the file from all of its blocks."""
