@@ -100,3 +100,45 @@ def test_streaming_memory_stays_flat_as_the_file_grows(tmp_path: Path) -> None:
     # (about 110 bytes a call, for the orphan_result check); everything else is a block.
     assert big_peak - small_peak <= growth_allowed + (256 << 10)
     assert big_peak * 10 < traced_peak(lambda: read_sessions(big))  # holding it whole
+
+
+def event(seq: int, kind: str, data: dict, **envelope: object) -> dict:
+    return {"type": kind, "seq": seq, "time": 100 + seq, "data": data, **envelope}
+
+
+def assistant(seq: int, step: int, *call_ids: str) -> dict:
+    blocks = [{"type": "tool-call", "id": c, "name": "ls", "arguments": "{}"} for c in call_ids]
+    message = {"id": f"a{seq}", "role": "assistant", "content": blocks}
+    return event(seq, "assistant/message", {"turn": 1, "step": step, "message": message},
+                 surfaceOp="append")
+
+
+def test_calls_counted_as_settled_in_any_chunk_size(tmp_path: Path) -> None:
+    import orjson
+
+    result = {"id": "r4", "role": "tool", "toolCallId": "A", "isError": True,
+              "content": [{"type": "text", "text": "no such file"}]}
+    events = [
+        {"type": "session", "version": 4, "id": "calls", "createdAt": 0},
+        event(0, "turn/start", {"turn": 1}),
+        event(1, "step/start", {"turn": 1, "step": 1}),
+        assistant(2, 1, "A", "B"),
+        event(3, "tool/call", {"turn": 1, "step": 1, "callId": "A", "name": "ls"}),
+        event(4, "tool/result", {"turn": 1, "step": 1, "message": result}, surfaceOp="append"),
+        event(5, "step/end", {"turn": 1, "step": 1}),
+        event(6, "step/start", {"turn": 1, "step": 2}),
+        assistant(7, 2, "B"),  # asks for B again: the first B was never started
+        event(8, "tool/call", {"turn": 1, "step": 2, "callId": "B", "name": "ls"}),
+        assistant(9, 2, "C"),
+    ]  # the file ends in turn 1, step 2: B dispatched and unanswered, C never dispatched
+    path = tmp_path / "calls.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    for chunk_bytes in (64, 300, 1 << 20):
+        summary = one(path, chunk_bytes=chunk_bytes)
+        assert (summary.events, summary.turns, summary.diagnostics) == (10, 1, [])
+        assert summary.calls == {"error": 1, "not_started": 2, "outcome_unknown": 1}
+        assert summary.unanswered == [
+            ("B", "not_started"), ("B", "outcome_unknown"), ("C", "not_started")
+        ]
+        assert (summary.open_turn, summary.open_step, summary.pending) == (1, 2, ["B", "C"])
+        assert summary.closers == 2 + 1 + 1  # a result for B and C, step/end, turn/end

@@ -1,0 +1,93 @@
+"""Blocks decoded and checked in runs of ``CHECK_LINES`` lines read as one check of the block.
+
+Every expectation is worked out by hand: line N of a file holds seq N - 2 (line 1 is the
+header); reading a block decodes all of it before checking it, so its decoding problems
+are listed before the problems the check finds.
+"""
+
+from __future__ import annotations
+
+import pytest
+from ledger_lines import HEADER, encode, tool_result, turn_start
+
+from ledgerviz.ledger import LedgerError
+from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
+from ledgerviz.ledger.reader import CHECK_LINES, read_session
+
+EVENTS = 600  # lines 2..601: runs of 256 lines from line 2 (2..257, 258..513, 514..601)
+
+
+def ledger(replace: dict[int, object]) -> bytes:
+    """Return a header and EVENTS turn/start events, the events at the given lines replaced."""
+    lines: list = [HEADER] + [turn_start(seq) for seq in range(EVENTS)]
+    for line, value in replace.items():
+        lines[line - 1] = value
+    return encode(lines)
+
+
+def test_the_runs_cut_a_block_into_three() -> None:
+    assert CHECK_LINES == 256 and EVENTS > 2 * CHECK_LINES
+
+
+def test_decoding_problems_come_first_as_when_the_block_is_decoded_whole() -> None:
+    content = ledger({3: tool_result(1, "never-asked"), 400: b"{oops"})
+    log = read_session("x.jsonl", content)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [
+        ("invalid_json", 400),
+        ("orphan_result", 3),
+        ("seq_gap", 401),
+    ]
+    assert log.diagnostics[2].message == "expected seq 398, found 399: 1 missing"
+    assert len(log.events) == EVENTS - 1 and log.lines_skipped == 1
+    assert list(log.lines) == [*range(2, 400), *range(401, 602)]
+    assert log.events[397]["seq"] == 397 and log.events[398]["seq"] == 399
+
+
+def test_strict_raises_at_the_decoding_error_before_an_earlier_check_error() -> None:
+    content = ledger({3: tool_result(1, "never-asked"), 400: b"{oops"})
+    with pytest.raises(LedgerError, match=r"x\.jsonl:400: error \[invalid_json\]"):
+        read_session("x.jsonl", content, strict=True)
+
+
+def test_strict_raises_at_a_check_error_of_a_later_run() -> None:
+    content = ledger({500: tool_result(498, "never-asked")})
+    with pytest.raises(LedgerError, match=r"x\.jsonl:500: error \[orphan_result\]"):
+        read_session("x.jsonl", content, strict=True)
+
+
+def test_a_clean_block_keeps_its_lines_as_one_range() -> None:
+    log = read_session("x.jsonl", ledger({}))
+    assert log.lines == range(2, 602)
+    assert [e["seq"] for e in log.events] == list(range(EVENTS))
+    assert log.fields.seqs == list(range(EVENTS)) and log.diagnostics == []
+
+
+def test_the_last_line_of_the_last_run_may_be_torn() -> None:
+    content = ledger({}) + b'{"type":"turn/st\n'  # decodes to nothing, at the very end
+    log = read_session("x.jsonl", content)
+    assert [(d.kind, d.line, d.severity) for d in log.diagnostics] == [
+        ("torn_tail", 602, "warning")
+    ]
+    bad_at_a_run_end = ledger({257: b'{"type":"turn/st'})  # the last line of run 1
+    assert [(d.kind, d.line) for d in read_session("x.jsonl", bad_at_a_run_end).diagnostics] == [
+        ("invalid_json", 257),
+        ("seq_gap", 258),
+    ]
+
+
+def test_pending_diagnostics_are_added_in_order_once() -> None:
+    held, log = PendingDiagnostics(), DiagnosticLog("x.jsonl", strict=False)
+    held.add(9, "seq_gap", "late")
+    held.add(2, "unknown_ignorable_event", "kept", "info")
+    log.add(5, "invalid_json", "first")
+    held.replay(log)
+    held.replay(log)
+    assert [(d.line, d.kind, d.severity, d.message) for d in log.finish()] == [
+        (5, "invalid_json", "error", "first"),
+        (9, "seq_gap", "error", "late"),
+        (2, "unknown_ignorable_event", "info", "kept"),
+    ]
+    strict = DiagnosticLog("x.jsonl", strict=True)
+    held.add(3, "orphan_result", "raised on replay")
+    with pytest.raises(LedgerError, match="raised on replay"):
+        held.replay(strict)
