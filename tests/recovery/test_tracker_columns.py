@@ -144,3 +144,9 @@ def test_payload_result_facts() -> None:
     assert payload_result_facts(unknown) == ("d", "TOOL_OUTCOME_UNKNOWN", False, True)
     assert payload_result_facts({"error": {"code": "E"}}) == (None, "E", False, False)
     assert payload_result_facts({"error": "E", "message": "m"}) == (None, None, False, False)
+
+
+def test_columns_of_unequal_length_are_refused() -> None:
+    data = {"turn": 1}
+    with pytest.raises(ValueError, match="zip"):
+        PendingCalls().observe_columns(["turn/start", "user/message"], [0, 1], [None], [data, {}])
