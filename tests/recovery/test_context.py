@@ -7,7 +7,7 @@ import pytest
 from ledgerviz.recovery import Analysis, analyze, context, project_context
 from ledgerviz.recovery.context import ContextMessage, ContextProjector, ProjectionMemo
 
-from .build import LedgerBuilder
+from .build import LedgerBuilder, requesting
 from .ledgers import dsh_fixture
 from .test_analyze import crash_then_two_turns, scheduler_failure
 
@@ -104,16 +104,12 @@ def test_a_stale_projection_memo_entry_is_replaced() -> None:
 
 def test_a_projector_copies_what_a_surface_shares_with_the_last_or_longest_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    b = LedgerBuilder()
-    b.turn_start()  # 0
-    b.user("ask")  # 1
-    b.step_start()  # 2
-    b.assistant("A")  # 3
+    b = requesting("A")  # 0-3
     b.tool_call("A")  # 4
     b.tool_result("A")  # 5
-    b.step_end()  # 6
-    b.turn_end()  # 7
-    b.turn_start()  # 8
+    b.step_end()
+    b.turn_end()
+    b.turn_start()
     b.user("more")  # 9
     events = b.events
     projected: list[int | None] = []  # the seq of each node projected anew, in order
