@@ -98,9 +98,11 @@ class ContextProjector:
         """Return :func:`project_context` of ``analysis``."""
         events = list(map(analysis.events.__getitem__, analysis.surface))
         seqs = list(map(analysis.seqs.__getitem__, analysis.surface))
+        done = (self._last,) if self._last is self._longest else (self._last, self._longest)
         base, shared = max(
-            ((done, min(first_difference(done.events, events), first_difference(done.seqs, seqs)))
-             for done in (self._last, self._longest)), key=itemgetter(1))
+            ((projected, min(first_difference(projected.events, events),
+                             first_difference(projected.seqs, seqs)))
+             for projected in done), key=itemgetter(1))
         kept = bisect_left(base.positions, shared)
         messages, positions = base.messages[:kept], base.positions[:kept]
         for position in range(shared, len(events)):

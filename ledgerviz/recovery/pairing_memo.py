@@ -1,5 +1,5 @@
 """Pairing checks of many overlapping contexts (the cuts of one session), each resumed from
-the longest prefix it shares with the context checked before.
+the longest prefix it shares with a context checked before.
 
 A scan's state after some messages depends only on those messages (see ``pairing``): a
 context that begins with messages equal to those of the last one checked, or of the
@@ -55,7 +55,8 @@ class _Resumable:
             valid = first_difference(history.messages, messages) + lead
             return history.marks[:max(1, bisect_left(history.marks, valid, key=_INDEX))]
 
-        marks = max(served(self.last), served(self.longest), key=lambda kept: kept[-1][0])
+        histories = (self.last,) if self.last is self.longest else (self.last, self.longest)
+        marks = max(map(served, histories), key=lambda kept: kept[-1][0])
         message, turn, mark = marks[-1]
         self.scan.rewind(mark)
         self.last = _History(messages, marks)
