@@ -290,16 +290,18 @@ class Ledger:
         key = self._single(session, "project").key
         memos = self._memos
         analysis = self.recovery(policy).analyses[key]
-        messages = (project_context(analysis) if memos is None
-                    else memos.projector_of(policy).project(analysis))
-        if memos is None:
-            requests = {name: export(messages, name, full=name == provider)
-                        for name in PROVIDERS}  # the others' shape will do for the checks
-            problems = {name: pairing_problems(request) for name, request in requests.items()}
-            payload = requests[provider].payload if provider else None
-        else:
-            problems = memos.pairing_of(policy).problems(messages)
-            payload = export(messages, provider).payload if provider else None
+        with paused_gc():  # many new objects, no cycles: a collection would walk every event
+            messages = (project_context(analysis) if memos is None
+                        else memos.projector_of(policy).project(analysis))
+            if memos is None:
+                requests = {name: export(messages, name, full=name == provider)
+                            for name in PROVIDERS}  # the others' shape will do for the checks
+                problems = {name: pairing_problems(request)
+                            for name, request in requests.items()}
+                payload = requests[provider].payload if provider else None
+            else:
+                problems = memos.pairing_of(policy).problems(messages)
+                payload = export(messages, provider).payload if provider else None
         return Context(
             policy,
             key,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import ledgerviz
 from ledgerviz.ledger import LedgerError
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery import analyze
+from ledgerviz.simulate import write_scenario
 
 DSH = Path(__file__).parent / "data" / "dsh"
 SHOWCASE = next(DSH.glob("*preview-showcase*"))
@@ -187,6 +189,30 @@ def test_context_arguments_are_checked() -> None:
         ledger.context("fork")
     with pytest.raises(ValueError, match="unknown provider"):
         ledger.context("fork", provider="gemini", session=0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_context_runs_no_garbage_collection(tmp_path: Path, reuse: bool) -> None:
+    # a projection makes several objects per message; with the collector on, each young
+    # collection would also walk the ledger's events (3x the time at 100k events)
+    (path,) = write_scenario("large", tmp_path / "large.jsonl", turns=150)
+    ledger = ledgerviz.load(path)
+    ledger = ledger.cut(len(ledger.sessions[0].events), reuse=True) if reuse else ledger
+    assert ledger.recovery("synthesize").analyses  # analysing pauses the collector itself
+    collections: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()  # the young count starts at 0: a collection comes every 700 new objects
+    gc.callbacks.append(record)
+    try:
+        context = ledger.context("synthesize", provider="anthropic")
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(record)
+    assert len(context.messages) > 700 and collections == []
 
 
 @pytest.mark.parametrize("policy", ["recorded", "synthesize", "fork"])
