@@ -31,11 +31,20 @@ def _changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             if key not in old or not _same(old[key], value)}
 
 
+def _same_types_before(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
+    """Return how many first traces of ``old`` and ``new`` are pairwise of one type."""
+    pairs = enumerate(zip(old, new, strict=False))
+    return next((i for i, (a, b) in pairs if a.get("type") != b.get("type")),
+                min(len(old), len(new)))
+
+
 class FigureUpdater:
     """Keeps a FigureWidget showing the latest figure dict, changing only what differs.
 
-    Traces of the same number, types and properties are updated property by property in one
-    ``batch_update``; otherwise the trace list is replaced. ``on_click`` is attached to every
+    Trace ``i`` of the new figure updates the widget's trace ``i`` in place when both are of
+    one type (only the properties that differ are sent; a property the new trace lacks is
+    unset); the traces from the first of another type on are replaced, and traces are added
+    or dropped at the end, all in one ``batch_update``. ``on_click`` is attached to every
     trace the widget holds.
     """
 
@@ -47,20 +56,18 @@ class FigureUpdater:
     def show(self, figure: dict[str, Any]) -> None:
         """Make the widget show ``figure`` (``data``: trace dicts, ``layout``: a dict)."""
         old_data, new_data = self._shown["data"], figure["data"]
-        same_traces = len(old_data) == len(new_data) and all(
-            a.get("type") == b.get("type") and a.keys() == b.keys()
-            for a, b in zip(old_data, new_data, strict=True))
+        kept = _same_types_before(old_data, new_data)
         layout = _changes(self._shown["layout"], figure["layout"])
         with self.widget.batch_update():
-            if same_traces:
-                for trace, old, new in zip(self.widget.data, old_data, new_data, strict=True):
-                    changed = _changes(old, new)
-                    if changed:
-                        trace.update(changed, overwrite=True)
-            else:
-                self.widget.data = ()
-                self.widget.add_traces(new_data)
-                for trace in self.widget.data:
+            for trace, old, new in zip(self.widget.data, old_data[:kept], new_data, strict=False):
+                changed = {**dict.fromkeys(old.keys() - new.keys()), **_changes(old, new)}
+                if changed:
+                    trace.update(changed, overwrite=True)
+            if kept < len(old_data):
+                self.widget.data = self.widget.data[:kept]
+            if kept < len(new_data):
+                self.widget.add_traces(new_data[kept:])
+                for trace in self.widget.data[kept:]:
                     trace.on_click(self._on_click)
             if layout:
                 self.widget.update_layout(layout, overwrite=True)
