@@ -35,6 +35,11 @@ SEQUENCES = {
     "a type changes midway": [FIRST, _figure(_scatter("a", [1]), _bar("b", [3]),
                                              _scatter("c", [4]), _scatter("d", [5]))],
     "back and forth": [FIRST, _figure(_scatter("x", [9])), FIRST],
+    "a nested property changes its keys": [
+        FIRST, _figure(_scatter("a", [1, 2], marker={"color": "#f00"}), *FIRST["data"][1:])],
+    "the title loses a key": [
+        {**FIRST, "layout": {"title": {"text": "t", "x": 0.2}}}, FIRST],
+    "the title becomes a string": [FIRST, {**FIRST, "layout": {"title": "u"}}],
 }
 
 
@@ -78,3 +83,59 @@ def test_traces_of_one_type_are_updated_in_place_sending_only_what_changed() -> 
     assert list(restyle["x"][0]) == [30] and restyle["opacity"] == [0.5]
     ((new_trace,),) = added
     assert new_trace["name"] == "d"
+
+
+def _updates(first: dict[str, Any], then: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """Return the (trace index, properties) of each ``update`` the updater makes on the way
+    from ``first`` to ``then``."""
+    widget = go.FigureWidget()
+    updater = FigureUpdater(widget, lambda *args: None)
+    updater.show(first)
+    made: list[tuple[int, dict[str, Any]]] = []
+    original = go.Scatter.update
+
+    def recorded(trace: go.Scatter, changed: dict[str, Any], **kwargs: Any) -> Any:
+        made.append((widget.data.index(trace), changed))
+        return original(trace, changed, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(go.Scatter, "update", recorded)
+        updater.show(then)
+    return made
+
+
+def _names(updates: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, list[str]]]:
+    return [(index, sorted(changed)) for index, changed in updates]
+
+
+def test_a_trace_gets_only_the_properties_that_differ() -> None:
+    labels = np.asarray(["one", "two"], dtype=object)
+    same = _figure(_scatter("a", [1.0, np.nan], marker={"size": 5}, customdata=[[1, "x"]],
+                            hovertext=labels, text=[3, 4]))
+    assert _updates(same, same) == []
+    as_array = _figure(_scatter("a", [1.0, np.nan], marker={"size": 5}, customdata=[[1, "x"]],
+                                hovertext=labels.copy(), text=np.asarray([3, 4])))
+    assert _updates(same, as_array) == []
+    one_label = _figure(_scatter("a", [1.0, np.nan], marker={"size": 5}, customdata=[[1, "x"]],
+                                 hovertext=labels, text=[3, 4], hoverinfo=["x"]))
+    assert _names(_updates(one_label, {**one_label, "data": [
+        {**one_label["data"][0], "hoverinfo": "x"}]})) == [(0, ["hoverinfo"])]
+    floats = _figure(_scatter("a", [1.0, 2.0]))
+    assert _names(_updates(floats, _figure(_scatter("a", [1, 2])))) == [(0, ["x"])]
+    extra = {"hovertext": labels, "text": [3, 4]}
+    nan_moved = _figure(_scatter("a", [np.nan, 1.0], marker={"size": 5}, customdata=[[1, "x"]],
+                                 **extra))
+    assert _names(_updates(same, nan_moved)) == [(0, ["x"])]
+    grown = _figure(_scatter("a", [1.0, np.nan, 2.0], marker={"size": 5},
+                             customdata=[[1, "x"]], **extra))
+    assert _names(_updates(same, grown)) == [(0, ["x", "y"])]
+    as_ints = _figure(_scatter("a", [1, 2], marker={"size": 5}, customdata=[[1, "x"]], **extra))
+    assert _names(_updates(same, as_ints)) == [(0, ["x"])]  # another dtype kind
+    deeper = _figure(_scatter("a", [1.0, np.nan], marker={"size": 6}, customdata=[[1, "y"]],
+                              **extra))
+    assert _names(_updates(same, deeper)) == [(0, ["customdata", "marker"])]
+    fewer = _figure(_scatter("a", [1.0, np.nan], marker={"size": 5}, customdata=[[1]], **extra))
+    assert _names(_updates(same, fewer)) == [(0, ["customdata"])]
+    plain = _figure(_scatter("a", [1.0, np.nan]))
+    assert _updates(same, plain) == [
+        (0, {"marker": None, "customdata": None, "hovertext": None, "text": None})]
