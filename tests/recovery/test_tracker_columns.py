@@ -64,7 +64,8 @@ def test_last_turn_boundary(types: list[Any], expected: int) -> None:
     assert last_turn_boundary(types) == expected
 
 
-def test_a_run_is_applied_from_its_last_turn_boundary() -> None:
+@pytest.mark.parametrize("run", [1, 3, 5, 8])
+def test_a_run_is_applied_from_its_last_turn_boundary(run: int) -> None:
     b = LedgerBuilder()
     b.turn_start()  # 0
     b.step_start()  # 1
@@ -74,7 +75,7 @@ def test_a_run_is_applied_from_its_last_turn_boundary() -> None:
     b.step_start()  # 5
     b.assistant("A", "B")  # 6
     b.tool_call("A")  # 7
-    tracker = fed_in_runs(b.events, len(b.events))
+    tracker = fed_in_runs(b.events, run)
     assert (tracker.open_turn, tracker.open_step) == (2, 1)
     assert [(c.call_id, c.turn, c.step, c.call_seq, c.name, c.requested_seq)
             for c in tracker.pending.values()] == [
@@ -82,7 +83,7 @@ def test_a_run_is_applied_from_its_last_turn_boundary() -> None:
         ("B", 2, 1, None, "bash", 6),
     ]
     assert (tracker.last_seq, tracker.last_time) == (7, 1070)
-    # the events skipped still count as positions: a seqless event next is number 8
+    # the events skipped still count as positions, in every run: a seqless event is number 8
     tracker.observe({"type": "tool/call", "data": {"callId": "B"}})
     assert tracker.last_seq == 8 and tracker.pending["B"].call_seq == 8
     assert tracker.last_time is None
