@@ -248,6 +248,17 @@ def test_a_message_event_without_a_surface_op_says_so() -> None:
     ]
 
 
+def test_a_surface_op_not_understood_is_kept_as_written() -> None:
+    said = {"type": "user/message", "seq": 0, "surfaceOp": "append",
+            "data": {"role": "user", "content": []}}
+    odd = {**said, "seq": 1, "surfaceOp": "prepend"}
+    log = read_session("x.jsonl", encode([HEADER, said, odd]))
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
+        ("invalid_event", 3, "user/message: 'surfaceOp' missing or not understood"),
+    ]
+    assert log.event_fields().surface_ops == ["append", "prepend"]
+
+
 def test_a_file_that_is_not_a_ledger_quotes_the_first_40_bytes_of_line_1() -> None:
     first = b"0123456789" * 5  # 50 bytes, not JSON
     log = read_session("x.jsonl", first + b"\n" + b"a,b\n")
