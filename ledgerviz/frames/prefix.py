@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
-from itertools import compress
+from itertools import chain, compress, islice
 from operator import attrgetter
 from typing import Any
 
@@ -297,7 +297,8 @@ class PrefixFrames(Frames):
         redo = [*compress(range(count), map(changed.__contains__, keys[:count])),
                 *range(count, len(keys))]
         wanted = {keys[i] for i in redo}
-        narrowed = list(compress(calls, map(wanted.__contains__, whole_keys[:same] + own_keys)))
+        narrowed = list(compress(calls, map(wanted.__contains__,
+                                            chain(islice(whole_keys, same), own_keys))))
         view = replace(self._continued, calls=narrowed, call_sessions=[0] * len(narrowed))
         fresh = counts(view, [keys[i] for i in redo])
         out = {}

@@ -16,7 +16,6 @@ from ledgerviz.ledger.events import (
     decode_lines,
     joined_checks,
 )
-from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.numbers import may_hold_big_integers
@@ -241,12 +240,7 @@ class FileScan:
         diagnostics = self.diagnostics()
         if self._state is None:
             return SessionLog(self.path, self.key, fields, None, [], diagnostics, self.skipped)
-        if len(blocks) == 1:
-            events, columns, lines = blocks[0].events, blocks[0].fields, blocks[0].lines
-        else:
-            events = list(chain.from_iterable(block.events for block in blocks))
-            columns = EventFields.joined([block.fields for block in blocks])
-            lines = list(chain.from_iterable(block.lines for block in blocks))
+        events, columns, lines, _ = joined_checks(blocks)  # a readable header gave a block
         return SessionLog(
             self.path,
             self.key,
