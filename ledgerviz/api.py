@@ -84,26 +84,22 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class _Memos:
-    """What a ledger's cuts projected and exported, so each event is converted once."""
+    """What a ledger's cuts projected, exported and checked, so each event is converted once.
+
+    Both policies share them: a projection or a pairing scan depends only on the events or
+    messages it reads, so a cut under one policy resumes from what the other read (a fork
+    context is a prefix of the whole session's, which the first display projects)."""
 
     projection: ProjectionMemo
     exports: dict[Provider, ExportMemo]
-    pairing: dict[Policy, PairingMemo] = field(default_factory=dict)
-    """Per policy: the pairing checks, resumed from a context checked before."""
-    projectors: dict[Policy, ContextProjector] = field(default_factory=dict)
-    """Per policy: the projections, each copying what it shares with one made before."""
+    projector: ContextProjector = field(init=False)
+    """The projections, each copying what it shares with one made before."""
+    pairing: PairingMemo = field(init=False)
+    """The pairing checks, resumed from a context checked before."""
 
-    def projector_of(self, policy: Policy) -> ContextProjector:
-        """Return the context projections of cuts under ``policy`` (made once)."""
-        if policy not in self.projectors:
-            self.projectors[policy] = ContextProjector(self.projection)
-        return self.projectors[policy]
-
-    def pairing_of(self, policy: Policy) -> PairingMemo:
-        """Return the pairing checks of contexts under ``policy`` (made once)."""
-        if policy not in self.pairing:
-            self.pairing[policy] = PairingMemo(self.exports)
-        return self.pairing[policy]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "projector", ContextProjector(self.projection))
+        object.__setattr__(self, "pairing", PairingMemo(self.exports))
 
     def size(self) -> int:
         """Return the most entries one memo holds (events computed per cut add new ones)."""
@@ -292,7 +288,7 @@ class Ledger:
         analysis = self.recovery(policy).analyses[key]
         with paused_gc():  # many new objects, no cycles: a collection would walk every event
             messages = (project_context(analysis) if memos is None
-                        else memos.projector_of(policy).project(analysis))
+                        else memos.projector.project(analysis))
             if memos is None:
                 requests = {name: export(messages, name, full=name == provider)
                             for name in PROVIDERS}  # the others' shape will do for the checks
@@ -300,7 +296,7 @@ class Ledger:
                             for name, request in requests.items()}
                 payload = requests[provider].payload if provider else None
             else:
-                problems = memos.pairing_of(policy).problems(messages)
+                problems = memos.pairing.problems(messages)
                 payload = export(messages, provider).payload if provider else None
         return Context(
             policy,
