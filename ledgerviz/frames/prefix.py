@@ -442,12 +442,12 @@ def _step_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
 def _tail_fields(view: SessionsView, start: int) -> dict[str, Any]:
     """Return the ``events`` columns read from the events' own fields (turn, step, call id,
     surface op), typed, for the events from position ``start`` on."""
-    tail = view.fields[start:]
+    fields = view.fields
     return {
-        "turn": int_column(tail.turns),
-        "step": int_column(tail.steps),
+        "turn": int_column(fields.turns[start:]),
+        "step": int_column(fields.steps[start:]),
         "call_id": string_column(_call_ids(view.from_position(start))[start:]),
-        "surface_op": category_column(_surface_ops(tail.surface_ops)),
+        "surface_op": category_column(_surface_ops(fields.surface_ops[start:])),
     }
 
 

@@ -82,9 +82,14 @@ class EventFields:
         return EventFields.joined([self, other])
 
     def prefix_then(self, count: int, other: EventFields) -> EventFields:
-        """Return the columns of the first ``count`` rows followed by ``other``'s."""
-        return EventFields(*(getattr(self, f.name)[:count] + getattr(other, f.name)
-                             for f in fields(self)))
+        """Return the columns of the first ``count`` rows followed by ``other``'s (each
+        column copied once: a cut's prefix is long, what follows it short)."""
+        columns = []
+        for f in fields(self):
+            column = getattr(self, f.name)[:count]
+            column += getattr(other, f.name)
+            columns.append(column)
+        return EventFields(*columns)
 
     @classmethod
     def joined(cls, parts: Sequence[EventFields]) -> EventFields:
