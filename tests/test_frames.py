@@ -9,7 +9,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, build_frames
-from ledgerviz.frames.columns import category_column, int_column
+from ledgerviz.frames.columns import category_column, int_column, joined_inferred
 from ledgerviz.frames.view import analysis_fields
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import EventFields
@@ -353,6 +353,18 @@ def test_int_column_is_exact_and_only_takes_ints(
     column = int_column(values)
     assert str(column.dtype) == "Int64"
     assert column.tolist() == expected
+
+
+def test_joined_inferred_keeps_only_the_categories_some_value_holds() -> None:
+    # a slice of a column keeps every category of the whole, used or not
+    head = pd.Categorical(["b", None, "b", "c"], categories=["a", "b", "c"])[:3]
+    tail = pd.Categorical(["z", None], categories=["c", "z"])
+    joined = joined_inferred(head, tail)
+    assert joined is not None
+    assert joined.categories.tolist() == ["b", "z"]
+    assert joined.codes.tolist() == [0, -1, 0, 1, -1]
+    assert joined_inferred(head[1:2], tail[1:]) is None  # no value at all
+    assert joined_inferred(pd.Categorical([1]), tail) is None  # not a string category
 
 
 def test_calls_without_a_dispatch_or_result_have_no_time_for_it() -> None:

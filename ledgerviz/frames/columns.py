@@ -167,8 +167,7 @@ def joined_inferred(head: pd.Categorical, tail: pd.Categorical) -> pd.Categorica
     """Return ``category_column`` of the values of ``head`` then ``tail``, two categoricals
     with inferred categories (each may hold categories its values no longer use), or None
     when a category is not a string or none is used."""
-    head_used = head.categories[np.unique(head.codes[head.codes >= 0])].tolist()
-    tail_used = tail.categories[np.unique(tail.codes[tail.codes >= 0])].tolist()
+    head_used, tail_used = _used_categories(head), _used_categories(tail)
     names = sorted({*head_used, *tail_used}) if all(
         type(name) is str for name in (*head_used, *tail_used)) else None
     if not names:
@@ -176,6 +175,13 @@ def joined_inferred(head: pd.Categorical, tail: pd.Categorical) -> pd.Categorica
     code_of = {name: code for code, name in enumerate(names)}
     codes = [_recoded(part.codes, part.categories, code_of) for part in (head, tail)]
     return pd.Categorical.from_codes(np.concatenate(codes), categories=pd.Index(names))
+
+
+def _used_categories(values: pd.Categorical) -> list[Any]:
+    """Return the categories some value of ``values`` holds, in category order."""
+    codes = values.codes.astype(np.intp) + 1  # -1 (missing) counts in the first slot
+    held = np.bincount(codes, minlength=len(values.categories) + 1)[1:] > 0
+    return values.categories[held].tolist()
 
 
 def _recoded(codes: np.ndarray, categories: pd.Index, code_of: dict[str, int]) -> np.ndarray:
