@@ -271,8 +271,8 @@ class Ledger:
             version=log.version,
             events=events,
             lines=range(2, len(events) + 2),
-            fields=log.event_fields()[:inherited]
-            + EventFields.of(events[inherited:], start=inherited),
+            fields=log.event_fields().prefix_then(
+                inherited, EventFields.of(events[inherited:], start=inherited)),
         )
         return Ledger([child])
 

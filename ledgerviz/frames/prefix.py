@@ -358,7 +358,7 @@ class PrefixFrames(Frames):
                 head = getattr(self._base.frames, name)["end_seq"].iloc[:count]
                 if head.isna().any() or (head > boundary).any():
                     return None  # a kept row the story takes: build the whole frame
-                frame = self._frame(columns(view, new), schema)
+                frame = self._frame(columns(_counting_only(view, new["turn"]), new), schema)
                 parts[name] = frame[frame["end_seq"].isna() | (frame["end_seq"] > boundary)]
             calls = [call for call in self._analysis.calls if call.requested_seq > boundary]
             own_calls = replace(view.from_position(own), calls=calls,
@@ -426,6 +426,14 @@ def _step_call_counts(view: SessionsView, keys: list[tuple[Any, Any]]) -> dict[s
     """Return the ``calls`` column of one session's step rows (their turns and steps)."""
     turns, steps = [turn for turn, _ in keys], [step for _, step in keys]
     return {"calls": step_calls(view, [0] * len(keys), turns, steps)}
+
+
+def _counting_only(view: SessionsView, turns: list[Any]) -> SessionsView:
+    """Return ``view`` holding only the calls of ``turns`` (one session's), all the calls
+    that the rows of those turns, or of their steps, count."""
+    wanted = set(turns)
+    calls = list(compress(view.calls, map(wanted.__contains__, map(_CALL_TURN, view.calls))))
+    return replace(view, calls=calls, call_sessions=[0] * len(calls))
 
 
 def _turn_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
