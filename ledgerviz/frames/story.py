@@ -34,7 +34,7 @@ def joined_story(parent: str, theirs: StoryFrames, child: str, mine: StoryFrames
     kept = {}
     for name, keys in ROW_KEYS.items():
         frame, own = getattr(theirs, name), getattr(mine, name)
-        replaced = frame.set_index(keys).index.isin(own.set_index(keys).index)
+        replaced = _row_index(frame, keys).isin(_row_index(own, keys))
         kept[name] = frame[~replaced]
     return StoryFrames(
         joined_frame([parent, child], [theirs.events, mine.events], EVENT_SCHEMA),
@@ -42,3 +42,10 @@ def joined_story(parent: str, theirs: StoryFrames, child: str, mine: StoryFrames
         joined_frame([parent, child], [kept["steps"], mine.steps], STEP_SCHEMA),
         joined_frame([parent, child], [theirs.calls, mine.calls], CALL_SCHEMA),
     )
+
+
+def _row_index(frame: pd.DataFrame, keys: list[str]) -> pd.Index:
+    """Return the index ``frame.set_index(keys)`` would have, without copying the frame."""
+    if len(keys) == 1:
+        return pd.Index(frame[keys[0]], name=keys[0])
+    return pd.MultiIndex.from_arrays([frame[key] for key in keys], names=keys)
