@@ -226,11 +226,14 @@ class Ledger:
 
     def _session_frames(self, log: SessionLog, policy: Policy) -> SessionFrames:
         """Return the frames of one whole session under ``policy``, to slice cuts from
-        (made once)."""
+        (made once; another policy's serve when its analysis says the same)."""
         key = (log.key, policy)
         if key not in self._bases:
             whole = self._prefix_analyses(log, policy).analysis(len(log.events))
-            self._bases[key] = SessionFrames(log.key, log, whole)
+            served = (frames.serving(whole) for (held, _), frames in self._bases.items()
+                      if held == log.key)
+            self._bases[key] = next(filter(None, served), None) or SessionFrames(
+                log.key, log, whole)
         return self._bases[key]
 
     def fork(

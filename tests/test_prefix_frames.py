@@ -10,6 +10,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, Frames
+from ledgerviz.frames.events import event_columns
 from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.joined import JoinedFrames
 from ledgerviz.frames.prefix import PrefixFrames
@@ -103,6 +104,27 @@ def test_cuts_at_the_fork_points_of_a_long_session(tmp_path: Path, rebuilt: list
     mid_step = list(range(count // 2, count // 2 + 8))  # inside an ordinary turn's steps
     assert_cuts_match(path, [*cuts, *mid_step, count], tmp_path)
     assert not [n for n in rebuilt if n in SLICED_BUILDERS]
+
+
+@pytest.mark.parametrize(("scenario", "builds"), [
+    ("clean", 1),  # every call answered: both policies say the same of the whole session
+    ("crash-mid-dispatch", 2),  # a call left unanswered: synthesize closes it, fork abandons
+])
+def test_a_whole_sessions_frames_serve_every_policy_that_says_the_same(
+        scenario: str, builds: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (path,) = write_scenario(scenario, tmp_path / f"{scenario}.jsonl", turns=3)
+    whole_builds: list[str] = []
+    original = Frames._build
+
+    def build(self: Frames, columns_of, schema):
+        if not isinstance(self, PrefixFrames) and columns_of is event_columns:
+            whole_builds.append(type(self).__name__)
+        return original(self, columns_of, schema)
+
+    monkeypatch.setattr(Frames, "_build", build)
+    count = len(ledgerviz.load(path).sessions[0].events)
+    assert_cuts_match(path, [count // 2, count - 1, count], tmp_path)
+    assert len(whole_builds) == builds + 2 * 3  # and each truncated file's, per policy
 
 
 def test_the_fork_story_of_a_cut_gives_the_truncated_files_story(

@@ -13,7 +13,8 @@ later in the file, a seq two tool events share) is built from scratch.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from copy import copy
+from dataclasses import fields, replace
 from functools import cached_property, partial
 from itertools import chain, compress, islice
 from operator import attrgetter
@@ -77,6 +78,16 @@ class SessionFrames:
         self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
         self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
 
+    def serving(self, analysis: Analysis) -> SessionFrames | None:
+        """Return these frames for ``analysis``, another policy's analysis of the same
+        session, when it differs from this one in its policy alone (so every frame is the
+        same: a session that ends with every call answered), else None."""
+        if not _alike(self.analysis, analysis):
+            return None
+        twin = copy(self)
+        twin.analysis = analysis
+        return twin
+
     def shared(self, recorded: int) -> int:
         """Return how many first events of the analysis hold its first ``recorded`` recorded
         events (and the results recovery put between them)."""
@@ -108,6 +119,16 @@ class SessionFrames:
         positions = view.indices_of(TOOL_EVENTS)
         found = {view.seqs[i]: i for i in positions}
         return found if len(found) == len(positions) else {}
+
+
+_FACTS = sorted((f.name for f in fields(Analysis) if f.name != "policy"),
+                key=lambda name: name not in ("closers", "fork_points", "abandoned_seqs"))
+"""What an analysis says besides its policy, the short lists first (they differ soonest)."""
+
+
+def _alike(one: Analysis, other: Analysis) -> bool:
+    """Return whether two analyses say the same of every event, call and message."""
+    return all(getattr(one, name) == getattr(other, name) for name in _FACTS)
 
 
 class _WholeFrames(Frames):
