@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -92,14 +92,17 @@ class _Memos:
 
     projection: ProjectionMemo
     exports: dict[Provider, ExportMemo]
-    projector: ContextProjector = field(init=False)
+    projector: ContextProjector
     """The projections, each copying what it shares with one made before."""
-    pairing: PairingMemo = field(init=False)
+    pairing: PairingMemo
     """The pairing checks, resumed from a context checked before."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "projector", ContextProjector(self.projection))
-        object.__setattr__(self, "pairing", PairingMemo(self.exports))
+    @classmethod
+    def new(cls) -> _Memos:
+        """Return empty memos, the projector and the pairing checks filling them."""
+        projection: ProjectionMemo = {}
+        exports: dict[Provider, ExportMemo] = {name: {} for name in PROVIDERS}
+        return cls(projection, exports, ContextProjector(projection), PairingMemo(exports))
 
     def size(self) -> int:
         """Return the most entries one memo holds (events computed per cut add new ones)."""
@@ -182,7 +185,7 @@ class Ledger:
             view._framer = lambda policy, triples: prefix_frames(whole(policy), *triples[0],
                                                                  recorded=n)
             if self._memos is None or self._memos.size() > 2 * len(log.events) + MEMO_SLACK:
-                self._memos = _Memos({}, {name: {} for name in PROVIDERS})  # a bounded cache
+                self._memos = _Memos.new()  # a bounded cache
             view._memos = self._memos
         return view
 
