@@ -83,7 +83,7 @@ class _Projected(NamedTuple):
 
 
 class ContextProjector:
-    """Projects the contexts of many analyses of one session under one policy (its cuts).
+    """Projects the contexts of many analyses of one session (its cuts, under any policy).
 
     Each event is projected once (``memo``, which projectors may share). An analysis whose
     surface begins with equal events (and seqs) to the last or the longest one projected so

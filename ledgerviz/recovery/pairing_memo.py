@@ -67,7 +67,7 @@ class _Resumable:
 
 class PairingMemo:
     """Checks the tool-call pairing of contexts against every provider, resuming scans (one
-    memo per session and policy; ``exports``: the shape memos of ``export(full=False)``).
+    memo per session, for every policy; ``exports``: the shape memos of ``export(full=False)``).
 
     ``problems(messages)`` equals ``pairing_problems(export(messages, provider))`` for
     each provider.
