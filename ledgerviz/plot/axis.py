@@ -67,10 +67,14 @@ class PairIndex:
     def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
         self._code: int | None = None
         """The one code of every row, when the values rise in one run (found by rank)."""
+        self._first: int | None = None
+        """The first value, when the values are it, it + 1, ... (a value's rank is its offset)."""
         if _one_rising_run(codes, values):  # already in key order, no pair twice: no sorting
             self._values = values
             self.rows = np.arange(len(values))
             self._code = int(codes[0])
+            if values[-1] - values[0] == len(values) - 1:
+                self._first = int(values[0])
             return
         self._values = distinct_sorted(values)
         keys = self._keys(codes, values)
@@ -85,6 +89,10 @@ class PairIndex:
     def find(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Return the position (into :attr:`rows`) of each pair, -1 where it is not known."""
         codes, values = np.asarray(codes, dtype=np.int64), np.asarray(values, dtype=np.int64)
+        if self._first is not None:
+            ranks = values - self._first
+            known = (ranks >= 0) & (ranks < len(self._values)) & (codes == self._code)
+            return np.where(known, ranks, -1)
         ranks = np.searchsorted(self._values, values)
         known = ranks < len(self._values)
         known[known] = self._values[ranks[known]] == values[known]

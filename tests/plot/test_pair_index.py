@@ -27,6 +27,15 @@ def test_each_known_pair_is_found_and_others_are_not(codes: list[int],
     assert index.find(ints([code + 1]), ints([3])).tolist() == [-1]  # another session
 
 
+@pytest.mark.parametrize("code", [0, 2])
+def test_seqs_without_a_gap_are_found_by_their_offset(code: int) -> None:
+    index = PairIndex(ints([code] * 5), ints([3, 4, 5, 6, 7]))
+    found = index.find(ints([code] * 7), ints([7, 3, 5, 2, 8, -1, 10**15]))
+    assert found.tolist() == [4, 0, 2, -1, -1, -1, -1]
+    assert index.rows[found[:3]].tolist() == [4, 0, 2]
+    assert index.find(ints([code + 1, code - 1]), ints([3, 4])).tolist() == [-1, -1]
+
+
 def test_the_first_row_of_a_repeated_pair_counts() -> None:
     index = PairIndex(ints([0, 1, 0, 0]), ints([4, 4, 7, 4]))
     rows = index.rows[index.find(ints([0, 1, 0]), ints([4, 4, 7]))]
