@@ -1,6 +1,6 @@
 """Explorer response times and bytes sent per change, against a naive rebuild in the same run.
 
-Run on demand: ``python benchmarks/bench_explorer.py [--turns 7200] [--moves 6]``
+Run on demand: ``python benchmarks/bench_explorer.py [--turns 7200] [--moves 6] [--stages]``
 (7,200 turns of the simulator's ``large`` scenario are about 100k events; 73,000 about 1M).
 
 The explorer is driven as the tests drive it: setting the crash-point slider and the policy
@@ -33,11 +33,36 @@ from ledgerviz.simulate import write_scenario
 from ledgerviz.widgets import explore
 from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices
+from ledgerviz.widgets.explorer import Explorer
+from ledgerviz.widgets.figure_update import FigureUpdater
 
 SENT = {"bytes": 0}
 CPU_MS: list[float] = []
 """The process CPU time of each timed change (the machine is shared: wall time includes
 waiting for a core)."""
+STAGES = {"timeline": (Explorer, "_spec"), "figure update": (FigureUpdater, "show"),
+          "event pane": (Explorer, "_show_events"), "context pane": (Explorer, "_context_html")}
+"""With ``--stages``: the explorer's steps timed within each change (the timeline includes
+the cut's frames and, under fork, the story; the rest is the cut's analysis and summary)."""
+STAGE_MS: dict[str, float] = {}
+STAGES_OF: list[dict[str, float]] = []
+"""The milliseconds of each stage, per timed change."""
+
+
+def _timing(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def stage(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            STAGE_MS[name] = STAGE_MS.get(name, 0.0) + (time.perf_counter() - started) * 1000
+    return stage
+
+
+def time_stages() -> None:
+    """Time the explorer's steps within each change (see :data:`STAGES`)."""
+    for name, (owner, attribute) in STAGES.items():
+        setattr(owner, attribute, _timing(name, getattr(owner, attribute)))
 
 
 def _counting_send(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -51,9 +76,11 @@ def _counting_send(original: Callable[..., Any]) -> Callable[..., Any]:
 def timed(work: Callable[[], Any]) -> tuple[float, int]:
     """Return milliseconds and bytes sent while running ``work``."""
     SENT["bytes"] = 0
+    STAGE_MS.clear()
     started, cpu = time.perf_counter(), time.process_time()
     work()
     CPU_MS.append((time.process_time() - cpu) * 1000)
+    STAGES_OF.append(dict(STAGE_MS))
     return (time.perf_counter() - started) * 1000, SENT["bytes"]
 
 
@@ -78,7 +105,11 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=6)
     parser.add_argument("--baseline-moves", type=int, default=2)
     parser.add_argument("--ledger", type=Path, help="an existing ledger (skips simulating)")
+    parser.add_argument("--stages", action="store_true",
+                        help="print where each change's time goes")
     args = parser.parse_args()
+    if args.stages:
+        time_stages()
     path = args.ledger or write_scenario(
         "large", Path(tempfile.mkdtemp(prefix="ledgerviz-bench-")) / "large.jsonl",
         turns=args.turns)[0]
@@ -90,15 +121,17 @@ def main() -> None:
     first_ms, first_bytes = timed(lambda: holder.setdefault("e", explore(ledger)))
     explorer = holder["e"]
     cuts = [events * (k + 1) // (args.moves + 1) for k in range(args.moves)]
-    slider, toggle, sent = [], [], []
+    slider, toggle, sent, changes = [], [], [], []
     for cut in cuts:
         ms, size = timed(lambda c=cut: setattr(explorer.crash_point, "value", c))
         slider.append(ms)
         sent.append(size)
+        changes.append((f"slider to {cut} under {explorer.policy.value}", ms))
         other = "fork" if explorer.policy.value == "synthesize" else "synthesize"
         ms, size = timed(lambda p=other: setattr(explorer.policy, "value", p))
         toggle.append(ms)
         sent.append(size)
+        changes.append((f"toggle to {other} at {cut}", ms))
     naive_ms, naive_bytes = [], []
     for cut in cuts[:args.baseline_moves]:
         started = time.perf_counter()
@@ -116,6 +149,10 @@ def main() -> None:
           f"{[round(m) for m in CPU_MS[1::2]]} ms; toggle {[round(m) for m in CPU_MS[2::2]]} ms")
     print(f"naive rebuild: {[round(m) for m in naive_ms]} ms per change; "
           f"{[round(b / 1e3) for b in naive_bytes]} KB per change")
+    if args.stages:
+        for (change, ms), stages in zip(changes, STAGES_OF[1:], strict=True):
+            parts = ", ".join(f"{name} {value:.0f}" for name, value in stages.items())
+            print(f"{change}: {ms:.0f} ms ({parts}, rest {ms - sum(stages.values()):.0f})")
     print(json.dumps(result))
 
 
