@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -365,6 +366,22 @@ def test_joined_inferred_keeps_only_the_categories_some_value_holds() -> None:
     assert joined.codes.tolist() == [0, -1, 0, 1, -1]
     assert joined_inferred(head[1:2], tail[1:]) is None  # no value at all
     assert joined_inferred(pd.Categorical([1]), tail) is None  # not a string category
+
+
+@pytest.mark.parametrize(("seed_length", "inherited"), [
+    (2, [True, True, False, False]),
+    (10, [True, True, True, False]),  # past the log (a torn child): every recorded event
+])
+def test_a_v1_childs_seed_length_marks_its_inherited_events(
+        seed_length: int, inherited: list[bool], tmp_path: Path) -> None:
+    header = {"type": "session", "version": 1, "id": "child", "createdAt": 1000,
+              "parentSession": "parent", "seedLength": seed_length, "delegationDepth": 0}
+    events = [{"type": "turn/start", "seq": seq, "time": 1000 + seq, "data": {"turn": 1}}
+              for seq in range(3)]
+    path = tmp_path / "child.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *events]))
+    frames = ledgerviz.load(path).recovery("synthesize").frames  # + the closer turn/end
+    assert frames.events["inherited"].tolist() == inherited
 
 
 def test_calls_without_a_dispatch_or_result_have_no_time_for_it() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import accumulate
+from itertools import compress, count, islice
 from typing import Any
 
 import numpy as np
@@ -69,10 +69,14 @@ def _inherited(view: SessionsView) -> np.ndarray:
     start = 0
     for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
         own = ((view.seqs[i], view.datas[i]) for i in markers.get(session, ()))
-        count = inherited_count(log.header, log.version, own)
-        if count:
-            cut = list(accumulate(analysis.recorded)).index(count + 1)  # first own event
-            flags[start : start + cut] = True
+        inherited = inherited_count(log.header, log.version, own)
+        if inherited:  # every event before the first own recorded one
+            recorded = compress(count(), analysis.recorded)
+            first_own = next(islice(recorded, inherited, None), None)
+            if first_own is None:  # a seed that runs past the log: every recorded event
+                flags[start : start + len(analysis.events)] = analysis.recorded
+            else:
+                flags[start : start + first_own] = True
         start += len(analysis.events)
     return flags
 
