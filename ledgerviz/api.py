@@ -30,11 +30,11 @@ from ledgerviz.recovery import (
     project_context,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
-from ledgerviz.recovery.context import ContextProjector, ProjectionMemo
+from ledgerviz.recovery.context import ContextProjector
 from ledgerviz.recovery.fork import SEED_MARKER
 from ledgerviz.recovery.pairing_memo import PairingMemo
 from ledgerviz.recovery.prefixes import PrefixAnalyses
-from ledgerviz.recovery.providers import ExportMemo, Provider
+from ledgerviz.recovery.providers import Provider
 
 Triple = tuple[str, SessionLog, Analysis]
 """A session's key, its log and its analysis under one policy: what frames are built from."""
@@ -84,14 +84,12 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class _Memos:
-    """What a ledger's cuts projected, exported and checked, so each event is converted once.
+    """What a ledger's cuts projected and checked last, which the next cut resumes from.
 
     Both policies share them: a projection or a pairing scan depends only on the events or
     messages it reads, so a cut under one policy resumes from what the other read (a fork
     context is a prefix of the whole session's, which the first display projects)."""
 
-    projection: ProjectionMemo
-    exports: dict[Provider, ExportMemo]
     projector: ContextProjector
     """The projections, each copying what it shares with one made before."""
     pairing: PairingMemo
@@ -99,17 +97,8 @@ class _Memos:
 
     @classmethod
     def new(cls) -> _Memos:
-        """Return empty memos, the projector and the pairing checks filling them."""
-        projection: ProjectionMemo = {}
-        exports: dict[Provider, ExportMemo] = {name: {} for name in PROVIDERS}
-        return cls(projection, exports, ContextProjector(projection), PairingMemo(exports))
-
-    def size(self) -> int:
-        """Return the most entries one memo holds (events computed per cut add new ones)."""
-        return max(len(self.projection), *map(len, self.exports.values()))
-
-
-MEMO_SLACK = 10_000
+        """Return a projector and pairing checks that have read nothing yet."""
+        return cls(ContextProjector(), PairingMemo())
 
 
 class Ledger:
@@ -123,7 +112,7 @@ class Ledger:
         self._source: Callable[[Policy], PrefixAnalyses] | None = None
         """For a cut made with ``reuse``: the prefix analyses of the session it was cut from."""
         self._memos: _Memos | None = None
-        """Shared by the cuts made with ``reuse``: what each message projected and exported to."""
+        """Shared by the cuts made with ``reuse``: the projector and pairing checks they resume."""
         self._bases: dict[tuple[str, Policy], SessionFrames] = {}
         self._whole: Callable[[Policy], SessionFrames] | None = None
         """For a cut made with ``reuse``: the frames of the whole session it was cut from."""
@@ -184,8 +173,8 @@ class Ledger:
                 else (lambda _cut, policy: source(policy).analysis(n)))
             view._framer = lambda policy, triples: prefix_frames(whole(policy), *triples[0],
                                                                  recorded=n)
-            if self._memos is None or self._memos.size() > 2 * len(log.events) + MEMO_SLACK:
-                self._memos = _Memos.new()  # a bounded cache
+            if self._memos is None:
+                self._memos = _Memos.new()
             view._memos = self._memos
         return view
 

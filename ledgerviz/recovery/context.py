@@ -53,7 +53,7 @@ def project_context(analysis: Analysis, memo: ProjectionMemo | None = None
     Surface order (§6), active branch only; system, developer and assistant nodes with
     empty content keep their place but produce no message. ``memo`` (kept by the caller)
     remembers each event's message, so projecting many overlapping analyses (cuts of one
-    session) reads each event once; :class:`ContextProjector` also copies what they share.
+    session) reads each event once; :class:`ContextProjector` instead copies what they share.
     """
     events, seqs = analysis.events, analysis.seqs
     if memo is None:
@@ -85,13 +85,11 @@ class _Projected(NamedTuple):
 class ContextProjector:
     """Projects the contexts of many analyses of one session (its cuts, under any policy).
 
-    Each event is projected once (``memo``, which projectors may share). An analysis whose
-    surface begins with equal events (and seqs) to the last or the longest one projected so
-    far takes their messages and projects only the nodes after them.
+    An analysis whose surface begins with equal events (and seqs) to the last or the longest
+    one projected so far takes their messages and projects only the nodes after them.
     """
 
-    def __init__(self, memo: ProjectionMemo) -> None:
-        self.memo = memo
+    def __init__(self) -> None:
         self._last = self._longest = _Projected([], [], [], array("q"))
 
     def project(self, analysis: Analysis) -> list[ContextMessage]:
@@ -106,7 +104,7 @@ class ContextProjector:
         kept = bisect_left(base.positions, shared)
         messages, positions = base.messages[:kept], base.positions[:kept]
         for position in range(shared, len(events)):
-            message = _remembered(self.memo, events[position], seqs[position])
+            message = _projected(events[position], seqs[position])
             if message is not None:
                 messages.append(message)
                 positions.append(position)

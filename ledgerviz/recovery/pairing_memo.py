@@ -16,10 +16,8 @@ from typing import Any, NamedTuple
 from ledgerviz.recovery.context import ContextMessage
 from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing, Problem
 from ledgerviz.recovery.providers import (
-    ExportMemo,
     Provider,
     _anthropic_shape,
-    _converted,
     _openai_shape,
     anthropic_turns,
 )
@@ -67,15 +65,13 @@ class _Resumable:
 
 class PairingMemo:
     """Checks the tool-call pairing of contexts against every provider, resuming scans (one
-    memo per session, for every policy; ``exports``: the shape memos of ``export(full=False)``).
+    per session, for every policy).
 
     ``problems(messages)`` equals ``pairing_problems(export(messages, provider))`` for
     each provider.
     """
 
-    def __init__(self, exports: dict[Provider, ExportMemo]) -> None:
-        self._openai_shape = _converted(_openai_shape, exports["openai"])
-        self._anthropic_shape = _converted(_anthropic_shape, exports["anthropic"])
+    def __init__(self) -> None:
         self._openai = _Resumable(OpenAIPairing())
         self._anthropic = _Resumable(AnthropicPairing())
 
@@ -87,7 +83,7 @@ class PairingMemo:
     def _openai_problems(self, messages: list[ContextMessage]) -> list[Problem]:
         state = self._openai
         start, _ = state.resume(messages, 1)
-        scan, shape, marks = state.scan, self._openai_shape, state.last.marks
+        scan, shape, marks = state.scan, _openai_shape, state.last.marks
         for index in range(start, len(messages)):
             if index % MARK_EVERY == 0 and index > start:
                 marks.append((index, index, scan.mark()))
@@ -100,7 +96,7 @@ class PairingMemo:
         # so it must be shared too for that turn to start there again
         state = self._anthropic
         start, first_turn = state.resume(messages, 0)
-        merged = anthropic_turns(messages[start:], self._anthropic_shape, None,
+        merged = anthropic_turns(messages[start:], _anthropic_shape, None,
                                  after_turns=first_turn > 0)
         scan, last, marks = state.scan, start, state.last.marks
         for offset, (turn, seqs, begins) in enumerate(zip(merged.turns, merged.seqs(),

@@ -114,13 +114,13 @@ def test_a_projector_copies_what_a_surface_shares_with_the_last_or_longest_one(
     events = b.events
     projected: list[int | None] = []  # the seq of each node projected anew, in order
 
-    def recorded(memo: ProjectionMemo, event: dict, seq: int | None) -> ContextMessage | None:
+    def recorded(event: dict, seq: int | None) -> ContextMessage | None:
         projected.append(seq)
-        return remembered(memo, event, seq)
+        return project_one(event, seq)
 
-    remembered = context._remembered
-    monkeypatch.setattr(context, "_remembered", recorded)
-    projector = ContextProjector({})
+    project_one = context._projected
+    monkeypatch.setattr(context, "_projected", recorded)
+    projector = ContextProjector()
 
     def project(analysis: Analysis) -> list[int | None]:
         projected.clear()
@@ -147,7 +147,7 @@ def test_a_projector_projects_a_shared_event_again_under_another_seq() -> None:
     seqless = [{k: v for k, v in event.items() if k != "seq"}
                for event in asked_and_answered().events]
     todo = {"type": "todo/write", "data": {"todos": []}}
-    projector = ContextProjector({})
+    projector = ContextProjector()
     first = projector.project(analyze(seqless, policy="recorded"))
     moved = projector.project(analyze([seqless[0], todo, *seqless[1:]], policy="recorded"))
     assert [m.seq for m in first] == [1, 4] and [m.seq for m in moved] == [2, 5]

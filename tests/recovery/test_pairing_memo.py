@@ -78,7 +78,7 @@ def checked(memo: PairingMemo, messages: list[ContextMessage], reads: Reads
 
 
 def new_memo() -> PairingMemo:
-    return PairingMemo({"openai": {}, "anthropic": {}})
+    return PairingMemo()
 
 
 def test_contexts_resume_from_the_last_state_they_share(
@@ -222,29 +222,3 @@ def test_a_turn_resumed_after_turns_keeps_its_system_message(
         {"openai": [("missing_result", "A", 1, (2,)), ("orphan_result", "A", 3, (4,))],
          "anthropic": []},
         {"openai": [(2, (3,)), (3, (4,))], "anthropic": [(1, (3, 4))]})
-
-
-def test_checked_messages_fill_the_shape_memos() -> None:
-    exports: dict[str, dict[int, Any]] = {"openai": {}, "anthropic": {}}
-    memo = PairingMemo(exports)  # type: ignore[arg-type]
-    user, call, result = said(1, "hi"), asks(2, "A"), answer(3, "A")
-    memo.problems([user, call, result])
-    assert exports["openai"] == {
-        id(user.message): (user.message, "user/message", {"role": "user", "content": None}),
-        id(call.message): (call.message, "assistant/message", {
-            "role": "assistant", "content": None,
-            "tool_calls": [{"id": "A", "type": "function",
-                            "function": {"name": "ls", "arguments": "{}"}}]}),
-        id(result.message): (result.message, "tool/result",
-                             {"role": "tool", "tool_call_id": "A", "content": None}),
-    }
-    assert exports["anthropic"] == {
-        id(user.message): (user.message, "user/message",
-                           ("user", [{"type": "text", "text": "hi"}])),
-        id(call.message): (call.message, "assistant/message",
-                           ("assistant", [{"type": "tool_use", "id": "A", "name": "ls",
-                                           "input": "{}"}])),
-        id(result.message): (result.message, "tool/result",
-                             ("user", [{"type": "tool_result", "tool_use_id": "A",
-                                        "content": "", "is_error": False}])),
-    }
