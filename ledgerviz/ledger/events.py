@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import chain
 from typing import Any, NamedTuple
 
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
-from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.fields import EventFields, concatenated
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 from ledgerviz.ledger.packed import expand_packed_row
 from ledgerviz.ledger.shapes import (
@@ -332,7 +331,7 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
     """Return the checked events of consecutive runs of lines as one (the part itself when one)."""
     if len(parts) == 1:
         return parts[0]
-    events = list(chain.from_iterable(part.events for part in parts))
+    events = concatenated(part.events for part in parts)
     fields = EventFields.joined([part.fields for part in parts])
     rejected = sum(part.rejected for part in parts)
     first, last = parts[0].lines, parts[-1].lines
@@ -340,7 +339,7 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
             and all(isinstance(part.lines, range) for part in parts)):  # none rejected or expanded
         lines: Sequence[int] = range(first.start, last.stop)
     else:
-        lines = list(chain.from_iterable(part.lines for part in parts))
+        lines = concatenated(part.lines for part in parts)
     return CheckedEvents(events, fields, lines, rejected)
 
 
