@@ -15,6 +15,7 @@ from ledgerviz.ledger.packed import expand_packed_row
 from ledgerviz.ledger.shapes import (
     FAST_PAYLOAD_CHECKS,
     MAX_INTEGER,
+    MIN_INTEGER,
     SUSPECT,
     integer_problem,
     json_type,
@@ -264,8 +265,8 @@ def check_events(
             or data.__class__ is not dict
             or seq.__class__ is not int
             or not (time is None or time.__class__ is int)
-            or not -MAX_INTEGER <= seq <= MAX_INTEGER
-            or not (time is None or -MAX_INTEGER <= time <= MAX_INTEGER)
+            or not MIN_INTEGER <= seq <= MAX_INTEGER
+            or not (time is None or MIN_INTEGER <= time <= MAX_INTEGER)
         ):
             log.add(first_line + index, "invalid_event", _envelope_problem(event))
             rejected.add(index)
@@ -278,8 +279,8 @@ def check_events(
         if not (
             payload is not SUSPECT
             and (name == "user/message" or (
-                (turn is None or (turn.__class__ is int and turn in _SAFE_INTEGERS))
-                and (step is None or (step.__class__ is int and step in _SAFE_INTEGERS))
+                (turn is None or (turn.__class__ is int and MIN_INTEGER <= turn <= MAX_INTEGER))
+                and (step is None or (step.__class__ is int and MIN_INTEGER <= step <= MAX_INTEGER))
             ))
             and (op is _MISSING or op.__class__ is str)
             and (seqs is _MISSING or plain_source_seqs(seqs))
@@ -342,8 +343,6 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
         lines = concatenated(part.lines for part in parts)
     return CheckedEvents(events, fields, lines, rejected)
 
-
-_SAFE_INTEGERS = range(-MAX_INTEGER, MAX_INTEGER + 1)
 
 _MISSING: Any = object()
 """Stands in for a key an event does not have."""
