@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ledgerviz.recovery.analysis import (
@@ -407,20 +408,15 @@ def _facts(call: list[Any], branch: Branch) -> CallFacts:
     )
 
 
-class _collector_paused:  # a function to its callers: ``with _collector_paused():``
-    """Pause the cyclic garbage collector: the scan allocates many objects, no cycles.
-
-    A class, not a generator context manager: it is entered once per session.
-    """
-
-    __slots__ = ("_was_enabled",)
-
-    def __enter__(self) -> None:
-        self._was_enabled = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._was_enabled:
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: the scan allocates many objects, no cycles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
             gc.enable()
 
 
@@ -436,8 +432,7 @@ def _scan(
     scan = _Scan(policy, generation)
     scan.run(events, columns=columns)
     closers = scan.closers()
-    if closers:
-        scan.run_computed(closers)
+    scan.run_computed(closers)
     return scan, closers
 
 
