@@ -18,7 +18,7 @@ from ledgerviz.frames.columns import (
     transpose,
 )
 from ledgerviz.frames.view import SessionsView
-from ledgerviz.recovery.events import end_reason_kind
+from ledgerviz.recovery.events import payload_end_reason_kind
 
 TURN_SCHEMA = {
     "turn": int_column,
@@ -92,7 +92,7 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
     """Return one row per turn from the turn/start, turn/end and step/start events."""
     rows: list[list[Any]] = []
     latest: dict[tuple[int, Any], list[Any]] = {}
-    types, turns, events, sessions = view.types, view.fields.turns, view.events, view.sessions
+    types, turns, datas, sessions = view.types, view.fields.turns, view.datas, view.sessions
     for i in view.indices_of(_TURN_EVENTS):
         kind, key = types[i], (sessions[i], turns[i])
         row = latest.get(key)
@@ -102,7 +102,7 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
         if kind == "turn/start":
             row[_T_START] = i
         elif kind == "turn/end":
-            row[_T_END], row[_T_REASON] = i, end_reason_kind(events[i])
+            row[_T_END], row[_T_REASON] = i, payload_end_reason_kind(datas[i])
         else:
             row[_T_STEPS] += 1
         row[_T_LAST] = i

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from ledgerviz.frames.columns import (
     time_column,
 )
 from ledgerviz.ledger import SessionLog
-from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.fields import EventFields, concatenated
 from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts
 
 
@@ -182,7 +181,7 @@ class SessionsView:
 
 def _joined(lists: list[list[Any]]) -> list[Any]:
     """Return one list of the sessions' lists (the list itself when there is one)."""
-    return lists[0] if len(lists) == 1 else list(chain.from_iterable(lists))
+    return lists[0] if len(lists) == 1 else concatenated(lists)
 
 
 def analysis_fields(log: SessionLog, analysis: Analysis) -> EventFields:

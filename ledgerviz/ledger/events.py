@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import chain
 from typing import Any, NamedTuple
 
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
-from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.fields import EventFields, concatenated
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 from ledgerviz.ledger.packed import expand_packed_row
 from ledgerviz.ledger.shapes import (
     FAST_PAYLOAD_CHECKS,
     MAX_INTEGER,
+    MIN_INTEGER,
     SUSPECT,
     integer_problem,
     json_type,
@@ -265,8 +265,8 @@ def check_events(
             or data.__class__ is not dict
             or seq.__class__ is not int
             or not (time is None or time.__class__ is int)
-            or not -MAX_INTEGER <= seq <= MAX_INTEGER
-            or not (time is None or -MAX_INTEGER <= time <= MAX_INTEGER)
+            or not MIN_INTEGER <= seq <= MAX_INTEGER
+            or not (time is None or MIN_INTEGER <= time <= MAX_INTEGER)
         ):
             log.add(first_line + index, "invalid_event", _envelope_problem(event))
             rejected.add(index)
@@ -279,8 +279,8 @@ def check_events(
         if not (
             payload is not SUSPECT
             and (name == "user/message" or (
-                (turn is None or (turn.__class__ is int and turn in _SAFE_INTEGERS))
-                and (step is None or (step.__class__ is int and step in _SAFE_INTEGERS))
+                (turn is None or (turn.__class__ is int and MIN_INTEGER <= turn <= MAX_INTEGER))
+                and (step is None or (step.__class__ is int and MIN_INTEGER <= step <= MAX_INTEGER))
             ))
             and (op is _MISSING or op.__class__ is str)
             and (seqs is _MISSING or plain_source_seqs(seqs))
@@ -332,7 +332,7 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
     """Return the checked events of consecutive runs of lines as one (the part itself when one)."""
     if len(parts) == 1:
         return parts[0]
-    events = list(chain.from_iterable(part.events for part in parts))
+    events = concatenated(part.events for part in parts)
     fields = EventFields.joined([part.fields for part in parts])
     rejected = sum(part.rejected for part in parts)
     first, last = parts[0].lines, parts[-1].lines
@@ -340,11 +340,9 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
             and all(isinstance(part.lines, range) for part in parts)):  # none rejected or expanded
         lines: Sequence[int] = range(first.start, last.stop)
     else:
-        lines = list(chain.from_iterable(part.lines for part in parts))
+        lines = concatenated(part.lines for part in parts)
     return CheckedEvents(events, fields, lines, rejected)
 
-
-_SAFE_INTEGERS = range(-MAX_INTEGER, MAX_INTEGER + 1)
 
 _MISSING: Any = object()
 """Stands in for a key an event does not have."""

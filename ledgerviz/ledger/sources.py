@@ -7,6 +7,7 @@ import glob
 import os
 import stat
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Union
 
@@ -40,8 +41,9 @@ class SourceProblem:
         return f"SourceProblem({self.kind!r}, {self.message!r})"
 
 
-Found = tuple[Path, SourceProblem | None]
-"""A file a path names, and why it cannot be read when it was found in a folder."""
+Found = tuple[str, SourceProblem | None]
+"""A file a path names (as ``str(Path(...))`` gives it), and why it cannot be read when it
+was found in a folder."""
 
 
 def iter_sources(source: Source) -> Iterator[tuple[str, bytes | SourceProblem]]:
@@ -76,7 +78,7 @@ def iter_source_chunks(
         yield str(getattr(source, "name", "<stream>")), _stream_chunks(source, chunk_size)
     elif isinstance(source, str | os.PathLike):
         for path, problem in expand_found(os.fspath(source)):
-            yield str(path), iter([problem]) if problem else _file_chunks(path, chunk_size)
+            yield path, iter([problem]) if problem else _file_chunks(path, chunk_size)
     else:
         raise TypeError(f"cannot read a ledger from {type(source).__name__}")
 
@@ -89,7 +91,7 @@ def expand_path(text: str) -> list[Path]:
     in turn. Files found in folders that a load reports as unreadable are included. A
     name matching nothing, or naming a pipe or device, raises ``UnreadableSourceError``.
     """
-    return [path for path, _ in expand_found(text)]
+    return [Path(path) for path, _ in expand_found(text)]
 
 
 def expand_found(text: str) -> list[Found]:
@@ -113,7 +115,7 @@ def expand_found(text: str) -> list[Found]:
     if info is not None:
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableSourceError(f"{text}: {_special_kind(info.st_mode)}, not a file")
-        return [(path, None)]
+        return [(str(path), None)]
     if _GLOB_CHARS.intersection(text):
         matches = _recursive_glob(text) if "**" in text else sorted(glob.glob(text))
         if not matches:
@@ -135,12 +137,13 @@ def _recursive_glob(pattern: str) -> list[str]:
     fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.intersection(part))
     root = Path(*parts[:fixed]) if fixed else Path(".")
     variants = {pattern, pattern.replace("**/", "")}
-    texts = (str(path) for path in _walk(root, lambda error: None))
+    texts = _walk(root, lambda error: None)
     return sorted(text for text in texts if any(fnmatch.fnmatchcase(text, v) for v in variants))
 
 
-def _walk(root: Path, onerror: Callable[[OSError], None]) -> Iterator[Path]:
-    """Yield every file below ``root``, following symlinked folders once (a loop ends)."""
+def _walk(root: Path, onerror: Callable[[OSError], None]) -> Iterator[str]:
+    """Yield every file below ``root`` (as ``str(Path(folder, name))``), following
+    symlinked folders once (a loop ends)."""
     seen: set[tuple[int, int]] = set()
     for folder, subfolders, files in os.walk(root, onerror=onerror, followlinks=True):
         try:
@@ -154,8 +157,9 @@ def _walk(root: Path, onerror: Callable[[OSError], None]) -> Iterator[Path]:
             continue
         seen.add((info.st_dev, info.st_ino))
         subfolders.sort()
+        prefix = str(Path(folder, "_"))[:-1]  # what Path adds before any name in the folder
         for name in sorted(files):
-            yield Path(folder, name)
+            yield prefix + name
 
 
 def _walk_folder(root: Path) -> list[Found]:
@@ -166,21 +170,21 @@ def _walk_folder(root: Path) -> list[Found]:
     def unreadable(error: OSError) -> None:
         where = Path(error.filename) if error.filename else root
         problem = SourceProblem("unreadable", f"cannot read folder: {error.strerror or error}")
-        found.append((where, problem))
+        found.append((str(where), problem))
 
     for path in _walk(root, unreadable):
-        if path.name.endswith(LEDGER_SUFFIXES):
+        if path.endswith(LEDGER_SUFFIXES):
             found.append((path, _file_problem(path)))
-        elif path.name.endswith(COMPRESSED_SUFFIXES):
+        elif path.endswith(COMPRESSED_SUFFIXES):
             message = "compressed ledger: decompress it to read it (ledgerviz reads JSONL)"
             found.append((path, SourceProblem("compressed_file", message)))
-    return sorted(found, key=lambda item: str(item[0]))
+    return sorted(found, key=itemgetter(0))
 
 
-def _file_problem(path: Path) -> SourceProblem | None:
+def _file_problem(path: str) -> SourceProblem | None:
     """Return why a ``*.jsonl`` found in a folder cannot be read as a file, or None."""
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError as error:
         return SourceProblem("unreadable", f"cannot read: {error.strerror or error}")
     if not stat.S_ISREG(info.st_mode):
@@ -213,7 +217,7 @@ def valid_unicode(text: str) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def _file_chunks(path: Path, size: int | None) -> Iterator[bytes]:
+def _file_chunks(path: str, size: int | None) -> Iterator[bytes]:
     """Yield the file as it is now, ``size`` bytes at a time (None: all at once)."""
     try:
         if size is None:
@@ -221,7 +225,7 @@ def _file_chunks(path: Path, size: int | None) -> Iterator[bytes]:
                 content = raw.readall()  # a snapshot, even while the file is appended to
             yield content
             return
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             while chunk := handle.read(size):
                 yield chunk
     except OSError as error:

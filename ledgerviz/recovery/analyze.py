@@ -25,12 +25,12 @@ from ledgerviz.recovery.events import (
     Event,
     Generation,
     data_of,
-    end_reason_kind,
     envelope_rows,
     generation_for,
     is_user_typed,
+    payload_end_reason_kind,
+    payload_result_facts,
     payload_tool_call_blocks,
-    result_facts,
 )
 from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.surface import SurfaceFold
@@ -161,7 +161,7 @@ class _Scan:
                 continue
             key = len(out)
             if action == _RESULT_KIND:
-                call_id, code, is_error, synthetic = result_facts(event)
+                call_id, code, is_error, synthetic = payload_result_facts(data)
                 if synthetic or code is not None:
                     self._recovery_result(key, code, recorded and synthetic)
                 forget(call_id, None)
@@ -203,7 +203,7 @@ class _Scan:
                     self.open_turn = data.get("turn")
                 elif kind == "turn/end":
                     self.open_turn = None
-                    if recorded and end_reason_kind(event) in SYNTHETIC_END_KINDS:
+                    if recorded and payload_end_reason_kind(data) in SYNTHETIC_END_KINDS:
                         self._mark_synthetic_end(key)
                 if kind != "step/end":
                     self.boundary = key

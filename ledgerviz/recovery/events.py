@@ -226,7 +226,12 @@ def payload_result_facts(data: dict[str, Any]) -> tuple[str | None, str | None, 
 
 def end_reason_kind(event: Event) -> str | None:
     """Return ``data.reason.kind`` of a turn/end, or None."""
-    reason = data_of(event).get("reason")
+    return payload_end_reason_kind(data_of(event))
+
+
+def payload_end_reason_kind(data: dict[str, Any]) -> str | None:
+    """Return ``reason.kind`` of a turn/end's ``data`` payload, or None."""
+    reason = data.get("reason")
     return reason.get("kind") if isinstance(reason, dict) else None
 
 
