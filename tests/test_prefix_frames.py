@@ -3,6 +3,7 @@ gives for the file truncated at that cut (an independent build: another file, re
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -103,6 +104,22 @@ def test_cuts_at_the_fork_points_of_a_long_session(tmp_path: Path, rebuilt: list
     count = len(ledgerviz.load(path).sessions[0].events)
     mid_step = list(range(count // 2, count // 2 + 8))  # inside an ordinary turn's steps
     assert_cuts_match(path, [*cuts, *mid_step, count], tmp_path)
+    assert not [n for n in rebuilt if n in SLICED_BUILDERS]
+
+
+def test_cuts_of_a_session_that_reuses_a_turn_number(tmp_path: Path, rebuilt: list[str]) -> None:
+    """Turn 3 recorded as a second turn 1: two turn rows share a number, and turn 1's calls
+    are not next to each other, so a cut's call counts cannot find rows by number alone."""
+    (path,) = write_scenario("clean", tmp_path / "clean.jsonl", turns=4)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    events = [json.loads(line) for line in lines[1:]]
+    starts = [i for i, event in enumerate(events) if event["type"] == "turn/start"]
+    for event in events[starts[2]:starts[3]]:
+        if event["data"].get("turn") == 3:
+            event["data"]["turn"] = 1
+    path.write_text(lines[0] + "".join(json.dumps(event) + "\n" for event in events),
+                    encoding="utf-8")
+    assert_cuts_match(path, list(range(starts[2], len(events) + 1)), tmp_path)
     assert not [n for n in rebuilt if n in SLICED_BUILDERS]
 
 

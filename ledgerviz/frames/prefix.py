@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from copy import copy
 from dataclasses import fields, replace
 from functools import cached_property, partial
-from itertools import chain, compress, islice
+from itertools import chain, compress, groupby, islice, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -48,8 +48,8 @@ from ledgerviz.frames.turns import (
     STEP_SCHEMA,
     TURN_CALL_COUNTS,
     TURN_SCHEMA,
-    _forked,
     _spans,
+    forked,
     route_before,
     step_calls,
     step_columns,
@@ -77,6 +77,8 @@ class SessionFrames:
         self.frames = _WholeFrames([(key, log, analysis)], self)
         self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
         self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
+        self._call_runs: dict[Callable[[CallFacts], Any], dict[Any, range] | None] = {}
+        self._call_rows: dict[Callable[[CallFacts], Any], np.ndarray | None] = {}
 
     def serving(self, analysis: Analysis) -> SessionFrames | None:
         """Return these frames for ``analysis``, another policy's analysis of the same
@@ -111,6 +113,20 @@ class SessionFrames:
             self._call_keys[key_of] = list(map(key_of, self.analysis.calls))
         return self._call_keys[key_of]
 
+    def call_rows(self, key_of: Callable[[CallFacts], Any], rows: _Rows) -> np.ndarray | None:
+        """Return the row of ``rows`` (of a frame whose rows ``key_of`` keys) each call of the
+        whole session is counted in (see :meth:`_Rows.rows_of`; made once per ``key_of``)."""
+        if key_of not in self._call_rows:
+            self._call_rows[key_of] = rows.rows_of(self.call_keys(key_of))
+        return self._call_rows[key_of]
+
+    def call_runs(self, key_of: Callable[[CallFacts], Any]) -> dict[Any, range] | None:
+        """Return the positions of the whole session's calls of each ``key_of`` key, or None
+        when the calls of some key are not all next to each other (made once per ``key_of``)."""
+        if key_of not in self._call_runs:
+            self._call_runs[key_of] = _runs(self.call_keys(key_of))
+        return self._call_runs[key_of]
+
     @cached_property
     def tool_positions(self) -> dict[Any, int]:
         """Return the position of the tool event with each seq, or an empty dict when two
@@ -119,6 +135,19 @@ class SessionFrames:
         positions = view.indices_of(TOOL_EVENTS)
         found = {view.seqs[i]: i for i in positions}
         return found if len(found) == len(positions) else {}
+
+
+def _runs(keys: list[Any]) -> dict[Any, range] | None:
+    """Return the positions of each key's run in ``keys``, or None when a key has two runs."""
+    runs: dict[Any, range] = {}
+    start = 0
+    for key, run in groupby(keys):
+        stop = start + sum(1 for _ in run)
+        if key in runs:
+            return None
+        runs[key] = range(start, stop)
+        start = stop
+    return runs
 
 
 _FACTS = sorted((f.name for f in fields(Analysis) if f.name != "policy"),
@@ -160,6 +189,27 @@ class _Rows:
         self.reach = np.maximum.accumulate(np.asarray(rows["last"], dtype=np.int64))
         self.keys = {key: row for row, key in reversed(list(enumerate(self.row_keys())))}
         """The first row of each key."""
+
+    @cached_property
+    def call_keys(self) -> list[Any]:
+        """Return each row's key as its calls carry it: the turn, or (turn, step)."""
+        if "step" in self.rows:
+            return list(zip(self.rows["turn"], self.rows["step"], strict=True))
+        return self.rows["turn"]
+
+    @cached_property
+    def row_of_call_key(self) -> dict[Any, int] | None:
+        """Return the row of each call key, or None when two rows share one."""
+        found = {key: row for row, key in enumerate(self.call_keys)}
+        return found if len(found) == len(self.call_keys) else None
+
+    def rows_of(self, keys: list[Any]) -> np.ndarray | None:
+        """Return the row of each call key in ``keys`` (-1: none), or None when two rows
+        share a key."""
+        row_of = self.row_of_call_key
+        if row_of is None:
+            return None
+        return np.fromiter(map(row_of.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
 
     def row_keys(self, rows: dict[str, list[Any]] | None = None) -> list[tuple[Any, ...]]:
         """Return the key of each row (``rows``: of another set of rows of this frame)."""
@@ -254,8 +304,7 @@ class PrefixFrames(Frames):
                                       category_column(new["end_reason"]))
             if reasons is None:
                 reasons = category_column(rows.rows["end_reason"][:count] + new["end_reason"])
-            sessions = [0] * (count + len(new["turn"]))
-            turns = rows.rows["turn"][:count] + new["turn"]
+            sessions = np.zeros(count + len(new["turn"]), dtype=np.int64)
             return self._frame({
                 "session": sessions,
                 "turn": joined(head["turn"].array, int_column(new["turn"])),
@@ -263,10 +312,9 @@ class PrefixFrames(Frames):
                 "duration": spans["end_time"] - spans["start_time"],
                 "end_reason": reasons,
                 "steps": joined(head["steps"].array, int_column(new["steps"])),
-                **self._recounted(head, count, turns, TURN_CALL_COUNTS, _CALL_TURN,
+                **self._recounted(head, rows, count, new["turn"], TURN_CALL_COUNTS, _CALL_TURN,
                                   _turn_call_counts),
-                "forked": _forked(view, sessions,
-                                  rows.rows["end_reason"][:count] + new["end_reason"], spans),
+                "forked": forked(view, sessions, np.asarray(reasons == "forked"), spans),
             }, TURN_SCHEMA)
 
     @cached_property
@@ -287,15 +335,14 @@ class PrefixFrames(Frames):
                         rows.rows[name][:count] + new[name])
                 else:
                     facts[name] = joined(head[name].array, convert(new[name]))
-            sessions = [0] * (count + len(new["step"]))
-            turns, steps = (rows.rows[name][:count] + new[name] for name in ("turn", "step"))
             return self._frame({
-                "session": sessions,
+                "session": np.zeros(count + len(new["step"]), dtype=np.int64),
                 "turn": joined(head["turn"].array, int_column(new["turn"])),
                 "step": joined(head["step"].array, int_column(new["step"])),
                 **_joined_spans(view, head, new),
                 **facts,
-                **self._recounted(head, count, list(zip(turns, steps, strict=True)), ("calls",),
+                **self._recounted(head, rows, count,
+                                  list(zip(new["turn"], new["step"], strict=True)), ("calls",),
                                   _CALL_STEP_KEY, _step_call_counts),
             }, STEP_SCHEMA)
 
@@ -304,31 +351,59 @@ class PrefixFrames(Frames):
         """Return how many first calls have the same facts in the whole session."""
         return first_difference(self._base.analysis.calls, self._analysis.calls)
 
-    def _recounted(self, head: pd.DataFrame, count: int, keys: list[Any],
+    def _recounted(self, head: pd.DataFrame, rows: _Rows, count: int, new_keys: list[Any],
                    columns: Sequence[str], key_of: Callable[[CallFacts], Any],
                    counts: Callable[[SessionsView, list[Any]], dict[str, list[int]]]
                    ) -> dict[str, pd.arrays.IntegerArray]:
-        """Return the ``columns`` counting each row's calls, the rows keyed ``keys`` (the
-        first ``count`` kept from the whole session's ``head``): a kept row's count is the
-        whole session's unless a call with its key differs, else ``counts`` of the view
-        narrowed to the calls of the keys it is given."""
+        """Return the ``columns`` counting each row's calls: the first ``count`` of the whole
+        session's ``rows`` (their counts in ``head``), then rows keyed ``new_keys``. A kept
+        row's count is the whole session's unless a call with its key differs; the others are
+        ``counts`` of the view narrowed to the calls of the keys it is given."""
         calls, same = self._analysis.calls, self._same_calls
-        whole_keys, own_keys = self._base.call_keys(key_of), list(map(key_of, calls[same:]))
-        changed = {*whole_keys[same:], *own_keys}
-        redo = [*compress(range(count), map(changed.__contains__, keys[:count])),
-                *range(count, len(keys))]
-        wanted = {keys[i] for i in redo}
-        narrowed = list(compress(calls, map(wanted.__contains__,
-                                            chain(islice(whole_keys, same), own_keys))))
+        own_keys = list(map(key_of, calls[same:]))
+        kept = self._changed_rows(rows, count, key_of, own_keys)
+        keys = [rows.call_keys[i] for i in kept] + new_keys
+        wanted = set(keys)
+        narrowed = [*self._first_calls_keyed(key_of, wanted),
+                    *compress(calls[same:], map(wanted.__contains__, own_keys))]
         view = replace(self._continued, calls=narrowed, call_sessions=[0] * len(narrowed))
-        fresh = counts(view, [keys[i] for i in redo])
+        fresh = counts(view, keys)
+        total = count + len(new_keys)
+        redo = [*kept, *range(count, total)]
         out = {}
         for name in columns:
-            values = np.empty(len(keys), dtype=np.int64)
+            values = np.empty(total, dtype=np.int64)
             values[:count] = head[name].to_numpy(dtype=np.int64)  # counts are never missing
             values[redo] = fresh[name]
-            out[name] = pd.arrays.IntegerArray(values, np.zeros(len(keys), dtype=bool))
+            out[name] = pd.arrays.IntegerArray(values, np.zeros(total, dtype=bool))
         return out
+
+    def _changed_rows(self, rows: _Rows, count: int, key_of: Callable[[CallFacts], Any],
+                      own_keys: list[Any]) -> list[int]:
+        """Return, in order, those of the first ``count`` whole-session ``rows`` whose count
+        may differ: a call after :attr:`_same_calls` (the whole session's, or the
+        analysis', keyed ``own_keys``) is keyed to them."""
+        same = self._same_calls
+        call_rows = self._base.call_rows(key_of, rows)
+        if call_rows is None:
+            changed = {*self._base.call_keys(key_of)[same:], *own_keys}
+            return list(compress(range(count), map(changed.__contains__, rows.call_keys)))
+        later = call_rows[same:]
+        own = rows.rows_of(own_keys)
+        found = np.concatenate([later, own if own is not None else later[:0]])
+        return np.unique(found[(found >= 0) & (found < count)]).tolist()
+
+    def _first_calls_keyed(self, key_of: Callable[[CallFacts], Any],
+                           wanted: set[Any]) -> list[CallFacts]:
+        """Return, in order, those of the calls the analysis shares with the whole session
+        (:attr:`_same_calls`) whose ``key_of`` key is in ``wanted``."""
+        calls, same = self._analysis.calls, self._same_calls
+        runs = self._base.call_runs(key_of)
+        if runs is None:
+            keys = islice(self._base.call_keys(key_of), same)
+            return list(compress(calls, map(wanted.__contains__, keys)))
+        positions = sorted(chain.from_iterable(runs.get(key, ()) for key in wanted))
+        return [calls[i] for i in positions if i < same]
 
     def _rows(self, rows: _Rows, build: Callable[[SessionsView, int], dict[str, list[Any]]]
               ) -> tuple[SessionsView, _Rows, int, dict[str, list[Any]]] | None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, eq
 from typing import Any
 
 import numpy as np
@@ -141,7 +142,8 @@ def turn_outcomes(view: SessionsView, sessions: list[int], turns: list[Any],
     """Return the columns of turn rows that depend on the policy's analysis (their calls by
     status, and whether they forked), given the rows' sessions, turns, reasons and spans."""
     return {**turn_call_counts(view, sessions, turns),
-            "forked": _forked(view, sessions, reasons, spans)}
+            "forked": forked(view, sessions, np.fromiter(map(eq, reasons, repeat("forked")),
+                                                         dtype=bool, count=len(reasons)), spans)}
 
 
 TURN_CALL_COUNTS = ("calls", "outcome_unknown", "not_started")
@@ -163,19 +165,18 @@ def turn_call_counts(view: SessionsView, sessions: list[int], turns: list[Any]
     }
 
 
-def _forked(
-    view: SessionsView, sessions: list[int], reasons: list[Any], spans: dict[str, Column]
-) -> np.ndarray:
-    """Return per turn whether it ended ``forked`` or spans a fork point of its session
-    (open ends: no limit)."""
+def forked(view: SessionsView, sessions: list[int] | np.ndarray, ended_forked: np.ndarray,
+           spans: dict[str, Column]) -> np.ndarray:
+    """Return per turn whether it ended ``forked`` (``ended_forked``) or spans a fork point
+    of its session (open ends: no limit)."""
     starts = spans["start_seq"].to_numpy(dtype=float, na_value=-np.inf)
     ends = spans["end_seq"].to_numpy(dtype=float, na_value=np.inf)
-    forked = np.array([reason == "forked" for reason in reasons], dtype=bool)
+    out = ended_forked.copy()
     row_sessions = np.asarray(sessions, dtype=np.int64)
     for session, analysis in enumerate(view.analyses):
         for point in analysis.fork_points:
-            forked |= (row_sessions == session) & (starts <= point) & (point <= ends)
-    return forked
+            out |= (row_sessions == session) & (starts <= point) & (point <= ends)
+    return out
 
 
 def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str, list[Any]]:
