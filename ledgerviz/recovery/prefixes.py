@@ -11,6 +11,7 @@ scan and cut to their length at the checkpoint.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, count, islice, repeat
@@ -113,9 +114,48 @@ def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Ch
     )
 
 
-def _resumed(point: _Checkpoint, whole: _Scan) -> _Scan:
+class _CallIndex:
+    """Where each call id occurs among the whole-session scan's calls."""
+
+    def __init__(self, calls: list[list[Any]]) -> None:
+        self._last: dict[Any, int] = {}
+        self._repeated: dict[Any, list[int]] = {}
+        """Every position of each id given to more than one call."""
+        for position, call in enumerate(calls):
+            call_id = call[_ID]
+            if call_id in self._last:
+                self._repeated.setdefault(call_id, [self._last[call_id]]).append(position)
+            self._last[call_id] = position
+
+    def last_before(self, call_id: Any, stop: int) -> int | None:
+        """Return the position of the last call with ``call_id`` before ``stop``, or None."""
+        position = self._last.get(call_id)
+        if position is None or position < stop:
+            return position
+        positions = self._repeated.get(call_id, ())
+        before = bisect_left(positions, stop)
+        return positions[before - 1] if before else None
+
+
+class _ResumedCallsById(dict[Any, list[Any]]):
+    """A resumed scan's calls by id (the scan's rule: the last call wins): the calls it adds,
+    and the calls it resumed with, found in the index on demand instead of all copied in."""
+
+    def __init__(self, calls: list[list[Any]], index: _CallIndex) -> None:
+        super().__init__()
+        self._calls, self._resumed, self._index = calls, len(calls), index
+
+    def get(self, call_id: Any, default: Any = None) -> Any:
+        """Return the last call with ``call_id``, or ``default``."""
+        if call_id in self:
+            return self[call_id]
+        position = self._index.last_before(call_id, self._resumed)
+        return default if position is None else self._calls[position]
+
+
+def _resumed(point: _Checkpoint, whole: _Scan, index: _CallIndex) -> _Scan:
     """Return a new scan in the state ``point`` recorded (``whole``: the whole-session scan,
-    whose append-only lists begin with what the scan had then)."""
+    whose append-only lists begin with what the scan had then; ``index``: of its calls)."""
     scan = _Scan(whole.policy, whole.generation)
     scan.out = whole.out[: point.out]
     scan.seqs = whole.seqs[: point.out]
@@ -129,7 +169,7 @@ def _resumed(point: _Checkpoint, whole: _Scan) -> _Scan:
     for i in point.open_calls:
         calls[i] = list(calls[i])
     scan.calls = calls
-    scan.by_id = {call[_ID]: call for call in calls}  # the scan's rule: the last call wins
+    scan.by_id = _ResumedCallsById(calls, index)
     scan.step_calls = {call_id: calls[i] for call_id, i in point.step_calls}
     for name, value in zip(_SCALARS, point.scalars, strict=True):
         setattr(scan, name, value)
@@ -198,6 +238,7 @@ class PrefixAnalyses:
                 stop = min(start + self._every, len(events))
                 self._run(self._whole, start, stop)
         self._facts = _SharedFacts(self._whole)
+        self._index = _CallIndex(self._whole.calls)
 
     def __len__(self) -> int:
         return len(self._events)
@@ -215,7 +256,7 @@ class PrefixAnalyses:
         n = min(n, len(self._events))
         point = self._points[n // self._every]
         with _collector_paused():
-            scan = _resumed(point, self._whole)
+            scan = _resumed(point, self._whole, self._index)
             self._run(scan, point.consumed, n)
             if then:
                 scan.run(then, columns=_Envelope.of(then, None, start=n))

@@ -153,3 +153,27 @@ def test_the_facts_of_a_call_that_can_no_longer_change_are_made_once() -> None:
     # events after the prefix may request calls the whole scan never saw
     assert [(facts.call_id, facts.status) for facts in
             prefixes.analysis(10, then=b.events[10:]).calls] == [("A", "ok"), ("B", "not_started")]
+
+
+@pytest.mark.parametrize("every", [1, 2, 3, 4])
+def test_a_call_id_given_twice_finds_the_last_call_before_the_cut(every: int) -> None:
+    """The scan's rule: a dispatch or result names the last call requested with its id, also
+    when a cut resumes from a checkpoint that the id's second request is before or after."""
+    b = requesting("A")  # 3
+    b.tool_call("A")  # 4
+    b.tool_result("A")  # 5
+    b.step_end()
+    b.step_start()  # 7
+    b.assistant("A")  # 8: the same id again
+    b.tool_call("A")  # 9
+    b.tool_result("A")  # 10
+    prefixes = PrefixAnalyses(b.events, policy="synthesize", every=every)
+
+    def facts(n: int) -> list[tuple[int | None, int | None, str]]:
+        return [(call.dispatched_seq, call.result_seq, call.status)
+                for call in prefixes.analysis(n).calls]
+
+    assert facts(5) == [(4, 5, "outcome_unknown")]  # its synthetic result takes seq 5
+    assert facts(6) == [(4, 5, "ok")]
+    assert facts(10) == [(4, 5, "ok"), (9, 10, "outcome_unknown")]
+    assert facts(11) == [(4, 5, "ok"), (9, 10, "ok")]
