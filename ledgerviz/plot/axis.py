@@ -120,8 +120,10 @@ class Positions:
         keep = np.flatnonzero((seqs >= 0) & (codes >= 0))
         self._index = PairIndex(codes[keep], seqs[keep])
         rows = keep[self._index.rows]
-        values = np.where(on_time[codes[rows]], epoch_ms(events["time"].iloc[rows]),
-                          seqs[rows].astype(float))
+        values = seqs[rows].astype(float)
+        timed = on_time[codes[rows]]
+        if timed.any():
+            values[timed] = epoch_ms(events["time"].iloc[rows[timed]])
         self._values = np.append(values, np.nan)
         ends = np.full(len(on_time), -np.inf)
         np.fmax.at(ends, codes[rows], values)
