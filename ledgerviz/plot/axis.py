@@ -59,28 +59,38 @@ def seq_keys(seqs: pd.Series | np.ndarray) -> np.ndarray:
     return pd.array(seqs, dtype="Int64").fillna(-1).to_numpy(dtype=np.int64)
 
 
+DENSE_SPAN = 2
+"""An index of one code whose values span at most this many times their count (plus 64) keeps a
+table over the span: pairs are found by their offset, never searched for."""
+
+
 class PairIndex:
     """Finds (session code, integer) pairs, such as (session, seq), among those it was built
     from; the first row of a repeated pair counts. Pairs are ranked, never multiplied out, so
     no value is too large."""
 
     def __init__(self, codes: np.ndarray, values: np.ndarray) -> None:
-        self._code: int | None = None
-        """The one code of every row, when the values rise in one run (found by rank)."""
-        self._first: int | None = None
-        """The first value, when the values are it, it + 1, ... (a value's rank is its offset)."""
-        if _one_rising_run(codes, values):  # already in key order, no pair twice: no sorting
-            self._values = values
-            self.rows = np.arange(len(values))
-            self._code = int(codes[0])
-            if values[-1] - values[0] == len(values) - 1:
-                self._first = int(values[0])
-            return
+        self._table: np.ndarray | None = None
+        """Per value from the lowest, its position into :attr:`rows` (-1: none), when one
+        code's values are dense (seqs or turn numbers of one session)."""
+        if len(values) and (codes == codes[0]).all():
+            low, high = int(values.min()), int(values.max())
+            if high - low < DENSE_SPAN * len(values) + 64:
+                self._tabulate(int(codes[0]), low, high, values)
+                return
         self._values = distinct_sorted(values)
         keys = self._keys(codes, values)
         self._sorted, first = np.unique(keys, return_index=True)
         self.rows = first
         """The row (into the arrays built from) of each distinct pair, in key order."""
+
+    def _tabulate(self, code: int, low: int, high: int, values: np.ndarray) -> None:
+        first = np.full(high - low + 1, len(values), dtype=np.int64)
+        np.minimum.at(first, values - low, np.arange(len(values)))
+        present = first < len(values)
+        self.rows = first[present]
+        self._table = np.where(present, np.cumsum(present) - 1, -1)
+        self._code, self._low = code, low
 
     def _keys(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
         ranks = np.searchsorted(self._values, values)
@@ -89,26 +99,20 @@ class PairIndex:
     def find(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Return the position (into :attr:`rows`) of each pair, -1 where it is not known."""
         codes, values = np.asarray(codes, dtype=np.int64), np.asarray(values, dtype=np.int64)
-        if self._first is not None:
-            ranks = values - self._first
-            known = (ranks >= 0) & (ranks < len(self._values)) & (codes == self._code)
-            return np.where(known, ranks, -1)
+        if self._table is not None:
+            offsets = values - self._low
+            known = (offsets >= 0) & (offsets < len(self._table)) & (codes == self._code)
+            found = np.full(len(values), -1, dtype=np.int64)
+            found[known] = self._table[offsets[known]]
+            return found
         ranks = np.searchsorted(self._values, values)
         known = ranks < len(self._values)
         known[known] = self._values[ranks[known]] == values[known]
-        if self._code is not None:
-            return np.where(known & (codes == self._code), ranks, -1)
         keys = codes * (len(self._values) + 1) + ranks
         at = np.searchsorted(self._sorted, keys)
         known &= at < len(self._sorted)
         known[known] = self._sorted[at[known]] == keys[known]
         return np.where(known, at, -1)
-
-
-def _one_rising_run(codes: np.ndarray, values: np.ndarray) -> bool:
-    """Whether every row has the first row's code and the values strictly rise (one
-    session's seqs, as a ledger usually records them)."""
-    return bool(len(values) and (codes == codes[0]).all() and (values[1:] > values[:-1]).all())
 
 
 class Positions:

@@ -40,3 +40,14 @@ def test_the_first_row_of_a_repeated_pair_counts() -> None:
     index = PairIndex(ints([0, 1, 0, 0]), ints([4, 4, 7, 4]))
     rows = index.rows[index.find(ints([0, 1, 0]), ints([4, 4, 7]))]
     assert rows.tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("values", [
+    [7, 4, 4, 9, 7],  # dense: found by offset
+    [7 * 10**6, 4, 4, 9 * 10**9, 7 * 10**6],  # sparse: found by search
+])
+def test_one_sessions_pairs_in_any_order_find_their_first_row(values: list[int]) -> None:
+    index = PairIndex(ints([3] * 5), ints(values))
+    found = index.find(ints([3, 3, 3, 3, 2]), ints([values[0], values[1], values[3], 5, values[1]]))
+    assert found[3:].tolist() == [-1, -1]
+    assert index.rows[found[:3]].tolist() == [0, 1, 3]
