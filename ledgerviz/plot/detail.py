@@ -18,6 +18,8 @@ from ledgerviz.plot.groups import distinct_sorted
 from ledgerviz.plot.hover import group_hovers
 
 BINS = 400
+PAIRS_COUNTED = 1 << 22
+"""Up to this many possible (bin, name) pairs, the pairs a lane holds are counted, not sorted."""
 
 
 class Level(NamedTuple):
@@ -41,30 +43,41 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
     return out
 
 
-def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | pd.Series,
+def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
            names: np.ndarray | pd.Series | pd.Categorical,
            what: str, bins: int = BINS) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
-    label with the item count, seq range and distinct ``names`` (one sort, no per-item work)."""
+    label with the item count, seq range (``seqs`` as floats, NaN where missing) and distinct
+    ``names`` (no per-item Python work)."""
     bin_of = _bin_of(starts, bins)
-    keep = np.flatnonzero(bin_of >= 0)
-    small = bin_of[keep].astype(np.int16) if bins <= np.iinfo(np.int16).max else bin_of[keep]
-    keep = keep[np.argsort(small, kind="stable")]  # a radix sort for 16-bit bins
-    bin_sorted = bin_of[keep]
-    if not len(keep):
+    order = _in_bin_order(bin_of)
+    bin_sorted = bin_of[order]
+    if not len(bin_sorted):
         return Level(np.empty(0), np.empty(0), [], True)
     first = np.flatnonzero(np.r_[True, bin_sorted[1:] != bin_sorted[:-1]])
-    lows = np.minimum.reduceat(starts[keep], first)
-    highs = np.maximum.reduceat(np.fmax(ends[keep], starts[keep]), first)
-    counts = np.diff(np.r_[first, len(keep)])
-    seq_values = pd.array(seqs, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)[keep]
+    lows = np.minimum.reduceat(starts[order], first)
+    highs = np.maximum.reduceat(np.fmax(ends[order], starts[order]), first)
+    counts = np.diff(np.r_[first, len(bin_sorted)])
+    seq_values = np.asarray(seqs, dtype=float)[order]
     first_seqs = np.fmin.reduceat(seq_values, first)
     last_seqs = np.fmax.reduceat(seq_values, first)
     codes, names_in_bins = _sorted_codes(names)
-    labels = group_hovers(what, counts.tolist(), _bin_names(bin_sorted, codes[keep], first,
+    labels = group_hovers(what, counts.tolist(), _bin_names(bin_sorted, codes[order], first,
                                                             names_in_bins),
                           first_seqs, last_seqs)
     return Level(lows.astype(float), highs.astype(float), labels, True)
+
+
+def _in_bin_order(bin_of: np.ndarray) -> np.ndarray | slice:
+    """Return the positions of the items with a bin, in bin order (stable): all of them, as a
+    slice, when every item has a bin and the bins never fall (items in x order)."""
+    binned_ = bin_of >= 0
+    if binned_.all() and not (bin_of[1:] < bin_of[:-1]).any():
+        return slice(None)
+    keep = np.flatnonzero(binned_)
+    bins = bin_of[keep]
+    small = bins.astype(np.int16) if bins.max(initial=0) <= np.iinfo(np.int16).max else bins
+    return keep[np.argsort(small, kind="stable")]  # a radix sort for 16-bit bins
 
 
 def _sorted_codes(names: np.ndarray | pd.Series | pd.Categorical
@@ -88,7 +101,10 @@ def _bin_names(bin_sorted: np.ndarray, codes: np.ndarray, first: np.ndarray,
     """Return per bin (its items' rows begin at ``first`` in ``bin_sorted`` order) the
     distinct names its items carry (``codes`` into ``names``, -1: none), in ``names`` order."""
     width = len(names) + 1
-    pairs = distinct_sorted(bin_sorted * width + codes + 1)
+    keys = bin_sorted * width + codes + 1
+    span = (int(bin_sorted[-1]) + 1) * width
+    pairs = (np.flatnonzero(np.bincount(keys, minlength=span)) if span <= PAIRS_COUNTED
+             else distinct_sorted(keys))
     pairs = pairs[pairs % width != 0]  # items without a name
     rank = np.searchsorted(bin_sorted[first], pairs // width)  # the bin's index among bins
     bounds = np.searchsorted(rank, np.arange(len(first) + 1))

@@ -251,10 +251,18 @@ def test_lanes_above_the_detail_limit_are_drawn_in_bins() -> None:
         assert items(trace) <= max(5, detail.BINS)
 
 
-def test_bins_split_the_extent_into_equal_slices() -> None:
-    starts_ = np.arange(1000, dtype=float)
-    seqs = pd.Series(np.arange(1000))
-    names = pd.Series(["read_file", "grep"] * 500)
+@pytest.mark.parametrize("shuffled", [False, True])
+@pytest.mark.parametrize("counted", [detail.PAIRS_COUNTED, 0])
+def test_bins_split_the_extent_into_equal_slices(shuffled: bool, counted: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(detail, "PAIRS_COUNTED", counted)  # 0: the names are sorted instead
+    order = np.random.default_rng(7).permutation(1000) if shuffled else np.arange(1000)
+    starts_ = np.arange(1000, dtype=float)[order]
+    seqs = np.arange(1000, dtype=float)[order]
+    names = pd.Series(["read_file", "grep"] * 500)[order]
+    if shuffled:  # and an item without a position, which no bin holds
+        starts_, seqs, names = np.r_[starts_, np.nan], np.r_[seqs, 5000], pd.concat(
+            [names, pd.Series(["lost"])])
     level = detail.binned(starts_, starts_ + 0.5, seqs, names, "calls", bins=10)
     assert level.binned
     # the extent 0..999 in 10 slices of width 99.9: items 0-99 fall in the first slice, etc.
