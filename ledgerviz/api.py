@@ -365,7 +365,7 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
         lines=lines,
         diagnostics=kept,
         lines_skipped=max(0, skipped),
-        fields=None if log.fields is None else log.fields[:n],
+        fields=None if log.fields is None else log.fields.prefix(n),
     )
 
 

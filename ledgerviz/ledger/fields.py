@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 _EMPTY: dict[str, Any] = {}
+_COLUMNS = frozenset({"types", "seqs", "datas", "times", "turns", "steps", "surface_ops"})
 
 
 def concatenated(lists: Iterable[Sequence[Any]]) -> list[Any]:
@@ -22,7 +23,7 @@ def concatenated(lists: Iterable[Sequence[Any]]) -> list[Any]:
     return items
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EventFields:
     """Per-event columns parallel to an events list (the dicts themselves are not copied).
 
@@ -85,6 +86,26 @@ class EventFields:
     def __len__(self) -> int:
         return len(self.types)
 
+    def __getattr__(self, name: str) -> Any:
+        """Return a column of a :meth:`prefix`, sliced from its source when first read."""
+        source = self.__dict__.get("_prefix_of")
+        if source is None or name not in _COLUMNS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        whole, count = source
+        column = getattr(whole, name)[:count]
+        object.__setattr__(self, name, column)
+        return column
+
+    def prefix(self, count: int) -> EventFields:
+        """Return the columns of the first ``count`` rows, each sliced when first read (a cut
+        of a long session may read few of them, or none)."""
+        source = self.__dict__.get("_prefix_of")
+        if source is not None:  # a prefix of a prefix slices the columns it came from
+            return source[0].prefix(min(count, source[1]))
+        lazy = object.__new__(EventFields)
+        object.__setattr__(lazy, "_prefix_of", (self, max(count, 0)))
+        return lazy
+
     def __getitem__(self, rows: slice) -> EventFields:
         """Return the columns of a slice of the events."""
         return EventFields(*(getattr(self, f.name)[rows] for f in fields(self)))
@@ -96,6 +117,9 @@ class EventFields:
     def prefix_then(self, count: int, other: EventFields) -> EventFields:
         """Return the columns of the first ``count`` rows followed by ``other``'s (each
         column copied once: a cut's prefix is long, what follows it short)."""
+        source = self.__dict__.get("_prefix_of")
+        if source is not None:
+            return source[0].prefix_then(min(count, source[1]), other)
         columns = []
         for f in fields(self):
             column = getattr(self, f.name)[:count]

@@ -83,6 +83,19 @@ def test_slicing_and_concatenating_columns() -> None:
     assert fields[:2] + fields[2:] == fields
 
 
+def test_a_prefix_slices_each_column_when_it_is_first_read() -> None:
+    events = [turn_start(i, turn=i) for i in range(5)]
+    fields = EventFields.of(events)
+    prefix = fields.prefix(3)
+    assert prefix.turns == [0, 1, 2]
+    assert "turns" in vars(prefix) and "datas" not in vars(prefix)  # the others wait
+    assert prefix == EventFields.of(events[:3]) and len(prefix) == 3
+    assert prefix.prefix(2) == fields.prefix(9).prefix(2) == EventFields.of(events[:2])
+    assert prefix.prefix_then(1, fields[4:]) == EventFields.of([events[0], events[4]])
+    with pytest.raises(AttributeError, match="no attribute 'turn'"):
+        prefix.turn  # noqa: B018
+
+
 def test_paused_gc_promotes_instead_of_collecting_young_objects() -> None:
     collections: list[int] = []
 
