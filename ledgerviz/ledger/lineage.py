@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal, NamedTuple, get_args
 
 Relation = Literal["root", "fork", "subagent", "forked-subagent"]
@@ -44,6 +44,44 @@ def inherited_count(
         if isinstance(data, dict) and data.get("inherited") is True and type(seq) is int:
             count = seq
     return count
+
+
+class SeedCheck:
+    """Follows a session's events, block by block, to tell whether the inherited prefix its
+    lineage claims (see :func:`inherited_count`) fits the events the file holds."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self._marker: tuple[int, int, Any, Any] | None = None
+        """The last ``session/end-seed`` seen: its line, position, seq and data."""
+
+    def observe(self, types: list[Any], seqs: list[Any], datas: list[Any],
+                lines: Sequence[int]) -> None:
+        """Take the next events, as their type, seq and data columns and their file lines."""
+        if SEED_MARKER in types:
+            for i, kind in enumerate(types):
+                if kind == SEED_MARKER and inherited_count({}, 4, [(seqs[i], datas[i])]):
+                    self._marker = (lines[i], self.events + i, seqs[i], datas[i])
+        self.events += len(types)
+
+    def problem(self, header: dict[str, Any], version: int | None) -> tuple[int, str] | None:
+        """Return the line and text of a warning when the inherited prefix runs past the
+        events before the seed's end (v0/v1: past the file's events), else None."""
+        if version in (None, 0, 1):
+            inherited = inherited_count(header, version, ())
+            if inherited <= self.events:
+                return None
+            return 1, (f"header seedLength {inherited} counts more events than the file holds "
+                       f"({self.events}): all of them are read as inherited from the parent")
+        if self._marker is None:
+            return None
+        line, before, seq, data = self._marker
+        inherited = inherited_count(header, version, [(seq, data)])
+        if inherited <= before:
+            return None
+        return line, (f"session/end-seed says {inherited} events were inherited, but {before} "
+                      f"come before it: the first {min(inherited, self.events)} events are read "
+                      "as inherited from the parent")
 
 
 def lineage_of(

@@ -18,6 +18,7 @@ from ledgerviz.ledger.events import (
 )
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
+from ledgerviz.ledger.lineage import SeedCheck
 from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import (
@@ -120,6 +121,7 @@ class FileScan:
         self._state: CheckState | None = None  # None: no events to read
         self._lines = 0  # complete lines read so far
         self._opening_text = ""  # the start of line 1, quoted when the file is not a ledger
+        self._seed = SeedCheck()
 
     @property
     def key(self) -> str:
@@ -155,9 +157,12 @@ class FileScan:
                 self._torn_tail(self._lines + len(lines) + 1, len(tail))
             checked = self._check(lines, block, last_may_be_torn=following is None and not torn)
             if checked is not None:
+                fields = checked.fields
+                self._seed.observe(fields.types, fields.seqs, fields.datas, checked.lines)
                 yield checked
-                del checked  # not held while the next block is decoded
+                del checked, fields  # not held while the next block is decoded
             current = following
+        self._check_seed()
 
     def _opening(self, chunks: Iterator[Chunk]) -> Iterator[bytes] | None:
         """Return the chunks with a leading byte order mark dropped, or None (with its
@@ -176,6 +181,14 @@ class FileScan:
                 self.log.add(1, "compressed_file", message)
                 return None
         return chain([first], chunks)  # type: ignore[list-item]
+
+    def _check_seed(self) -> None:
+        """Warn when the inherited prefix the lineage claims runs past the events it covers."""
+        if self.header is None or self._state is None:
+            return
+        problem = self._seed.problem(self.header.fields, self.version)
+        if problem is not None:
+            self.log.add(problem[0], "seed_too_long", problem[1], "warning")
 
     def _torn_tail(self, line: int, size: int) -> None:
         """Record the bytes after the last newline: an interrupted append (listed first)."""

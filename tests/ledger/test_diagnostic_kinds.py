@@ -228,3 +228,31 @@ def test_blank_line_between_events(write_ledger: Writer) -> None:
     blank = only(session, "blank_line")
     assert (blank.line, blank.severity) == (3, "warning")
     assert len(session.events) == 2
+
+
+@pytest.mark.parametrize(("seed_length", "warned"), [(3, False), (10, True)])
+def test_a_v1_seed_length_past_the_files_events(seed_length: int, warned: bool,
+                                                write_ledger: Writer) -> None:
+    header = {"type": "session", "version": 1, "id": "child", "createdAt": 0,
+              "parentSession": "parent", "seedLength": seed_length}
+    session = read_one(write_ledger([header, turn_start(0), turn_start(1), turn_start(2)]))
+    found = [d for d in session.diagnostics if d.kind == "seed_too_long"]
+    if not warned:
+        assert found == []
+        return
+    assert [(d.line, d.severity) for d in found] == [(1, "warning")]
+    assert found[0].message == ("header seedLength 10 counts more events than the file holds "
+                                "(3): all of them are read as inherited from the parent")
+
+
+@pytest.mark.parametrize(("seq", "warned"), [(2, False), (999, True)])
+def test_an_end_seed_that_claims_more_events_than_come_before_it(
+        seq: int, warned: bool, write_ledger: Writer) -> None:
+    marker = {"type": "session/end-seed", "seq": seq, "time": 0, "data": {"inherited": True}}
+    lines = [HEADER, turn_start(0), turn_start(1), marker, turn_start(seq + 1)]
+    session = read_one(write_ledger(lines))
+    found = [(d.line, d.severity, d.message) for d in session.diagnostics
+             if d.kind == "seed_too_long"]
+    assert found == ([(4, "warning", "session/end-seed says 999 events were inherited, but 2 "
+                       "come before it: the first 4 events are read as inherited from the "
+                       "parent")] if warned else [])
