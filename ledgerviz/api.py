@@ -119,6 +119,9 @@ class Ledger:
         self._framer: Callable[[Policy, list[Triple]], Frames] | None = None
         """For a cut made with ``reuse`` (and the story of its fork): builds the frames from
         those of the whole session (``frames.prefix``) instead of from scratch."""
+        self._shares: Callable[[Policy, Analysis], tuple[Analysis, int] | None] = _no_sharing
+        """For a cut made with ``reuse``: the whole session's analysis a cut's analysis
+        begins with, and how many events they share (see ``ContextProjector.project``)."""
 
     def __repr__(self) -> str:
         return f"<{reprs.ledger_title(self)}>"
@@ -173,6 +176,7 @@ class Ledger:
                 else (lambda _cut, policy: source(policy).analysis(n)))
             view._framer = lambda policy, triples: prefix_frames(whole(policy), *triples[0],
                                                                  recorded=n)
+            view._shares = lambda policy, analysis: _sharing(whole(policy), analysis, n)
             if self._memos is None:
                 self._memos = _Memos.new()
             view._memos = self._memos
@@ -283,7 +287,7 @@ class Ledger:
         analysis = self.recovery(policy).analyses[key]
         with paused_gc():  # many new objects, no cycles: a collection would walk every event
             messages = (project_context(analysis) if memos is None
-                        else memos.projector.project(analysis))
+                        else memos.projector.project(analysis, self._shares(policy, analysis)))
             if memos is None:
                 requests = {name: export(messages, name, full=name == provider)
                             for name in PROVIDERS}  # the others' shape will do for the checks
@@ -340,6 +344,19 @@ class Ledger:
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:
     """Return the analysis of one session, handing the engine the reader's columns."""
     return analyze(log.events, policy=policy, version=log.version, columns=log.event_fields())
+
+
+def _no_sharing(_policy: Policy, _analysis: Analysis) -> None:
+    """Return None: a ledger's analyses share no events known beforehand."""
+    return None
+
+
+def _sharing(whole: SessionFrames, analysis: Analysis, recorded: int
+             ) -> tuple[Analysis, int] | None:
+    """Return the whole session's analysis and how many first events ``analysis`` (of its
+    first ``recorded`` recorded events) shares with it, or None (see ``SessionFrames``)."""
+    shared = whole.shared_with(analysis, recorded)
+    return None if shared is None else (whole.analysis, shared)
 
 
 def _seed_marker_position(events: Sequence[dict[str, Any]]) -> int:

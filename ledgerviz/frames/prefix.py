@@ -97,6 +97,16 @@ class SessionFrames:
             return 0
         return int(np.searchsorted(self._recorded_before, recorded)) + 1
 
+    def shared_with(self, analysis: Analysis, recorded: int) -> int | None:
+        """Return how many first events ``analysis`` (of a prefix of the session, resumed
+        from the same scan) shares with the whole session's: those holding its first
+        ``recorded`` recorded events; None when its events there are not the same."""
+        shared, whole = self.shared(recorded), self.analysis.events
+        if shared > min(len(whole), len(analysis.events)) or (
+                shared and analysis.events[shared - 1] is not whole[shared - 1]):
+            return None
+        return shared
+
     @cached_property
     def turn_rows(self) -> _Rows:
         """Return the whole session's turn rows."""
@@ -634,9 +644,7 @@ def prefix_frames(base: SessionFrames, key: str, log: SessionLog, analysis: Anal
     scratch."""
     if analysis is base.analysis:
         return base.frames
-    shared = base.shared(recorded)
-    whole = base.analysis.events
-    if shared > min(len(whole), len(analysis.events)) or (
-            shared and analysis.events[shared - 1] is not whole[shared - 1]):
+    shared = base.shared_with(analysis, recorded)
+    if shared is None:
         return Frames([(key, log, analysis)])
     return PrefixFrames(base, key, log, analysis, shared)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -73,42 +74,94 @@ def _remembered(memo: ProjectionMemo, event: dict[str, Any], seq: int | None
 
 
 class _Projected(NamedTuple):
-    """One analysis' surface (each node's event and seq) and the messages it projected."""
+    """One analysis projected: its events, seqs and surface, and the messages it gave."""
 
-    events: list[dict[str, Any]]
-    seqs: list[int | None]
+    analysis: Analysis | None
     messages: list[ContextMessage]
     positions: array[int]
     """The surface position each message came from."""
+
+    @property
+    def nodes(self) -> int:
+        """Return how many nodes the analysis' surface has."""
+        return 0 if self.analysis is None else len(self.analysis.surface)
+
+
+_NOTHING = _Projected(None, [], array("q"))
 
 
 class ContextProjector:
     """Projects the contexts of many analyses of one session (its cuts, under any policy).
 
-    An analysis whose surface begins with equal events (and seqs) to the last or the longest
-    one projected so far takes their messages and projects only the nodes after them.
+    An analysis whose surface begins with the nodes of one projected before (the last, the
+    longest, or one a caller said it shares events with), those nodes holding the same
+    events and seqs, takes their messages and projects only the nodes after them.
     """
 
     def __init__(self) -> None:
-        self._last = self._longest = _Projected([], [], [], array("q"))
+        self._last = self._longest = _NOTHING
+        self._sources: dict[int, _Projected] = {}
+        """Analyses that others were said to share events with, by ``id``."""
 
-    def project(self, analysis: Analysis) -> list[ContextMessage]:
-        """Return :func:`project_context` of ``analysis``."""
-        events = list(map(analysis.events.__getitem__, analysis.surface))
-        seqs = list(map(analysis.seqs.__getitem__, analysis.surface))
-        done = (self._last,) if self._last is self._longest else (self._last, self._longest)
-        base, shared = max(
-            ((projected, min(first_difference(projected.events, events),
-                             first_difference(projected.seqs, seqs)))
-             for projected in done), key=itemgetter(1))
+    def project(self, analysis: Analysis, shares: tuple[Analysis, int] | None = None
+                ) -> list[ContextMessage]:
+        """Return :func:`project_context` of ``analysis``.
+
+        ``shares`` is ``(other, n)`` when the caller knows that the first ``n`` events of
+        ``analysis`` are those of ``other`` (the same objects, with the same seqs), and that
+        it shares no more with any other analysis: the cuts of one scan and the whole
+        session, say. ``other`` is projected once, and each such analysis takes its
+        messages without comparing events.
+        """
+        held = (self._last,) if self._last is self._longest else (self._last, self._longest)
+        bases: list[tuple[_Projected, int | None]] = [(base, None) for base in held]
+        if shares is not None:  # it shares at least as much with no other
+            source, count = shares
+            if id(source) not in self._sources:
+                self._sources[id(source)] = self._projected(source, bases)
+            bases = [(self._sources[id(source)], count)]
+        self._last = self._projected(analysis, bases)
+        if self._last.nodes >= self._longest.nodes:
+            self._longest = self._last
+        return list(self._last.messages)
+
+    @staticmethod
+    def _projected(analysis: Analysis,
+                   bases: list[tuple[_Projected, int | None]]) -> _Projected:
+        """Return ``analysis`` projected, taking the messages of the nodes it shares with the
+        base that shares most (each base with how many first events it is known to share)."""
+        base, shared = max(((base, _shared_nodes(base.analysis, analysis, count))
+                            for base, count in bases), key=itemgetter(1))
         kept = bisect_left(base.positions, shared)
         messages, positions = base.messages[:kept], base.positions[:kept]
-        for position in range(shared, len(events)):
-            message = _projected(events[position], seqs[position])
+        events, seqs, surface = analysis.events, analysis.seqs, analysis.surface
+        for position in range(shared, len(surface)):
+            node = surface[position]
+            message = _projected(events[node], seqs[node])
             if message is not None:
                 messages.append(message)
                 positions.append(position)
-        self._last = _Projected(events, seqs, messages, positions)
-        if len(events) >= len(self._longest.events):
-            self._longest = self._last
-        return list(messages)
+        return _Projected(analysis, messages, positions)
+
+
+def _shared_nodes(base: Analysis | None, analysis: Analysis, events: int | None) -> int:
+    """Return how many first surface nodes ``analysis`` shares with ``base``: the same nodes,
+    holding the same events with the same seqs (``events``: how many first events they are
+    known to share; else they are compared)."""
+    if base is None:
+        return 0
+    if events is None:
+        events = min(first_difference(base.events, analysis.events),
+                     first_difference(base.seqs, analysis.seqs))
+    surface = analysis.surface
+    nodes = first_difference(base.surface, surface)
+    return _first_at_or_past(surface, nodes, events)
+
+
+def _first_at_or_past(surface: list[int], stop: int, node: int) -> int:
+    """Return the first position before ``stop`` whose node is ``node`` or later (else
+    ``stop``): found by bisection when the nodes before it rise, as they usually do."""
+    at = bisect_left(surface, node, 0, stop)
+    if (at == stop or surface[at] >= node) and (not at or max(islice(surface, at)) < node):
+        return at
+    return next((i for i in range(stop) if surface[i] >= node), stop)

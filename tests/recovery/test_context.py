@@ -152,3 +152,17 @@ def test_a_projector_projects_a_shared_event_again_under_another_seq() -> None:
     moved = projector.project(analyze([seqless[0], todo, *seqless[1:]], policy="recorded"))
     assert [m.seq for m in first] == [1, 4] and [m.seq for m in moved] == [2, 5]
     assert [m.message for m in moved] == [m.message for m in first]
+
+
+@pytest.mark.parametrize(("surface", "stop", "node", "first"), [
+    ([1, 3, 5, 9], 4, 5, 2),  # rising nodes: found by bisection
+    ([1, 3, 5, 9], 2, 5, 2),  # none of the first two
+    ([1, 3, 5, 9], 4, 10, 4),
+    ([1, 7, 3, 9], 4, 5, 1),  # a node replaced by a later one sits before smaller ones
+    ([6, 1, 2], 3, 5, 0),
+    ([1, 2, 8, 3, 9], 5, 9, 4),  # not rising, but bisection lands right
+    ([1, 8, 2, 3, 4], 5, 3, 1),
+])
+def test_the_first_surface_node_at_or_past_a_node(surface: list[int], stop: int, node: int,
+                                                  first: int) -> None:
+    assert context._first_at_or_past(surface, stop, node) == first
