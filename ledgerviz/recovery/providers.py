@@ -55,6 +55,23 @@ def block_text(blocks: Any) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def has_text(blocks: Any) -> bool:
+    """Return whether :func:`block_text` of ``blocks`` is not empty, without making it."""
+    for block in blocks if isinstance(blocks, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            if str(block.get("text", "")):
+                return True
+        elif kind == "tool-result":
+            if has_text(block.get("content")):
+                return True
+        elif kind not in ("reasoning", "tool-call"):
+            return True
+    return False
+
+
 def _parsed_arguments(raw: Any) -> dict[str, Any]:
     """Anthropic wants an object: parsed JSON, or the raw text kept under ``_raw_arguments``."""
     try:
@@ -137,8 +154,8 @@ def _openai_shape(item: ContextMessage) -> dict[str, Any]:
 def _anthropic_blocks(item: ContextMessage, full: bool = True
                       ) -> tuple[str, list[dict[str, Any]]]:
     """Return the Anthropic role and content blocks of one context message (without
-    ``full``: no result texts, tool arguments as recorded; text blocks are still there
-    when the message has text, since that decides which messages the request keeps)."""
+    ``full``: no texts, tool arguments as recorded; an empty text block stands where the
+    message has text, since that decides which messages the request keeps)."""
     message = item.message
     if item.is_tool_result:
         return "user", [
@@ -149,8 +166,12 @@ def _anthropic_blocks(item: ContextMessage, full: bool = True
                 "is_error": message_is_error(message),
             }
         ]
-    text = block_text(message.get("content"))
-    blocks = [{"type": "text", "text": text}] if text else []
+    content = message.get("content")
+    if full:
+        text = block_text(content)
+        blocks = [{"type": "text", "text": text}] if text else []
+    else:
+        blocks = [{"type": "text", "text": ""}] if has_text(content) else []
     if message.get("role") != "assistant":
         return "user", blocks
     blocks += [

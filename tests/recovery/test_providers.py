@@ -10,6 +10,8 @@ from ledgerviz.recovery.providers import (
     ExportMemo,
     Provider,
     ProviderRequest,
+    block_text,
+    has_text,
     to_anthropic,
     to_openai,
 )
@@ -53,9 +55,25 @@ def test_a_shape_only_request_leaves_out_texts_and_parsing() -> None:
     assert [c["id"] for c in openai[1]["tool_calls"]] == ["A", "B"]
     turns = export(context, "anthropic", full=False).payload["messages"]
     assert [t["role"] for t in turns] == ["user", "assistant", "user"]
-    assert turns[1]["content"][0] == {"type": "text", "text": "ok"}  # it decides what is kept
+    assert turns[1]["content"][0] == {"type": "text", "text": ""}  # text there: it is kept
     assert turns[1]["content"][2]["input"] == "{not json"
     assert [b["content"] for b in turns[2]["content"]] == ["", ""]
+
+
+@pytest.mark.parametrize(("blocks", "text"), [
+    ([], False),
+    ("not a list", False),
+    ([{"type": "reasoning", "text": "hm"}, {"type": "tool-call", "id": "A"}], False),
+    ([{"type": "text", "text": ""}, 7], False),
+    ([{"type": "text", "text": None}], True),  # block_text writes "None"
+    ([{"type": "tool-result", "content": [{"type": "text", "text": ""}]}], False),
+    ([{"type": "tool-result", "content": [{"type": "text", "text": "out"}]}], True),
+    ([{"type": "reasoning"}, {"type": "image"}], True),  # "[image]"
+    ([{"type": "tool-addition", "toolName": "grep"}], True),
+])
+def test_has_text_says_whether_block_text_is_empty(blocks: object, text: bool) -> None:
+    assert has_text(blocks) is text
+    assert bool(block_text(blocks)) is text
 
 
 @pytest.mark.parametrize("remembered", [False, True])
