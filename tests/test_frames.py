@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import ledgerviz
-from ledgerviz.frames import FRAME_NAMES, build_frames
+from ledgerviz.frames import FRAME_NAMES, build_frames, columns
 from ledgerviz.frames.columns import category_column, int_column, joined_inferred
 from ledgerviz.frames.view import analysis_fields
 from ledgerviz.ledger import SessionLog
@@ -346,11 +346,15 @@ def test_category_column_with_fixed_categories() -> None:
         ([1, True, "2", 2.0, None], [1, pd.NA, pd.NA, pd.NA, pd.NA]),
         ([None], [pd.NA]),
         ([7, 8], [7, 8]),
+        ([-(2**63), None, 2**63 - 1], [-(2**63), pd.NA, 2**63 - 1]),
     ],
 )
+@pytest.mark.parametrize("pyarrow", [True, False])
 def test_int_column_is_exact_and_only_takes_ints(
-    values: list[object], expected: list[object]
+    values: list[object], expected: list[object], pyarrow: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if not pyarrow:  # pyarrow is optional: the numpy conversion must give the same
+        monkeypatch.setattr(columns, "_pa", None)
     column = int_column(values)
     assert str(column.dtype) == "Int64"
     assert column.tolist() == expected
