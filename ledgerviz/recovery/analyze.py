@@ -433,7 +433,8 @@ def _scan(
     scan = _Scan(policy, generation)
     scan.run(events, columns=columns)
     closers = scan.closers()
-    scan.run_computed(closers)
+    if closers:  # most sessions need none (and every one under recorded)
+        scan.run_computed(closers)
     return scan, closers
 
 
