@@ -9,12 +9,13 @@ import pandas as pd
 import pytest
 
 import ledgerviz
-from ledgerviz.frames import FRAME_NAMES, build_frames
+from ledgerviz.frames import FRAME_NAMES, build_frames, columns
 from ledgerviz.frames.columns import category_column, int_column, joined_inferred
 from ledgerviz.frames.view import analysis_fields
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.analyze import analyze
 
 DSH = Path(__file__).parent / "data" / "dsh"
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
@@ -346,11 +347,15 @@ def test_category_column_with_fixed_categories() -> None:
         ([1, True, "2", 2.0, None], [1, pd.NA, pd.NA, pd.NA, pd.NA]),
         ([None], [pd.NA]),
         ([7, 8], [7, 8]),
+        ([-(2**63), None, 2**63 - 1], [-(2**63), pd.NA, 2**63 - 1]),
     ],
 )
+@pytest.mark.parametrize("pyarrow", [True, False])
 def test_int_column_is_exact_and_only_takes_ints(
-    values: list[object], expected: list[object]
+    values: list[object], expected: list[object], pyarrow: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if not pyarrow:  # pyarrow is optional: the numpy conversion must give the same
+        monkeypatch.setattr(columns, "_pa", None)
     column = int_column(values)
     assert str(column.dtype) == "Int64"
     assert column.tolist() == expected
@@ -394,3 +399,29 @@ def test_calls_without_a_dispatch_or_result_have_no_time_for_it() -> None:
         assert calls.dispatch_time[calls.dispatched_seq.isna()].isna().all()
         assert calls.result_time[calls.result_seq.isna()].isna().all()
         assert calls.duration[calls.result_seq.isna()].isna().all()
+
+
+@pytest.mark.parametrize("seqs", [(0, 1, 2), ("a", "b", "c")])
+def test_calls_take_their_times_from_the_events_with_their_seqs(seqs: tuple[object, ...]) -> None:
+    # integer seqs are looked up as one int per (session, seq), any other as the pair
+    assistant, call, result = seqs
+    message = {"role": "assistant",
+               "content": [{"type": "tool-call", "id": "c1", "name": "ls", "arguments": "{}"}]}
+    events = [
+        {"type": "assistant/message", "seq": assistant, "time": 1000, "surfaceOp": "append",
+         "data": {"turn": 1, "step": 1, "message": message}},
+        {"type": "tool/call", "seq": call, "time": 2000,
+         "data": {"turn": 1, "step": 1, "callId": "c1", "name": "ls"}},
+        {"type": "tool/result", "seq": result, "time": 3500, "surfaceOp": "append",
+         "data": {"turn": 1, "step": 1, "message": {"role": "tool", "toolCallId": "c1",
+                                                     "content": [{"type": "text", "text": "ok"}]}}},
+    ]
+    others = [{"type": "turn/start", "seq": assistant, "time": 500, "data": {"turn": 1}},
+              {"type": "tool/call", "seq": call, "time": 9000,  # same seq, another session
+               "data": {"turn": 1, "step": 1, "callId": "c9", "name": "ls"}}]
+    sessions = [(key, SessionLog(key, key, {}, 4, log), analyze(log, policy="recorded", version=4))
+                for key, log in (("other", others), ("mine", events))]
+    calls = build_frames(sessions).calls
+    assert calls["dispatch_time"].tolist() == [pd.Timestamp(2000, unit="ms", tz="UTC")]
+    assert calls["result_time"].tolist() == [pd.Timestamp(3500, unit="ms", tz="UTC")]
+    assert calls["duration"].tolist() == [pd.Timedelta(1500, unit="ms")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ledgerviz.frames.columns import (
@@ -43,12 +44,11 @@ CALL_SCHEMA = {
 def call_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``calls`` columns of every session."""
     facts = transpose(view.calls, CallFacts._fields)
-    seqs, sessions, call_sessions = view.seqs, view.sessions, view.call_sessions
-    position_of = {(sessions[i], seqs[i]): i for i in view.indices_of(TOOL_EVENTS)}
-    dispatch_times = view.time_at(_positions(position_of, call_sessions, facts["dispatched_seq"]))
-    result_times = view.time_at(_positions(position_of, call_sessions, facts["result_seq"]))
+    positions = _tool_positions(view)
+    dispatch_times = view.time_at(positions(view.call_sessions, facts["dispatched_seq"]))
+    result_times = view.time_at(positions(view.call_sessions, facts["result_seq"]))
     return {
-        "session": call_sessions,
+        "session": view.call_sessions,
         "call_id": facts["call_id"],
         "tool": facts["name"],
         "turn": facts["turn"],
@@ -68,16 +68,28 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
     }
 
 
-def _positions(
-    position_of: dict[tuple[int, Any], int], sessions: list[int], seqs: list[Any]
-) -> list[int]:
-    """Return the position of the event with each (session, seq), -1 where there is none.
+def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], list[int]]:
+    """Return what gives, per (session, seq) pair, the position of the tool/call or tool/result
+    event with that seq in that session (-1: none; the last one when a seq repeats).
 
     A None seq (never dispatched, never answered) has no event, even though results
-    recovery adds inside closed steps have no seq either.
+    recovery adds inside closed steps have no seq either. When every seq is an int, a pair
+    is keyed as one int (``seq * sessions + session``, unique per pair and cheaper to make
+    and hash than a tuple); otherwise as the tuple.
     """
-    find = position_of.get
-    return [
-        -1 if seq is None else find((session, seq), -1)
-        for session, seq in zip(sessions, seqs, strict=True)
-    ]
+    seqs, sessions, width = view.seqs, view.sessions, len(view.keys)
+    tools = view.indices_of(TOOL_EVENTS)
+    if set(map(type, map(seqs.__getitem__, tools))) <= {int, type(None)}:
+        by_int = {seqs[i] * width + sessions[i]: i for i in tools if seqs[i] is not None}.get
+
+        def positions(pair_sessions: list[int], pair_seqs: list[Any]) -> list[int]:
+            return [-1 if seq is None or seq.__class__ is not int
+                    else by_int(seq * width + session, -1)
+                    for session, seq in zip(pair_sessions, pair_seqs, strict=True)]
+        return positions
+    by_pair = {(sessions[i], seqs[i]): i for i in tools}.get
+
+    def positions_by_pair(pair_sessions: list[int], pair_seqs: list[Any]) -> list[int]:
+        return [-1 if seq is None else by_pair((session, seq), -1)
+                for session, seq in zip(pair_sessions, pair_seqs, strict=True)]
+    return positions_by_pair

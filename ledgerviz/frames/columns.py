@@ -9,6 +9,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+try:  # optional: it turns a list of ints and Nones into values and a mask in one pass
+    import pyarrow as _pa
+except ImportError:  # pragma: no cover - pyarrow is an optional dependency
+    _pa = None
+
 _NONE_TYPE = type(None)
 _NAT = np.iinfo(np.int64).min
 _EXACT_IN_DOUBLE = 2.0**53
@@ -18,20 +23,44 @@ def _int_values(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(int64 values, missing mask)``; anything that is not an int counts as missing."""
     kinds = set(map(type, values))
     if kinds <= {int}:
-        return np.array(values, dtype=np.int64), np.zeros(len(values), dtype=bool)
+        return _array(values, np.int64), np.zeros(len(values), dtype=bool)
     if kinds <= {int, _NONE_TYPE}:
-        # numpy turns None into NaN in a float array, far faster than object arrays;
-        # the result is exact as long as every value is below 2**53 in magnitude.
-        floats = np.array(values, dtype=float)
-        missing = np.isnan(floats)
-        numbers = np.where(missing, 0.0, floats)
-        if np.abs(numbers).max(initial=0.0) < _EXACT_IN_DOUBLE:
-            return numbers.astype(np.int64), missing
+        found = _ints_and_nones(values)
+        if found is not None:
+            return found
     else:
         values = [v if type(v) is int else None for v in values]
     objects = np.array(values, dtype=object)
     missing = np.equal(objects, None)
     return np.where(missing, 0, objects).astype(np.int64), missing
+
+
+def _ints_and_nones(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return ``(int64 values, missing mask)`` of a list of ints and Nones, or None when a
+    value is beyond the fast conversion (int64 with pyarrow, 2**53 without)."""
+    if _pa is not None:
+        try:
+            ints = _pa.array(values, type=_pa.int64())
+        except OverflowError:
+            return None
+        missing = ints.is_null().to_numpy(zero_copy_only=False, writable=True)
+        return ints.fill_null(0).to_numpy(zero_copy_only=False, writable=True), missing
+    # numpy turns None into NaN in a float array, far faster than object arrays;
+    # the result is exact as long as every value is below 2**53 in magnitude.
+    floats = np.array(values, dtype=float)
+    missing = np.isnan(floats)
+    numbers = np.where(missing, 0.0, floats)
+    if np.abs(numbers).max(initial=0.0) < _EXACT_IN_DOUBLE:
+        return numbers.astype(np.int64), missing
+    return None
+
+
+def _array(values: Sequence[Any], dtype: Any) -> np.ndarray:
+    """Return ints or bools as a numpy array of ``dtype``; a list goes through ``np.fromiter``,
+    which skips the shape discovery ``np.array`` does on every item of a list."""
+    if isinstance(values, list):
+        return np.fromiter(values, dtype=dtype, count=len(values))
+    return np.array(values, dtype=dtype)
 
 
 def int_column(values: Sequence[Any]) -> pd.arrays.IntegerArray:
@@ -100,12 +129,12 @@ def string_column(values: Sequence[Any]) -> pd.arrays.StringArray:
 
 def bool_column(values: Sequence[Any]) -> np.ndarray:
     """Return a numpy bool array."""
-    return np.array(values, dtype=bool)
+    return _array(values, bool)
 
 
 def session_column(keys: Sequence[str], sessions: Sequence[int]) -> pd.Categorical:
     """Return the ``session`` categorical of rows whose session indices into ``keys`` are given."""
-    codes = np.asarray(sessions, dtype=np.int32)
+    codes = _array(sessions, np.int32)
     return pd.Categorical.from_codes(codes, categories=pd.Index(keys, dtype=object))
 
 

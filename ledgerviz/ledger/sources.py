@@ -9,7 +9,7 @@ import stat
 from collections.abc import Callable, Iterator
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Any, Union
+from typing import IO, Any, NamedTuple, Union
 
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
 
@@ -41,9 +41,14 @@ class SourceProblem:
         return f"SourceProblem({self.kind!r}, {self.message!r})"
 
 
-Found = tuple[str, SourceProblem | None]
-"""A file a path names (as ``str(Path(...))`` gives it), and why it cannot be read when it
-was found in a folder."""
+class Found(NamedTuple):
+    """A file a path names (as ``str(Path(...))`` gives it), why it cannot be read when it
+    was found in a folder, and whether it was (such a file that cannot be opened gives a
+    ``SourceProblem`` when it is read, where a file named directly raises)."""
+
+    path: str
+    problem: SourceProblem | None
+    walked: bool = False
 
 
 def iter_sources(source: Source) -> Iterator[tuple[str, bytes | SourceProblem]]:
@@ -77,8 +82,8 @@ def iter_source_chunks(
     elif hasattr(source, "read"):
         yield str(getattr(source, "name", "<stream>")), _stream_chunks(source, chunk_size)
     elif isinstance(source, str | os.PathLike):
-        for path, problem in expand_found(os.fspath(source)):
-            yield path, iter([problem]) if problem else _file_chunks(path, chunk_size)
+        for path, problem, walked in expand_found(os.fspath(source)):
+            yield path, iter([problem]) if problem else _file_chunks(path, chunk_size, walked)
     else:
         raise TypeError(f"cannot read a ledger from {type(source).__name__}")
 
@@ -91,7 +96,7 @@ def expand_path(text: str) -> list[Path]:
     in turn. Files found in folders that a load reports as unreadable are included. A
     name matching nothing, or naming a pipe or device, raises ``UnreadableSourceError``.
     """
-    return [Path(path) for path, _ in expand_found(text)]
+    return [Path(found.path) for found in expand_found(text)]
 
 
 def expand_found(text: str) -> list[Found]:
@@ -115,7 +120,7 @@ def expand_found(text: str) -> list[Found]:
     if info is not None:
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableSourceError(f"{text}: {_special_kind(info.st_mode)}, not a file")
-        return [(str(path), None)]
+        return [Found(str(path), None)]
     if _GLOB_CHARS.intersection(text):
         matches = _recursive_glob(text) if "**" in text else sorted(glob.glob(text))
         if not matches:
@@ -170,29 +175,26 @@ def _walk_folder(root: Path) -> list[Found]:
     def unreadable(error: OSError) -> None:
         where = Path(error.filename) if error.filename else root
         problem = SourceProblem("unreadable", f"cannot read folder: {error.strerror or error}")
-        found.append((str(where), problem))
+        found.append(Found(str(where), problem, walked=True))
 
     for path in _walk(root, unreadable):
         if path.endswith(LEDGER_SUFFIXES):
-            found.append((path, _file_problem(path)))
+            found.append(Found(path, _file_problem(path), walked=True))
         elif path.endswith(COMPRESSED_SUFFIXES):
             message = "compressed ledger: decompress it to read it (ledgerviz reads JSONL)"
-            found.append((path, SourceProblem("compressed_file", message)))
+            found.append(Found(path, SourceProblem("compressed_file", message), walked=True))
     return sorted(found, key=itemgetter(0))
 
 
 def _file_problem(path: str) -> SourceProblem | None:
-    """Return why a ``*.jsonl`` found in a folder cannot be read as a file, or None."""
+    """Return why a ``*.jsonl`` found in a folder is no file to read, or None (whether it can
+    be opened is seen when it is read: opening it twice would cost two more system calls)."""
     try:
         info = os.stat(path)
     except OSError as error:
         return SourceProblem("unreadable", f"cannot read: {error.strerror or error}")
     if not stat.S_ISREG(info.st_mode):
         return SourceProblem("not_a_file", f"{_special_kind(info.st_mode)}, not a file: skipped")
-    try:
-        os.close(os.open(path, os.O_RDONLY))
-    except OSError as error:
-        return SourceProblem("unreadable", f"cannot read: {error.strerror or error}")
     return None
 
 
@@ -217,19 +219,31 @@ def valid_unicode(text: str) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def _file_chunks(path: str, size: int | None) -> Iterator[bytes]:
-    """Yield the file as it is now, ``size`` bytes at a time (None: all at once)."""
+def _file_chunks(
+    path: str, size: int | None, walked: bool = False
+) -> Iterator[bytes | SourceProblem]:
+    """Yield the file as it is now, ``size`` bytes at a time (None: all at once).
+
+    A file found in a folder (``walked``) that cannot be opened yields its
+    ``SourceProblem`` instead; any other failure to read raises ``UnreadableSourceError``.
+    """
+    opened = False
     try:
         if size is None:
             with open(path, "rb", buffering=0) as raw:
+                opened = True
                 content = raw.readall()  # a snapshot, even while the file is appended to
             yield content
             return
         with open(path, "rb") as handle:
+            opened = True
             while chunk := handle.read(size):
                 yield chunk
     except OSError as error:
-        raise UnreadableSourceError(f"{path}: cannot read: {error.strerror or error}") from error
+        why = f"cannot read: {error.strerror or error}"
+        if opened or not walked:
+            raise UnreadableSourceError(f"{path}: {why}") from error
+        yield SourceProblem("unreadable", why)
 
 
 def _stream_chunks(stream: IO[bytes], size: int | None) -> Iterator[bytes]:

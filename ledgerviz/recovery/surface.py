@@ -99,9 +99,11 @@ class SurfaceFold:
     def visible(self) -> list[int]:
         """Return the nodes on the surface that no active rewind hides, in order."""
         hidden = self._hidden
+        if not hidden:  # the usual case: nothing to test node by node
+            return list(self.nodes)
         return [node for node in self.nodes if node not in hidden]
 
     def hidden_nodes(self) -> list[int]:
         """Return the surface nodes hidden by an active rewind, in order."""
         hidden = self._hidden
-        return [node for node in self.nodes if node in hidden]
+        return [node for node in self.nodes if node in hidden] if hidden else []
