@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pandas as pd
+
 from ledgerviz.display.fragments import expandable
 from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, short_text, text_of
-from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.recovery.analysis import Analysis, CallFacts
 
 TYPE_LABEL_LIMIT = 60
 TEXT_PREVIEW = 300
@@ -42,14 +45,15 @@ def index_of_seq(analysis: Analysis, seq: int) -> int | None:
         return None
 
 
-def calls_html(analysis: Analysis, index: int) -> str:
+def calls_html(analysis: Analysis, index: int, frame: pd.DataFrame | None = None) -> str:
     """Return the tool calls event ``index`` asks for, dispatches or answers: each with its
-    arguments and recorded result text (escaped, cut, the whole text on demand)."""
+    arguments and recorded result text (escaped, cut, the whole text on demand).
+    ``frame``, the analysis' ``calls`` frame (row i: its call i), is searched instead of
+    the calls when given."""
     seq = analysis.seqs[index]
     if seq is None:
         return ""
-    calls = [c for c in analysis.calls if seq in (c.requested_seq, c.dispatched_seq,
-                                                   c.result_seq)]
+    calls = _calls_at(analysis, seq, frame)
     if not calls:
         return ""
     texts = result_texts(analysis, [call.result_seq for call in calls])
@@ -64,8 +68,23 @@ def calls_html(analysis: Analysis, index: int) -> str:
     return f"<div class='lv'>{''.join(blocks)}</div>"
 
 
-def event_details_html(analysis: Analysis, index: int) -> str:
-    """Return escaped HTML for event ``index``: a fact line and its pretty-printed JSON."""
+def _calls_at(analysis: Analysis, seq: int, frame: pd.DataFrame | None) -> list[CallFacts]:
+    """Return the calls requested, dispatched or answered at ``seq``, found in the calls
+    ``frame`` when it is the analysis' (one row per call, in order)."""
+    if frame is None or len(frame) != len(analysis.calls):
+        return [c for c in analysis.calls if seq in (c.requested_seq, c.dispatched_seq,
+                                                       c.result_seq)]
+    at = np.zeros(len(frame), dtype=bool)
+    for column in ("requested_seq", "dispatched_seq", "result_seq"):
+        at |= (frame[column] == seq).fillna(False).to_numpy(dtype=bool)
+    return [analysis.calls[i] for i in np.flatnonzero(at).tolist()]
+
+
+def event_details_html(analysis: Analysis, index: int,
+                       calls: pd.DataFrame | None = None) -> str:
+    """Return escaped HTML for event ``index``: a fact line, the tool calls it asks for,
+    dispatches or answers (``calls``: the analysis' calls frame, searched for them when
+    given), and its pretty-printed JSON."""
     facts = [
         f"<b>seq {seq_text(analysis.seqs[index])}</b>",
         escape(analysis.events[index].get("type")),
@@ -79,7 +98,8 @@ def event_details_html(analysis: Analysis, index: int) -> str:
         facts.append(f"code {escape(analysis.recovery_code[index])}")
     pretty = json.dumps(analysis.events[index], indent=2, ensure_ascii=False)
     return (
-        f"<div class='lv-details'><div>{' · '.join(facts)}</div>{calls_html(analysis, index)}"
+        f"<div class='lv-details'><div>{' · '.join(facts)}</div>"
+        f"{calls_html(analysis, index, calls)}"
         "<pre style='max-height:24em;overflow:auto;white-space:pre-wrap;margin:4px 0'>"
         f"{escape(pretty)}</pre></div>"
     )

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
+import pandas as pd
 
 from ledgerviz.api import Ledger
 from ledgerviz.display.fragments import fragment_style
@@ -201,7 +202,8 @@ class Explorer(widgets.VBox):
 
     def _on_event(self, change: dict[str, Any]) -> None:
         if not self._syncing and change["new"] is not None:
-            self.details.value = event_details_html(self.analysis, change["new"])
+            self.details.value = event_details_html(self.analysis, change["new"],
+                                                    self._calls_frame())
 
     def _on_find(self, change: dict[str, Any]) -> None:
         text = change["new"].strip()
@@ -234,6 +236,10 @@ class Explorer(widgets.VBox):
         self._show_events(analysis, kept)
         self.context.value = self._context_html(view)
 
+    def _calls_frame(self) -> pd.DataFrame:
+        """Return the calls frame of the shown cut and policy (the timeline built it)."""
+        return self._view().recovery(self.policy.value).frames.calls
+
     def _still_shown(self, analysis: Analysis) -> int | None:
         """Return the index in ``analysis`` of the event selected so far, if it is still there.
 
@@ -260,7 +266,8 @@ class Explorer(widgets.VBox):
         finally:
             self._syncing = False
         self.details.value = (
-            "<i>no event</i>" if index is None else event_details_html(analysis, index)
+            "<i>no event</i>" if index is None
+            else event_details_html(analysis, index, self._calls_frame())
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from html_parts import Parts, foreign_markup
 
 import ledgerviz
@@ -55,12 +56,15 @@ def test_a_long_result_is_cut_and_whole_on_demand(tmp_path: Path) -> None:
     assert "show all 5,003 characters" in part and foreign_markup(part) == []
 
 
-def test_details_pane_shows_the_calls_an_event_touches_with_their_results() -> None:
+@pytest.mark.parametrize("searched", ["calls", "calls frame"])
+def test_details_pane_shows_the_calls_an_event_touches_with_their_results(searched: str) -> None:
     ledger = ledgerviz.load(HOSTILE)
-    analysis = ledger.recovery("synthesize").analyses[ledger.keys[0]]
-    answered = event_details_html(analysis, analysis.seqs.index(5))  # call-1's result
+    recovery = ledger.recovery("synthesize")
+    analysis = recovery.analyses[ledger.keys[0]]
+    frame = recovery.frames.calls if searched == "calls frame" else None
+    answered = event_details_html(analysis, analysis.seqs.index(5), frame)  # call-1's result
     assert result_text_of_call_1() in "".join(Parts(answered).text)
-    asked = event_details_html(analysis, analysis.seqs.index(8))  # asks for call-2 and call-3
+    asked = event_details_html(analysis, analysis.seqs.index(8), frame)  # call-2 and call-3
     text = "".join(Parts(asked).text)
     assert "call-2" in text and "call-3" in text
     # under synthesize call-2 is answered by a synthetic TOOL_OUTCOME_UNKNOWN result
