@@ -87,23 +87,35 @@ class EventFields:
         return len(self.types)
 
     def __getattr__(self, name: str) -> Any:
-        """Return a column of a :meth:`prefix`, sliced from its source when first read."""
+        """Return a column of a :meth:`prefix` (or :meth:`prefix_then`), made from its
+        sources when first read."""
         source = self.__dict__.get("_prefix_of")
         if source is None or name not in _COLUMNS:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        whole, count = source
+        whole, count, then = source
         column = getattr(whole, name)[:count]
+        if then is not None:
+            column += getattr(then, name)
         object.__setattr__(self, name, column)
         return column
 
     def prefix(self, count: int) -> EventFields:
         """Return the columns of the first ``count`` rows, each sliced when first read (a cut
         of a long session may read few of them, or none)."""
+        return self._lazy(count, None)
+
+    def prefix_then(self, count: int, other: EventFields) -> EventFields:
+        """Return the columns of the first ``count`` rows followed by ``other``'s, each made
+        when first read (a cut's prefix is long, what follows it short, and its readers
+        may need few of them)."""
+        return self._lazy(count, other)
+
+    def _lazy(self, count: int, then: EventFields | None) -> EventFields:
         source = self.__dict__.get("_prefix_of")
-        if source is not None:  # a prefix of a prefix slices the columns it came from
-            return source[0].prefix(min(count, source[1]))
+        if source is not None and source[2] is None:  # a prefix: read what it came from
+            return source[0]._lazy(min(count, source[1]), then)
         lazy = object.__new__(EventFields)
-        object.__setattr__(lazy, "_prefix_of", (self, max(count, 0)))
+        object.__setattr__(lazy, "_prefix_of", (self, max(count, 0), then))
         return lazy
 
     def __getitem__(self, rows: slice) -> EventFields:
@@ -113,19 +125,6 @@ class EventFields:
     def __add__(self, other: EventFields) -> EventFields:
         """Return these columns followed by ``other``'s."""
         return EventFields.joined([self, other])
-
-    def prefix_then(self, count: int, other: EventFields) -> EventFields:
-        """Return the columns of the first ``count`` rows followed by ``other``'s (each
-        column copied once: a cut's prefix is long, what follows it short)."""
-        source = self.__dict__.get("_prefix_of")
-        if source is not None:
-            return source[0].prefix_then(min(count, source[1]), other)
-        columns = []
-        for f in fields(self):
-            column = getattr(self, f.name)[:count]
-            column += getattr(other, f.name)
-            columns.append(column)
-        return EventFields(*columns)
 
     @classmethod
     def joined(cls, parts: Sequence[EventFields]) -> EventFields:

@@ -91,7 +91,10 @@ def test_a_prefix_slices_each_column_when_it_is_first_read() -> None:
     assert "turns" in vars(prefix) and "datas" not in vars(prefix)  # the others wait
     assert prefix == EventFields.of(events[:3]) and len(prefix) == 3
     assert prefix.prefix(2) == fields.prefix(9).prefix(2) == EventFields.of(events[:2])
-    assert prefix.prefix_then(1, fields[4:]) == EventFields.of([events[0], events[4]])
+    joined = prefix.prefix_then(1, fields[4:])
+    assert joined.types == ["turn/start"] * 2 and "datas" not in vars(joined)
+    assert joined == EventFields.of([events[0], events[4]])
+    assert joined.prefix(1) == EventFields.of(events[:1])  # a prefix of joined columns
     with pytest.raises(AttributeError, match="no attribute 'turn'"):
         prefix.turn  # noqa: B018
 
