@@ -394,13 +394,11 @@ class PrefixFrames(Frames):
         may differ: a call after :attr:`_same_calls` (the whole session's, or the
         analysis', keyed ``own_keys``) is keyed to them."""
         same = self._same_calls
-        call_rows = self._base.call_rows(key_of, rows)
-        if call_rows is None:
+        whole, own = self._base.call_rows(key_of, rows), rows.rows_of(own_keys)
+        if whole is None or own is None:  # rows share a key: look for the keys row by row
             changed = {*self._base.call_keys(key_of)[same:], *own_keys}
             return list(compress(range(count), map(changed.__contains__, rows.call_keys)))
-        later = call_rows[same:]
-        own = rows.rows_of(own_keys)
-        found = np.concatenate([later, own if own is not None else later[:0]])
+        found = np.concatenate([whole[same:], own])
         return np.unique(found[(found >= 0) & (found < count)]).tolist()
 
     def _first_calls_keyed(self, key_of: Callable[[CallFacts], Any],

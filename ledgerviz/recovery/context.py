@@ -74,7 +74,7 @@ def _remembered(memo: ProjectionMemo, event: dict[str, Any], seq: int | None
 
 
 class _Projected(NamedTuple):
-    """One analysis projected: its events, seqs and surface, and the messages it gave."""
+    """One analysis projected (None: none yet), and the messages its surface gave."""
 
     analysis: Analysis | None
     messages: list[ContextMessage]
