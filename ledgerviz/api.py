@@ -212,12 +212,16 @@ class Ledger:
         return story
 
     def _prefix_analyses(self, log: SessionLog, policy: Policy) -> PrefixAnalyses:
-        """Return the prefix analyses of one session under ``policy`` (made once)."""
+        """Return the prefix analyses of one session under ``policy`` (made once, from
+        another policy's as far as the policy does not matter)."""
         key = (log.key, policy)
         if key not in self._prefixes:
+            like = next((held for (session, _), held in self._prefixes.items()
+                         if session == log.key), None)
             with paused_gc():
                 self._prefixes[key] = PrefixAnalyses(
-                    log.events, policy=policy, version=log.version, columns=log.event_fields())
+                    log.events, policy=policy, version=log.version, columns=log.event_fields(),
+                    like=like)
         return self._prefixes[key]
 
     def _session_frames(self, log: SessionLog, policy: Policy) -> SessionFrames:

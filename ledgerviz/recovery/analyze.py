@@ -126,6 +126,10 @@ class _Scan:
         self.fork_node: int | None = None
         self.fork_turn: int | None = None
         self.rewound_forks: dict[Any, tuple[int, int | None]] = {}
+        self.policy_mattered = False
+        """Whether an event so far was handled as it is only under this scan's policy (an
+        outcome-unknown result, a step closed with calls unanswered): until one is, every
+        policy's scan holds the same state."""
 
     def run_computed(self, events: Sequence[Event], *, logged: bool = True) -> None:
         """Annotate events recovery made (closers; ``logged`` False: never in the log)."""
@@ -169,8 +173,10 @@ class _Scan:
                 if call is not None and call[_RESULT] is None:
                     call[_RESULT], call[_RESULT_SEQ] = key, seq
                     call[_CODE], call[_IS_ERROR] = code, is_error
-                    if code == UNKNOWN_CODE and self.fork:
-                        self._fork_at(call)
+                    if code == UNKNOWN_CODE:
+                        self.policy_mattered = True
+                        if self.fork:
+                            self._fork_at(call)
             elif action == _CALL_KIND:
                 call = find(data.get("callId"))
                 if call is not None and call[_DISPATCHED] is None:
@@ -234,6 +240,7 @@ class _Scan:
         self.step_calls.clear()
         if not unanswered or not logged:
             return
+        self.policy_mattered = True
         if recorded:
             self.unanswered_closed.extend(call[_ID] for call in unanswered)
         if self.fork:

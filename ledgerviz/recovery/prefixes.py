@@ -7,6 +7,11 @@ the state it held then, with the policy's closers of that prefix, is exactly wha
 ``every`` events; a prefix then costs copying one checkpoint and scanning fewer than
 ``every`` events. The lists the scan only appends to are shared with the whole-session
 scan and cut to their length at the checkpoint.
+
+Until the scan meets an event that only some policies handle so (an outcome-unknown result,
+a step closed with calls unanswered), it holds the same state under every policy: another
+policy's analyses take over the checkpoints from before that event (``like``) and scan only
+from there.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, count, islice, repeat
+from itertools import chain, compress, count, islice, repeat, takewhile
 from operator import and_, eq, is_, itemgetter, not_
 from typing import Any, NamedTuple
 
@@ -81,6 +86,7 @@ class _Checkpoint:
     step_calls: list[tuple[str, int]]
     scalars: tuple[Any, ...]
     rewound_forks: dict[Any, tuple[int, int | None]]
+    policy_mattered: bool
 
 
 _SCALARS = ("open_turn", "boundary", "fork_node", "fork_turn")
@@ -111,6 +117,7 @@ def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Ch
         step_calls=[(call_id, position[id(call)]) for call_id, call in scan.step_calls.items()],
         scalars=tuple(getattr(scan, name) for name in _SCALARS),
         rewound_forks=dict(scan.rewound_forks),
+        policy_mattered=scan.policy_mattered,
     )
 
 
@@ -153,10 +160,12 @@ class _ResumedCallsById(dict[Any, list[Any]]):
         return default if position is None else self._calls[position]
 
 
-def _resumed(point: _Checkpoint, whole: _Scan, index: _CallIndex) -> _Scan:
+def _resumed(point: _Checkpoint, whole: _Scan, index: _CallIndex,
+             policy: Policy | None = None) -> _Scan:
     """Return a new scan in the state ``point`` recorded (``whole``: the whole-session scan,
-    whose append-only lists begin with what the scan had then; ``index``: of its calls)."""
-    scan = _Scan(whole.policy, whole.generation)
+    whose append-only lists begin with what the scan had then; ``index``: of its calls),
+    under ``policy`` (default: ``whole``'s; another only where the policy has not mattered)."""
+    scan = _Scan(policy or whole.policy, whole.generation)
     scan.out = whole.out[: point.out]
     scan.seqs = whole.seqs[: point.out]
     scan.surface = point.surface.copy(scan.seqs)
@@ -174,6 +183,7 @@ def _resumed(point: _Checkpoint, whole: _Scan, index: _CallIndex) -> _Scan:
     for name, value in zip(_SCALARS, point.scalars, strict=True):
         setattr(scan, name, value)
     scan.rewound_forks = dict(point.rewound_forks)
+    scan.policy_mattered = point.policy_mattered
     return scan
 
 
@@ -181,11 +191,14 @@ class _SharedFacts:
     """The facts of the whole-session scan's calls that prefixes share, each made once per
     branch it is on: a prefix's scan shares only calls that can no longer change."""
 
-    def __init__(self, whole: _Scan) -> None:
+    def __init__(self, whole: _Scan, like: _SharedFacts | None = None) -> None:
         self._calls = whole.calls
         self._made: list[CallFacts | None] = [None] * len(whole.calls)
         self._made_on: list[Branch | None] = [None] * len(whole.calls)
         """The branch each of ``_made`` was made on."""
+        if like is not None:  # take what ``like`` made of the calls both scans share
+            for i in compress(count(), map(is_, self._calls, like._calls)):
+                self._made[i], self._made_on[i] = like._made[i], like._made_on[i]
 
     def __call__(self, calls: list[list[Any]], branch: list[Branch]) -> list[CallFacts]:
         """Return the ``CallFacts`` of a prefix's scanned calls (see ``facts_of``); the
@@ -207,12 +220,19 @@ class _SharedFacts:
 _NODE_OF = itemgetter(_NODE)
 
 
+def _policy_free(point: _Checkpoint) -> bool:
+    """Whether the scan's state at ``point`` is the same under every policy."""
+    return not point.policy_mattered
+
+
 class PrefixAnalyses:
     """Every prefix of one session's events analysed under one policy, on demand.
 
     ``analysis(n)`` equals ``analyze(events[:n], policy=..., version=...)``; building the
-    object scans the whole session once. The events are not modified and must not be
-    changed while this object is used.
+    object scans the whole session once, or, given ``like`` (the same events' analyses
+    under another policy, same ``version`` and ``every``), from ``like``'s last checkpoint
+    before the policy mattered. The events are not modified and must not be changed while
+    this object is used.
     """
 
     def __init__(
@@ -223,22 +243,36 @@ class PrefixAnalyses:
         version: int | None = None,
         columns: EnvelopeColumns | None = None,
         every: int = CHECKPOINT_EVERY,
+        like: PrefixAnalyses | None = None,
     ) -> None:
         if every < 1:
             raise ValueError(f"checkpoints must be at least 1 event apart, got {every}")
         self._events = events
-        self._envelope = _Envelope.of(events, columns)
         self._every = max(every, -(-len(events) // CHECKPOINTS_MOST))
-        self._whole = _Scan(policy, generation_for(version))
+        generation = generation_for(version)
+        if like is not None and (like._events is not events or like._every != self._every
+                                 or like._whole.generation != generation):
+            raise ValueError("`like` must analyse the same events, with the same version "
+                             "and checkpoint spacing")
+        self._envelope = like._envelope if like else _Envelope.of(events, columns)
         self._points: list[_Checkpoint] = []
+        first = 0
         with _collector_paused():
-            for start in range(0, len(events) + 1, self._every):
+            shared = list(takewhile(_policy_free, like._points)) if like else []
+            if like is not None and shared:  # go on from the last (checkpointed again below)
+                self._points, point = shared[:-1], shared[-1]
+                self._whole = _resumed(point, like._whole, like._index, policy)
+                first = point.consumed
+            else:
+                self._whole = _Scan(policy, generation)
+            for start in range(first, len(events) + 1, self._every):
                 previous = self._points[-1] if self._points else None
                 self._points.append(_checkpoint(self._whole, start, previous))
                 stop = min(start + self._every, len(events))
                 self._run(self._whole, start, stop)
-        self._facts = _SharedFacts(self._whole)
-        self._index = _CallIndex(self._whole.calls)
+        self._facts = _SharedFacts(self._whole, like._facts if like else None)
+        # a scan lists the recorded events' calls in the same order under every policy
+        self._index = like._index if like else _CallIndex(self._whole.calls)
 
     def __len__(self) -> int:
         return len(self._events)

@@ -3,12 +3,14 @@ generator's truth say that cut should give."""
 
 from __future__ import annotations
 
+import json
 from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledgerviz.examples import example_path
 from ledgerviz.recovery import PrefixAnalyses, analyze, fork_seed
 
 from .build import requesting
@@ -21,14 +23,16 @@ INPUTS = sorted({case["input"] for case in INTERRUPTED})
 
 @pytest.mark.parametrize("name", INPUTS)
 @pytest.mark.parametrize("every", [1, 4, 1_000])
-def test_every_cut_closes_as_the_runtime_does(name: str, every: int) -> None:
+@pytest.mark.parametrize("like", [False, True])
+def test_every_cut_closes_as_the_runtime_does(name: str, every: int, like: bool) -> None:
     """Synthesize appends the runtime's own crash closers at every cut; fork appends the
     same closers, or none while a fork is pending (it seeds a child instead), which needs a
-    fork point."""
+    fork point. So does fork taken over from synthesize's checkpoints (``like``)."""
     header, events = conformance_input(name)
     version = header.get("version")
     synthesize = PrefixAnalyses(events, policy="synthesize", version=version, every=every)
-    fork = PrefixAnalyses(events, policy="fork", version=version, every=every)
+    fork = PrefixAnalyses(events, policy="fork", version=version, every=every,
+                          like=synthesize if like else None)
     cases = [case for case in INTERRUPTED if case["input"] == name]
     assert len(cases) == len(events)
     for case in cases:
@@ -73,6 +77,36 @@ def test_every_cut_matches_the_generator_truth(truth: Truth, every: int) -> None
     for cut in range(len(truth.events) + 1):
         check_synthesize(truth, cut, synthesize.analysis(cut))
         check_fork(truth, cut, fork.analysis(cut))
+
+
+@settings(max_examples=30, deadline=None)
+@given(ledgers(), st.integers(min_value=1, max_value=5))
+def test_a_policy_taken_over_from_another_matches_the_generator_truth(
+        truth: Truth, every: int) -> None:
+    """Each policy's analyses made ``like`` the other's (its checkpoints shared up to the
+    first event that only some policies handle so) give every cut the truth's closers."""
+    first = {}
+    for policy in ("synthesize", "fork"):
+        first[policy] = PrefixAnalyses(truth.events, policy=policy, version=truth.version,
+                                       every=every)
+    fork = PrefixAnalyses(truth.events, policy="fork", version=truth.version, every=every,
+                          like=first["synthesize"])
+    synthesize = PrefixAnalyses(truth.events, policy="synthesize", version=truth.version,
+                                every=every, like=first["fork"])
+    for cut in range(len(truth.events) + 1):
+        check_synthesize(truth, cut, synthesize.analysis(cut))
+        check_fork(truth, cut, fork.analysis(cut))
+
+
+def test_analyses_of_other_events_or_spacing_are_not_taken_over() -> None:
+    _, events = conformance_input(INPUTS[0])
+    synthesize = PrefixAnalyses(events, policy="synthesize", version=4, every=2)
+    for other in ({"events": list(events), "version": 4, "every": 2},
+                  {"events": events, "version": 4, "every": 3},
+                  {"events": events, "version": 0, "every": 2}):
+        with pytest.raises(ValueError, match="same events, with the same version"):
+            PrefixAnalyses(other.pop("events"), policy="fork", like=synthesize,
+                           **other)  # type: ignore[arg-type]
 
 
 def test_events_after_the_prefix_are_scanned_as_if_they_followed_it() -> None:
@@ -177,3 +211,19 @@ def test_a_call_id_given_twice_finds_the_last_call_before_the_cut(every: int) ->
     assert facts(6) == [(4, 5, "ok")]
     assert facts(10) == [(4, 5, "ok"), (9, 10, "outcome_unknown")]
     assert facts(11) == [(4, 5, "ok"), (9, 10, "ok")]
+
+
+@pytest.mark.parametrize("every", [1, 5])
+def test_a_recorded_outcome_unknown_result_is_where_the_policies_part(every: int) -> None:
+    """The bundled resume-synthesize ledger records TOOL_OUTCOME_UNKNOWN (seq 22) for a
+    call requested at seq 18 and goes on: fork forks there first in every cut
+    that holds that result, also when taken over from synthesize, which never forks."""
+    lines = example_path("resume-synthesize").read_text(encoding="utf-8").splitlines()
+    events = tuple(json.loads(line) for line in lines[1:])
+    synthesize = PrefixAnalyses(events, policy="synthesize", version=4, every=every)
+    fork = PrefixAnalyses(events, policy="fork", version=4, every=every, like=synthesize)
+    after = [event["seq"] for event in events].index(22) + 1
+    assert after < len(events) - 10
+    for cut in range(after, len(events) + 1):
+        assert synthesize.analysis(cut).fork_points == []
+        assert fork.analysis(cut).fork_points[:1] == [18]
