@@ -369,8 +369,14 @@ def test_joined_inferred_keeps_only_the_categories_some_value_holds() -> None:
     assert joined is not None
     assert joined.categories.tolist() == ["b", "z"]
     assert joined.codes.tolist() == [0, -1, 0, 1, -1]
-    assert joined_inferred(head[1:2], tail[1:]) is None  # no value at all
     assert joined_inferred(pd.Categorical([1]), tail) is None  # not a string category
+    # no value at all: what pandas infers for missing values alone, not the parts' categories
+    missing = joined_inferred(head[1:2], tail[1:])
+    assert missing is not None
+    assert missing.codes.tolist() == [-1, -1]
+    pd.testing.assert_extension_array_equal(missing, pd.Categorical([None, None]))
+    pd.testing.assert_extension_array_equal(joined_inferred(head[:0], tail[:0]),
+                                            pd.Categorical([]))
 
 
 @pytest.mark.parametrize(("seed_length", "inherited"), [

@@ -84,9 +84,10 @@ def test_every_cut_of_a_conformance_input_gives_the_truncated_files_frames(
     assert not [n for n in rebuilt if n in SLICED_BUILDERS]
 
 
-def test_a_cut_of_no_events_is_built_from_scratch(tmp_path: Path, rebuilt: list[str]) -> None:
+def test_a_cut_of_no_events_is_sliced_too(tmp_path: Path, rebuilt: list[str]) -> None:
+    """No type column to join (no values): the empty frames come from slicing as well."""
     assert_cuts_match(CONFORMANCE / "random-01-v4.jsonl", [0], tmp_path)
-    assert set(SLICED_BUILDERS) <= set(rebuilt)
+    assert not [n for n in rebuilt if n in SLICED_BUILDERS]
 
 
 @pytest.mark.parametrize("scenario", ["resume-synthesize", "scheduler-failure", "compaction"])

@@ -195,8 +195,12 @@ def joined(head: Any, tail: Any) -> Any:
 def joined_inferred(head: pd.Categorical, tail: pd.Categorical) -> pd.Categorical | None:
     """Return ``category_column`` of the values of ``head`` then ``tail``, two categoricals
     with inferred categories (each may hold categories its values no longer use), or None
-    when a category is not a string or none is used."""
+    when a category is not a string."""
     head_used, tail_used = _used_categories(head), _used_categories(tail)
+    if not head_used and not tail_used:  # no value, or missing ones only
+        size = len(head) + len(tail)
+        return pd.Categorical.from_codes(np.full(size, -1, dtype=np.int8),
+                                         dtype=_INFERRED_EMPTY[size > 0])
     names = sorted({*head_used, *tail_used}) if all(
         type(name) is str for name in (*head_used, *tail_used)) else None
     if not names:
@@ -204,6 +208,11 @@ def joined_inferred(head: pd.Categorical, tail: pd.Categorical) -> pd.Categorica
     code_of = {name: code for code, name in enumerate(names)}
     codes = [_recoded(part.codes, part.categories, code_of) for part in (head, tail)]
     return pd.Categorical.from_codes(np.concatenate(codes), categories=pd.Index(names))
+
+
+_INFERRED_EMPTY = (pd.Categorical([]).dtype, pd.Categorical([None]).dtype)
+"""The types ``category_column`` (pandas' inference) gives no values, and missing values
+only."""
 
 
 def _used_categories(values: pd.Categorical) -> list[Any]:
