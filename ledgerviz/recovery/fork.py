@@ -8,6 +8,7 @@ so the runtime resumes the child with nothing unanswered and the parent stays as
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from ledgerviz.recovery.analyze import analyze
@@ -86,9 +87,9 @@ def fork_seed(
             f"no event with seq {boundary!r} to fork at "
             + (f"(seqs run 0..{last})" if last is not None else "(the ledger has no events)")
         )
-    prefix = list(events[: index + 1])
-    marker = new_event(SEED_MARKER, boundary + 1, prefix[-1].get("time"), {"inherited": True})
-    seeded = [*prefix, marker]
+    seeded = list(islice(events, index + 1))  # one copy: a long prefix's dicts are cold
+    seeded.append(
+        new_event(SEED_MARKER, boundary + 1, seeded[-1].get("time"), {"inherited": True}))
     closers = crash_closers(seeded, generation="v4", cause="forked")
     if closers and version != FORK_VERSION:
         raise ForkRefused(
@@ -97,7 +98,8 @@ def fork_seed(
             "cut turn (forked closers); fork at a turn boundary, or migrate the log to v4"
         )
     header = fork_header(parent_header, session_id=session_id, created_at=created_at)
-    return header, seeded + closers
+    seeded.extend(closers)
+    return header, seeded
 
 
 def _index_of_seq(events: Sequence[Event], seq: int) -> int | None:
