@@ -369,15 +369,10 @@ class PrefixFrames(Frames):
         session's ``rows`` (their counts in ``head``), then rows keyed ``new_keys``. A kept
         row's count is the whole session's unless a call with its key differs; the others are
         ``counts`` of the view narrowed to the calls of the keys it is given."""
-        calls, same = self._analysis.calls, self._same_calls
-        own_keys = list(map(key_of, calls[same:]))
+        own_keys = list(map(key_of, self._analysis.calls[self._same_calls:]))
         kept = self._changed_rows(rows, count, key_of, own_keys)
         keys = [rows.call_keys[i] for i in kept] + new_keys
-        wanted = set(keys)
-        narrowed = [*self._first_calls_keyed(key_of, wanted),
-                    *compress(calls[same:], map(wanted.__contains__, own_keys))]
-        view = replace(self._continued, calls=narrowed, call_sessions=[0] * len(narrowed))
-        fresh = counts(view, keys)
+        fresh = counts(self._counting_only(key_of, set(keys), own_keys), keys)
         total = count + len(new_keys)
         redo = [*kept, *range(count, total)]
         out = {}
@@ -400,6 +395,16 @@ class PrefixFrames(Frames):
             return list(compress(range(count), map(changed.__contains__, rows.call_keys)))
         found = np.concatenate([whole[same:], own])
         return np.unique(found[(found >= 0) & (found < count)]).tolist()
+
+    def _counting_only(self, key_of: Callable[[CallFacts], Any], wanted: set[Any],
+                       own_keys: list[Any] | None = None) -> SessionsView:
+        """Return the view holding only the calls whose ``key_of`` key is in ``wanted``
+        (``own_keys``: the keys of the calls after :attr:`_same_calls`, when known)."""
+        own = self._analysis.calls[self._same_calls:]
+        keys = map(key_of, own) if own_keys is None else own_keys
+        calls = [*self._first_calls_keyed(key_of, wanted),
+                 *compress(own, map(wanted.__contains__, keys))]
+        return replace(self._continued, calls=calls, call_sessions=[0] * len(calls))
 
     def _first_calls_keyed(self, key_of: Callable[[CallFacts], Any],
                            wanted: set[Any]) -> list[CallFacts]:
@@ -462,7 +467,8 @@ class PrefixFrames(Frames):
                 head = getattr(self._base.frames, name)["end_seq"].iloc[:count]
                 if head.isna().any() or (head > boundary).any():
                     return None  # a kept row the story takes: build the whole frame
-                frame = self._frame(columns(_counting_only(view, new["turn"]), new), schema)
+                counting = self._counting_only(_CALL_TURN, set(new["turn"]))
+                frame = self._frame(columns(counting, new), schema)
                 parts[name] = frame[frame["end_seq"].isna() | (frame["end_seq"] > boundary)]
             calls = [call for call in self._analysis.calls if call.requested_seq > boundary]
             own_calls = replace(view.from_position(own), calls=calls,
@@ -530,14 +536,6 @@ def _step_call_counts(view: SessionsView, keys: list[tuple[Any, Any]]) -> dict[s
     """Return the ``calls`` column of one session's step rows (their turns and steps)."""
     turns, steps = [turn for turn, _ in keys], [step for _, step in keys]
     return {"calls": step_calls(view, [0] * len(keys), turns, steps)}
-
-
-def _counting_only(view: SessionsView, turns: list[Any]) -> SessionsView:
-    """Return ``view`` holding only the calls of ``turns`` (one session's), all the calls
-    that the rows of those turns, or of their steps, count."""
-    wanted = set(turns)
-    calls = list(compress(view.calls, map(wanted.__contains__, map(_CALL_TURN, view.calls))))
-    return replace(view, calls=calls, call_sessions=[0] * len(calls))
 
 
 def _turn_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
