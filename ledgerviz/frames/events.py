@@ -42,13 +42,15 @@ TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 
 
 def _call_ids(view: SessionsView) -> list[Any]:
-    """Return the call id of every tool/call and tool/result event (None elsewhere)."""
-    call_ids: list[Any] = [None] * len(view.types)
-    types, datas = view.types, view.datas
+    """Return the call id of each event from the view's start on: a tool/call's or a
+    tool/result's (None for the others)."""
+    start, fields = view.start, view.fields
+    types, datas = fields.rows("types", start), fields.rows("datas", start)
+    call_ids: list[Any] = [None] * len(types)
     for i in view.indices_of(TOOL_EVENTS):
-        data = datas[i]
-        is_call = types[i] == "tool/call"
-        call_ids[i] = data.get("callId") if is_call else payload_result_call_id(data)
+        data = datas[i - start]
+        is_call = types[i - start] == "tool/call"
+        call_ids[i - start] = data.get("callId") if is_call else payload_result_call_id(data)
     return call_ids
 
 

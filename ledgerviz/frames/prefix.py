@@ -440,7 +440,7 @@ class PrefixFrames(Frames):
 
     def _tail_sliceable(self, view: SessionsView) -> bool:
         """Whether the events after the shared ones leave the calls and routes alone."""
-        return not _UNSLICEABLE.intersection(view.types[self._shared:])
+        return not _UNSLICEABLE.intersection(view.fields.rows("types", self._shared))
 
     def own_rows(self, boundary: int) -> StoryFrames | None:
         """Return the rows a fork story takes from this prefix, a fork child seeded at seq
@@ -554,10 +554,10 @@ def _tail_fields(view: SessionsView, start: int) -> dict[str, Any]:
     surface op), typed, for the events from position ``start`` on."""
     fields = view.fields
     return {
-        "turn": int_column(fields.turns[start:]),
-        "step": int_column(fields.steps[start:]),
-        "call_id": string_column(_call_ids(view.from_position(start))[start:]),
-        "surface_op": category_column(_surface_ops(fields.surface_ops[start:])),
+        "turn": int_column(fields.rows("turns", start)),
+        "step": int_column(fields.rows("steps", start)),
+        "call_id": string_column(_call_ids(view.from_position(start))),
+        "surface_op": category_column(_surface_ops(fields.rows("surface_ops", start))),
     }
 
 

@@ -84,7 +84,11 @@ class EventFields:
                 self.turns.append, self.steps.append, self.surface_ops.append)
 
     def __len__(self) -> int:
-        return len(self.types)
+        source = self.__dict__.get("_prefix_of")
+        if source is None:
+            return len(self.types)
+        whole, count, then = source
+        return min(count, len(whole)) + (len(then) if then is not None else 0)
 
     def __getattr__(self, name: str) -> Any:
         """Return a column of a :meth:`prefix` (or :meth:`prefix_then`), made from its
@@ -98,6 +102,20 @@ class EventFields:
             column += getattr(then, name)
         object.__setattr__(self, name, column)
         return column
+
+    def rows(self, name: str, start: int, stop: int | None = None) -> list[Any]:
+        """Return rows ``start`` to ``stop`` (default: the last) of the column ``name``; a
+        :meth:`prefix` column not read yet is sliced from its sources, not made whole."""
+        source = self.__dict__.get("_prefix_of")
+        if source is None or name in self.__dict__:
+            return getattr(self, name)[start:stop]
+        whole, count, then = source
+        kept = min(count, len(whole))
+        stop = len(self) if stop is None else min(stop, len(self))
+        rows = whole.rows(name, min(start, kept), min(stop, kept))
+        if then is not None and stop > kept:
+            rows += then.rows(name, max(start - kept, 0), stop - kept)
+        return rows
 
     def prefix(self, count: int) -> EventFields:
         """Return the columns of the first ``count`` rows, each sliced when first read (a cut
