@@ -44,8 +44,7 @@ TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 def _call_ids(view: SessionsView) -> list[Any]:
     """Return the call id of each event from the view's start on: a tool/call's or a
     tool/result's (None for the others)."""
-    start, fields = view.start, view.fields
-    types, datas = fields.rows("types", start), fields.rows("datas", start)
+    start, types, datas = view.start, view.rows("types"), view.rows("datas")
     call_ids: list[Any] = [None] * len(types)
     for i in view.indices_of(TOOL_EVENTS):
         data = datas[i - start]
@@ -64,13 +63,13 @@ def _surface_ops(raw_ops: list[Any]) -> list[Any]:
 def _inherited(view: SessionsView) -> np.ndarray:
     """Return True for every event a session inherited from its parent: the events before
     its own cut (its last ``session/end-seed {inherited: true}``; v0/v1: ``seedLength``)."""
-    flags = np.zeros(len(view.types), dtype=bool)
+    flags = np.zeros(len(view.events), dtype=bool)
     markers: dict[int, list[int]] = defaultdict(list)
     for position in view.indices_of(frozenset({SEED_MARKER})):
         markers[view.sessions[position]].append(position)
     start = 0
     for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
-        own = ((view.seqs[i], view.datas[i]) for i in markers.get(session, ()))
+        own = ((view.seqs[i], view.field_at("datas", i)) for i in markers.get(session, ()))
         inherited = inherited_count(log.header, log.version, own)
         if inherited:  # every event before the first own recorded one
             recorded = compress(count(), analysis.recorded)

@@ -93,9 +93,10 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
     """Return one row per turn from the turn/start, turn/end and step/start events."""
     rows: list[list[Any]] = []
     latest: dict[tuple[int, Any], list[Any]] = {}
-    types, turns, datas, sessions = view.types, view.fields.turns, view.datas, view.sessions
+    start, sessions = view.start, view.sessions
+    types, turns, datas = view.rows("types"), view.rows("turns"), view.rows("datas")
     for i in view.indices_of(_TURN_EVENTS):
-        kind, key = types[i], (sessions[i], turns[i])
+        kind, key = types[i - start], (sessions[i], turns[i - start])
         row = latest.get(key)
         if kind == "turn/start" or row is None:
             row = latest[key] = [*key, -1, -1, None, 0, i, i]
@@ -103,7 +104,7 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
         if kind == "turn/start":
             row[_T_START] = i
         elif kind == "turn/end":
-            row[_T_END], row[_T_REASON] = i, payload_end_reason_kind(datas[i])
+            row[_T_END], row[_T_REASON] = i, payload_end_reason_kind(datas[i - start])
         else:
             row[_T_STEPS] += 1
         row[_T_LAST] = i
@@ -188,7 +189,7 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
 def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
     """Return the (provider, model) route the request events before ``position`` set."""
     for i in reversed(view.from_position(0).indices_of(_ROUTE_EVENTS, stop=position)):
-        route = _route(view.types[i], view.datas[i])
+        route = _route(view.field_at("types", i), view.field_at("datas", i))
         if route is not None:
             return route
     return NO_ROUTE
@@ -199,22 +200,23 @@ def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
     rows: list[list[Any]] = []
     latest: dict[tuple[int, Any, Any], list[Any]] = {}
     open_row: list[Any] | None = None
-    types, datas, sessions = view.types, view.datas, view.sessions
-    turns, steps = view.fields.turns, view.fields.steps
+    start, sessions = view.start, view.sessions
+    types, datas = view.rows("types"), view.rows("datas")
+    turns, steps = view.rows("turns"), view.rows("steps")
     session = -1
     for i in view.indices_of(_STEP_EVENTS):
-        kind = types[i]
+        kind = types[i - start]
         if sessions[i] != session:  # a new session: no open step yet
             if session != -1:  # and no route
                 route = NO_ROUTE
             session, open_row = sessions[i], None
         if kind in ("request/header", "request/context"):
-            route = _route(kind, datas[i]) or route
+            route = _route(kind, datas[i - start]) or route
             if open_row is not None:
                 open_row[_S_PROVIDER], open_row[_S_MODEL] = route
                 open_row[_S_LAST] = i
             continue
-        key = (session, turns[i], steps[i])
+        key = (session, turns[i - start], steps[i - start])
         row = latest.get(key)
         if kind == "step/start" or row is None:
             row = latest[key] = [*key, -1, -1, *route, None, None, None, None, i, i]
@@ -227,7 +229,7 @@ def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
             row[_S_END] = i
             open_row = None
         else:
-            _add_assistant(row, datas[i])
+            _add_assistant(row, datas[i - start])
     return rows
 
 

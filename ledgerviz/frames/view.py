@@ -163,6 +163,15 @@ class SessionsView:
         """Return each event's ``data`` object ({} when it has none)."""
         return self.fields.datas
 
+    def rows(self, name: str) -> list[Any]:
+        """Return the field column ``name`` (see ``EventFields``) from the view's start on:
+        event ``i``'s value is at ``i - start``."""
+        return self.fields.rows(name, self.start)
+
+    def field_at(self, name: str, position: int) -> Any:
+        """Return the field ``name`` of the event at ``position``."""
+        return self.fields.rows(name, position, position + 1)[0]
+
     def holds(self, kind: str) -> bool:
         """Return whether an event of type ``kind`` is among the view's."""
         return kind in self._names
