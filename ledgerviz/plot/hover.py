@@ -158,7 +158,7 @@ def group_hovers(what: str, counts: Sequence[int], names: Sequence[Sequence[str]
     ``last_seqs[i]`` (floats holding whole seqs, NaN: none) and ``names[i]``, the bin's
     distinct item names, already escaped and sorted (bins of the same names share a text)."""
     pattern = (f"<b>%d {what.replace('%', '%%')}</b> · seqs %s–%s<br>%s"
-               "<br>(grouped: too many to draw one by one; zoom in or lower the detail)")
+               "<br><i>grouped: zoom in to see each</i>")
     listed = {key: ", ".join(key[:6]) + (", …" if len(key) > 6 else "") for key in set(names)}
     return [pattern % (count, first, last, listed[key])
             for count, key, first, last in zip(counts, names, _seq_texts(first_seqs),

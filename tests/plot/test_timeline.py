@@ -16,6 +16,7 @@ import ledgerviz
 from ledgerviz.examples import example_paths
 from ledgerviz.plot import detail, style, timeline
 from ledgerviz.plot.axis import epoch_ms
+from ledgerviz.plot.traces import compact
 from ledgerviz.recovery.analysis import POLICIES
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -153,6 +154,19 @@ def test_time_axis_places_calls_at_their_recorded_times() -> None:
         ends = np.sort(np.concatenate([np.asarray(t.x, dtype=float)[1::3] for t in bars]))
         assert ends.tolist() == sorted(epoch_ms(mine["result_time"]).tolist())
     assert figure.layout.xaxis.title.text == "time (UTC)"
+
+
+def test_positions_go_to_the_browser_as_float32_only_where_it_holds_them_exactly() -> None:
+    seqs = compact(np.array([0.0, 12.0, np.nan, 1_020_671.0]))
+    assert seqs.dtype == np.float32
+    assert seqs.tolist()[:2] == [0.0, 12.0] and np.isnan(seqs[2]) and seqs[3] == 1_020_671
+    assert compact(np.array([1_773_832_865_441.0, np.nan])).dtype == np.float64  # epoch ms
+    assert compact(np.array([4.15])).dtype == np.float64
+    ledger = ledgerviz.load(SHOWCASE)
+    kinds = {axis: {trace.x.dtype for trace in
+                    timeline(ledger, policy="recorded", axis=axis).data}
+             for axis in ("order", "time")}
+    assert kinds == {"order": {np.dtype(np.float32)}, "time": {np.dtype(np.float64)}}
 
 
 def test_order_axis_and_auto_for_ledgers_without_times() -> None:
