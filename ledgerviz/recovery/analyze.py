@@ -127,8 +127,8 @@ class _Scan:
         self.fork_turn: int | None = None
         self.rewound_forks: dict[Any, tuple[int, int | None]] = {}
         self.policy_mattered = False
-        """Whether an event so far was handled as it is only under this scan's policy (an
-        outcome-unknown result, a step closed with calls unanswered): until one is, every
+        """Whether the scan has met an event that policies handle differently (an
+        outcome-unknown result, a step closed with calls unanswered): until it has, every
         policy's scan holds the same state."""
 
     def run_computed(self, events: Sequence[Event], *, logged: bool = True) -> None:
