@@ -102,17 +102,17 @@ def test_a_prefix_slices_each_column_when_it_is_first_read() -> None:
 def test_rows_of_a_prefix_are_read_without_making_its_columns() -> None:
     events = [turn_start(i, turn=10 + i) for i in range(6)]
     fields = EventFields.of(events)
-    tail = EventFields.of([turn_start(i, turn=20 + i) for i in range(6, 8)], start=6)
-    joined = fields.prefix(9).prefix_then(4, tail)  # turns 10 11 12 13 26 27
-    assert len(joined) == 6 and len(fields.prefix(9)) == 6
-    assert joined.rows("turns", 2) == [12, 13, 26, 27]
-    assert joined.rows("turns", 5) == [27]
+    tail = EventFields.of([turn_start(i, turn=20 + i) for i in range(6, 9)], start=6)
+    joined = fields.prefix(9).prefix_then(4, tail)  # turns 10 11 12 13 26 27 28
+    assert len(joined) == 7 and len(fields.prefix(9)) == 6
+    assert joined.rows("turns", 2) == [12, 13, 26, 27, 28]
+    assert joined.rows("turns", 5) == [27, 28]
     assert joined.rows("turns", 1, 3) == [11, 12]
     assert joined.rows("seqs", 3, 5) == [3, 6]
-    assert joined.rows("turns", 6) == [] and joined.rows("turns", 4, 99) == [26, 27]
+    assert joined.rows("turns", 7) == [] and joined.rows("turns", 4, 99) == [26, 27, 28]
     assert "turns" not in vars(joined) and "seqs" not in vars(joined)  # none made whole
-    assert joined.turns == [10, 11, 12, 13, 26, 27]  # what the rows were read from
-    assert joined.rows("turns", 3) == [13, 26, 27]  # a column made whole is sliced
+    assert joined.turns == [10, 11, 12, 13, 26, 27, 28]  # what the rows were read from
+    assert joined.rows("turns", 3) == [13, 26, 27, 28]  # a column made whole is sliced
     assert fields.rows("turns", 4) == [14, 15]
 
 
