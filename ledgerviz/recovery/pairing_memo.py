@@ -108,15 +108,16 @@ class PairingMemo:
     def _openai_problems(self, messages: list[ContextMessage], start: int,
                          shapes: list[Shape]) -> list[Problem]:
         scan, marks = self._openai.scan, self._openai.last.marks
-        for index, (_, blocks) in enumerate(shapes, start):
+        read_result, read_calls = scan.read_result, scan.read_calls
+        pairs = zip(islice(messages, start, None), shapes, strict=True)
+        for index, (item, (_, blocks)) in enumerate(pairs, start):
             if index % MARK_EVERY == 0 and index > start:
                 marks.append((index, index, scan.mark()))
-            seqs = (messages[index].seq,)
-            if messages[index].is_tool_result:
-                scan.read_result(index, blocks[0][1], seqs)
+            if item.is_tool_result:
+                read_result(index, blocks[0][1], (item.seq,))
             else:
-                scan.read_calls(index, [call_id for kind, call_id in blocks if kind == "tool_use"],
-                                seqs)
+                read_calls(index, [call_id for kind, call_id in blocks if kind == "tool_use"],
+                           (item.seq,))
         return list(scan.finish())
 
     def _anthropic_problems(self, messages: list[ContextMessage], start: int, first_turn: int,
