@@ -108,16 +108,15 @@ class PairingMemo:
     def _openai_problems(self, messages: list[ContextMessage], start: int,
                          shapes: list[Shape]) -> list[Problem]:
         scan, marks = self._openai.scan, self._openai.last.marks
-        read_result, read_calls = scan.read_result, scan.read_calls
-        pairs = zip(islice(messages, start, None), shapes, strict=True)
-        for index, (item, (_, blocks)) in enumerate(pairs, start):
+        for index, (_, blocks) in enumerate(shapes, start):
             if index % MARK_EVERY == 0 and index > start:
                 marks.append((index, index, scan.mark()))
-            if item.is_tool_result:
-                read_result(index, blocks[0][1], (item.seq,))
+            seqs = (messages[index].seq,)
+            if messages[index].is_tool_result:
+                scan.read_result(index, blocks[0][1], seqs)
             else:
-                read_calls(index, [call_id for kind, call_id in blocks if kind == "tool_use"],
-                           (item.seq,))
+                scan.read_calls(index, [call_id for kind, call_id in blocks if kind == "tool_use"],
+                                seqs)
         return list(scan.finish())
 
     def _anthropic_problems(self, messages: list[ContextMessage], start: int, first_turn: int,
