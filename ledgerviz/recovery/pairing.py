@@ -10,6 +10,9 @@ if TYPE_CHECKING:
     from ledgerviz.recovery.providers import Provider, ProviderRequest
 
 Seqs = tuple[int | None, ...]
+Block = tuple[str, Any]
+"""An Anthropic content block as the pairing rule reads it: its type and the call id it names
+(a ``tool_use`` block's ``id``, a ``tool_result`` block's ``tool_use_id``; None for others)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,20 +47,28 @@ class OpenAIPairing:
     def read(self, index: int, message: dict[str, Any], seqs: Seqs) -> None:
         """Read message ``index`` of the request (``seqs``: the events it came from)."""
         if message["role"] == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id in self._open:
-                del self._open[call_id]
-                if call_id not in self._answered:
-                    self._answered.add(call_id)
-                    self._answers.append(call_id)
-                return
-            kind = "duplicate_result" if call_id in self._answered else "orphan_result"
-            self.problems.append(Problem("openai", kind, call_id, index, seqs,
-                                         f"tool message for {call_id!r} answers no open call"))
+            self.read_result(index, message.get("tool_call_id"), seqs)
+        else:
+            self.read_calls(index, [call["id"] for call in message.get("tool_calls") or ()],
+                            seqs)
+
+    def read_result(self, index: int, call_id: Any, seqs: Seqs) -> None:
+        """Read message ``index``, a ``tool`` message answering ``call_id``."""
+        if call_id in self._open:
+            del self._open[call_id]
+            if call_id not in self._answered:
+                self._answered.add(call_id)
+                self._answers.append(call_id)
             return
+        kind = "duplicate_result" if call_id in self._answered else "orphan_result"
+        self.problems.append(Problem("openai", kind, call_id, index, seqs,
+                                     f"tool message for {call_id!r} answers no open call"))
+
+    def read_calls(self, index: int, call_ids: list[Any], seqs: Seqs) -> None:
+        """Read message ``index``, any message but a ``tool`` one, asking for ``call_ids``."""
         self._report_missing()
-        for call in message.get("tool_calls") or ():
-            self._open[call["id"]] = (index, seqs)
+        for call_id in call_ids:
+            self._open[call_id] = (index, seqs)
 
     def _report_missing(self) -> None:
         for call_id, (index, seqs) in self._open.items():
@@ -103,28 +114,33 @@ class AnthropicPairing:
 
     def read(self, index: int, turn: dict[str, Any], seqs: Seqs) -> None:
         """Read turn ``index`` of the request (``seqs``: the events it came from)."""
-        if turn["role"] == "assistant":
+        blocks = [(block["type"], _named_call(block)) for block in turn["content"]]
+        self.read_blocks(index, turn["role"], blocks, seqs)
+
+    def read_blocks(self, index: int, role: str, blocks: list[Block], seqs: Seqs) -> None:
+        """Read turn ``index``, of ``role``, whose content ``blocks`` are given as
+        (type, call id) pairs."""
+        if role == "assistant":
             self._report_missing(set())
-            requested = {b["id"]: index for b in turn["content"] if b["type"] == "tool_use"}
+            requested = {call_id: index for kind, call_id in blocks if kind == "tool_use"}
             self._asked = (index, seqs, requested)
             return
-        answers = ({b["tool_use_id"] for b in turn["content"] if b["type"] == "tool_result"}
-                   if turn["role"] == "user" else set())
+        answers = ({call_id for kind, call_id in blocks if kind == "tool_result"}
+                   if role == "user" else set())
         requested = self._asked[2] if self._asked else {}
         self._report_missing(answers)
         seen: set[Any] = set()
-        for block in turn["content"]:
-            if block["type"] != "tool_result":
+        for kind, call_id in blocks:
+            if kind != "tool_result":
                 continue
-            call_id = block["tool_use_id"]
             if call_id in seen:
-                kind, detail = "duplicate_result", f"tool_result {call_id!r} appears twice"
+                broken, detail = "duplicate_result", f"tool_result {call_id!r} appears twice"
             elif call_id not in requested:
-                kind, detail = "orphan_result", f"tool_result {call_id!r} follows no tool_use"
+                broken, detail = "orphan_result", f"tool_result {call_id!r} follows no tool_use"
             else:
                 seen.add(call_id)
                 continue
-            self.problems.append(Problem("anthropic", kind, call_id, index, seqs, detail))
+            self.problems.append(Problem("anthropic", broken, call_id, index, seqs, detail))
 
     def _report_missing(self, answers: set[Any]) -> None:
         """Report the asked calls that ``answers`` (the next turn's results) leave out."""
@@ -151,6 +167,13 @@ class AnthropicPairing:
         :meth:`OpenAIPairing.rewind`, the list the mark refers to is copied, not cut)."""
         self._asked, problems, count = mark
         self.problems = problems[:count]
+
+
+def _named_call(block: dict[str, Any]) -> Any:
+    """Return the call id an Anthropic content block names (see :data:`Block`)."""
+    kind = block["type"]
+    return (block["id"] if kind == "tool_use" else block["tool_use_id"] if kind == "tool_result"
+            else None)
 
 
 def pairing_problems(request: ProviderRequest) -> list[Problem]:

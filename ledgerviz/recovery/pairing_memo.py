@@ -10,22 +10,40 @@ and reads only the messages after it.
 from __future__ import annotations
 
 from bisect import bisect_left
+from itertools import islice
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing, Problem
-from ledgerviz.recovery.providers import (
-    Provider,
-    _anthropic_shape,
-    _openai_shape,
-    anthropic_turns,
-)
+from ledgerviz.recovery.events import message_call_id, message_tool_call_blocks
+from ledgerviz.recovery.pairing import AnthropicPairing, Block, OpenAIPairing, Problem
+from ledgerviz.recovery.providers import Provider, anthropic_turns, has_text
 from ledgerviz.recovery.sequences import first_difference
 
 MARK_EVERY = 512
 """Messages between two kept scan states."""
 _INDEX = itemgetter(0)
+_TEXT: Block = ("text", None)
+
+Shape = tuple[str, list[Block]]
+"""A context message's Anthropic role and its content blocks as the pairing rules read them."""
+
+
+def pairing_shape(item: ContextMessage) -> Shape:
+    """Return what both providers' pairing rules read of one context message: its Anthropic
+    role and blocks, a text block standing first where the message has text and no calls.
+
+    OpenAI's rule reads the same: a tool result's call id, or the ids of the ``tool_use``
+    blocks (an assistant message's tool calls, in order). Texts decide only which messages an
+    Anthropic request keeps, so the text of a message with calls is not looked at.
+    """
+    message = item.message
+    if item.is_tool_result:
+        return "user", [("tool_result", message_call_id(message))]
+    if message.get("role") != "assistant":
+        return "user", [_TEXT] if has_text(message.get("content")) else []
+    uses: list[Block] = [("tool_use", c.get("id")) for c in message_tool_call_blocks(message)]
+    return "assistant", uses or ([_TEXT] if has_text(message.get("content")) else [])
 
 
 class _History(NamedTuple):
@@ -76,33 +94,41 @@ class PairingMemo:
         self._anthropic = _Resumable(AnthropicPairing())
 
     def problems(self, messages: list[ContextMessage]) -> dict[Provider, list[Problem]]:
-        """Return the pairing problems of the request ``messages`` make, per provider."""
-        return {"openai": self._openai_problems(messages),
-                "anthropic": self._anthropic_problems(messages)}
+        """Return the pairing problems of the request ``messages`` make, per provider (the
+        shape of each message read is made once for both)."""
+        openai_start, _ = self._openai.resume(messages, 1)
+        anthropic_start, first_turn = self._anthropic.resume(messages, 0)
+        start = min(openai_start, anthropic_start)
+        shapes = [pairing_shape(item) for item in islice(messages, start, None)]
+        return {"openai": self._openai_problems(messages, openai_start,
+                                                shapes[openai_start - start:]),
+                "anthropic": self._anthropic_problems(messages, anthropic_start, first_turn,
+                                                      shapes[anthropic_start - start:])}
 
-    def _openai_problems(self, messages: list[ContextMessage]) -> list[Problem]:
-        state = self._openai
-        start, _ = state.resume(messages, 1)
-        scan, shape, marks = state.scan, _openai_shape, state.last.marks
-        for index in range(start, len(messages)):
+    def _openai_problems(self, messages: list[ContextMessage], start: int,
+                         shapes: list[Shape]) -> list[Problem]:
+        scan, marks = self._openai.scan, self._openai.last.marks
+        for index, (_, blocks) in enumerate(shapes, start):
             if index % MARK_EVERY == 0 and index > start:
                 marks.append((index, index, scan.mark()))
-            item = messages[index]
-            scan.read(index, shape(item), (item.seq,))
+            seqs = (messages[index].seq,)
+            if messages[index].is_tool_result:
+                scan.read_result(index, blocks[0][1], seqs)
+            else:
+                scan.read_calls(index, [call_id for kind, call_id in blocks if kind == "tool_use"],
+                                seqs)
         return list(scan.finish())
 
-    def _anthropic_problems(self, messages: list[ContextMessage]) -> list[Problem]:
+    def _anthropic_problems(self, messages: list[ContextMessage], start: int, first_turn: int,
+                            shapes: list[Shape]) -> list[Problem]:
         # a kept state at message i follows whole turns; message i starts the next turn,
         # so it must be shared too for that turn to start there again
-        state = self._anthropic
-        start, first_turn = state.resume(messages, 0)
-        merged = anthropic_turns(messages[start:], _anthropic_shape, None,
-                                 after_turns=first_turn > 0)
-        scan, last, marks = state.scan, start, state.last.marks
+        merged = anthropic_turns(messages[start:], shapes, None, after_turns=first_turn > 0)
+        scan, last, marks = self._anthropic.scan, start, self._anthropic.last.marks
         for offset, (turn, seqs, begins) in enumerate(zip(merged.turns, merged.seqs(),
                                                           merged.starts, strict=True)):
             if start + begins - last >= MARK_EVERY and offset:
                 last = start + begins
                 marks.append((last, first_turn + offset, scan.mark()))
-            scan.read(first_turn + offset, turn, seqs)
+            scan.read_blocks(first_turn + offset, turn["role"], turn["content"], seqs)
         return list(scan.finish())

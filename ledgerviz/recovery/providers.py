@@ -10,7 +10,7 @@ provider's own signatures); attachments become ``[image]``-style placeholders.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -202,7 +202,7 @@ def to_anthropic(messages: Sequence[ContextMessage], memo: ExportMemo | None = N
     """
     system: list[str] = []
     blocks_of = _converted(_anthropic_blocks if full else _anthropic_shape, memo)
-    turns = anthropic_turns(messages, blocks_of, system, full=full)
+    turns = anthropic_turns(messages, map(blocks_of, messages), system, full=full)
     payload: dict[str, Any] = {"messages": turns.turns}
     if system:
         payload["system"] = "\n\n".join(system)
@@ -224,23 +224,22 @@ class AnthropicTurns:
         return [tuple(seqs) for seqs in self.sources]
 
 
-def anthropic_turns(messages: Sequence[ContextMessage],
-                    blocks_of: Callable[[ContextMessage], tuple[str, list[dict[str, Any]]]],
+def anthropic_turns(messages: Sequence[ContextMessage], shapes: Iterable[tuple[str, list[T]]],
                     system: list[str] | None, *, full: bool = True,
                     after_turns: bool = False) -> AnthropicTurns:
-    """Return the Anthropic turns of ``messages``: leading system messages go to ``system``
-    (their texts, or "" without ``full``; None: not kept) unless ``after_turns`` (the
-    messages follow turns already made); consecutive messages of one role merge; messages
-    without blocks are dropped."""
+    """Return the Anthropic turns of ``messages``, given the role and content blocks of each
+    (``shapes``, in step with ``messages``): leading system messages go to ``system`` (their
+    texts, or "" without ``full``; None: not kept) unless ``after_turns`` (the messages follow
+    turns already made); consecutive messages of one role merge; messages without blocks are
+    dropped."""
     merged = AnthropicTurns([], [], [])
     turns, sources = merged.turns, merged.sources
-    for index, item in enumerate(messages):
+    for index, (item, (role, blocks)) in enumerate(zip(messages, shapes, strict=True)):
         if (not turns and not after_turns and item.message.get("role") == "system"
                 and not item.is_tool_result):
             if system is not None:
                 system.append(block_text(item.message.get("content")) if full else "")
             continue
-        role, blocks = blocks_of(item)
         if not blocks:
             continue
         if turns and turns[-1]["role"] == role:

@@ -80,7 +80,8 @@ class Explorer(widgets.VBox):
         )
         self.summary = widgets.Label()
         self.summary.add_class("lv-summary")
-        self.figure = LiveFigure()
+        self.figure = LiveFigure(layout={"template": {}})  # the timeline names its own:
+        # plotly's default would be built (about 30 ms at first) only to be replaced
         self.figure.add_class(FIGURE_CLASS)
         self._updater = FigureUpdater(self.figure, self._on_click)
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))

@@ -20,7 +20,7 @@ import pytest
 
 from ledgerviz.recovery import pairing_memo
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing
+from ledgerviz.recovery.pairing import AnthropicPairing, Block, OpenAIPairing
 from ledgerviz.recovery.pairing_memo import PairingMemo
 
 Reads = dict[str, list[tuple[int, tuple[Any, ...]]]]
@@ -53,14 +53,19 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
     log: Reads = defaultdict(list)
 
     class OpenAIRecorded(OpenAIPairing):
-        def read(self, index: int, message: dict[str, Any], seqs: tuple[Any, ...]) -> None:
+        def read_result(self, index: int, call_id: Any, seqs: tuple[Any, ...]) -> None:
             log["openai"].append((index, seqs))
-            super().read(index, message, seqs)
+            super().read_result(index, call_id, seqs)
+
+        def read_calls(self, index: int, call_ids: list[Any], seqs: tuple[Any, ...]) -> None:
+            log["openai"].append((index, seqs))
+            super().read_calls(index, call_ids, seqs)
 
     class AnthropicRecorded(AnthropicPairing):
-        def read(self, index: int, turn: dict[str, Any], seqs: tuple[Any, ...]) -> None:
+        def read_blocks(self, index: int, role: str, blocks: list[Block],
+                        seqs: tuple[Any, ...]) -> None:
             log["anthropic"].append((index, seqs))
-            super().read(index, turn, seqs)
+            super().read_blocks(index, role, blocks, seqs)
 
     monkeypatch.setattr(pairing_memo, "OpenAIPairing", OpenAIRecorded)
     monkeypatch.setattr(pairing_memo, "AnthropicPairing", AnthropicRecorded)
@@ -222,3 +227,37 @@ def test_a_turn_resumed_after_turns_keeps_its_system_message(
         {"openai": [("missing_result", "A", 1, (2,)), ("orphan_result", "A", 3, (4,))],
          "anthropic": []},
         {"openai": [(2, (3,)), (3, (4,))], "anthropic": [(1, (3, 4))]})
+
+
+def replies(seq: int, text: str) -> ContextMessage:
+    return ContextMessage(seq, "assistant/message",
+                          {"role": "assistant", "content": [{"type": "text", "text": text}]})
+
+
+def test_pairing_shapes_name_the_calls_and_mark_text_only_where_it_keeps_a_message() -> None:
+    thinks = ContextMessage(9, "assistant/message", {"role": "assistant", "content": [
+        {"type": "reasoning", "text": "hm"}, {"type": "text", "text": "let me look"},
+        {"type": "tool-call", "id": "A", "name": "ls", "arguments": "{}"},
+        {"type": "tool-call", "id": "B", "name": "cat", "arguments": "{}"}]})
+    text = ("text", None)
+    assert pairing_memo.pairing_shape(thinks) == (
+        "assistant", [("tool_use", "A"), ("tool_use", "B")])
+    assert pairing_memo.pairing_shape(replies(1, "done")) == ("assistant", [text])
+    assert pairing_memo.pairing_shape(replies(2, "")) == ("assistant", [])
+    assert pairing_memo.pairing_shape(answer(3, "A")) == ("user", [("tool_result", "A")])
+    assert pairing_memo.pairing_shape(said(4)) == ("user", [text])
+    assert pairing_memo.pairing_shape(said(5, "")) == ("user", [])
+    assert pairing_memo.pairing_shape(system(6, "note")) == ("user", [text])
+
+
+@pytest.mark.parametrize("between", ["done", ""], ids=["text", "empty"])
+def test_an_assistant_message_between_a_call_and_its_result(reads: Reads, between: str) -> None:
+    # OpenAI: any non-tool message closes the calls before it, so A is missing and its result
+    # answers nothing. Anthropic: the text joins the asking turn (or, empty, is dropped), and
+    # the next user turn answers A.
+    context = [asks(1, "A"), replies(2, between), answer(3, "A")]
+    anthropic_reads = [(0, (1, 2)), (1, (3,))] if between else [(0, (1,)), (1, (3,))]
+    assert checked(new_memo(), context, reads) == (
+        {"openai": [("missing_result", "A", 0, (1,)), ("orphan_result", "A", 2, (3,))],
+         "anthropic": []},
+        {"openai": [(0, (1,)), (1, (2,)), (2, (3,))], "anthropic": anthropic_reads})

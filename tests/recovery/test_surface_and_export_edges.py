@@ -39,7 +39,8 @@ def test_anthropic_turns_keep_system_texts_by_default() -> None:
         return "user", [{"type": "text", "text": item.message["content"][0]["text"]}]
 
     system: list[str] = []
-    turns = anthropic_turns([message("system", "rules"), message("user", "hi")], blocks_of, system)
+    messages = [message("system", "rules"), message("user", "hi")]
+    turns = anthropic_turns(messages, map(blocks_of, messages), system)
     assert system == ["rules"]
     assert turns.turns == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 

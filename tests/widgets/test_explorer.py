@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 from widget_ledgers import HOSTILE, HOSTILE_RAW, PLAIN_TURN, SEMANTIC, events_of, seq_at
 
@@ -81,6 +82,22 @@ def test_controls_open_on_the_whole_first_session() -> None:
     assert explorer.crash_point.value == len(SEMANTIC_EVENTS)
     assert explorer.summary.value.startswith(f"whole ledger ({len(SEMANTIC_EVENTS)} events)")
     assert explorer.figure in explorer.children
+
+
+def test_the_figure_builds_only_the_template_the_timeline_names(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    looked_up: list[str] = []
+    templates = type(pio.templates)
+    template = templates.__getitem__
+
+    def recorded(self: Any, name: str) -> Any:
+        looked_up.append(name)
+        return template(self, name)
+
+    monkeypatch.setattr(templates, "__getitem__", recorded)
+    explorer = explore(ledgerviz.load(SEMANTIC))
+    assert set(looked_up) == {"plotly_white"}
+    assert explorer.figure.layout.template == go.layout.Template(pio.templates["plotly_white"])
 
 
 def test_crash_slider_cuts_the_ledger_and_synthesize_closes_it(semantic: Explorer) -> None:
