@@ -80,8 +80,9 @@ class Explorer(widgets.VBox):
         )
         self.summary = widgets.Label()
         self.summary.add_class("lv-summary")
-        self.figure = LiveFigure(layout={"template": {}})  # the timeline names its own:
-        # plotly's default would be built (about 30 ms at first) only to be replaced
+        # the timeline names its template: plotly's default would be built (about 30 ms
+        # at first) only to be replaced
+        self.figure = LiveFigure(layout={"template": {}})
         self.figure.add_class(FIGURE_CLASS)
         self._updater = FigureUpdater(self.figure, self._on_click)
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))
