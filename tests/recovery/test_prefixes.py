@@ -101,12 +101,9 @@ def test_a_policy_taken_over_from_another_matches_the_generator_truth(
 def test_analyses_of_other_events_or_spacing_are_not_taken_over() -> None:
     _, events = conformance_input(INPUTS[0])
     synthesize = PrefixAnalyses(events, policy="synthesize", version=4, every=2)
-    for other in ({"events": list(events), "version": 4, "every": 2},
-                  {"events": events, "version": 4, "every": 3},
-                  {"events": events, "version": 0, "every": 2}):
+    for others, version, every in ((list(events), 4, 2), (events, 4, 3), (events, 0, 2)):
         with pytest.raises(ValueError, match="same events, with the same version"):
-            PrefixAnalyses(other.pop("events"), policy="fork", like=synthesize,
-                           **other)  # type: ignore[arg-type]
+            PrefixAnalyses(others, policy="fork", version=version, every=every, like=synthesize)
 
 
 def test_events_after_the_prefix_are_scanned_as_if_they_followed_it() -> None:
