@@ -8,10 +8,10 @@ the state it held then, with the policy's closers of that prefix, is exactly wha
 ``every`` events. The lists the scan only appends to are shared with the whole-session
 scan and cut to their length at the checkpoint.
 
-Until the scan meets an event that only some policies handle so (an outcome-unknown result,
+Until the scan meets an event that policies handle differently (an outcome-unknown result,
 a step closed with calls unanswered), it holds the same state under every policy: another
-policy's analyses take over the checkpoints from before that event (``like``) and scan only
-from there.
+policy's analyses take over the checkpoints from before that event (``like``) and scan
+only the events after the last of them.
 """
 
 from __future__ import annotations
