@@ -9,14 +9,15 @@ pending calls, the calls still unanswered, and the reader's set of requested cal
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ledgerviz.ledger.diagnostics import Diagnostic
-from ledgerviz.ledger.events import CheckedEvents
+from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.reader import FileScan, with_unique_keys
 from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks
+from ledgerviz.ledger.typed import CallFact, StreamBlock
 from ledgerviz.recovery.analysis import CallStatus
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.closers import tail_closers
@@ -86,14 +87,16 @@ def summarize_file(
     path: str, chunks: Iterator[bytes | SourceProblem], *, strict: bool = False
 ) -> SessionSummary:
     """Return the summary of one file whose bytes come as ``chunks``."""
-    scan = FileScan(path, strict=strict)
+    scan = FileScan(path, strict=strict, typed=True)
     tracker, calls = PendingCalls(), _CallCounter()
     events = turns = 0
     for block in scan.blocks(chunks):
-        events += len(block.fields)
-        turns += block.fields.types.count("turn/start")
-        _observe(block, tracker, calls)
-        del block  # not held while the next block is decoded
+        columns = block if isinstance(block, StreamBlock) else block.fields
+        events += len(columns.types)
+        turns += columns.types.count("turn/start")
+        tracker.observe_columns(columns.types, columns.seqs, columns.times, columns.datas)
+        calls.count(block.calls if isinstance(block, StreamBlock) else call_facts(columns))
+        del block, columns  # not held while the next block is decoded
     closers = tail_closers(tracker, generation=generation_for(scan.version))
     unanswered = calls.finish()
     return SessionSummary(
@@ -113,11 +116,20 @@ def summarize_file(
     )
 
 
-def _observe(block: CheckedEvents, tracker: PendingCalls, calls: _CallCounter) -> None:
-    """Feed one block of events, as the reader's columns, to the tracker and the call counter."""
-    fields = block.fields
-    tracker.observe_columns(fields.types, fields.seqs, fields.times, fields.datas)
-    calls.count(fields.types, fields.datas)
+def call_facts(fields: EventFields) -> list[CallFact]:
+    """Return the call facts of a run of events given as the reader's columns, in order
+    (what ``typed.stream_block`` reads without the dicts)."""
+    facts: list[CallFact] = []
+    for kind, data in zip(fields.types, fields.datas, strict=True):
+        if kind == "assistant/message":
+            facts.extend(("request", call.get("id"), None, False)
+                         for call in payload_tool_call_blocks(data))
+        elif kind == "tool/call":
+            facts.append(("dispatch", data.get("callId"), None, False))
+        elif kind == "tool/result":
+            call_id, code, is_error, _ = payload_result_facts(data)
+            facts.append(("answer", call_id, code, is_error))
+    return facts
 
 
 class _CallCounter:
@@ -134,19 +146,16 @@ class _CallCounter:
         self._open: dict[Any, list[Any]] = {}  # call id -> [request number, dispatched]
         self._unanswered: list[tuple[int, str, CallStatus]] = []
 
-    def count(self, types: Sequence[Any], datas: Sequence[dict[str, Any]]) -> None:
-        """Take the calls requested, dispatched and answered by a run of events, in order,
-        given as their ``type`` and ``data`` columns."""
-        request, dispatch, answer = self.request, self.dispatch, self.answer
-        for kind, data in zip(types, datas, strict=True):
-            if kind == "assistant/message":
-                for call in payload_tool_call_blocks(data):
-                    request(call.get("id"))
-            elif kind == "tool/call":
-                dispatch(data.get("callId"))
-            elif kind == "tool/result":
-                call_id, code, is_error, _ = payload_result_facts(data)
-                answer(call_id, code, is_error)
+    def count(self, facts: Iterable[CallFact]) -> None:
+        """Take the calls requested, dispatched and answered by a run of events, in order."""
+        request, dispatch = self.request, self.dispatch
+        for what, call_id, code, is_error in facts:
+            if what == "request":
+                request(call_id)
+            elif what == "dispatch":
+                dispatch(call_id)
+            else:
+                self.answer(call_id, code, is_error)
 
     def request(self, call_id: Any) -> None:
         shadowed = self._open.get(call_id)

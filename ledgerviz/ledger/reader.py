@@ -19,7 +19,7 @@ from ledgerviz.ledger.events import (
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lineage import SeedCheck
-from ledgerviz.ledger.numbers import may_hold_big_integers
+from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import (
     Source,
@@ -28,6 +28,7 @@ from ledgerviz.ledger.sources import (
     iter_sources,
     valid_unicode,
 )
+from ledgerviz.ledger.typed import StreamBlock, stream_block
 
 CHECK_LINES = 256
 """How many lines are decoded and then checked at a time: few enough that the values
@@ -110,9 +111,15 @@ class FileScan:
     ones reading the file whole gives, in the same order.
     """
 
-    def __init__(self, path: str, *, strict: bool = False, duplicate_keys: bool = False) -> None:
+    def __init__(
+        self, path: str, *, strict: bool = False, duplicate_keys: bool = False,
+        typed: bool = False,
+    ) -> None:
         self.path = path
         self.duplicate_keys = duplicate_keys
+        self.typed = typed and not duplicate_keys
+        """Whether blocks may be read by the typed decoder (``typed.stream_block``), as
+        ``StreamBlock``s without their dicts: for a reader that drops the events."""
         self.log = DiagnosticLog(path, strict=strict)
         self.header: Header | None = None
         """The header line, once read (None: no complete line yet)."""
@@ -134,8 +141,9 @@ class FileScan:
         """Return the header's format version (None: v0, unknown or no header)."""
         return self.header.version if self.header else None
 
-    def blocks(self, chunks: Iterable[Chunk]) -> Iterator[CheckedEvents]:
-        """Yield the checked events of each chunk's complete lines, in file order.
+    def blocks(self, chunks: Iterable[Chunk]) -> Iterator[CheckedEvents | StreamBlock]:
+        """Yield the checked events of each chunk's complete lines, in file order (with
+        ``typed``, a block that gives no diagnostic may come as a ``StreamBlock``).
 
         A chunk's last partial line is joined to the next chunk; what follows the
         file's last newline is a torn tail, dropped with a warning. A leading UTF-8
@@ -157,10 +165,10 @@ class FileScan:
                 self._torn_tail(self._lines + len(lines) + 1, len(tail))
             checked = self._check(lines, block, last_may_be_torn=following is None and not torn)
             if checked is not None:
-                fields = checked.fields
-                self._seed.observe(fields.types, fields.seqs, fields.datas, checked.lines)
+                columns = checked if isinstance(checked, StreamBlock) else checked.fields
+                self._seed.observe(columns.types, columns.seqs, columns.datas, checked.lines)
                 yield checked
-                del checked, fields  # not held while the next block is decoded
+                del checked, columns  # not held while the next block is decoded
             current = following
         self._check_seed()
 
@@ -199,7 +207,7 @@ class FileScan:
 
     def _check(
         self, lines: list[bytes], block: bytes, *, last_may_be_torn: bool
-    ) -> CheckedEvents | None:
+    ) -> CheckedEvents | StreamBlock | None:
         """Return the checked events of one block of complete lines (None: no events read).
 
         ``block`` holds the bytes the lines were split from (and what follows them).
@@ -219,7 +227,12 @@ class FileScan:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None
         with paused_gc():
-            big = may_hold_big_integers(block)  # what follows the lines only costs time
+            marks = number_marks(block)  # what follows the lines only costs time
+            big = may_hold_big_integers(block, marks)
+            if self.typed and not big:
+                typed = stream_block(lines, block, marks, first_line, self._state, self.version)
+                if typed is not None:
+                    return typed
             checked = self._decode_and_check(lines, first_line, big, last_may_be_torn)
         self.skipped += checked.rejected
         return checked

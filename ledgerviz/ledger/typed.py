@@ -1,0 +1,361 @@
+"""A typed decoder for the streamed check: well-formed blocks read without their dicts.
+
+``ledgerviz check --stream`` needs, per event, the type, seq and time, the call ids
+requested, dispatched and answered, and what the reader's checks decide; the payloads
+themselves are dropped. ``msgspec`` decodes exactly those fields into small structs
+whose types are the shapes ``shapes.FAST_PAYLOAD_CHECKS`` accepts, skipping the rest
+of each line in C.
+
+It is a fast path only. A block is taken here when every line decodes into the
+schema *and* the reader's check would say nothing about any of them; anything else
+(a line that fails the schema, a seq gap, an orphan result, an unknown type, a
+replace op, a seed marker) returns None, and the block is checked the usual way, so
+its diagnostics are exactly the reader's. Lines whose validity msgspec and orjson
+could judge differently are screened out per block first (``_may_differ``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal, NamedTuple, Union
+
+import msgspec
+import orjson
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from ledgerviz.ledger.events import CheckState
+from ledgerviz.ledger.lineage import SEED_MARKER
+from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
+from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
+
+Int = Annotated[int, Meta(ge=MIN_INTEGER, le=MAX_INTEGER)]
+"""An integer the runtime could have written (``shapes.integer_problem`` accepts it)."""
+
+
+class _Source(Struct, gc=False):
+    kind: str | None = None
+    provider: str | None = None
+    model: str | None = None
+
+
+class _ResultSource(_Source):
+    callId: str | None = None
+
+
+class _Block(Struct, gc=False):
+    type: Any = None
+    id: Any = None
+    name: str | None = None
+    arguments: str | None = None
+    toolCallId: Any = None
+    isError: Any = None
+
+
+class _Message(Struct, gc=False):
+    role: str | None = None
+    source: _Source | None = None
+    content: list[_Block] | None = None
+
+
+class _ResultMessage(_Message):
+    source: _ResultSource | None = None
+    toolCallId: str | None = None
+    isError: Any = UNSET
+
+
+class _TurnStep(Struct, gc=False):
+    turn: Int | None = None
+    step: Int | None = None
+
+
+class _CarriesMessage(_TurnStep):
+    message: _Message | None = None
+
+
+class _ToolCall(_TurnStep, kw_only=True):
+    callId: str
+    name: str | None = None
+    arguments: str | None = None
+
+
+class _ToolResult(_TurnStep):
+    message: _ResultMessage | None = None
+    error: Any = None
+
+
+class _Reason(Struct, gc=False):
+    kind: str
+
+
+class _TurnEnd(_TurnStep):
+    reason: _Reason | None = None
+
+
+class _Route(_TurnStep):
+    provider: str | None = None
+    model: str | None = None
+
+
+class _Labels(Struct, gc=False):
+    provider: str | None = None
+    model: str | None = None
+
+
+class _Header(Struct, gc=False):
+    config: _Labels | None = None
+
+
+class _RequestHeader(_TurnStep):
+    header: _Header | None = None
+
+
+_PAYLOADS: dict[str, type[Struct]] = {
+    "assistant/message": _CarriesMessage,
+    "system/message": _CarriesMessage,
+    "developer/message": _CarriesMessage,
+    "user/message": _Message,
+    "tool/call": _ToolCall,
+    "tool/result": _ToolResult,
+    "turn/end": _TurnEnd,
+    "request/header": _RequestHeader,
+    "request/context": _Route,
+}
+"""The payload schema per event type with a payload check; every other type: ``_TurnStep``."""
+
+
+class _Event(Struct, tag_field="type", gc=False):
+    seq: Int | UnsetType = UNSET
+    time: Int | None = None
+
+
+_SURFACE_FIELDS = [
+    ("surfaceOp", Literal["append"]),
+    ("sourceEventSeqs", list[Int] | UnsetType, UNSET),
+]
+"""A surface event's: ``surfaceOp`` "append" (a replace op is checked the usual way) and
+plain ``sourceEventSeqs``."""
+
+_PLAIN_FIELDS = [("surfaceOp", UnsetType, UNSET), ("sourceEventSeqs", UnsetType, UNSET)]
+"""Any other event's: neither (``UnsetType`` decodes from nothing)."""
+
+_READ_APART = frozenset({"session", SEED_MARKER, *PACKED_CHUNK_ROWS})
+"""Lines the reader handles apart (a second header, packed chunk rows) or reads the
+payload of (the seed marker): their blocks are checked the usual way."""
+
+_ROLES = {"assistant/message": "request", "tool/call": "dispatch", "tool/result": "answer",
+          "system/message": "message", "developer/message": "message", "user/message": "user"}
+"""What reading an event of these types takes beyond its schema."""
+
+
+class _Schema(NamedTuple):
+    decode: Callable[[bytes], _Event]
+    kinds: dict[type, str]
+    """Each event class's type."""
+    roles: dict[type, str]
+    """Each event class's entry in ``_ROLES``."""
+
+
+def _schema(surface: frozenset[str]) -> _Schema:
+    """Return the decoder of the events of a format version with ``surface`` types."""
+    kinds = {}
+    for kind in sorted(KNOWN_EVENT_TYPES | surface - _READ_APART):
+        fields = [("data", _PAYLOADS.get(kind, _TurnStep)),
+                  *(_SURFACE_FIELDS if kind in surface else _PLAIN_FIELDS)]
+        event = msgspec.defstruct("Event", fields, bases=(_Event,), tag=kind, kw_only=True)
+        kinds[event] = kind
+    roles = {event: _ROLES[kind] for event, kind in kinds.items() if kind in _ROLES}
+    decoder = msgspec.json.Decoder(Union[tuple(kinds)])  # type: ignore[valid-type]  # noqa: UP007
+    return _Schema(decoder.decode, kinds, roles)
+
+
+_SCHEMAS: dict[frozenset[str], _Schema] = {}
+
+
+def _schema_of(version: int | None) -> _Schema:
+    """Return the schema of ``version``'s events (built once per set of surface types)."""
+    surface = surface_types(version)
+    schema = _SCHEMAS.get(surface)
+    if schema is None:
+        schema = _SCHEMAS[surface] = _schema(surface)
+    return schema
+
+
+class DecodedOnRead(Sequence[dict[str, Any]]):
+    """The ``data`` payloads of a block's lines, each decoded when it is read."""
+
+    __slots__ = ("_lines",)
+
+    def __init__(self, lines: Sequence[bytes]) -> None:
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [orjson.loads(line)["data"] for line in self._lines[index]]
+        return orjson.loads(self._lines[index])["data"]
+
+
+CallFact = tuple[str, Any, Any, bool]
+"""A call event as the streamed summary counts it: ``("request", id, None, False)`` per
+tool-call block, ``("dispatch", callId, None, False)``, ``("answer", call id, error
+code, is_error)``."""
+
+
+class StreamBlock(NamedTuple):
+    """A block of events checked without diagnostics, as the streamed summary reads it."""
+
+    types: list[str]
+    seqs: list[int]
+    times: list[int | None]
+    datas: Sequence[dict[str, Any]]
+    lines: range
+    calls: list[CallFact]
+
+
+def stream_block(
+    lines: Sequence[bytes], block: bytes, marks: bytes, first_line: int, state: CheckState,
+    version: int | None,
+) -> StreamBlock | None:
+    """Return the events of ``lines`` (file lines from ``first_line``, split from
+    ``block``, whose ``numbers.number_marks`` are ``marks``), or None when they must be
+    checked the usual way: a line fails the schema, or the reader's check would record a
+    diagnostic. ``state`` moves on only when a block is returned. The caller screens
+    out blocks that may hold integers beyond 64 bits (``numbers.may_hold_big_integers``).
+    """
+    numbering = state.numbering
+    if (not lines or numbering.repeat_end is not None or _may_differ(block, marks)
+            or sys.getrecursionlimit() > ORJSON_DEPTH):
+        return None
+    schema = _schema_of(version)
+    try:
+        events = list(map(schema.decode, lines))
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    seqs = _numbered([event.seq for event in events], numbering.expected, state.kept)
+    if seqs is None:
+        return None
+    surface, requested = surface_types(version), state.requested
+    fresh: set[str] = set()  # requested in this block: added to ``requested`` on success
+    calls: list[CallFact] = []
+    roles = schema.roles
+    for event in events:
+        role = roles.get(event.__class__)
+        if role is None:
+            continue
+        data = event.data
+        if role == "dispatch":
+            calls.append(("dispatch", data.callId, None, False))
+        elif role == "answer":
+            answer = _answer(data)
+            if answer is None:
+                return None
+            answered, fact = answer
+            if "tool/result" in surface and answered not in fresh and answered not in requested:
+                return None  # names no call, or a call never requested
+            calls.append(fact)
+        else:
+            ids = _call_ids(data if role == "user" else data.message)
+            if ids is None:
+                return None
+            if role == "request":
+                calls.extend([("request", call_id, None, False) for call_id in ids])
+                if "assistant/message" in surface:
+                    fresh.update(ids)
+    numbering.expected += len(events)
+    state.kept += len(events)
+    requested |= fresh
+    kinds = schema.kinds
+    types = [kinds[event.__class__] for event in events]
+    times = [event.time for event in events]
+    return StreamBlock(types, seqs, times, DecodedOnRead(lines),
+                       range(first_line, first_line + len(lines)), calls)
+
+
+def _numbered(seqs: list[Any], expected: int, kept: int) -> list[int] | None:
+    """Return the ``EventFields.seqs`` of a block of ``seq`` values (UNSET: none) that
+    count on from ``expected`` without a gap, the block starting after ``kept`` events;
+    None at a gap."""
+    if seqs == list(range(expected, expected + len(seqs))):
+        return seqs
+    numbered = []
+    for index, seq in enumerate(seqs):
+        if seq is UNSET:
+            numbered.append(kept + index)
+        elif seq == expected + index:
+            numbered.append(seq)
+        else:
+            return None
+    return numbered
+
+
+def _call_ids(message: _Message | None) -> list[str] | None:
+    """Return the ids of a message's tool-call blocks, or None when a tool-call block has
+    no string id (``shapes._message_call_ids`` would call it suspect)."""
+    if message is None or not message.content:
+        return []
+    ids = []
+    for block in message.content:
+        if block.type == "tool-call":
+            if block.id.__class__ is not str:
+                return None
+            ids.append(block.id)
+    return ids
+
+
+def _answer(data: _ToolResult) -> tuple[str | None, CallFact] | None:
+    """Return the call id the reader's check reads from a tool/result, and its call fact
+    (as ``recovery.events.payload_result_facts`` reads it); None: a suspect tool-call block."""
+    error = data.error
+    code = error.get("code") if error.__class__ is dict else None
+    message = data.message
+    if message is None:
+        return None, ("answer", None, code, False)
+    if _call_ids(message) is None:
+        return None
+    wrapper = next((b for b in message.content or () if b.type == "tool-result"), None)
+    source = message.source
+    if source is not None and source.callId is not None:
+        call_id = source.callId
+        checked = call_id
+    elif message.toolCallId is not None:
+        call_id = checked = message.toolCallId
+    else:
+        call_id = wrapper.toolCallId if wrapper is not None else None
+        first = message.content[0].toolCallId if message.content else None
+        checked = first if first.__class__ is str else None
+    if message.isError is not UNSET:
+        is_error = bool(message.isError)
+    else:
+        is_error = wrapper is not None and bool(wrapper.isError)
+    return checked, ("answer", call_id, code, is_error)
+
+
+ORJSON_DEPTH = 1024
+"""How deep orjson nests arrays and objects. msgspec nests as deep as Python's recursion
+limit allows, less the stack in use: under this limit it refuses every line orjson
+refuses for its depth."""
+
+_HUGE_EXPONENT = re.compile(rb"e000+[,}\]\s]")
+"""In ``number_marks``: a positive exponent of three digits or more ending a number, the
+only numbers (with no run of 19 digits, see ``numbers``) that may be beyond a double."""
+
+
+def _may_differ(block: bytes, marks: bytes) -> bool:
+    """Return whether msgspec and orjson may judge a line of ``block`` differently.
+
+    msgspec skips the fields outside the schema without checking that their strings are
+    valid UTF-8 or that their numbers fit a double (orjson refuses both), so a block
+    with a byte that is not UTF-8, or with a number of a large exponent, goes the usual
+    way. An incomplete character at the block's end belongs to the next block.
+    """
+    if not block.isascii():
+        try:
+            codecs.utf_8_decode(block, "strict", False)
+        except UnicodeDecodeError:
+            return True
+    return _HUGE_EXPONENT.search(marks) is not None

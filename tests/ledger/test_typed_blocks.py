@@ -1,0 +1,222 @@
+"""The streamed check's typed decoder: it reads a block only where the reader says nothing.
+
+``typed.stream_block`` is a fast path: a block it refuses is checked the usual way. So
+its contract is that a streamed check gives the diagnostics and facts of the whole-file
+check (``read_sessions``), on clean ledgers (where it must be the one reading) and on
+lines where msgspec and orjson, or the schema and the reader's checks, could disagree.
+Expected diagnostics are written by hand; the whole-file read is the reference for the
+rest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledgerviz.ledger import read_sessions
+from ledgerviz.ledger.reader import FileScan
+from ledgerviz.ledger.sources import iter_source_chunks
+from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.simulate import SCENARIOS, write_scenario
+from ledgerviz.summary import summarize
+
+
+def typed_blocks(path: Path, chunk_bytes: int) -> list[Any]:
+    ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
+    return list(FileScan(str(path), typed=True).blocks(chunks))
+
+
+def file_events(path: Path) -> list[dict[str, Any]]:
+    """The file's events as orjson decodes its lines (the header line dropped)."""
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
+
+
+def test_a_clean_ledger_is_read_by_the_typed_decoder_alone(tmp_path: Path) -> None:
+    (path,) = write_scenario("large", tmp_path / "clean.jsonl", turns=40)
+    blocks = typed_blocks(path, 4096)
+    assert len(blocks) > 20 and all(isinstance(b, StreamBlock) for b in blocks)
+    events = file_events(path)
+    assert [t for b in blocks for t in b.types] == [e["type"] for e in events]
+    assert [s for b in blocks for s in b.seqs] == [e["seq"] for e in events]
+    assert [t for b in blocks for t in b.times] == [e["time"] for e in events]
+    assert [d for b in blocks for d in b.datas[:]] == [e["data"] for e in events]
+    requests = [("request", block["id"], None, False) for e in events
+                if e["type"] == "assistant/message"
+                for block in e["data"]["message"]["content"] if block["type"] == "tool-call"]
+    assert [f for b in blocks for f in b.calls if f[0] == "request"] == requests
+    dispatches = [e["data"]["callId"] for e in events if e["type"] == "tool/call"]
+    assert [f[1] for b in blocks for f in b.calls if f[0] == "dispatch"] == dispatches
+    answers = [e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"]
+    assert [f[1] for b in blocks for f in b.calls if f[0] == "answer"] == answers
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_every_scenario_streams_as_the_whole_file_reads(tmp_path: Path, scenario: str) -> None:
+    for path in write_scenario(scenario, tmp_path / scenario, turns=6):
+        whole = read_sessions(path)[0]
+        for chunk_bytes in (300, 1 << 20):
+            (summary,) = summarize(path, chunk_bytes=chunk_bytes)
+            assert summary.diagnostics == whole.diagnostics
+            assert summary.events == len(whole.events)
+            assert summary.lines_skipped == whole.lines_skipped
+
+
+def clean_lines(tmp_path: Path) -> list[bytes]:
+    (path,) = write_scenario("clean", tmp_path / "base.jsonl", turns=3)
+    return path.read_bytes().splitlines()
+
+
+def index_of(lines: list[bytes], kind: str) -> int:
+    return next(i for i, line in enumerate(lines) if orjson.loads(line).get("type") == kind)
+
+
+def on_event(edit: Any) -> Any:
+    """Return an edit of a line's bytes that applies ``edit`` to its decoded event."""
+    def edited(line: bytes) -> bytes:
+        event = orjson.loads(line)
+        edit(event)
+        return orjson.dumps(event)
+    return edited
+
+
+def first_call(event: dict[str, Any]) -> dict[str, Any]:
+    return next(b for b in event["data"]["message"]["content"] if b["type"] == "tool-call")
+
+
+def appended(field: bytes) -> Any:
+    """Return an edit that adds ``field`` (``"key":value`` bytes) to a line's object."""
+    return lambda line: line[:-1] + b"," + field + b"}"
+
+
+EDITS: dict[str, tuple[str, Any, str]] = {
+    # name: (type of the event edited, edit of its line's bytes, diagnostic kind)
+    "a number beyond a double": ("tool/result", appended(b'"x":[1.5E+400]'), "invalid_json"),
+    "bytes that are not UTF-8": ("tool/result", appended(b'"x":"\xff\xfe"'), "invalid_utf8"),
+    "nested deeper than orjson reads": (
+        "step/start", appended(b'"x":' + b"[" * 1030 + b"]" * 1030), "invalid_json"),
+    "an integer beyond 64 bits": (
+        "step/end", appended(b'"x":123456789012345678901234'), "big_integer"),
+    "a tool-call id that is a number": (
+        "assistant/message", on_event(lambda e: first_call(e).update(id=5)), "invalid_event"),
+    "a tool-call name that is a list": (
+        "assistant/message", on_event(lambda e: first_call(e).update(name=["ls"])),
+        "invalid_event"),
+    "a dispatch with no call id": (
+        "tool/call", on_event(lambda e: e["data"].pop("callId")), "invalid_event"),
+    "a seq that skips one": (
+        "step/start", on_event(lambda e: e.update(seq=e["seq"] + 1)), "seq_gap"),
+    "a time that is a float": (
+        "turn/start", on_event(lambda e: e.update(time=1.5)), "invalid_event"),
+    "a turn that is a string": (
+        "step/end", on_event(lambda e: e["data"].update(turn="1")), "invalid_event"),
+    "an unknown type": (
+        "step/end", on_event(lambda e: e.update(type="step/ended")), "unknown_required_event"),
+    "a surface op on a step": (
+        "step/start", on_event(lambda e: e.update(surfaceOp="append")), "invalid_event"),
+    "a surface op not understood": (
+        "tool/result", on_event(lambda e: e.update(surfaceOp="prepend")), "invalid_event"),
+    "a message with no surface op": (
+        "assistant/message", on_event(lambda e: e.pop("surfaceOp")), "invalid_event"),
+    "a result for a call never requested": (
+        "tool/result", on_event(lambda e: e["data"]["message"]["source"].update(callId="nobody")),
+        "orphan_result"),
+    "a reason that is a string": (
+        "turn/end", on_event(lambda e: e["data"].update(reason="done")), "invalid_event"),
+    "a request's provider that is a number": (
+        "request/header", on_event(lambda e: e["data"]["header"]["config"].update(provider=7)),
+        "invalid_event"),
+    "a type given twice, the last one unknown": (
+        "step/end", appended(b'"type":"step/ended"'), "unknown_required_event"),
+    "a blank line": ("step/end", lambda line: b"", "blank_line"),
+}
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_a_line_the_reader_would_flag_is_checked_the_usual_way(
+    tmp_path: Path, name: str
+) -> None:
+    kind, edit, diagnostic = EDITS[name]
+    lines = clean_lines(tmp_path)
+    at = index_of(lines, kind)
+    lines[at] = edit(lines[at])
+    path = tmp_path / "edited.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    whole = read_sessions(path)[0]
+    assert (at + 1, diagnostic) in [(d.line, d.kind) for d in whole.diagnostics]
+    for chunk_bytes in (200, 1 << 20):
+        (summary,) = summarize(path, chunk_bytes=chunk_bytes)
+        assert summary.diagnostics == whole.diagnostics
+        assert (summary.events, summary.lines_skipped) == (len(whole.events), whole.lines_skipped)
+
+
+JSON_VALUES = st.sampled_from(
+    [None, True, 0, -1, 1.5, 2**53, 2**70, "", "x", "append", [], [1, [2, 3]], {}, {"op": "x"}]
+)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.integers(1, 400), path_choice=st.integers(0, 10_000), value=JSON_VALUES,
+       chunk_bytes=st.sampled_from([150, 700, 1 << 20]))
+def test_any_one_value_changed_streams_as_the_whole_file_reads(
+    tmp_path: Path, line: int, path_choice: int, value: Any, chunk_bytes: int
+) -> None:
+    lines = clean_lines(tmp_path)
+    at = 1 + line % (len(lines) - 1)
+    event = orjson.loads(lines[at])
+    containers = list(_containers(event))
+    container, key = containers[path_choice % len(containers)]
+    container[key] = value
+    lines[at] = json.dumps(event, separators=(",", ":")).encode()  # orjson refuses 2**70
+    path = tmp_path / "changed.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    whole = read_sessions(path)[0]
+    (summary,) = summarize(path, chunk_bytes=chunk_bytes)
+    assert summary.diagnostics == whole.diagnostics
+    assert (summary.events, summary.lines_skipped) == (len(whole.events), whole.lines_skipped)
+
+
+def _containers(value: Any) -> Any:
+    """Yield ``(container, key)`` for every value inside a decoded JSON value."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        yield value, key
+        if isinstance(item, dict | list) and item:
+            yield from _containers(item)
+
+
+def wrapped_result(seq: int, call_id: str, is_error: bool) -> dict[str, Any]:
+    """A v0-v3 tool/result: a user-role wrapper whose one block names the call (§9.2)."""
+    block = {"type": "tool-result", "toolCallId": call_id, "isError": is_error,
+             "content": [{"type": "text", "text": "done"}]}
+    message = {"id": f"r{seq}", "role": "user", "content": [block]}
+    return {"type": "tool/result", "seq": seq, "data": {"turn": 1, "step": 1, "message": message},
+            "surfaceOp": "append"}
+
+
+def test_wrapped_results_are_counted_by_their_block(tmp_path: Path) -> None:
+    calls = [{"type": "tool-call", "id": c, "name": "ls", "arguments": "{}"} for c in "AB"]
+    lines = [
+        {"type": "session", "version": 3, "id": "wrapped", "createdAt": 0},
+        {"type": "turn/start", "seq": 0, "data": {"turn": 1}},
+        {"type": "step/start", "seq": 1, "data": {"turn": 1, "step": 1}},
+        {"type": "assistant/message", "seq": 2, "surfaceOp": "append",
+         "data": {"turn": 1, "step": 1, "message": {"role": "assistant", "content": calls}}},
+        {"type": "tool/call", "seq": 3, "data": {"turn": 1, "step": 1, "callId": "A"}},
+        wrapped_result(4, "A", True),
+        {"type": "tool/call", "seq": 5, "data": {"turn": 1, "step": 1, "callId": "B"}},
+        wrapped_result(6, "B", False),
+        {"type": "step/end", "seq": 7, "data": {"turn": 1, "step": 1}},
+    ]
+    path = tmp_path / "wrapped.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    assert all(isinstance(b, StreamBlock) for b in typed_blocks(path, 1 << 20))
+    (summary,) = summarize(path)
+    assert (summary.diagnostics, summary.calls) == ([], {"error": 1, "ok": 1})
+    assert (summary.open_turn, summary.open_step, summary.closers) == (1, None, 1)
