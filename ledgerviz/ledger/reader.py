@@ -108,7 +108,9 @@ class FileScan:
 
     Only the chunk being checked (and the next one, read ahead to know which is last) is
     held, so a file of any size can be read in bounded memory; the diagnostics are the
-    ones reading the file whole gives, in the same order.
+    ones reading the file whole gives. Their order follows the chunks (within each, the
+    lines that do not decode come first, then what the checks find), so a file with
+    both kinds in several chunks may list them in another order than when read whole.
     """
 
     def __init__(
