@@ -91,12 +91,15 @@ def summarize_file(
     tracker, calls = PendingCalls(), _CallCounter()
     events = turns = 0
     for block in scan.blocks(chunks):
-        columns = block if isinstance(block, StreamBlock) else block.fields
+        if isinstance(block, StreamBlock):
+            columns, facts = block, block.calls
+        else:
+            columns, facts = block.fields, _call_facts(block.fields)
         events += len(columns.types)
         turns += columns.types.count("turn/start")
         tracker.observe_columns(columns.types, columns.seqs, columns.times, columns.datas)
-        calls.count(block.calls if isinstance(block, StreamBlock) else call_facts(columns))
-        del block, columns  # not held while the next block is decoded
+        calls.count(facts)
+        del block, columns, facts  # not held while the next block is decoded
     closers = tail_closers(tracker, generation=generation_for(scan.version))
     unanswered = calls.finish()
     return SessionSummary(
@@ -116,7 +119,7 @@ def summarize_file(
     )
 
 
-def call_facts(fields: EventFields) -> list[CallFact]:
+def _call_facts(fields: EventFields) -> list[CallFact]:
     """Return the call facts of a run of events given as the reader's columns, in order
     (what ``typed.stream_block`` reads without the dicts)."""
     facts: list[CallFact] = []

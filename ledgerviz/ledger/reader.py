@@ -232,9 +232,10 @@ class FileScan:
             marks = number_marks(block)  # what follows the lines only costs time
             big = may_hold_big_integers(block, marks)
             if self.typed and not big:
-                typed = stream_block(lines, block, marks, first_line, self._state, self.version)
-                if typed is not None:
-                    return typed
+                streamed = stream_block(lines, block, marks, first_line, self._state,
+                                        self.version)
+                if streamed is not None:
+                    return streamed
             checked = self._decode_and_check(lines, first_line, big, last_may_be_torn)
         self.skipped += checked.rejected
         return checked
