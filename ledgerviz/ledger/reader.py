@@ -231,11 +231,13 @@ class FileScan:
         with paused_gc():
             marks = number_marks(block)  # what follows the lines only costs time
             big = may_hold_big_integers(block, marks)
+            streamed = None
             if self.typed and not big:
                 streamed = stream_block(lines, block, marks, first_line, self._state,
                                         self.version)
-                if streamed is not None:
-                    return streamed
+            del marks  # a copy of the block: not held while its lines are decoded
+            if streamed is not None:
+                return streamed
             checked = self._decode_and_check(lines, first_line, big, last_may_be_torn)
         self.skipped += checked.rejected
         return checked
