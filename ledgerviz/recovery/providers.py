@@ -10,7 +10,7 @@ provider's own signatures); attachments become ``[image]``-style placeholders.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -39,37 +39,29 @@ class ProviderRequest:
 
 def block_text(blocks: Any) -> str:
     """Return the model-visible text of content blocks (reasoning dropped, nesting flattened)."""
-    parts: list[str] = []
-    for block in blocks if isinstance(blocks, list) else ():
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "tool-result":
-            parts.append(block_text(block.get("content")))
-        elif kind in ("tool-addition", "tool-removal"):
-            parts.append(f"[{kind}: {block.get('toolName')}]")
-        elif kind not in ("reasoning", "tool-call"):
-            parts.append(f"[{kind}]")
-    return "\n".join(part for part in parts if part)
+    return "\n".join(part for part in _text_parts(blocks) if part)
 
 
 def has_text(blocks: Any) -> bool:
     """Return whether :func:`block_text` of ``blocks`` is not empty, without making it."""
+    return any(_text_parts(blocks))
+
+
+def _text_parts(blocks: Any) -> Iterator[str]:
+    """Yield the model-visible text of each content block, in order, nested results' parts
+    in their place ("" for a block that shows none)."""
     for block in blocks if isinstance(blocks, list) else ():
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text":
-            if str(block.get("text", "")):
-                return True
+            yield str(block.get("text", ""))
         elif kind == "tool-result":
-            if has_text(block.get("content")):
-                return True
+            yield from _text_parts(block.get("content"))
+        elif kind in ("tool-addition", "tool-removal"):
+            yield f"[{kind}: {block.get('toolName')}]"
         elif kind not in ("reasoning", "tool-call"):
-            return True
-    return False
+            yield f"[{kind}]"
 
 
 def _parsed_arguments(raw: Any) -> dict[str, Any]:
