@@ -11,7 +11,7 @@ import ledgerviz
 import ledgerviz.api
 from ledgerviz import progress as progress_module
 from ledgerviz.ledger import reader
-from ledgerviz.ledger.reader import read_sessions
+from ledgerviz.ledger.reader import read_session, read_sessions
 
 DSH = sorted((Path(__file__).resolve().parent / "data" / "dsh").glob("*.jsonl"))
 
@@ -32,10 +32,11 @@ def test_small_work_shows_no_bar_even_in_a_terminal(monkeypatch: pytest.MonkeyPa
 
 def test_reading_in_reported_chunks_gives_the_same_sessions(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reader, "PROGRESS_CHUNK", 97)  # chunks end mid-line
+    whole = [read_session(str(path), path.read_bytes()) for path in DSH]  # one block each
+    monkeypatch.setattr(reader, "READ_BYTES", 97)  # chunks end mid-line
     reported: list[int] = []
     chunked = read_sessions(DSH, progress=reported.append)
-    whole = read_sessions(DSH)
+    assert max(reported) == 97
     assert sum(reported) == sum(path.stat().st_size for path in DSH)
     assert [log.events for log in chunked] == [log.events for log in whole]
     assert [log.diagnostics for log in chunked] == [log.diagnostics for log in whole]

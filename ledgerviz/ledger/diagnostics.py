@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Literal, Protocol
 
 Severity = Literal["error", "warning", "info"]
@@ -81,7 +82,7 @@ class DiagnosticLog:
 
 
 class PendingDiagnostics:
-    """Diagnostics recorded now and added to a ``DiagnosticLog`` later, in the same order."""
+    """Diagnostics recorded now and added to a ``DiagnosticLog`` later, in line order."""
 
     __slots__ = ("_calls",)
 
@@ -93,7 +94,9 @@ class PendingDiagnostics:
         self._calls.append((line, kind, message, severity))
 
     def replay(self, log: DiagnosticLog) -> None:
-        """Add every recorded diagnostic to ``log`` in the order recorded (strict: raises)."""
+        """Add every recorded diagnostic to ``log`` in line order, those of one line in the
+        order recorded (strict: raises at the first error so added)."""
         calls, self._calls = self._calls, []
+        calls.sort(key=itemgetter(0))  # stable
         for call in calls:
             log.add(*call)

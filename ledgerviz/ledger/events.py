@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink
+from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.fields import EventFields, concatenated
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
@@ -40,7 +40,7 @@ def describe_undecodable(raw: bytes, error: Exception) -> tuple[str, str]:
 def decode_lines(
     raw_lines: Sequence[bytes],
     first_line: int,
-    log: DiagnosticLog,
+    log: DiagnosticSink,
     *,
     last_may_be_torn: bool,
     big_integers: bool = False,
@@ -61,7 +61,7 @@ def decode_lines(
 
 
 def _warn_duplicate_keys(
-    raw_lines: Sequence[bytes], values: list[Any], first_line: int, log: DiagnosticLog
+    raw_lines: Sequence[bytes], values: list[Any], first_line: int, log: DiagnosticSink
 ) -> None:
     """Record every line holding an object with a repeated key."""
     for index, (raw, value) in enumerate(zip(raw_lines, values, strict=True)):
@@ -78,7 +78,7 @@ def _warn_duplicate_keys(
 def _decode_all(
     raw_lines: Sequence[bytes],
     first_line: int,
-    log: DiagnosticLog,
+    log: DiagnosticSink,
     last_may_be_torn: bool,
     big_integers: bool,
 ) -> list[Any]:
@@ -112,7 +112,7 @@ def _decode_all(
     return values
 
 
-def _exact_value(raw: bytes, line: int, log: DiagnosticLog) -> Any:
+def _exact_value(raw: bytes, line: int, log: DiagnosticSink) -> Any:
     """Return the exact value of a line that may hold a big integer (UNREADABLE if invalid).
 
     orjson decides validity (it refuses lone surrogates, which the standard library

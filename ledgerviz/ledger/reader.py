@@ -21,21 +21,17 @@ from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lineage import SeedCheck
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import (
-    Source,
-    SourceProblem,
-    iter_source_chunks,
-    iter_sources,
-    valid_unicode,
-)
+from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks, valid_unicode
 from ledgerviz.ledger.typed import StreamBlock, stream_block
 
 CHECK_LINES = 256
 """How many lines are decoded and then checked at a time: few enough that the values
 decoded are still in the processor's caches when they are checked."""
 
-PROGRESS_CHUNK = 8 << 20
-"""Bytes read between two progress reports."""
+READ_BYTES = 1 << 20
+"""How many bytes of a file are split into lines, decoded and checked at a time (and read
+at a time, by ``read_sessions``): the copies made per block (the lines, their number marks)
+stay this small however large the file is; only the decoded events grow with it."""
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -62,14 +58,12 @@ def read_sessions(
     A source that cannot be read at all raises ``UnreadableSourceError``. ``progress``, if
     given, is called with the number of bytes read each time a chunk has been checked.
     ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
-    costs a re-encoding of every line).
+    costs a re-encoding of every line). Files are read ``READ_BYTES`` at a time.
     """
     options = {"strict": strict, "duplicate_keys": duplicate_keys}
-    if progress is None:
-        logs = [read_session(path, content, **options) for path, content in iter_sources(source)]
-    else:
-        logs = [read_chunks(path, _reported(chunks, progress), **options)
-                for path, chunks in iter_source_chunks(source, PROGRESS_CHUNK)]
+    logs = [read_chunks(path, chunks if progress is None else _reported(chunks, progress),
+                        **options)
+            for path, chunks in iter_source_chunks(source, READ_BYTES)]
     return with_unique_keys(logs)
 
 
@@ -104,13 +98,13 @@ def read_chunks(
 
 
 class FileScan:
-    """Reads one ledger file from its bytes in chunks, one block of checked events per chunk.
+    """Reads one ledger file from its bytes in chunks, one block of checked events per
+    ``READ_BYTES`` or less (a larger chunk is cut into pieces).
 
     Only the chunk being checked (and the next one, read ahead to know which is last) is
     held, so a file of any size can be read in bounded memory; the diagnostics are the
-    ones reading the file whole gives. Their order follows the chunks (within each, the
-    lines that do not decode come first, then what the checks find), so a file with
-    both kinds in several chunks may list them in another order than when read whole.
+    ones reading the file whole gives, in the same order (line order, see
+    ``_decode_and_check``), however the file is cut into chunks.
     """
 
     def __init__(
@@ -155,7 +149,7 @@ class FileScan:
         opened = self._opening(iter(chunks))
         if opened is None:
             return
-        pieces = _lines_of(_after_leading_blanks(opened))
+        pieces = _lines_of(_after_leading_blanks(_bounded(opened)))
         current = next(pieces, None)
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
@@ -249,15 +243,16 @@ class FileScan:
         ``CHECK_LINES`` lines (one run with ``duplicate_keys``).
 
         Each run is checked right after it is decoded, while its values are still in the
-        processor's caches; the check's diagnostics are held back until the whole block is
-        decoded, so the log gets them in the order decoding everything first gives.
+        processor's caches. The diagnostics of decoding and of the check are held back and
+        added to the log in line order once the whole block is read, so neither the runs
+        nor the blocks change their order (or which error strict mode raises first).
         """
         run = CHECK_LINES if not self.duplicate_keys else max(len(lines), 1)
         held = PendingDiagnostics()
         parts = []
         for start in range(0, max(len(lines), 1), run):
             values = decode_lines(
-                lines[start:start + run], first_line + start, self.log,
+                lines[start:start + run], first_line + start, held,
                 last_may_be_torn=last_may_be_torn and start + run >= len(lines),
                 big_integers=big_integers, duplicate_keys=self.duplicate_keys,
             )
@@ -316,6 +311,16 @@ def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
             chunk = b"".join([*blanks, chunk])
             blanks = None
         yield chunk
+
+
+def _bounded(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Yield the chunks, each one longer than ``READ_BYTES`` in pieces of that length."""
+    for chunk in chunks:
+        if len(chunk) <= READ_BYTES:
+            yield chunk
+            continue
+        for start in range(0, len(chunk), READ_BYTES):
+            yield chunk[start:start + READ_BYTES]
 
 
 def _lines_of(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes, bytes]]:

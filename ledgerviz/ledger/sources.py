@@ -229,16 +229,14 @@ def _file_chunks(
     """
     opened = False
     try:
-        if size is None:
-            with open(path, "rb", buffering=0) as raw:
-                opened = True
-                content = raw.readall()  # a snapshot, even while the file is appended to
-            yield content
-            return
-        with open(path, "rb") as handle:
+        with open(path, "rb", buffering=0) as raw:
             opened = True
-            while chunk := handle.read(size):
-                yield chunk
+            if size is not None:
+                while chunk := raw.read(size):
+                    yield chunk
+                return
+            content = raw.readall()  # a snapshot, even while the file is appended to
+        yield content
     except OSError as error:
         why = f"cannot read: {error.strerror or error}"
         if opened or not walked:

@@ -1,8 +1,8 @@
 """Blocks decoded and checked in runs of ``CHECK_LINES`` lines read as one check of the block.
 
 Every expectation is worked out by hand: line N of a file holds seq N - 2 (line 1 is the
-header); reading a block decodes all of it before checking it, so its decoding problems
-are listed before the problems the check finds.
+header). The problems of decoding and of the check are listed in line order, whatever
+run (or block) finds them.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ def test_the_runs_cut_a_block_into_three() -> None:
     assert CHECK_LINES == 256 and EVENTS > 2 * CHECK_LINES
 
 
-def test_decoding_problems_come_first_as_when_the_block_is_decoded_whole() -> None:
+def test_problems_of_decoding_and_of_the_check_are_listed_in_line_order() -> None:
     content = ledger({3: tool_result(1, "never-asked"), 400: b"{oops"})
     log = read_session("x.jsonl", content)
     assert [(d.kind, d.line) for d in log.diagnostics] == [
-        ("invalid_json", 400),
         ("orphan_result", 3),
+        ("invalid_json", 400),
         ("seq_gap", 401),
     ]
     assert log.diagnostics[2].message == "expected seq 398, found 399: 1 missing"
@@ -43,10 +43,13 @@ def test_decoding_problems_come_first_as_when_the_block_is_decoded_whole() -> No
     assert log.events[397]["seq"] == 397 and log.events[398]["seq"] == 399
 
 
-def test_strict_raises_at_the_decoding_error_before_an_earlier_check_error() -> None:
+def test_strict_raises_at_the_first_error_by_line() -> None:
     content = ledger({3: tool_result(1, "never-asked"), 400: b"{oops"})
-    with pytest.raises(LedgerError, match=r"x\.jsonl:400: error \[invalid_json\]"):
+    with pytest.raises(LedgerError, match=r"x\.jsonl:3: error \[orphan_result\]"):
         read_session("x.jsonl", content, strict=True)
+    decoding_first = ledger({3: b"{oops", 400: tool_result(398, "never-asked")})
+    with pytest.raises(LedgerError, match=r"x\.jsonl:3: error \[invalid_json\]"):
+        read_session("x.jsonl", decoding_first, strict=True)
 
 
 def test_strict_raises_at_a_check_error_of_a_later_run() -> None:
@@ -75,17 +78,19 @@ def test_the_last_line_of_the_last_run_may_be_torn() -> None:
     ]
 
 
-def test_pending_diagnostics_are_added_in_order_once() -> None:
+def test_pending_diagnostics_are_added_once_in_line_order() -> None:
     held, log = PendingDiagnostics(), DiagnosticLog("x.jsonl", strict=False)
     held.add(9, "seq_gap", "late")
     held.add(2, "unknown_ignorable_event", "kept", "info")
-    log.add(5, "invalid_json", "first")
+    held.add(9, "orphan_result", "same line, recorded second")
+    log.add(5, "invalid_json", "added directly")
     held.replay(log)
     held.replay(log)
     assert [(d.line, d.kind, d.severity, d.message) for d in log.finish()] == [
-        (5, "invalid_json", "error", "first"),
-        (9, "seq_gap", "error", "late"),
+        (5, "invalid_json", "error", "added directly"),
         (2, "unknown_ignorable_event", "info", "kept"),
+        (9, "seq_gap", "error", "late"),
+        (9, "orphan_result", "error", "same line, recorded second"),
     ]
     strict = DiagnosticLog("x.jsonl", strict=True)
     held.add(3, "orphan_result", "raised on replay")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
 
 import ledgerviz
-from ledgerviz.ledger import SessionLog, read_session
+from ledgerviz.ledger import SessionLog, read_session, reader
 from ledgerviz.ledger.reader import FileScan
 
 DATA = Path(__file__).parents[1] / "data"
@@ -46,6 +46,9 @@ BROKEN = {
             {"type": 7, "seq": 4, "data": {}},
             {"type": "mystery/event", "seq": 4, "time": 1, "data": {}},
         ]
+    ),
+    "a check problem before a decoding problem": encode(
+        [HEADER, turn_start(0), tool_result(1, "never-asked"), b"{oops", turn_start(3)]
     ),
     "unsupported version": encode([{**HEADER, "version": 99}, turn_start(0), b"", turn_start(1)]),
     "no header": encode([turn_start(0), turn_start(1)]),
@@ -112,11 +115,31 @@ def test_the_broken_files_do_produce_their_diagnostics() -> None:
         "invalid_event",
         "seq_gap",
     ]
+    assert kinds["a check problem before a decoding problem"] == [  # line order
+        "orphan_result",
+        "invalid_json",
+        "seq_gap",
+    ]
     assert kinds["orphan result and bad envelope"] == [
         "orphan_result",
         "invalid_event",
         "unknown_required_event",
     ]
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_chunk_longer_than_a_block_is_read_in_pieces(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    content = BROKEN[name]
+    whole = read_session("ledger.jsonl", content)
+    monkeypatch.setattr(reader, "READ_BYTES", 5)
+    assert_same(whole, read_in_chunks([content]))
+
+
+def test_chunks_are_cut_to_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "READ_BYTES", 5)
+    pieces = list(reader._bounded([b"abcdefghijklm", b"", b"nopqr", b"st"]))
+    assert pieces == [b"abcde", b"fghij", b"klm", b"", b"nopqr", b"st"]
 
 
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
