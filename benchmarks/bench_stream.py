@@ -5,9 +5,9 @@ Run: python benchmarks/bench_stream.py [--events N] [--path LEDGER] [--rounds R]
 Generates (or takes) a v4 ledger (``bench_load.write_ledger``; the default 9,000,000
 events are about 2 GiB) and measures, each in a fresh process (see ``bench_load.py``):
 
-- floor_stream: read the file in 2 MiB chunks and ``orjson.loads`` every line with the
-  cyclic GC paused, each block's values dropped before the next: decoding alone, in
-  bounded memory (holding every value, as the load floor does, would need ~15 GB);
+- floor_stream: read the file in the reader's chunks (1 MiB) and ``orjson.loads`` every
+  line with the cyclic GC paused, each block's values dropped before the next: decoding
+  alone, in bounded memory (holding every value, as the load floor does, would need ~15 GB);
 - summarize: ``ledgerviz.summary.summarize(path)``, what ``ledgerviz check --stream``
   runs: reading, every reader check, the recovery tracker and the call counts.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import orjson
 from bench_load import Built, given_or_generated, in_fresh_process, load_average, run_route
 
-CHUNK = 2 << 20
+from ledgerviz.ledger.reader import READ_BYTES
 
 
 def floor_stream(path: Path) -> Built:
@@ -35,7 +35,7 @@ def floor_stream(path: Path) -> Built:
     try:
         with path.open("rb") as handle:
             carry = b""
-            while chunk := handle.read(CHUNK):
+            while chunk := handle.read(READ_BYTES):
                 lines = (carry + chunk).split(b"\n")
                 carry = lines.pop()
                 values = [orjson.loads(line) for line in lines]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.fields import EventFields
-from ledgerviz.ledger.reader import FileScan, with_unique_keys
+from ledgerviz.ledger.reader import READ_BYTES, FileScan, with_unique_keys
 from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks
 from ledgerviz.ledger.typed import CallFact, StreamBlock
 from ledgerviz.recovery.analysis import CallStatus
@@ -27,9 +27,6 @@ from ledgerviz.recovery.events import (
     payload_tool_call_blocks,
 )
 from ledgerviz.recovery.tracker import PendingCalls
-
-CHUNK_BYTES = 2 << 20
-"""How much of a file is read, decoded and checked at a time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +61,7 @@ class SessionSummary:
 
 
 def summarize(
-    source: Source, *, strict: bool = False, chunk_bytes: int = CHUNK_BYTES
+    source: Source, *, strict: bool = False, chunk_bytes: int = READ_BYTES
 ) -> list[SessionSummary]:
     """Return the summary of every ledger file in ``source``, reading each as a stream.
 
@@ -75,7 +72,7 @@ def summarize(
 
 
 def iter_summaries(
-    source: Source, *, strict: bool = False, chunk_bytes: int = CHUNK_BYTES
+    source: Source, *, strict: bool = False, chunk_bytes: int = READ_BYTES
 ) -> Iterator[SessionSummary]:
     """Yield the summary of each ledger file in ``source`` as soon as it is read (keys as
     the files give them; ``summarize`` makes them unique)."""

@@ -164,12 +164,12 @@ def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
 
 def _read(path: str, *, stream: bool, strict: bool) -> list[SessionLog | SessionSummary]:
     """Return every file of one PATH read whole, or as a stream when large or ``stream``."""
-    from ledgerviz.ledger.reader import read_chunks
+    from ledgerviz.ledger.reader import READ_BYTES, read_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
-    from ledgerviz.summary import CHUNK_BYTES, summarize_file
+    from ledgerviz.summary import summarize_file
 
     read: list[SessionLog | SessionSummary] = []
-    for name, chunks in iter_source_chunks(path, CHUNK_BYTES):
+    for name, chunks in iter_source_chunks(path, READ_BYTES):
         if stream or _size(name) > STREAM_ABOVE_BYTES:
             read.append(summarize_file(name, chunks, strict=strict))
         else:
