@@ -23,9 +23,14 @@ import statistics
 from pathlib import Path
 
 import orjson
-from bench_load import Built, given_or_generated, in_fresh_process, load_average, run_route
-
-from ledgerviz.ledger.reader import READ_BYTES
+from bench_load import (
+    Built,
+    chunk_lines,
+    given_or_generated,
+    in_fresh_process,
+    load_average,
+    run_route,
+)
 
 
 def floor_stream(path: Path) -> Built:
@@ -33,14 +38,10 @@ def floor_stream(path: Path) -> Built:
     lines_read = 0
     gc.disable()
     try:
-        with path.open("rb") as handle:
-            carry = b""
-            while chunk := handle.read(READ_BYTES):
-                lines = (carry + chunk).split(b"\n")
-                carry = lines.pop()
-                values = [orjson.loads(line) for line in lines]
-                lines_read += len(values)
-                del values
+        for lines in chunk_lines(path):
+            values = [orjson.loads(line) for line in lines]
+            lines_read += len(values)
+            del values
     finally:
         gc.enable()
     return lines_read, None
