@@ -324,14 +324,27 @@ def _bounded(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def _lines_of(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes, bytes]]:
-    """Yield ``(complete lines, what follows the last newline so far, the bytes split)``
-    per chunk."""
-    carry = b""
+    """Yield ``(complete lines, what follows the last newline, the bytes split)`` per chunk
+    that ends a line, then once more if the file does not end with one.
+
+    The chunks of a line longer than a chunk are joined once, when the line ends (joining
+    them one by one would copy the line once per chunk).
+    """
+    carry: list[bytes] = []
+    pending = False  # chunks were taken since the last yield
     for chunk in chunks:
-        block = carry + chunk if carry else chunk
+        carry.append(chunk)
+        pending = b"\n" not in chunk
+        if pending:
+            continue
+        block = b"".join(carry)
         lines = block.split(b"\n")
-        carry = lines.pop()
-        yield lines, carry, block
+        tail = lines.pop()
+        carry = [tail]
+        yield lines, tail, block
+    if pending:
+        tail = b"".join(carry)
+        yield [], tail, tail
 
 
 class _Keyed(Protocol):

@@ -142,6 +142,14 @@ def test_chunks_are_cut_to_the_block_size(monkeypatch: pytest.MonkeyPatch) -> No
     assert pieces == [b"abcde", b"fghij", b"klm", b"", b"nopqr", b"st"]
 
 
+def test_a_line_longer_than_a_chunk_is_joined_once_when_it_ends() -> None:
+    pieces = list(reader._lines_of([b"ab", b"cd", b"e\nf", b"g", b"h"]))
+    assert pieces == [([b"abcde"], b"f", b"abcde\nf"), ([], b"fgh", b"fgh")]
+    ends_with_a_newline = list(reader._lines_of([b"ab", b"c\n"]))
+    assert ends_with_a_newline == [([b"abc"], b"", b"abc\n")]
+    assert list(reader._lines_of([])) == []
+
+
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
 def test_real_files_read_alike_in_small_chunks(path: Path) -> None:
     content = path.read_bytes()
