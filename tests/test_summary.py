@@ -6,6 +6,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 import ledgerviz
@@ -76,6 +77,22 @@ def test_streamed_check_agrees_with_the_whole_file_check(
     assert not any(s["streamed"] for s in whole)
 
 
+def test_streamed_and_whole_list_diagnostics_in_the_same_line_order(tmp_path: Path) -> None:
+    events = [{"type": "turn/start", "seq": seq, "data": {"turn": 1}} for seq in range(3000)]
+    header = {"type": "session", "version": 4, "id": "mixed", "createdAt": 0}
+    lines = [orjson.dumps(e) for e in [header, *events]]
+    lines[5] = orjson.dumps({"type": "tool/result", "seq": 4, "surfaceOp": "append", "data": {
+        "message": {"role": "tool", "toolCallId": "never-asked", "content": []}}})  # line 6
+    lines[2500] = b"{oops"  # line 2501, seq 2499 lost: the seq at line 2502 jumps
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    expected = [("orphan_result", 6), ("invalid_json", 2501), ("seq_gap", 2502)]
+    (whole,) = read_sessions(path)
+    assert [(d.kind, d.line) for d in whole.diagnostics] == expected
+    for chunk_bytes in (97, 5000, 1 << 20):  # the two problems in one block, or not
+        assert one(path, chunk_bytes=chunk_bytes).diagnostics == whole.diagnostics
+
+
 def traced_peak(read: Callable[[], object]) -> int:
     """Return the peak of the allocations traced while ``read()`` runs."""
     tracemalloc.start()
@@ -114,8 +131,6 @@ def assistant(seq: int, step: int, *call_ids: str) -> dict:
 
 
 def test_calls_counted_as_settled_in_any_chunk_size(tmp_path: Path) -> None:
-    import orjson
-
     result = {"id": "r4", "role": "tool", "toolCallId": "A", "isError": True,
               "content": [{"type": "text", "text": "no such file"}]}
     events = [
