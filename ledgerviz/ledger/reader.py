@@ -56,7 +56,7 @@ def read_sessions(
     Lenient by default: every readable event is kept and every problem becomes a
     diagnostic. ``strict=True`` raises ``LedgerError`` at the first error-level problem.
     A source that cannot be read at all raises ``UnreadableSourceError``. ``progress``, if
-    given, is called with the number of bytes read each time a chunk has been checked.
+    given, is called with the size of each chunk read, once the reader has taken it.
     ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
     costs a re-encoding of every line). Files are read ``READ_BYTES`` at a time.
     """
