@@ -298,19 +298,60 @@ class FileScan:
 
 
 def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """Yield the chunks, the leading whitespace-only ones joined to the first other one.
+    """Yield the chunks once one that is not whitespace comes (a file of whitespace alone
+    yields nothing: it reads as empty).
 
-    A file of whitespace alone yields nothing (it reads as empty).
+    The leading whitespace is held in one block's room however long it is: its first
+    chunk and its first and last lines are kept as they are, the blank lines between
+    them only counted, and given back as bare newlines (nothing reads a blank line's
+    whitespace: it is reported as a blank line).
     """
-    blanks: list[bytes] | None = []
+    chunks = iter(chunks)
+    leading = _LeadingBlanks()
     for chunk in chunks:
-        if blanks is not None:
-            if chunk.isspace() or not chunk:
-                blanks.append(chunk)
-                continue
-            chunk = b"".join([*blanks, chunk])
-            blanks = None
-        yield chunk
+        if chunk.isspace() or not chunk:
+            leading.hold(chunk)
+            continue
+        yield from leading.given_back(chunk)
+        yield from chunks
+        return
+
+
+class _LeadingBlanks:
+    """The whitespace before a file's first other byte, in bounded memory (see
+    ``_after_leading_blanks``)."""
+
+    def __init__(self) -> None:
+        self.first: bytes | None = None
+        self.head: list[bytes] = []  # what follows ``first`` up to the first newline
+        self.newlines = 0  # from that newline on
+        self.tail: list[bytes] = []  # what follows the last newline
+
+    def hold(self, chunk: bytes) -> None:
+        """Take one more whitespace-only chunk."""
+        if self.first is None:
+            self.first = chunk
+            return
+        newline = chunk.find(b"\n")
+        if newline == -1:
+            (self.tail if self.newlines else self.head).append(chunk)
+            return
+        if not self.newlines:
+            self.head.append(chunk[:newline])
+        self.newlines += chunk.count(b"\n")
+        self.tail = [chunk[chunk.rfind(b"\n") + 1:]]
+
+    def given_back(self, chunk: bytes) -> Iterator[bytes]:
+        """Yield the whitespace held, then ``chunk`` (the first one that is not)."""
+        if self.first is not None:
+            yield self.first
+        if not self.newlines:
+            yield b"".join([*self.head, chunk])
+            return
+        yield b"".join(self.head)
+        for start in range(0, self.newlines, READ_BYTES):
+            yield b"\n" * min(READ_BYTES, self.newlines - start)
+        yield b"".join([*self.tail, chunk])
 
 
 def _bounded(chunks: Iterable[bytes]) -> Iterator[bytes]:

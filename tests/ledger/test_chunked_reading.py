@@ -31,6 +31,7 @@ BROKEN = {
     "empty": b"",
     "whitespace only": b"\n  \n\n",
     "leading blank lines": b"\n\n" + encode([HEADER, turn_start(0)]),
+    "leading whitespace of all kinds": b"  \t\n \n\n\r\n \t \n  " + encode([HEADER, turn_start(0)]),
     "only a torn header": b'{"type":"sess',
     "header only": encode([HEADER]),
     "torn tail": encode([HEADER, turn_start(0)]) + b'{"type":"turn/e',
@@ -120,6 +121,10 @@ def test_the_broken_files_do_produce_their_diagnostics() -> None:
         "invalid_json",
         "seq_gap",
     ]
+    lines = [(d.line, d.kind) for d in read_session(
+        "ledger.jsonl", BROKEN["leading whitespace of all kinds"]).diagnostics]
+    assert lines == [(1, "bad_header"), *((line, "blank_line") for line in range(2, 6)),
+                     (6, "second_header")]
     assert kinds["orphan result and bad envelope"] == [
         "orphan_result",
         "invalid_event",
@@ -148,6 +153,19 @@ def test_a_line_longer_than_a_chunk_is_joined_once_when_it_ends() -> None:
     ends_with_a_newline = list(reader._lines_of([b"ab", b"c\n"]))
     assert ends_with_a_newline == [([b"abc"], b"", b"abc\n")]
     assert list(reader._lines_of([])) == []
+
+
+def test_leading_whitespace_is_held_in_one_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    chunks = [b"  ", b" \n \n", b"\t\n  ", b" ", b"{x", b"\n"]
+    given_back = list(reader._after_leading_blanks(chunks))
+    # line 1 and the line the first other byte is on are kept; the blank lines between
+    # are given back as bare newlines
+    assert given_back == [b"  ", b" ", b"\n\n\n", b"   {x", b"\n"]
+    assert list(reader._after_leading_blanks([b" \n", b"", b"\n\t"])) == []
+    monkeypatch.setattr(reader, "READ_BYTES", 4)
+    given_back = list(reader._after_leading_blanks([b"\n\n\n\n"] * 10 + [b"{x"]))
+    assert b"".join(given_back) == b"\n" * 40 + b"{x"
+    assert max(map(len, given_back)) == 4
 
 
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
