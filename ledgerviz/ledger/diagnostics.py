@@ -56,16 +56,19 @@ class DiagnosticLog:
         self._first_unlisted: dict[str, Diagnostic] = {}
 
     def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None:
-        """Record one diagnostic; raise ``LedgerError`` if it is an error in strict mode."""
-        diagnostic = Diagnostic(self.path, line, kind, severity, message)
+        """Record one diagnostic; raise ``LedgerError`` if it is an error in strict mode.
+
+        Past the limit of its kind a diagnostic is only counted (a file of a million bad
+        lines makes twenty ``Diagnostic`` objects of each kind, and one count line).
+        """
         if self.strict and severity == "error":
-            raise LedgerError(str(diagnostic))
+            raise LedgerError(str(Diagnostic(self.path, line, kind, severity, message)))
         seen = self._counts.get(kind, 0)
         self._counts[kind] = seen + 1
         if seen < PER_KIND_LIMIT:
-            self.items.append(diagnostic)
+            self.items.append(Diagnostic(self.path, line, kind, severity, message))
         elif seen == PER_KIND_LIMIT:
-            self._first_unlisted[kind] = diagnostic
+            self._first_unlisted[kind] = Diagnostic(self.path, line, kind, severity, message)
 
     def finish(self) -> list[Diagnostic]:
         """Return every listed diagnostic plus one count line per kind that hit the limit."""

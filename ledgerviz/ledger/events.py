@@ -92,6 +92,10 @@ def _decode_all(
     values: list[Any] = []
     last = len(raw_lines) - 1
     for index, raw in enumerate(raw_lines):
+        if not raw or raw.isspace():  # never JSON: not handed to the decoder to fail
+            values.append(UNREADABLE)
+            log.add(first_line + index, "blank_line", "empty line between events", "warning")
+            continue
         if big_integers and may_hold_big_integers(raw):
             exact = _exact_value(raw, first_line + index, log)
             if exact is not UNREADABLE:
@@ -103,9 +107,7 @@ def _decode_all(
         except orjson.JSONDecodeError as error:
             values.append(UNREADABLE)
             line = first_line + index
-            if not raw.strip():
-                log.add(line, "blank_line", "empty line between events", "warning")
-            elif index == last and last_may_be_torn:
+            if index == last and last_may_be_torn:
                 log.add(line, "torn_tail", "last line does not decode: dropped", "warning")
             else:
                 log.add(line, *describe_undecodable(raw, error))
