@@ -106,6 +106,9 @@ class Ledger:
 
     def __init__(self, sessions: Sequence[SessionLog]) -> None:
         self._sessions = list(sessions)
+        self._by_key: dict[str, SessionLog] = {}
+        for log in reversed(self._sessions):  # a key held twice names its first session
+            self._by_key[log.key] = log
         self._views: dict[Policy, RecoveryView] = {}
         self._analyzer: Callable[[SessionLog, Policy], Analysis] = _analyze
         self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}
@@ -339,10 +342,10 @@ class Ledger:
         """Return the session named by key or load position."""
         if isinstance(key_or_index, int):
             return self._sessions[key_or_index]
-        for log in self._sessions:
-            if log.key == key_or_index:
-                return log
-        raise KeyError(f"no session {key_or_index!r}; keys are {self.keys!r}")
+        log = self._by_key.get(key_or_index)
+        if log is None:
+            raise KeyError(f"no session {key_or_index!r}; keys are {self.keys!r}")
+        return log
 
 
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:

@@ -65,6 +65,7 @@ class _Ledgerwide:
 
     def __init__(self, ledger: Ledger, policy: Policy) -> None:
         self.ledger = ledger
+        self.sessions = ledger.sessions  # one copy: ``Ledger.sessions`` makes a new list
         self.policy = policy
         self._contexts: dict[tuple[Policy, str], Context] = {}
         recorded_calls = ledger.frames.calls
@@ -248,14 +249,15 @@ def _diagnostics(log: SessionLog) -> str:
     return html_table(("line", "severity", "kind", "message"), rows)
 
 
-def _story_figures(ledger: Ledger, index: int, children: Sequence[int], policy: Policy,
-                   axis: Axis) -> list[tuple[str, dict[str, Any]]]:
-    """Return, for each fork child of session ``index``, its name and the one-story timeline
-    of the parent and that child (``plot.story``); none where the pair makes no story."""
-    parent = ledger.sessions[index]
+def _story_figures(sessions: Sequence[SessionLog], index: int, children: Sequence[int],
+                   policy: Policy, axis: Axis) -> list[tuple[str, dict[str, Any]]]:
+    """Return, for each fork child of session ``index`` (of ``sessions``), its name and the
+    one-story timeline of the parent and that child (``plot.story``); none where the pair
+    makes no story."""
+    parent = sessions[index]
     stories = []
     for child in children:
-        story = Ledger([parent, ledger.sessions[child]])
+        story = Ledger([parent, sessions[child]])
         spec = fork_story_spec(story, policy, axis, name_session=False)
         if spec is not None:
             stories.append((story.keys[1], spec))
@@ -277,11 +279,11 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
     """Return one session's section (heading, and body without the closing tag): its timeline
     ``spec``, or with fork ``children`` loaded (under the fork policy) one story of the session
     and each child instead."""
-    log = wide.ledger.sessions[index]
+    log = wide.sessions[index]
     key = log.key
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
             f" · timeline policy: <b>{escape(wide.policy)}</b>")
-    stories = _story_figures(wide.ledger, index, children, wide.policy, axis)
+    stories = _story_figures(wide.sessions, index, children, wide.policy, axis)
     if stories:
         named = ", ".join(f"<b>{escape(child)}</b>" for child, _ in stories)
         meta += f" · drawn with its fork child{'ren' if len(stories) > 1 else ''} {named}"
@@ -360,7 +362,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         facts = wide.facts()
         sections = []
         for i in grouped_order(lineage):
-            log = ledger.sessions[i]
+            log = wide.sessions[i]
             sections.append(_session_section(wide, i, axis, facts[log.key], specs[i],
                                              children.get(i, ())))
             if step is not None:

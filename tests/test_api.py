@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,15 @@ def test_session_by_key_and_index() -> None:
     assert ledger.session(-1).keys == [ledger.keys[-1]]
     with pytest.raises(KeyError, match="no session 'nope'"):
         ledger.session("nope")
+
+
+def test_a_key_held_twice_names_its_first_session() -> None:
+    # load makes keys unique; a Ledger built from sessions directly may repeat one
+    first, second = ledgerviz.load(DSH).sessions[:2]
+    twin = replace(second, key=first.key)
+    ledger = ledgerviz.Ledger([first, twin])
+    assert ledger.session(first.key).sessions == [first]
+    assert ledger.session(1).sessions == [twin]
 
 
 def _cut_after_others(ledger: ledgerviz.Ledger, n: int, reuse: bool) -> ledgerviz.Ledger:
