@@ -96,4 +96,5 @@ class StaticFallbackFigure(go.Figure):
         return {k: v for k, v in bundle.items() if not exclude or k not in exclude}
 
 
-_use_image_renderer()
+if images_enabled():  # plotly's renderers import nbformat and jsonschema (about 2 s): only
+    _use_image_renderer()  # when images are on from the start is the default changed here

@@ -49,3 +49,27 @@ def test_include_and_exclude_are_honoured(fresh: None) -> None:
     figure = ledgerviz.timeline(ledgerviz.load(HOSTILE))
     assert set(figure._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
     assert "text/html" not in figure._repr_mimebundle_(exclude=["text/html"])
+
+
+def _imported(code: str, **env: str) -> str:
+    """Return what ``code`` prints in a new interpreter (a new kernel, as far as imports go)."""
+    import os
+    import subprocess
+    import sys
+
+    environment = {k: v for k, v in os.environ.items() if k != static.IMAGES_ENV} | env
+    done = subprocess.run([sys.executable, "-c", code], env=environment, check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_plotly_renderers_are_left_unimported_while_images_are_off() -> None:
+    # they import nbformat and jsonschema: about 2 s before a report could start
+    code = "import sys, ledgerviz.report; print('plotly.io._renderers' in sys.modules)"
+    assert _imported(code) == "False"
+
+
+def test_images_on_from_the_start_set_the_default_renderer() -> None:
+    code = ("import plotly.io as pio, ledgerviz.plot.static as static; "
+            "print(pio.renderers.default == static.IMAGE_RENDERER)")
+    assert _imported(code, **{static.IMAGES_ENV: "1"}) == "True"
