@@ -96,5 +96,7 @@ class StaticFallbackFigure(go.Figure):
         return {k: v for k, v in bundle.items() if not exclude or k not in exclude}
 
 
-if images_enabled():  # plotly's renderers import nbformat and jsonschema (about 2 s): only
-    _use_image_renderer()  # when images are on from the start is the default changed here
+# Only when images are on from the start: reading plotly's renderers imports nbformat and
+# jsonschema, about 2 s before anything could be drawn.
+if images_enabled():
+    _use_image_renderer()
