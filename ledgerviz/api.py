@@ -106,9 +106,8 @@ class Ledger:
 
     def __init__(self, sessions: Sequence[SessionLog]) -> None:
         self._sessions = list(sessions)
-        self._by_key: dict[str, SessionLog] = {}
-        for log in reversed(self._sessions):  # a key held twice names its first session
-            self._by_key[log.key] = log
+        # a key held twice names its first session
+        self._by_key = {log.key: log for log in reversed(self._sessions)}
         self._views: dict[Policy, RecoveryView] = {}
         self._analyzer: Callable[[SessionLog, Policy], Analysis] = _analyze
         self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}

@@ -58,17 +58,23 @@ class DiagnosticLog:
     def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None:
         """Record one diagnostic; raise ``LedgerError`` if it is an error in strict mode.
 
-        Past the limit of its kind a diagnostic is only counted (a file of a million bad
-        lines makes twenty ``Diagnostic`` objects of each kind, and one count line).
+        Past the limit of its kind a diagnostic is only counted: a file of a million bad
+        lines makes 21 ``Diagnostic`` objects of each kind (those listed, and the first one
+        counted, which the count line names).
         """
-        if self.strict and severity == "error":
-            raise LedgerError(str(Diagnostic(self.path, line, kind, severity, message)))
+        raises = self.strict and severity == "error"
         seen = self._counts.get(kind, 0)
+        if seen > PER_KIND_LIMIT and not raises:
+            self._counts[kind] = seen + 1
+            return
+        diagnostic = Diagnostic(self.path, line, kind, severity, message)
+        if raises:
+            raise LedgerError(str(diagnostic))
         self._counts[kind] = seen + 1
         if seen < PER_KIND_LIMIT:
-            self.items.append(Diagnostic(self.path, line, kind, severity, message))
-        elif seen == PER_KIND_LIMIT:
-            self._first_unlisted[kind] = Diagnostic(self.path, line, kind, severity, message)
+            self.items.append(diagnostic)
+        else:  # the first one not listed: the count line names its line
+            self._first_unlisted[kind] = diagnostic
 
     def finish(self) -> list[Diagnostic]:
         """Return every listed diagnostic plus one count line per kind that hit the limit."""
