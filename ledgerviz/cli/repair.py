@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from itertools import chain
 from typing import Any
 
 from ledgerviz.cli.text import say_error, terminal_safe
@@ -49,36 +50,42 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the repair events for ``args.path``; return the exit code."""
     from ledgerviz.ledger import UnreadableSourceError
-    from ledgerviz.ledger.reader import read_session
+    from ledgerviz.ledger.fields import EventFields
+    from ledgerviz.ledger.reader import READ_BYTES
     from ledgerviz.ledger.runtime_read import runtime_read
-    from ledgerviz.ledger.sources import SourceProblem, iter_sources
-    from ledgerviz.recovery import crash_closers, generation_for
+    from ledgerviz.ledger.sources import SourceProblem, iter_source_chunks
+    from ledgerviz.recovery import PendingCalls, generation_for
+    from ledgerviz.recovery.closers import tail_closers
 
     if args.policy == "fork":
         say_error("repair", FORK_MOVED.format(path=args.path))
         return 2
+    tracker = PendingCalls()
+
+    def use(events: EventFields) -> None:
+        tracker.observe_columns(events.types, events.seqs, events.times, events.datas)
+
     try:
-        found = list(iter_sources(args.path))
+        found = list(iter_source_chunks(args.path, READ_BYTES))
+        if len(found) != 1:
+            say_error("repair", f"{args.path} holds {len(found)} ledgers; give one file")
+            return 2
+        ((path, chunks),) = found
+        first = next(chunks, b"")
+        if isinstance(first, SourceProblem):
+            say_error("repair", f"{path}: {first.message}")
+            return 2
+        reading = runtime_read(path, chain([first], chunks), use)
     except UnreadableSourceError as error:
         say_error("repair", error)
         return 2
-    if len(found) != 1:
-        say_error("repair", f"{args.path} holds {len(found)} ledgers; give one file")
-        return 2
-    ((path, content),) = found
-    if isinstance(content, SourceProblem):
-        say_error("repair", f"{path}: {content.message}")
-        return 2
-    log = read_session(path, content, duplicate_keys=True)
-    for diagnostic in log.diagnostics:
+    for diagnostic in reading.diagnostics:
         if diagnostic.severity != "info":
             say_error("repair", diagnostic)
-    reading = runtime_read(log, content)
     shown = terminal_safe(path)
     if reading.refusal is not None:
         say_error("repair", f"{shown}: {reading.refusal}; nothing printed")
         return 1
-    closers = crash_closers(reading.events, generation=generation_for(log.version))
     cut = reading.cut
     if cut is not None and reading.stop is not None:
         say_error(
@@ -98,11 +105,9 @@ def run(args: argparse.Namespace) -> int:
                       "to print the closers now; nothing printed")
             return 1
         say_error("repair", f"{fragment}, then append the lines printed")
-    taken = {event.get("seq") for event in reading.events}
-    clash = [event["seq"] for event in closers if event.get("seq") in taken]
-    if clash:
-        say_error("repair", f"{shown}: closer seqs {clash} are already taken; nothing printed")
-        return 1
+    # The runtime stops at the first seq out of order, so the events it uses are numbered
+    # one after another and the closers, numbered on from the last, take no seq in use.
+    closers = tail_closers(tracker, generation=generation_for(reading.version))
     if not closers:
         say_error("repair", f"{shown}: nothing to repair (no open turn)")
         return 0

@@ -133,6 +133,11 @@ class FileScan:
         return key if isinstance(key, str) else valid_unicode(Path(self.path).stem)
 
     @property
+    def lines_read(self) -> int:
+        """Return how many complete lines the blocks read so far hold."""
+        return self._lines
+
+    @property
     def version(self) -> int | None:
         """Return the header's format version (None: v0, unknown or no header)."""
         return self.header.version if self.header else None

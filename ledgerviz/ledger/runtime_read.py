@@ -5,15 +5,21 @@ malformed envelope or breaks the seq numbering) and refuses the whole log when a
 line holds a ``turn/end``, the proof that the damaged region had been committed. It
 never uses a last line without a newline. Anything appended to the file must therefore
 come after the bytes the runtime uses; :func:`runtime_read` says which bytes those are.
+
+The file is read as a stream (``FileScan``): the events the runtime uses are handed on
+a block at a time and not kept, so a ledger of any size is read in bounded memory.
 """
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.diagnostics import Diagnostic
-from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.reader import Chunk, FileScan
 
 STOP_KINDS = frozenset(
     {"invalid_json", "invalid_utf8", "blank_line", "invalid_event", "seq_gap", "second_header"}
@@ -22,8 +28,6 @@ STOP_KINDS = frozenset(
 
 TAIL_KINDS = frozenset({"torn_tail"})
 """Diagnostics of a last line the runtime drops silently (and that must be cut)."""
-
-_NEWLINE = re.compile(b"\n")
 
 
 class Fragment(NamedTuple):
@@ -38,66 +42,159 @@ class Fragment(NamedTuple):
 
 
 class RuntimeRead(NamedTuple):
-    """The events the runtime would use, where it stops, and what must be cut."""
+    """Where the runtime stops reading a file, and whether anything may be appended to it."""
 
-    events: list[dict[str, Any]]
+    used: int
+    """How many events the runtime uses (those handed to ``use``)."""
     stop: Diagnostic | None
     """The first line (after line 1) the runtime cannot use, if any."""
     refusal: str | None
     """Why the runtime would refuse the whole log (then nothing may be appended)."""
     cut: Fragment | None
-    """The bytes to cut before appending (from ``stop``, or the torn last line)."""
+    """The bytes to cut before appending (from ``stop``, or the torn last line); None
+    when the log is refused."""
+    version: int | None
+    """The header's format version (None: v0, unknown or no header)."""
+    diagnostics: list[Diagnostic]
+    """Every diagnostic of the file, as ``ledgerviz.load`` gives them."""
 
 
-def line_offsets(content: bytes) -> list[int]:
-    """Return the byte offset of every line start of ``content`` (one more entry at EOF)."""
-    offsets = [0, *(newline.end() for newline in _NEWLINE.finditer(content))]
-    if offsets[-1] != len(content):
-        offsets.append(len(content))
-    return offsets
+def runtime_read(
+    path: str, chunks: Iterable[Chunk], use: Callable[[EventFields], None]
+) -> RuntimeRead:
+    """Read one ledger file, given as its chunks, the way the runtime's recoverable reader
+    does; hand the columns of the events it uses to ``use``, one run at a time, in order.
 
-
-def runtime_read(log: SessionLog, content: bytes) -> RuntimeRead:
-    """Return what the runtime's recoverable reader would use of ``log`` (read from ``content``)."""
-    stop = next(
-        (d for d in log.diagnostics if d.kind in STOP_KINDS and d.severity != "info"), None
-    )
-    tail = next((d for d in log.diagnostics if d.kind in TAIL_KINDS), None)
-    lines = log.lines
-    if stop is None:
-        kept = log.events
-    else:
-        kept = [event for event, line in zip(log.events, lines, strict=True) if line < stop.line]
-        committed = next(
-            (line for event, line in zip(log.events, lines, strict=True)
-             if line > stop.line and event.get("type") == "turn/end"),
-            None,
-        )
-        if committed is not None:
-            refusal = (
-                f"line {stop.line}: {stop.message}; line {committed} after it holds a "
-                "turn/end, so the damaged region had been committed: the runtime refuses "
-                "this log (repair it by hand; nothing can be appended safely)"
-            )
-            return RuntimeRead(kept, stop, refusal, None)
-    refusal = _refusal(log, stop)
-    first_cut = stop or tail
+    Keys repeated within a line are looked for, as the runtime's reader refuses them.
+    """
+    scan = FileScan(path, duplicate_keys=True)
+    offsets = LineOffsets(chunks, lambda: scan.lines_read)
+    used = 0
+    stop: Diagnostic | None = None
+    stop_offset = 0
+    committed: int | None = None  # the line of the first turn/end after the stop
+    for block in scan.blocks(offsets):
+        fields, lines = block.fields, block.lines
+        if stop is None:
+            stop = first_stop(scan.log.items)
+            count = len(lines) if stop is None else bisect_left(lines, stop.line)
+            if count:
+                use(fields if count == len(lines) else fields[:count])
+                used += count
+            if stop is not None:
+                stop_offset = offsets.offset_of(stop.line)
+                offsets.close()
+        if stop is not None and committed is None:
+            committed = _turn_end_after(stop.line, fields.types, lines)
+    diagnostics = scan.diagnostics()
+    header = scan.header.fields if scan.header else {}
+    refusal = _refusal(diagnostics, header, stop, committed)
     cut = None
-    if first_cut is not None:
-        offsets = line_offsets(content)
-        offset = offsets[min(first_cut.line - 1, len(offsets) - 1)]
-        cut = Fragment(first_cut.line, offset, len(content) - offset)
-    return RuntimeRead(kept, stop, refusal, cut)
+    if refusal is None and stop is not None:
+        cut = Fragment(stop.line, stop_offset, offsets.size - stop_offset)
+    elif refusal is None:
+        tail = next((d for d in diagnostics if d.kind in TAIL_KINDS), None)
+        if tail is not None:
+            offset = offsets.offset_of(tail.line)
+            cut = Fragment(tail.line, offset, offsets.size - offset)
+    return RuntimeRead(used, stop, refusal, cut, scan.version, diagnostics)
 
 
-def _refusal(log: SessionLog, stop: Diagnostic | None) -> str | None:
-    """Return why the runtime refuses the log outright (an error before ``stop``), or None."""
-    for diagnostic in log.diagnostics:
+def first_stop(diagnostics: Iterable[Diagnostic]) -> Diagnostic | None:
+    """Return the first diagnostic after which the runtime uses nothing (infos do not stop it)."""
+    return next((d for d in diagnostics if d.kind in STOP_KINDS and d.severity != "info"), None)
+
+
+def _turn_end_after(line: int, types: Sequence[object], lines: Sequence[int]) -> int | None:
+    """Return the line of the first turn/end after ``line`` among a run of events, or None."""
+    for kind, at in zip(types, lines, strict=True):
+        if at > line and kind == "turn/end":
+            return at
+    return None
+
+
+def _refusal(
+    diagnostics: list[Diagnostic],
+    header: dict[str, Any],
+    stop: Diagnostic | None,
+    committed: int | None,
+) -> str | None:
+    """Return why the runtime refuses the log outright, or None.
+
+    It refuses a log whose damage was committed (a turn/end after the stop), one with an
+    error before the stop, and one without a header.
+    """
+    if stop is not None and committed is not None:
+        return (
+            f"line {stop.line}: {stop.message}; line {committed} after it holds a "
+            "turn/end, so the damaged region had been committed: the runtime refuses "
+            "this log (repair it by hand; nothing can be appended safely)"
+        )
+    for diagnostic in diagnostics:
         if diagnostic.severity != "error" or diagnostic.kind in STOP_KINDS:
             continue
         if stop is not None and diagnostic.line >= stop.line:
             continue
         return f"line {diagnostic.line}: {diagnostic.message} [{diagnostic.kind}]"
-    if not log.header:
+    if not header:
         return "line 1 is not a session header: the runtime refuses this log"
     return None
+
+
+class LineOffsets:
+    """Passes a file's chunks on and finds the byte offset of a line start in them.
+
+    Only the chunks that may hold a line not yet read are kept: ``lines_read`` tells
+    how many lines the reader has taken (an offset is asked for a later line only),
+    so the chunks held are the reader's own few, whatever the size of the file.
+    """
+
+    def __init__(self, chunks: Iterable[Chunk], lines_read: Callable[[], int]) -> None:
+        self._chunks = chunks
+        self._lines_read = lines_read
+        self._held: deque[tuple[int, int, int, bytes]] = deque()
+        """Each chunk held: its offset, the newlines before it, the newlines in it, its bytes."""
+        self._holding = True
+        self.size = 0
+        """The bytes passed on so far (the whole file's, once read)."""
+        self._newlines = 0
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for chunk in self._chunks:
+            if isinstance(chunk, bytes):
+                self._forget_read()
+                newlines = chunk.count(b"\n")
+                if self._holding:
+                    self._held.append((self.size, self._newlines, newlines, chunk))
+                self.size += len(chunk)
+                self._newlines += newlines
+            yield chunk
+
+    def offset_of(self, line: int) -> int:
+        """Return the byte offset at which 1-based ``line`` starts (the file's size for a
+        line past its end), for a line after those read when the last chunk was passed on."""
+        newline = line - 1  # the newline that ends the line before it
+        if newline <= 0:
+            return 0
+        if newline > self._newlines:
+            return self.size
+        for offset, before, newlines, chunk in self._held:
+            if before < newline <= before + newlines:
+                position = -1
+                for _ in range(newline - before):
+                    position = chunk.index(b"\n", position + 1)
+                return offset + position + 1
+        raise ValueError(f"line {line} starts in bytes no longer held")
+
+    def close(self) -> None:
+        """Drop every chunk held and hold no more (no offset will be asked again)."""
+        self._holding = False
+        self._held.clear()
+
+    def _forget_read(self) -> None:
+        """Drop the chunks before the one holding the newline that ends the last line read:
+        only a line after it is asked for."""
+        newline = self._lines_read()
+        held = self._held
+        while held and held[0][1] + held[0][2] < newline:
+            held.popleft()

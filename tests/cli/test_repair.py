@@ -41,6 +41,7 @@ def check_passes(capsys: Capture, path: Path) -> bool:
     return code == 0
 
 
+@pytest.mark.usefixtures("read_bytes")
 def test_torn_tail_end_to_end(tmp_path: Path, capsys: Capture) -> None:
     whole = encode(HEADER, OPEN_TAIL)
     fragment = b'{"type":"tool/res'
@@ -70,6 +71,14 @@ def test_damage_then_a_committed_turn_end_is_refused(tmp_path: Path, capsys: Cap
     assert "refuses" in err
 
 
+@pytest.fixture(params=[None, 16], ids=["whole-blocks", "16-byte-blocks"])
+def read_bytes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read files in the reader's blocks, or 16 bytes at a time (every line spans blocks)."""
+    if request.param is not None:
+        monkeypatch.setattr("ledgerviz.ledger.reader.READ_BYTES", request.param)
+
+
+@pytest.mark.usefixtures("read_bytes")
 def test_damage_in_the_open_turn_is_cut_then_closed(tmp_path: Path, capsys: Capture) -> None:
     path = tmp_path / "cut.jsonl"
     good = encode(HEADER, OPEN_TAIL[:3])
@@ -86,6 +95,7 @@ def test_damage_in_the_open_turn_is_cut_then_closed(tmp_path: Path, capsys: Capt
     assert repair(capsys, path)[:2] == (0, [])
 
 
+@pytest.mark.usefixtures("read_bytes")
 def test_a_seq_gap_stops_the_reading_like_the_runtime(tmp_path: Path, capsys: Capture) -> None:
     events = [*OPEN_TAIL[:4], {**OPEN_TAIL[4], "seq": 9}]
     path = tmp_path / "gap.jsonl"
