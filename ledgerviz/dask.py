@@ -32,12 +32,12 @@ from ledgerviz.export import (
     frame_of,
     key_of_first_line,
     plan_export,
-    unique_keys,
     write_sessions,
 )
 from ledgerviz.frames import FRAME_NAMES
 from ledgerviz.frames.export import empty_frames, restore_categories, string_categories
 from ledgerviz.ledger import read_session
+from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import expand_path
 from ledgerviz.recovery.analysis import POLICIES, Policy
 

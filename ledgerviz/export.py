@@ -35,7 +35,7 @@ from ledgerviz.frames.export import (
     write_partitions,
 )
 from ledgerviz.ledger import SessionLog, UnreadableSourceError, read_session
-from ledgerviz.ledger.reader import with_unique_keys
+from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import expand_path
 from ledgerviz.recovery.analysis import POLICIES, Policy
 
@@ -185,13 +185,6 @@ def key_of_first_line(path: str, first_line: bytes) -> str:
     line has no newline yet, since the reader drops such a torn tail).
     """
     return read_session(path, first_line if first_line.endswith(b"\n") else b"").key
-
-
-def unique_keys(paths: Sequence[str], natural_keys: Sequence[str]) -> list[str]:
-    """Return the session keys of files ``paths`` made unique exactly as a load does."""
-    pairs = zip(paths, natural_keys, strict=True)
-    stubs = [SessionLog(path, key, {}, None, []) for path, key in pairs]
-    return [log.key for log in with_unique_keys(stubs)]
 
 
 def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import chain, count
 from pathlib import Path
@@ -421,3 +421,11 @@ def with_unique_keys(logs: list[KeyedT]) -> list[KeyedT]:
         taken.add(key)
         unique.append(replace(log, key=key))
     return unique
+
+
+def unique_keys(paths: Sequence[str], natural_keys: Sequence[str]) -> list[str]:
+    """Return the session keys of files ``paths``, whose own keys are ``natural_keys``,
+    made unique exactly as a load does (see ``with_unique_keys``)."""
+    pairs = zip(paths, natural_keys, strict=True)
+    stubs = [SessionLog(path, key, {}, None, []) for path, key in pairs]
+    return [log.key for log in with_unique_keys(stubs)]
