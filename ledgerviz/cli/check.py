@@ -146,10 +146,15 @@ def _render(summary: dict[str, Any]) -> str:
     return "\n".join(terminal_safe(line) for line in lines)
 
 
+def _has_errors(summary: dict[str, Any]) -> bool:
+    """Return True when a session's summary lists an error-level diagnostic."""
+    return any(d["severity"] == "error" for d in summary["diagnostics"])
+
+
 def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
     """Return the one line that ends ``check``'s text output: sessions, problems, verdict."""
     severities = Counter(d["severity"] for s in summaries for d in s["diagnostics"])
-    with_errors = sum(any(d["severity"] == "error" for d in s["diagnostics"]) for s in summaries)
+    with_errors = sum(map(_has_errors, summaries))
     parts = [
         f"{len(summaries)} session{'s' * (len(summaries) != 1)}",
         f"{with_errors} with errors",
@@ -162,19 +167,24 @@ def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
     return f"checked {', '.join(parts)}: {verdict}"
 
 
-def _read(path: str, *, stream: bool, strict: bool) -> list[SessionLog | SessionSummary]:
-    """Return every file of one PATH read whole, or as a stream when large or ``stream``."""
+def _summaries(path: str, *, stream: bool, strict: bool) -> list[tuple[str, dict[str, Any]]]:
+    """Return ``(file, JSON summary)`` for every file of one PATH, each file read and
+    summarised before the next is read: read whole (then dropped), or as a stream when
+    large or ``stream``. Keys are the files' own; ``run`` makes them unique."""
+    from ledgerviz.api import Ledger
     from ledgerviz.ledger.reader import READ_BYTES, read_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
     from ledgerviz.summary import summarize_file
 
-    read: list[SessionLog | SessionSummary] = []
+    summaries = []
     for name, chunks in iter_source_chunks(path, READ_BYTES):
         if stream or _size(name) > STREAM_ABOVE_BYTES:
-            read.append(summarize_file(name, chunks, strict=strict))
+            summary = streamed_summary(summarize_file(name, chunks, strict=strict))
         else:
-            read.append(read_chunks(name, chunks, strict=strict, duplicate_keys=True))
-    return read
+            log = read_chunks(name, chunks, strict=strict, duplicate_keys=True)
+            summary = session_summary(Ledger([log]), log)
+        summaries.append((name, summary))
+    return summaries
 
 
 def _size(name: str) -> int:
@@ -187,26 +197,22 @@ def _size(name: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Check every PATH and print the summary; return the exit code (0, 1 or 2)."""
-    from ledgerviz.api import Ledger
-    from ledgerviz.ledger import LedgerError, SessionLog, UnreadableSourceError
-    from ledgerviz.ledger.reader import with_unique_keys
+    from ledgerviz.ledger import LedgerError, UnreadableSourceError
+    from ledgerviz.ledger.reader import unique_keys
 
-    sessions: list[SessionLog | SessionSummary] = []
+    read: list[tuple[str, dict[str, Any]]] = []
     failures, unreadable = [], False
     for path in args.paths:
         try:
-            sessions.extend(_read(path, stream=args.stream, strict=args.strict))
+            read.extend(_summaries(path, stream=args.stream, strict=args.strict))
         except UnreadableSourceError as error:
             unreadable = True
             failures.append(str(error))
         except LedgerError as error:
             failures.append(str(error))
-    sessions = with_unique_keys(sessions)
-    ledger = Ledger([log for log in sessions if isinstance(log, SessionLog)])
-    summaries = [
-        session_summary(ledger, log) if isinstance(log, SessionLog) else streamed_summary(log)
-        for log in sessions
-    ]
+    keys = unique_keys([name for name, _ in read], [summary["id"] for _, summary in read])
+    summaries = [{**summary, "id": valid_unicode(key)}
+                 for (_, summary), key in zip(read, keys, strict=True)]
     if args.json:
         document = {"sessions": summaries, "failures": [valid_unicode(f) for f in failures]}
         sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -217,5 +223,5 @@ def run(args: argparse.Namespace) -> int:
         say_error("check", failure)
     if unreadable:
         return 2
-    has_errors = failures or any(log.has_errors for log in sessions)
+    has_errors = failures or any(_has_errors(summary) for summary in summaries)
     return 1 if has_errors else 0

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from ledgerviz.cli import main
+from ledgerviz.simulate import write_scenario
 
 DSH = Path(__file__).parents[1] / "data" / "dsh"
 SHOWCASE = next(DSH.glob("*preview-showcase*"))
@@ -121,3 +124,31 @@ def test_provider_validity_of_a_crashed_prefix(
     assert session["fork_points"] == [172]
     assert main(["check", str(crashed)]) == 0
     assert "unpaired requests: recorded/openai, recorded/anthropic" in capsys.readouterr().out
+
+
+def traced_check_peak(folder: Path, capsys: pytest.CaptureFixture[str]) -> int:
+    """Return the peak of the allocations traced while ``check --json folder`` runs."""
+    tracemalloc.start()
+    try:
+        assert main(["check", "--json", str(folder)]) == 0
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        capsys.readouterr()
+
+
+def test_a_folder_is_checked_one_file_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = write_scenario("large", tmp_path / "one.jsonl", turns=100)[0]
+    folders = {}
+    for count in (2, 8):
+        folder = folders[count] = tmp_path / f"{count}-sessions"
+        folder.mkdir()
+        for number in range(count):
+            shutil.copy(one, folder / f"{number}.jsonl")
+    traced_check_peak(folders[2], capsys)  # the modules check imports on first use
+    growth = traced_check_peak(folders[8], capsys) - traced_check_peak(folders[2], capsys)
+    # Six more sessions add six summaries (a few KB each); holding the sessions read
+    # would add about 2 MB each (their events, analyses and contexts).
+    assert growth < 6 * (64 << 10)
