@@ -245,20 +245,19 @@ class FileScan:
         self, lines: list[bytes], first_line: int, big_integers: bool, last_may_be_torn: bool
     ) -> CheckedEvents:
         """Return the checked events of a block of lines, decoded and checked in runs of
-        ``CHECK_LINES`` lines (one run with ``duplicate_keys``).
+        ``CHECK_LINES`` lines.
 
         Each run is checked right after it is decoded, while its values are still in the
         processor's caches. The diagnostics of decoding and of the check are held back and
         added to the log in line order once the whole block is read, so neither the runs
         nor the blocks change their order (or which error strict mode raises first).
         """
-        run = CHECK_LINES if not self.duplicate_keys else max(len(lines), 1)
         held = PendingDiagnostics()
         parts = []
-        for start in range(0, max(len(lines), 1), run):
+        for start in range(0, max(len(lines), 1), CHECK_LINES):
             values = decode_lines(
-                lines[start:start + run], first_line + start, held,
-                last_may_be_torn=last_may_be_torn and start + run >= len(lines),
+                lines[start:start + CHECK_LINES], first_line + start, held,
+                last_may_be_torn=last_may_be_torn and start + CHECK_LINES >= len(lines),
                 big_integers=big_integers, duplicate_keys=self.duplicate_keys,
             )
             parts.append(check_events(values, first_line + start, self.version, held, self._state))

@@ -96,3 +96,20 @@ def test_pending_diagnostics_are_added_once_in_line_order() -> None:
     held.add(3, "orphan_result", "raised on replay")
     with pytest.raises(LedgerError, match="raised on replay"):
         held.replay(strict)
+
+
+def test_repeated_keys_are_found_in_every_run_in_line_order() -> None:
+    repeated = b'{"type":"turn/start","seq":%d,"seq":%d,"data":{"turn":1}}'
+    content = ledger({
+        5: repeated % (3, 3),
+        300: tool_result(298, "never-asked"),
+        520: repeated % (518, 518),
+    })
+    log = read_session("x.jsonl", content, duplicate_keys=True)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [
+        ("duplicate_key", 5),
+        ("orphan_result", 300),
+        ("duplicate_key", 520),
+    ]
+    assert log.diagnostics[2].message == (
+        "key 'seq' repeated within one object: the last value is used")
