@@ -1,12 +1,17 @@
 """Time ``recovery.analyze`` on a large in-memory ledger (run on demand).
 
-    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py [EVENTS] [PADDING]
+    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py [EVENTS] [PADDING] [PRUNE]
 
 Builds a v4 ledger of about EVENTS events (turns of three steps, parallel tool
 calls, plugin events between call and result, an open tail with a dispatched
 call; PADDING extra log-only events per step, 0 gives one call per ~4.5 events,
 the fixtures average one per ~34) and prints the best of three runs per policy (wall
 clock and process CPU time).
+
+With PRUNE > 0, a tool-result pruner also replaces each tool result, one for one,
+PRUNE turns after it was recorded (format §6: a single-node replace op), and the
+same ledger without the pruner is timed beside it: the replace ops should cost
+about what the events they add cost, however long the surface grows.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from typing import Any
 from ledgerviz.recovery.analyze import analyze
 
 
-def build_ledger(target: int, padding: int = 0) -> list[dict[str, Any]]:
-    """Return about ``target`` well-formed v4 events ending in an open step."""
+def build_ledger(target: int, padding: int = 0, prune: int = 0) -> list[dict[str, Any]]:
+    """Return about ``target`` well-formed v4 events ending in an open step (each tool
+    result replaced ``prune`` turns later when ``prune`` > 0)."""
     events: list[dict[str, Any]] = []
+    results: dict[int, list[int]] = {}  # turn -> the positions of its tool results
 
     def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
         seq = len(events)
@@ -50,6 +57,7 @@ def build_ledger(target: int, padding: int = 0) -> list[dict[str, Any]]:
             for _ in range(padding):
                 add("request/context", {"provider": "p", "model": "m"})
             for i in ids:
+                results.setdefault(turn, []).append(len(events))
                 add("tool/result", {"turn": turn, "step": step, "message": {
                     "id": f"r{len(events)}", "role": "tool", "toolCallId": i, "isError": False,
                     "source": {"kind": "tool", "callId": i},
@@ -57,6 +65,13 @@ def build_ledger(target: int, padding: int = 0) -> list[dict[str, Any]]:
                     surfaceOp="append", sourceEventSeqs=[call_seqs[i]])
             add("step/end", {"turn": turn, "step": step})
         add("turn/end", {"turn": turn, "reason": {"kind": "completed"}})
+        for position in results.pop(turn - prune, []) if prune else []:
+            pruned = events[position]
+            message = {**pruned["data"]["message"], "content": [{"type": "text", "text": "-"}]}
+            seq = pruned["seq"]
+            add("tool/result", {**pruned["data"], "message": message},
+                surfaceOp={"op": "replace", "startSeq": seq, "endSeq": seq},
+                sourceEventSeqs=[seq])
     add("turn/start", {"turn": turn + 1})
     add("step/start", {"turn": turn + 1, "step": 1})
     add("assistant/message", {"turn": turn + 1, "step": 1, "stream": [], "message": {
@@ -68,11 +83,8 @@ def build_ledger(target: int, padding: int = 0) -> list[dict[str, Any]]:
     return events
 
 
-def main() -> None:
-    target = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
-    padding = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    events = build_ledger(target, padding)
-    print(f"{len(events):,} events, padding {padding}")
+def time_policies(events: list[dict[str, Any]]) -> None:
+    """Print the best of three runs of ``analyze`` per policy."""
     for policy in ("recorded", "synthesize", "fork"):
         best = cpu = float("inf")
         for _ in range(3):
@@ -83,6 +95,16 @@ def main() -> None:
         print(f"{policy:>10}: {best:.3f} s wall, {cpu:.3f} s cpu  ({len(analysis.calls):,} calls, "
               f"{len(analysis.closers)} closers, fork points {analysis.fork_points[:3]})")
 
+
+def main() -> None:
+    target = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    padding = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    prune = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    for pruned in (False, True) if prune else (False,):
+        events = build_ledger(target, padding, prune if pruned else 0)
+        surface_ops = sum(isinstance(event.get("surfaceOp"), dict) for event in events)
+        print(f"{len(events):,} events, padding {padding}, {surface_ops:,} replace ops")
+        time_policies(events)
 
 if __name__ == "__main__":
     main()

@@ -14,13 +14,14 @@ from typing import Any
 class SurfaceFold:
     """Current surface nodes, plus which of them an active rewind hides."""
 
-    __slots__ = ("_hidden", "_rewinds", "_seqs", "nodes")
+    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "nodes")
 
     def __init__(self, seqs: list[int | None]) -> None:
         self.nodes: list[int] = []
         self._seqs = seqs
         self._hidden: dict[int, int] = {}
         self._rewinds: dict[Any, list[int]] = {}
+        self._index = _SurfaceIndex()
 
     def copy(self, seqs: list[int | None]) -> SurfaceFold:
         """Return an independent copy of this fold whose nodes map to seqs through ``seqs``."""
@@ -31,7 +32,15 @@ class SurfaceFold:
         return fold
 
     def position_of_seq(self, seq: Any) -> int | None:
-        """Return the position of the node whose seq is ``seq``, or None."""
+        """Return the position of the first node whose seq is ``seq``, or None.
+
+        A seq that one event holds is found through the index; a seq that several hold
+        (a broken log), None or an unhashable value is looked for node by node.
+        """
+        index = self._index
+        node = index.node_of_seq(seq, self._seqs)
+        if node is not _SEARCH:
+            return None if node is None else index.position_of(node, self.nodes)
         seqs = self._seqs
         for position, node in enumerate(self.nodes):
             if seqs[node] == seq:
@@ -49,6 +58,7 @@ class SurfaceFold:
         end = self.position_of_seq(op.get("endSeq", op.get("end")))
         if start is not None and end is not None and start <= end:
             self.nodes[start : end + 1] = [node]
+            self._index.spliced(start, end, node)
 
     def is_hidden(self, node: int) -> bool:
         """Return whether an active rewind hides ``node``."""
@@ -107,3 +117,64 @@ class SurfaceFold:
         """Return the surface nodes hidden by an active rewind, in order."""
         hidden = self._hidden
         return [node for node in self.nodes if node in hidden] if hidden else []
+
+
+_SEARCH = object()
+"""``_SurfaceIndex.node_of_seq``'s answer when the index cannot tell: search node by node."""
+
+
+class _SurfaceIndex:
+    """Finds a node by its seq and its position on the surface without walking the surface.
+
+    A replace op names its endpoints by seq, and the tool-result pruner replaces one old
+    node at a time: looking each up node by node made a long session quadratic. Both maps
+    are filled as they are read (nodes and seqs are appended by the scan, not here):
+    ``positions`` is right for the first ``indexed`` nodes, and a splice that moves the
+    nodes after it sends ``indexed`` back to where it began.
+    """
+
+    __slots__ = ("indexed", "nodes_of", "positions", "repeated", "seqs_read")
+
+    def __init__(self) -> None:
+        self.positions: dict[int, int] = {}
+        self.indexed = 0
+        self.nodes_of: dict[Any, int] = {}  # seq -> the one node holding it
+        self.repeated: set[Any] = set()  # seqs held by several nodes
+        self.seqs_read = 0
+
+    def node_of_seq(self, seq: Any, seqs: list[int | None]) -> Any:
+        """Return the node holding ``seq``, None if none does, or ``_SEARCH``."""
+        nodes_of, repeated = self.nodes_of, self.repeated
+        for node in range(self.seqs_read, len(seqs)):
+            held = seqs[node]
+            if held is not None:
+                if held in nodes_of:
+                    repeated.add(held)
+                else:
+                    nodes_of[held] = node
+        self.seqs_read = len(seqs)
+        if seq is None:
+            return _SEARCH
+        try:
+            return _SEARCH if seq in repeated else nodes_of.get(seq)
+        except TypeError:  # an unhashable value: no seq equals it, as the search finds
+            return _SEARCH
+
+    def position_of(self, node: int, nodes: list[int]) -> int | None:
+        """Return the position of ``node`` on the surface ``nodes``, or None (a node is on
+        it at most once)."""
+        positions = self.positions
+        for position in range(self.indexed, len(nodes)):
+            positions[nodes[position]] = position
+        self.indexed = len(nodes)
+        position = positions.get(node)  # a node spliced out keeps a stale entry
+        if position is None or position >= len(nodes) or nodes[position] != node:
+            return None
+        return position
+
+    def spliced(self, start: int, end: int, node: int) -> None:
+        """Take ``node`` in at ``start`` in place of the nodes from ``start`` to ``end``."""
+        if start == end and start < self.indexed:  # one for one: nothing after it moves
+            self.positions[node] = start
+        else:
+            self.indexed = min(self.indexed, start)
