@@ -146,14 +146,20 @@ class LineOffsets:
 
     Only the chunks that may hold a line not yet read are kept: ``lines_read`` tells
     how many lines the reader has taken (an offset is asked for a later line only),
-    so the chunks held are the reader's own few, whatever the size of the file.
+    so the chunks held are the reader's own few, whatever the size of the file. Of a
+    chunk of whitespace only its first line is kept, so that a file that begins with
+    any amount of it (which the reader holds in one block's room) is no exception: the
+    runtime stops at the first blank line, which starts after the first newline of
+    such a chunk at the latest, and a chunk of whitespace with one newline holds no
+    blank line.
     """
 
     def __init__(self, chunks: Iterable[Chunk], lines_read: Callable[[], int]) -> None:
         self._chunks = chunks
         self._lines_read = lines_read
         self._held: deque[tuple[int, int, int, bytes]] = deque()
-        """Each chunk held: its offset, the newlines before it, the newlines in it, its bytes."""
+        """Each chunk held: its offset, the newlines before it, the newlines in it, its bytes
+        (of whitespace: its first line)."""
         self._holding = True
         self.size = 0
         """The bytes passed on so far (the whole file's, once read)."""
@@ -165,7 +171,8 @@ class LineOffsets:
                 self._forget_read()
                 newlines = chunk.count(b"\n")
                 if self._holding:
-                    self._held.append((self.size, self._newlines, newlines, chunk))
+                    kept = chunk[: chunk.find(b"\n") + 1] if chunk.isspace() else chunk
+                    self._held.append((self.size, self._newlines, newlines, kept))
                 self.size += len(chunk)
                 self._newlines += newlines
             yield chunk
@@ -182,8 +189,12 @@ class LineOffsets:
             if before < newline <= before + newlines:
                 position = -1
                 for _ in range(newline - before):
-                    position = chunk.index(b"\n", position + 1)
-                return offset + position + 1
+                    position = chunk.find(b"\n", position + 1)
+                    if position < 0:  # past the first line of a chunk of whitespace
+                        break
+                else:
+                    return offset + position + 1
+                break
         raise ValueError(f"line {line} starts in bytes no longer held")
 
     def close(self) -> None:

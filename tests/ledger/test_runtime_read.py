@@ -84,6 +84,14 @@ def test_line_offsets_keep_only_the_chunks_of_lines_not_read() -> None:
         offsets.offset_of(3)
 
 
+def test_line_offsets_keep_the_first_line_of_a_chunk_of_whitespace() -> None:
+    offsets = LineOffsets([b"{}\n", b" \n\t\n \n", b"{}\n"], lambda: 0)
+    assert list(offsets)[-1] == b"{}\n"
+    assert [offsets.offset_of(line) for line in (1, 2, 3, 6)] == [0, 3, 5, 12]
+    with pytest.raises(ValueError, match="line 4 starts in bytes no longer held"):
+        offsets.offset_of(4)  # inside the whitespace: after its first blank line
+
+
 def test_a_clean_log_is_used_whole() -> None:
     _, read_back, used = read(encode([HEADER, turn_start(0), assistant_calls(1, "A")]))
     assert read_back == RuntimeRead(2, None, None, None, 4, [])
