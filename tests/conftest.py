@@ -6,12 +6,16 @@ the large-file tests before the direct test that kills it, and be cut off as a t
 Ordering them by the durations mutmut recorded lets the cheap, exact tests decide first,
 and hypothesis does not shrink a failing example (a mutant only needs to fail, and
 shrinking one can outlast mutmut's time limit). Outside a mutation run nothing changes.
+
+It also gives the memory tests their ``traced_peak`` fixture.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tracemalloc
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -46,3 +50,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return
     durations = _recorded_durations()
     items.sort(key=lambda item: durations.get(item.nodeid, 0.0))
+
+
+@pytest.fixture
+def traced_peak() -> Callable[[Callable[[], object]], int]:
+    """Return a function that runs its argument and gives the peak of the allocations
+    traced meanwhile (the memory tests of the streamed readers and of ``check``)."""
+
+    def peak(run: Callable[[], object]) -> int:
+        tracemalloc.start()
+        try:
+            run()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    return peak

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -93,24 +92,13 @@ def test_streamed_and_whole_list_diagnostics_in_the_same_line_order(tmp_path: Pa
         assert one(path, chunk_bytes=chunk_bytes).diagnostics == whole.diagnostics
 
 
-def traced_peak(read: Callable[[], object]) -> int:
-    """Return the peak of the allocations traced while ``read()`` runs."""
-    tracemalloc.start()
-    try:
-        read()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def streamed_peak(path: Path) -> int:
-    return traced_peak(lambda: summarize(path, chunk_bytes=64 << 10))
-
-
-def test_streaming_memory_stays_flat_as_the_file_grows(tmp_path: Path) -> None:
+def test_streaming_memory_stays_flat_as_the_file_grows(
+    tmp_path: Path, traced_peak: Callable[[Callable[[], object]], int]
+) -> None:
     small = write_scenario("large", tmp_path / "small.jsonl", turns=150)[0]
     big = write_scenario("large", tmp_path / "big.jsonl", turns=600)[0]
-    small_peak, big_peak = streamed_peak(small), streamed_peak(big)
+    small_peak, big_peak = (traced_peak(lambda p=path: summarize(p, chunk_bytes=64 << 10))
+                            for path in (small, big))
     big_calls = sum(one(big).calls.values())
     growth_allowed = 200 * (big_calls - sum(one(small).calls.values()))
     # The one thing kept per event read is the reader's set of requested call ids

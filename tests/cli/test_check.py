@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -126,20 +126,16 @@ def test_provider_validity_of_a_crashed_prefix(
     assert "unpaired requests: recorded/openai, recorded/anthropic" in capsys.readouterr().out
 
 
-def traced_check_peak(folder: Path, capsys: pytest.CaptureFixture[str]) -> int:
-    """Return the peak of the allocations traced while ``check --json folder`` runs."""
-    tracemalloc.start()
-    try:
-        assert main(["check", "--json", str(folder)]) == 0
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-        capsys.readouterr()
-
-
 def test_a_folder_is_checked_one_file_at_a_time(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    traced_peak: Callable[[Callable[[], object]], int],
 ) -> None:
+    def check_peak(folder: Path) -> int:
+        peak = traced_peak(lambda: main(["check", "--json", str(folder)]))
+        assert json.loads(capsys.readouterr().out)["failures"] == []
+        return peak
+
     one = write_scenario("large", tmp_path / "one.jsonl", turns=100)[0]
     folders = {}
     for count in (2, 8):
@@ -147,8 +143,8 @@ def test_a_folder_is_checked_one_file_at_a_time(
         folder.mkdir()
         for number in range(count):
             shutil.copy(one, folder / f"{number}.jsonl")
-    traced_check_peak(folders[2], capsys)  # the modules check imports on first use
-    growth = traced_check_peak(folders[8], capsys) - traced_check_peak(folders[2], capsys)
+    check_peak(folders[2])  # the modules check imports on first use
+    growth = check_peak(folders[8]) - check_peak(folders[2])
     # Six more sessions add six summaries (a few KB each); holding the sessions read
     # would add about 2 MB each (their events, analyses and contexts).
     assert growth < 6 * (64 << 10)

@@ -7,7 +7,6 @@ give the same reading.
 
 from __future__ import annotations
 
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -224,24 +223,14 @@ def test_an_error_on_the_stop_line_itself_does_not_refuse_the_log() -> None:
     assert read_back.cut == Fragment(3, len(good), len(stray))
 
 
-def traced_peak(read: Callable[[], object]) -> int:
-    """Return the peak of the allocations traced while ``read()`` runs."""
-    tracemalloc.start()
-    try:
-        read()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+def test_memory_stays_flat_as_the_file_grows(
+    tmp_path: Path, traced_peak: Callable[[Callable[[], object]], int]
+) -> None:
+    def streamed_peak(path: Path) -> int:  # read as the runtime does, 64 KiB at a time
+        with path.open("rb") as handle:
+            chunks = iter(lambda: handle.read(64 << 10), b"")
+            return traced_peak(lambda: runtime_read(str(path), chunks, lambda fields: None))
 
-
-def streamed_peak(path: Path) -> int:
-    """Return the traced peak of reading ``path`` as the runtime does, 64 KiB at a time."""
-    with path.open("rb") as handle:
-        chunks = iter(lambda: handle.read(64 << 10), b"")
-        return traced_peak(lambda: runtime_read(str(path), chunks, lambda fields: None))
-
-
-def test_memory_stays_flat_as_the_file_grows(tmp_path: Path) -> None:
     small = write_scenario("large", tmp_path / "small.jsonl", turns=150)[0]
     big = write_scenario("large", tmp_path / "big.jsonl", turns=600)[0]
     small_peak, big_peak = streamed_peak(small), streamed_peak(big)
