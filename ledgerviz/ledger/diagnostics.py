@@ -76,6 +76,11 @@ class DiagnosticLog:
         else:  # the first one not listed: the count line names its line
             self._first_unlisted[kind] = diagnostic
 
+    def count_unlisted(self, kind: str, count: int) -> None:
+        """Count ``count`` more diagnostics of ``kind`` that come after more than
+        ``PER_KIND_LIMIT`` of it (so none of them is listed, or named by the count line)."""
+        self._counts[kind] += count
+
     def finish(self) -> list[Diagnostic]:
         """Return every listed diagnostic plus one count line per kind that hit the limit."""
         for kind, first in self._first_unlisted.items():
@@ -91,21 +96,37 @@ class DiagnosticLog:
 
 
 class PendingDiagnostics:
-    """Diagnostics recorded now and added to a ``DiagnosticLog`` later, in line order."""
+    """Diagnostics recorded now and added to a ``DiagnosticLog`` later, in line order.
 
-    __slots__ = ("_calls",)
+    Of each kind and severity the first ``PER_KIND_LIMIT + 1`` are held, and the rest
+    only counted: a log lists no more of a kind, every kind is recorded in line order
+    (each comes from one pass over the lines), so those held are the first of their
+    kind by line. A block of a million blank lines holds 21 diagnostics, not a million.
+    """
+
+    __slots__ = ("_calls", "_counts")
 
     def __init__(self) -> None:
         self._calls: list[tuple[int, str, str, Severity]] = []
+        self._counts: dict[tuple[str, Severity], int] = {}
 
     def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None:
         """Record one diagnostic, to be added by ``replay``."""
-        self._calls.append((line, kind, message, severity))
+        key = (kind, severity)
+        count = self._counts.get(key, 0)
+        self._counts[key] = count + 1
+        if count <= PER_KIND_LIMIT:
+            self._calls.append((line, kind, message, severity))
 
     def replay(self, log: DiagnosticLog) -> None:
         """Add every recorded diagnostic to ``log`` in line order, those of one line in the
-        order recorded (strict: raises at the first error so added)."""
-        calls, self._calls = self._calls, []
+        order recorded (strict: raises at the first error so added); those only counted
+        are counted in ``log`` after them."""
+        calls, counts = self._calls, self._counts
+        self._calls, self._counts = [], {}
         calls.sort(key=itemgetter(0))  # stable
         for call in calls:
             log.add(*call)
+        for (kind, _), count in counts.items():
+            if count > PER_KIND_LIMIT + 1:
+                log.count_unlisted(kind, count - PER_KIND_LIMIT - 1)

@@ -98,6 +98,39 @@ def test_pending_diagnostics_are_added_once_in_line_order() -> None:
         held.replay(strict)
 
 
+def test_pending_diagnostics_past_a_kinds_limit_are_only_counted() -> None:
+    held, log = PendingDiagnostics(), DiagnosticLog("x.jsonl", strict=False)
+    for line in range(100, 130):  # 30 blank lines: 20 listed, the 21st named, 9 more
+        held.add(line, "blank_line", "empty", "warning")
+    for line in range(10, 35):  # 25 infos of a kind also raised as warnings
+        held.add(line, "unknown_type", "noted", "info")
+    held.add(50, "unknown_type", "not ignorable", "warning")
+    held.add(5, "orphan_result", "one error")
+    held.replay(log)
+    listed = log.finish()
+    assert [(d.kind, d.line) for d in listed[:21]] == [
+        ("orphan_result", 5), *(("unknown_type", line) for line in range(10, 30)),
+    ]
+    assert [(d.kind, d.line) for d in listed[21:41]] == [
+        ("blank_line", line) for line in range(100, 120)
+    ]
+    assert [(d.kind, d.line, d.severity, d.message) for d in listed[41:]] == [
+        ("more_diagnostics", 30, "info",
+         "6 more [unknown_type] diagnostics not listed, from line 30 on (26 in all)"),
+        ("more_diagnostics", 120, "warning",
+         "10 more [blank_line] diagnostics not listed, from line 120 on (30 in all)"),
+    ]
+
+
+def test_strict_raises_at_an_error_past_the_limit_of_its_kind_with_another_severity() -> None:
+    held = PendingDiagnostics()
+    for line in range(2, 40):
+        held.add(line, "invalid_event", "a warning", "warning")
+    held.add(40, "invalid_event", "the first error", "error")
+    with pytest.raises(LedgerError, match=r"x\.jsonl:40: error \[invalid_event\] the first error"):
+        held.replay(DiagnosticLog("x.jsonl", strict=True))
+
+
 def test_repeated_keys_are_found_in_every_run_in_line_order() -> None:
     repeated = b'{"type":"turn/start","seq":%d,"seq":%d,"data":{"turn":1}}'
     content = ledger({
