@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import chain, count
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics
 from ledgerviz.ledger.events import (
@@ -129,8 +129,13 @@ class FileScan:
     @property
     def key(self) -> str:
         """Return the session key: the header's string id, else the file stem."""
-        key = self.header.fields.get("id") if self.header else None
+        key = self.header_fields.get("id")
         return key if isinstance(key, str) else valid_unicode(Path(self.path).stem)
+
+    @property
+    def header_fields(self) -> dict[str, Any]:
+        """Return the header line's fields ({} before it is read, or when it is no header)."""
+        return self.header.fields if self.header else {}
 
     @property
     def lines_read(self) -> int:
@@ -266,7 +271,7 @@ class FileScan:
 
     def session_log(self, blocks: list[CheckedEvents]) -> SessionLog:
         """Return the ``SessionLog`` of the file from all of its blocks."""
-        fields = self.header.fields if self.header else {}
+        fields = self.header_fields
         diagnostics = self.diagnostics()
         if self._state is None:
             return SessionLog(self.path, self.key, fields, None, [], diagnostics, self.skipped)

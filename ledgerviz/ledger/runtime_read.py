@@ -87,8 +87,7 @@ def runtime_read(
         if stop is not None and committed is None:
             committed = _turn_end_after(stop.line, fields.types, lines)
     diagnostics = scan.diagnostics()
-    header = scan.header.fields if scan.header else {}
-    refusal = _refusal(diagnostics, header, stop, committed)
+    refusal = _refusal(diagnostics, scan.header_fields, stop, committed)
     cut = None
     if refusal is None and stop is not None:
         cut = Fragment(stop.line, stop_offset, offsets.size - stop_offset)
