@@ -31,7 +31,7 @@ from ledgerviz.recovery import (
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.context import ContextProjector
-from ledgerviz.recovery.fork import SEED_MARKER
+from ledgerviz.recovery.fork import SEED_MARKER, no_boundary
 from ledgerviz.recovery.pairing_memo import PairingMemo
 from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import Provider
@@ -257,10 +257,7 @@ class Ledger:
         log = self._single(session, "fork")
         boundary = at if at is not None else fork_boundary(log.events, version=log.version)
         if boundary is None:
-            raise ForkRefused(
-                f"{log.path}: no unresolvable boundary (every dispatched call has a result); "
-                "nothing to fork at (give a seq to fork at one)"
-            )
+            raise ForkRefused(no_boundary(log.path))
         header, events = fork_seed(
             log.header,
             log.events,

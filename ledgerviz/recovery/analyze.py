@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -102,15 +102,41 @@ def _pending(call: list[Any]) -> PendingCall:
     )
 
 
+class _Suffix:
+    """A scan's events from a position on, the ones before it forgotten: what a scan that
+    does not keep its events reads back (the event before a turn/end, and the events from
+    the last turn boundary on, for the closers)."""
+
+    __slots__ = ("_events", "append", "start")
+
+    def __init__(self) -> None:
+        self._events: list[Event] = []
+        self.append = self._events.append
+        self.start = 0
+
+    def __len__(self) -> int:
+        return self.start + len(self._events)
+
+    def __getitem__(self, key: int) -> Event:
+        return self._events[key - self.start]
+
+    def forget_before(self, key: int) -> None:
+        """Drop the events before position ``key``."""
+        del self._events[: key - self.start]
+        self.start = key
+
+
 class _Scan:
     """The state of one analysis pass over a session."""
 
-    def __init__(self, policy: Policy, generation: Generation) -> None:
+    def __init__(self, policy: Policy, generation: Generation, out: _Suffix | None = None
+                 ) -> None:
         self.policy = policy
         self.generation = generation
         self.fork = policy == "fork"
         self.repair = policy != "recorded"
-        self.out: list[Event] = []
+        self.out: list[Event] | _Suffix = [] if out is None else out
+        """The events scanned (``out``: only the last ones, for a scan with no result)."""
         self.seqs: list[int | None] = []
         self.surface = SurfaceFold(self.seqs)
         self.calls: list[list[Any]] = []
@@ -146,16 +172,18 @@ class _Scan:
         recorded: bool = True,
         logged: bool = True,
         columns: EnvelopeColumns | None = None,
+        start: int = 0,
     ) -> None:
         """Annotate events in log order; ``logged`` False for results never in the log.
 
-        ``columns``, when given, spares reading the envelope from every dict again.
+        ``columns``, when given, spares reading the envelope from every dict again;
+        ``start`` is the position of ``events[0]`` in the log (see ``envelope_rows``).
         """
         out, surface = self.out, self.surface
         add_event, add_seq, add_node = out.append, self.seqs.append, surface.nodes.append
         find, forget, step_calls = self.by_id.get, self.step_calls.pop, self.step_calls
         add_call, by_id, kinds = self.calls.append, self.by_id, _KINDS
-        for event, kind, seq, data, op in envelope_rows(events, columns):
+        for event, kind, seq, data, op in envelope_rows(events, columns, start):
             if not logged:
                 seq = None
             action = kinds.get(kind, 0)
@@ -369,6 +397,7 @@ class _Scan:
         for node, code in self.codes.items():
             codes[node] = code
         seqs = self.seqs
+        assert isinstance(self.out, list), "a scan that forgets its events has no result"
         return Analysis(
             policy=self.policy,
             generation=self.generation,
@@ -443,6 +472,33 @@ def _scan(
     if closers:  # most sessions need none (and every one under recorded)
         scan.run_computed(closers)
     return scan, closers
+
+
+def first_fork_point(
+    blocks: Iterable[tuple[Sequence[Event], EnvelopeColumns | None]], *, version: int | None
+) -> int | None:
+    """Return the seq of the first fork point the fork policy's analysis finds, or None.
+
+    The session comes as consecutive blocks of ``(events, columns)`` (``columns`` as in
+    :func:`analyze`, or None); reading stops at the first fork point, which nothing after
+    it can change. The events are not held, only the scan's state (a few numbers per
+    event and per call, and the events of the last turn), so a session of any length can
+    be read block by block from its file.
+    """
+    suffix = _Suffix()
+    scan = _Scan("fork", generation_for(version), suffix)
+    position = 0
+    with _collector_paused():
+        for events, columns in blocks:
+            scan.run(events, columns=columns, start=position)
+            if scan.fork_points:
+                return scan.fork_points[0]
+            suffix.forget_before(scan.boundary)
+            position += len(events)
+        closers = scan.closers()
+        if closers:
+            scan.run_computed(closers)
+    return scan.fork_points[0] if scan.fork_points else None
 
 
 def analyze(

@@ -7,14 +7,15 @@ so the runtime resumes the child with nothing unanswered and the parent stays as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
 
-from ledgerviz.recovery.analyze import analyze
-from ledgerviz.recovery.closers import crash_closers
+from ledgerviz.recovery.analyze import first_fork_point
+from ledgerviz.recovery.closers import tail_closers, track
 from ledgerviz.recovery.events import Event, seq_of
 from ledgerviz.recovery.results import new_event
+from ledgerviz.recovery.tracker import PendingCalls
 
 FORK_VERSION = 4
 """The format generation whose runtime closes an open turn at the cut (``forked`` closers)."""
@@ -34,8 +35,8 @@ def fork_boundary(events: Sequence[Event], *, version: int | None) -> int | None
     ``F`` is the first fork point on the active branch: the prefix before it is the
     only one that holds no dispatched call without a genuine result.
     """
-    points = analyze(events, policy="fork", version=version).fork_points
-    return points[0] - 1 if points else None
+    point = first_fork_point([(events, None)], version=version)
+    return point - 1 if point is not None else None
 
 
 def fork_header(parent: dict[str, Any], *, session_id: str, created_at: int) -> dict[str, Any]:
@@ -75,40 +76,86 @@ def fork_seed(
     one of its events. The parent's events are not modified.
     """
     version = parent_header.get("version")
+    check_seedable(version)
+    index = position_of_seq([_Seqs(events)], boundary)
+    if index is None:
+        last = seq_of(events[-1], len(events) - 1) if events else None
+        raise ForkRefused(no_event_at(boundary, last))
+    seeded = list(islice(events, index + 1))  # one copy: a long prefix's dicts are cold
+    seeded.extend(seed_end(version, boundary, track(seeded)))
+    header = fork_header(parent_header, session_id=session_id, created_at=created_at)
+    return header, seeded
+
+
+def check_seedable(version: Any) -> None:
+    """Raise :class:`ForkRefused` unless a parent of format ``version`` can be forked."""
     if version not in SEEDED_VERSIONS:
         raise ForkRefused(
             f"cannot fork a v{version} ledger: v0/v1 recorded a fork only as the header's "
             "seedLength; the runtime migrates an older log to v4 before forking it"
         )
-    index = _index_of_seq(events, boundary)
-    if index is None:
-        last = seq_of(events[-1], len(events) - 1) if events else None
-        raise ForkRefused(
-            f"no event with seq {boundary!r} to fork at "
-            + (f"(seqs run 0..{last})" if last is not None else "(the ledger has no events)")
-        )
-    seeded = list(islice(events, index + 1))  # one copy: a long prefix's dicts are cold
-    seeded.append(
-        new_event(SEED_MARKER, boundary + 1, seeded[-1].get("time"), {"inherited": True}))
-    closers = crash_closers(seeded, generation="v4", cause="forked")
+
+
+def no_boundary(path: str) -> str:
+    """Return why a log at ``path`` with no fork point has no boundary to fork at."""
+    return (f"{path}: no unresolvable boundary (every dispatched call has a result); "
+            "nothing to fork at (give a seq to fork at one)")
+
+
+def no_event_at(boundary: Any, last: Any) -> str:
+    """Return why there is no fork at ``boundary`` in a log whose last seq is ``last``."""
+    return f"no event with seq {boundary!r} to fork at " + (
+        f"(seqs run 0..{last})" if last is not None else "(the ledger has no events)")
+
+
+def seed_end(version: Any, boundary: int, tracker: PendingCalls) -> list[Event]:
+    """Return what follows a child's inherited events: ``session/end-seed`` at
+    ``boundary + 1`` with the time of the last of them, then its forked closers.
+
+    ``tracker`` has observed the inherited events (it then observes the marker). Raises
+    :class:`ForkRefused` when a v2/v3 parent is cut inside a turn.
+    """
+    marker = new_event(SEED_MARKER, boundary + 1, tracker.last_time, {"inherited": True})
+    tracker.observe(marker)
+    closers = tail_closers(tracker, generation="v4", cause="forked")
     if closers and version != FORK_VERSION:
         raise ForkRefused(
             f"cannot fork this v{version} ledger at seq {boundary}: the cut is inside turn "
             f"{closers[-1]['data']['turn']}, and only the v{FORK_VERSION} runtime closes a "
             "cut turn (forked closers); fork at a turn boundary, or migrate the log to v4"
         )
-    header = fork_header(parent_header, session_id=session_id, created_at=created_at)
-    seeded.extend(closers)
-    return header, seeded
+    return [marker, *closers]
 
 
-def _index_of_seq(events: Sequence[Event], seq: int) -> int | None:
-    """Return the position of the event whose seq is ``seq`` (dense logs: position = seq)."""
+def position_of_seq(blocks: Iterable[Sequence[Any]], seq: Any) -> int | None:
+    """Return the position of the event whose seq is ``seq``, the session's seqs coming
+    as consecutive blocks (read only as far as the answer needs).
+
+    Dense logs (position = seq) are answered at that position; otherwise the first event
+    with that seq is.
+    """
     if type(seq) is not int or seq < 0:
         return None
-    if seq < len(events) and seq_of(events[seq], seq) == seq:
-        return seq
-    for index, event in enumerate(events):
-        if seq_of(event, index) == seq:
-            return index
-    return None
+    first, start = None, 0
+    for seqs in blocks:
+        if start <= seq < start + len(seqs) and seqs[seq - start] == seq:
+            return seq
+        if first is None:
+            first = next((start + i for i, value in enumerate(seqs) if value == seq), None)
+        start += len(seqs)
+        if first is not None and seq < start:  # the dense position is passed
+            return first
+    return first
+
+
+class _Seqs(Sequence[Any]):
+    """The seqs of a list of events, read from each event when asked (``seq_of``)."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self._events = events
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index: int) -> Any:  # type: ignore[override]
+        return seq_of(self._events[index], index)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ledgerviz.recovery import ForkRefused, fork_boundary, fork_seed
+from ledgerviz.recovery.fork import position_of_seq
 
 from .build import LedgerBuilder
 from .ledgers import conformance_cases, conformance_input, dsh_fixture
@@ -41,23 +42,17 @@ def test_every_forked_case_is_v4_and_many_close_calls() -> None:
     assert len(with_results) == 234
 
 
-@pytest.mark.parametrize("case", FORKED, ids=[f"{c['input']}-cut{c['cut']}" for c in FORKED])
-def test_seed_matches_runtime(case: dict[str, Any]) -> None:
+def runtime_seed(case: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Return the child header and events the runtime seeds at the case's cut (see above)."""
     header, events = conformance_input(case["input"])
-    before = copy.deepcopy(events)
     cut = case["cut"]
-    child_header, child = fork_seed(
-        header, events, cut - 1, session_id="child-1", created_at=1_800_000_000_000
-    )
-    assert child[:cut] == list(events[:cut])
-    assert child[cut] == {
+    marker = {
         "type": "session/end-seed",
         "seq": cut,
         "time": events[cut - 1]["time"],
         "data": {"inherited": True},
     }
-    assert child[cut + 1 :] == [after_marker(c) for c in case["closers"]]
-    assert child_header == {
+    child_header = {
         "type": "session",
         "version": 4,
         "id": "child-1",
@@ -67,6 +62,17 @@ def test_seed_matches_runtime(case: dict[str, Any]) -> None:
         "isSeeded": True,
         **({"delegationDepth": header["delegationDepth"]} if "delegationDepth" in header else {}),
     }
+    return child_header, [*events[:cut], marker, *(after_marker(c) for c in case["closers"])]
+
+
+@pytest.mark.parametrize("case", FORKED, ids=[f"{c['input']}-cut{c['cut']}" for c in FORKED])
+def test_seed_matches_runtime(case: dict[str, Any]) -> None:
+    header, events = conformance_input(case["input"])
+    before = copy.deepcopy(events)
+    seeded = fork_seed(
+        header, events, case["cut"] - 1, session_id="child-1", created_at=1_800_000_000_000
+    )
+    assert seeded == runtime_seed(case)
     assert events == before
 
 
@@ -218,3 +224,34 @@ def test_refusals_say_exactly_why() -> None:
         with pytest.raises(ForkRefused) as refused:
             fork_seed(parent, events, seq, session_id="c", created_at=1)
         assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(
+    ("blocks", "seq", "position"),
+    [
+        ([[0, 1], [2, 3]], 2, 2),  # dense: position = seq
+        ([[5, 6], [7]], 6, 1),  # numbered from 5: no position 6, the first event with it
+        ([[0, 2], [2, 3]], 2, 2),  # seq 2 twice: the dense position wins
+        ([[0, 3, 1, 1]], 1, 2),  # position 1 holds 3: the first event with seq 1
+        ([[0, 5], [9], [1]], 1, 3),  # ... even when it comes after that position
+        ([[0, 1], [2]], 3, None),
+        ([[0, 1], [2]], -1, None),
+        ([[0, 1], [2]], "1", None),
+        ([[0, 1], [2]], True, None),
+        ([], 0, None),
+    ],
+)
+def test_position_of_seq(blocks: list[list[Any]], seq: Any, position: int | None) -> None:
+    assert position_of_seq(blocks, seq) == position
+
+
+def test_position_of_seq_reads_no_further_than_it_must() -> None:
+    read: list[list[int]] = []
+
+    def blocks() -> Any:
+        for block in ([0, 1], [2, 3], [4, 5], [6]):
+            read.append(block)
+            yield block
+
+    assert position_of_seq(blocks(), 2) == 2
+    assert read == [[0, 1], [2, 3]]
