@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Any
 
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
@@ -47,35 +48,28 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the fork child of ``args.path``; return the exit code."""
-    from ledgerviz.api import load
+    from ledgerviz.fork_file import write_fork
     from ledgerviz.ledger import LedgerError
     from ledgerviz.recovery import ForkRefused
-    from ledgerviz.simulate.writer import encode_line
 
+    created_at = args.created_at if args.created_at is not None else time.time_ns() // 1_000_000
     try:
         output = open_output(args.output, inputs=[args.path], overwrite=False)
-        parent = load(args.path)
-        if len(parent) != 1:
-            raise ForkRefused(f"{args.path} holds {len(parent)} ledgers; give one file")
-        child = parent.fork(args.at, session_id=args.id, created_at=args.created_at)
+        with output.writing() as temporary, temporary.open(
+                "w", encoding="utf-8", errors="backslashreplace", newline="") as child:
+            written = write_fork(args.path, child.write, args.at, session_id=args.id,
+                                 created_at=created_at)
     except OutputError as error:
         say_error("fork", error)
         return OUTPUT_ERROR_EXIT
     except (LedgerError, ForkRefused) as error:
         say_error("fork", error)
         return 1
-    (log,) = child.sessions
-    try:
-        output.write("".join(encode_line(obj) for obj in [log.header, *log.events]))
-    except OutputError as error:
-        say_error("fork", error)
-        return OUTPUT_ERROR_EXIT
-    marker = next(e for e in reversed(log.events) if e.get("type") == "session/end-seed")
-    closers = len(log.events) - marker["seq"] - 1
     print(
         terminal_safe(
-            f"wrote {output.shown}: session {log.header['id']}, {marker['seq']} inherited "
-            f"events, seed marker at seq {marker['seq']}, {closers} forked closer(s)"
+            f"wrote {output.shown}: session {written.header['id']}, {written.inherited} "
+            f"inherited events, seed marker at seq {written.marker_seq}, "
+            f"{written.closers} forked closer(s)"
         ),
         file=sys.stderr if output.target is None else sys.stdout,
     )

@@ -61,7 +61,7 @@ def read_sessions(
     costs a re-encoding of every line). Files are read ``READ_BYTES`` at a time.
     """
     options = {"strict": strict, "duplicate_keys": duplicate_keys}
-    logs = [read_chunks(path, chunks if progress is None else _reported(chunks, progress),
+    logs = [read_chunks(path, chunks if progress is None else reported_chunks(chunks, progress),
                         **options)
             for path, chunks in iter_source_chunks(source, READ_BYTES)]
     return with_unique_keys(logs)
@@ -70,7 +70,7 @@ def read_sessions(
 Chunk = bytes | SourceProblem
 
 
-def _reported(chunks: Iterable[Chunk], progress: Callable[[int], None]) -> Iterator[Chunk]:
+def reported_chunks(chunks: Iterable[Chunk], progress: Callable[[int], None]) -> Iterator[Chunk]:
     """Yield ``chunks``, reporting each one's size once the reader asks for the next."""
     for chunk in chunks:
         yield chunk
@@ -136,6 +136,12 @@ class FileScan:
     def header_fields(self) -> dict[str, Any]:
         """Return the header line's fields ({} before it is read, or when it is no header)."""
         return self.header.fields if self.header else {}
+
+    @property
+    def readable(self) -> bool:
+        """Return whether the file can give events: its first line was read and is a
+        readable header, or an event of a file without one."""
+        return self._state is not None
 
     @property
     def lines_read(self) -> int:

@@ -8,16 +8,21 @@ dispatched (seq 19) and the second (seq 20) too; the first result is seq 21.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hostile_inputs import HEADER, base_events, encode
 
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.examples import example_path
+from ledgerviz.fork_file import write_fork
 from ledgerviz.recovery import PROVIDERS, ForkRefused
+from ledgerviz.simulate.scenarios import write_scenario
 
 CRASH = example_path("crash-mid-dispatch")
 
@@ -26,28 +31,24 @@ def lines_of(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
-def test_fork_writes_the_seed_and_leaves_the_parent(tmp_path: Path, capsys) -> None:
-    digest = hashlib.sha256(CRASH.read_bytes()).hexdigest()
-    child = tmp_path / "child.jsonl"
-    argv = ["fork", str(CRASH), "-o", str(child), "--id", "kid", "--created-at", "5"]
-    assert main(argv) == 0
-    assert "18 inherited events" in capsys.readouterr().out
-    assert hashlib.sha256(CRASH.read_bytes()).hexdigest() == digest
-    parent_lines, child_lines = lines_of(CRASH), lines_of(child)
+def crash_child(session_id: str, created_at: int) -> list[dict]:
+    """Return the lines, decoded, of the fork child of the crash-mid-dispatch example worked
+    out by hand: seqs 0..17, the marker at 18, the open step and turn closed as forked."""
+    parent_lines = lines_of(CRASH)
     parent_header = json.loads(parent_lines[0])
-    assert json.loads(child_lines[0]) == {
-        "type": "session",
-        "version": 4,
-        "id": "kid",
-        "createdAt": 5,
-        "cwd": parent_header["cwd"],
-        "parentSession": parent_header["id"],
-        "isSeeded": True,
-        "delegationDepth": parent_header["delegationDepth"],
-    }
-    assert child_lines[1:19] == parent_lines[1:19]  # seqs 0..17, byte for byte
     time = json.loads(parent_lines[18])["time"]
-    assert [json.loads(line) for line in child_lines[19:]] == [
+    return [
+        {
+            "type": "session",
+            "version": 4,
+            "id": session_id,
+            "createdAt": created_at,
+            "cwd": parent_header["cwd"],
+            "parentSession": parent_header["id"],
+            "isSeeded": True,
+            "delegationDepth": parent_header["delegationDepth"],
+        },
+        *(json.loads(line) for line in parent_lines[1:19]),
         {"type": "session/end-seed", "seq": 18, "time": time, "data": {"inherited": True}},
         {"type": "step/end", "seq": 19, "time": time, "data": {"turn": 2, "step": 1}},
         {
@@ -57,6 +58,28 @@ def test_fork_writes_the_seed_and_leaves_the_parent(tmp_path: Path, capsys) -> N
             "data": {"turn": 2, "reason": {"kind": "forked"}},
         },
     ]
+
+
+def test_fork_writes_the_seed_and_leaves_the_parent(tmp_path: Path, capsys) -> None:
+    digest = hashlib.sha256(CRASH.read_bytes()).hexdigest()
+    child = tmp_path / "child.jsonl"
+    argv = ["fork", str(CRASH), "-o", str(child), "--id", "kid", "--created-at", "5"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "18 inherited events, seed marker at seq 18, 2 forked closer(s)" in out
+    assert hashlib.sha256(CRASH.read_bytes()).hexdigest() == digest
+    assert lines_of(child)[1:19] == lines_of(CRASH)[1:19]  # seqs 0..17, byte for byte
+    assert [json.loads(line) for line in lines_of(child)] == crash_child("kid", 5)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 7, 100, 1 << 20])
+def test_the_child_is_the_same_read_in_any_block_size(chunk_bytes: int) -> None:
+    written: list[str] = []
+    result = write_fork(CRASH, written.append, session_id="kid", created_at=5,
+                        chunk_bytes=chunk_bytes)
+    assert (result.inherited, result.marker_seq, result.closers) == (18, 18, 2)
+    lines = "".join(written).splitlines()
+    assert [json.loads(line) for line in lines] == crash_child("kid", 5)
 
 
 def test_fork_at_a_seq_and_refusals(tmp_path: Path, capsys) -> None:
@@ -133,3 +156,83 @@ def test_fork_messages_cannot_drive_the_terminal(tmp_path: Path, capsys) -> None
     assert main(["fork", str(missing), "-o", str(tmp_path / "other.jsonl")]) in (1, 2)
     err = capsys.readouterr().err
     assert "gone\\x1b[2J.jsonl" in err and "\x1b" not in err
+
+
+def test_fork_at_a_seq_of_a_log_not_numbered_from_zero(tmp_path: Path, capsys) -> None:
+    """Seqs 5..9: no event sits at position 6, so ``--at 6`` forks after the first event
+    whose seq is 6, the second one (worked out by hand)."""
+    events = base_events()[:5]  # turn/start, step/start, user, assistant asking A, A dispatched
+    for event in events:
+        event["seq"] += 5
+    parent = tmp_path / "parent.jsonl"
+    parent.write_bytes(encode(HEADER, events))
+    child = tmp_path / "child.jsonl"
+    argv = ["fork", str(parent), "-o", str(child), "--at", "6", "--id", "c", "--created-at", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "2 inherited events, seed marker at seq 7, 2 forked closer(s)" in out
+    time = events[1]["time"]
+    assert [json.loads(line) for line in lines_of(child)[1:]] == [
+        *events[:2],
+        {"type": "session/end-seed", "seq": 7, "time": time, "data": {"inherited": True}},
+        {"type": "step/end", "seq": 8, "time": time, "data": {"turn": 1, "step": 1}},
+        {"type": "turn/end", "seq": 9, "time": time,
+         "data": {"turn": 1, "reason": {"kind": "forked"}}},
+    ]
+    assert main(["fork", str(parent), "-o", str(tmp_path / "x.jsonl"), "--at", "-1"]) == 1
+    assert "no event with seq -1 to fork at (seqs run 0..9)" in capsys.readouterr().err
+
+
+def test_a_parent_that_changes_between_the_two_reads_is_refused(tmp_path: Path) -> None:
+    parent = tmp_path / "parent.jsonl"
+    parent.write_bytes(CRASH.read_bytes())
+
+    def write(text: str) -> None:  # the header is written before the second read
+        parent.write_text("\n".join(lines_of(CRASH)[:5]) + "\n", encoding="utf-8")
+
+    with pytest.raises(ForkRefused, match="changed while it was read; fork it again"):
+        write_fork(parent, write, created_at=0)
+
+
+def test_unreadable_and_several_parents_are_refused(tmp_path: Path, capsys) -> None:
+    packed = tmp_path / "packed.jsonl"
+    packed.write_bytes(gzip.compress(CRASH.read_bytes()))
+    assert main(["fork", str(packed), "-o", str(tmp_path / "a.jsonl")]) == 1
+    assert "gzip-compressed file: decompress it first" in capsys.readouterr().err
+    folder = tmp_path / "two"
+    folder.mkdir()
+    for name in ("one.jsonl", "two.jsonl"):
+        (folder / name).write_bytes(CRASH.read_bytes())
+    assert main(["fork", str(folder), "-o", str(tmp_path / "b.jsonl")]) == 1
+    assert "holds 2 ledgers; give one file" in capsys.readouterr().err
+    assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
+
+
+def crashed_scenario(path: Path, turns: int) -> tuple[Path, int]:
+    """Write the ``large`` scenario cut after its last tool/call (a dispatched call left
+    without a result: the fork point is near the end); return the file and its events."""
+    write_scenario("large", path, turns=turns)
+    content = path.read_bytes()
+    end = content.index(b"\n", content.rindex(b'"type":"tool/call"')) + 1
+    path.write_bytes(content[:end])
+    return path, content[:end].count(b"\n") - 1
+
+
+def test_memory_grows_with_the_scan_state_not_with_the_events(
+    tmp_path: Path, traced_peak: Callable[[Callable[[], object]], int]
+) -> None:
+    (small, small_events), (big, big_events) = (
+        crashed_scenario(tmp_path / f"{turns}.jsonl", turns) for turns in (150, 600))
+
+    def peak(path: Path, at: int | None = None) -> int:  # read 64 KiB at a time
+        return traced_peak(lambda: write_fork(path, lambda text: None, at, created_at=0,
+                                              chunk_bytes=64 << 10))
+
+    added = big_events - small_events
+    # The fork policy's boundary: the recovery scan keeps a few numbers per event and
+    # per call (about 160 bytes an event here), never the events.
+    assert peak(big) - peak(small) <= 400 * added + (256 << 10)
+    # A boundary given: what grows is the reader's set of requested call ids (about
+    # 110 bytes a call, a call every five events here); the rest is a block.
+    assert peak(big, big_events - 10) - peak(small, small_events - 10) <= 50 * added + (256 << 10)
+    assert peak(big) * 3 < traced_peak(lambda: ledgerviz.load(big).fork(created_at=0))  # whole

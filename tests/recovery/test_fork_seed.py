@@ -11,15 +11,17 @@ their times (the marker's = event ``k - 1``'s) are the vector's unchanged.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
+from ledgerviz.fork_file import write_fork
 from ledgerviz.recovery import ForkRefused, fork_boundary, fork_seed
 from ledgerviz.recovery.fork import position_of_seq
 
 from .build import LedgerBuilder
-from .ledgers import conformance_cases, conformance_input, dsh_fixture
+from .ledgers import CONFORMANCE, conformance_cases, conformance_input, dsh_fixture
 
 FORKED = [c for c in conformance_cases() if c["cause"] == "forked"]
 
@@ -74,6 +76,16 @@ def test_seed_matches_runtime(case: dict[str, Any]) -> None:
     )
     assert seeded == runtime_seed(case)
     assert events == before
+
+
+@pytest.mark.parametrize("case", FORKED, ids=[f"{c['input']}-cut{c['cut']}" for c in FORKED])
+def test_seed_written_from_the_file_matches_runtime(case: dict[str, Any]) -> None:
+    """``ledgerviz fork`` writes the same child, reading the parent 256 bytes at a time."""
+    written: list[str] = []
+    write_fork(CONFORMANCE / "inputs" / case["input"], written.append, case["cut"] - 1,
+               session_id="child-1", created_at=1_800_000_000_000, chunk_bytes=256)
+    child_header, *child = (json.loads(line) for line in "".join(written).splitlines())
+    assert (child_header, child) == runtime_seed(case)
 
 
 def test_header_keeps_cwd_version_and_depth_in_runtime_order() -> None:

@@ -1,0 +1,183 @@
+"""Fork a ledger file as a stream: the child seed written without holding the parent.
+
+:func:`write_fork` writes the child that ``Ledger.fork`` returns (``recovery.fork_seed``),
+line for line, reading the parent twice one block at a time (``READ_BYTES``): first to
+find the boundary (the fork policy's, the read stopping at the first fork point, or the
+seq asked for) and its position, then to copy the events up to it and close the seed.
+Only the block being read, the recovery scan's state and, until the boundary is known,
+the seqs read are held, so a parent of any size is forked in bounded memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain, islice
+from typing import Any
+
+from ledgerviz.ledger.events import CheckedEvents
+from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
+from ledgerviz.ledger.sources import iter_source_chunks
+from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
+from ledgerviz.recovery import ForkRefused, PendingCalls, fork_header
+from ledgerviz.recovery.analyze import first_fork_point
+from ledgerviz.recovery.fork import (
+    check_seedable,
+    no_boundary,
+    no_event_at,
+    position_of_seq,
+    seed_end,
+)
+from ledgerviz.simulate.writer import encode_line
+
+
+@dataclass(frozen=True)
+class ForkWritten:
+    """The child :func:`write_fork` wrote: its header, how many events it inherits, the seq
+    of its seed marker, and how many forked closers follow it."""
+
+    header: dict[str, Any]
+    inherited: int
+    marker_seq: int
+    closers: int
+
+
+def write_fork(
+    path: str | os.PathLike[str],
+    write: Callable[[str], object],
+    at: int | None = None,
+    *,
+    session_id: str | None = None,
+    created_at: int,
+    chunk_bytes: int = READ_BYTES,
+) -> ForkWritten:
+    """Write the fork child of the one ledger file ``path``, a few lines at a time, to
+    ``write``.
+
+    The lines are those of the child ``Ledger.fork(at, session_id=...,
+    created_at=...)`` returns: boundary ``at``, by default the fork policy's;
+    ``session_id`` defaults to ``<parent id>-fork-<boundary>``. Raises ``ForkRefused``
+    where ``Ledger.fork`` does, and when ``path`` names no ledger file or several
+    (``UnreadableSourceError`` when it names nothing). A v2/v3 parent cut inside a turn is
+    refused once its prefix has been written: write to a temporary file and keep it only
+    when this returns, as ``ledgerviz fork`` does.
+    """
+    path = _one_file(path)
+    scan, boundary, index = _find_boundary(path, at, chunk_bytes)
+    parent = scan.header_fields
+    header = fork_header(parent, session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
+                         created_at=created_at)
+    write(encode_line(header))
+    tracker = _copy_events(path, index, boundary, write, chunk_bytes)
+    tail = seed_end(scan.version, boundary, tracker)
+    write("".join(map(encode_line, tail)))
+    return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
+
+
+def _find_boundary(path: str, at: int | None, chunk_bytes: int) -> tuple[FileScan, int, int]:
+    """Return the first read's scan (header, version), the boundary seq and its position:
+    the checks and refusals of ``fork_seed``, in its order."""
+    # Given the boundary, the read wants only seqs: the typed decoder reads them.
+    scan, blocks = _blocks(path, chunk_bytes, "reading", typed=at is not None)
+    if not scan.readable:
+        error = next((d for d in scan.diagnostics() if d.severity == "error"), None)
+        if error is not None:
+            raise ForkRefused(str(error))
+    boundary, held = at, []
+    if boundary is None:
+        point = first_fork_point(_holding_seqs(blocks, held), version=scan.version)
+        if point is None:
+            raise ForkRefused(no_boundary(path))
+        boundary = point - 1
+    check_seedable(scan.version)
+    read = _SeqsRead(chain(held, map(_seqs, blocks)))
+    index = position_of_seq(read, boundary)
+    if index is None:
+        raise ForkRefused(no_event_at(boundary, read.last_of_all()))
+    return scan, boundary, index
+
+
+def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], object],
+                 chunk_bytes: int) -> PendingCalls:
+    """Write the parent's events up to position ``index``, whose seq is ``boundary``, and
+    return a tracker that has observed them (raise ForkRefused if the file changed so
+    that they are not there)."""
+    tracker, count = PendingCalls(), index + 1
+    _, blocks = _blocks(path, chunk_bytes, "writing", typed=False)
+    for block in blocks:
+        assert isinstance(block, CheckedEvents)  # read untyped: its events are written
+        taken, fields = min(count, len(block.events)), block.fields
+        write("".join(map(encode_line, islice(block.events, taken))))
+        tracker.observe_columns(fields.types[:taken], fields.seqs[:taken],
+                                fields.times[:taken], fields.datas[:taken])
+        count -= taken
+        if not count:
+            break
+    if count or tracker.last_seq != boundary:
+        raise ForkRefused(f"{path} changed while it was read; fork it again")
+    return tracker
+
+
+def _one_file(path: str | os.PathLike[str]) -> str:
+    """Return the one ledger file ``path`` names (raise ForkRefused for several)."""
+    found = [name for name, _ in iter_source_chunks(os.fspath(path))]
+    if len(found) != 1:
+        raise ForkRefused(f"{os.fspath(path)} holds {len(found)} ledgers; give one file")
+    return found[0]
+
+
+Block = CheckedEvents | StreamBlock
+
+
+def _blocks(path: str, chunk_bytes: int, doing: str, *, typed: bool
+            ) -> tuple[FileScan, Iterator[Block]]:
+    """Return a new scan of the file and its blocks, with the file's header read (progress
+    drawn as ``doing`` for a large file; ``typed``: see ``FileScan``)."""
+    scan = FileScan(path, typed=typed)
+    blocks = _scanned(scan, path, chunk_bytes, doing)
+    first = next(blocks, None)  # reads the header
+    return scan, chain([first] if first is not None else [], blocks)
+
+
+def _scanned(scan: FileScan, path: str, chunk_bytes: int, doing: str) -> Iterator[Block]:
+    """Yield the blocks of ``scan`` over the file's chunks, drawing progress."""
+    ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
+    with progress(source_size(path), BYTES_THRESHOLD, doing, unit="B") as step:
+        yield from scan.blocks(chunks if step is None else reported_chunks(chunks, step))
+
+
+def _seqs(block: Block) -> Sequence[Any]:
+    """Return the seqs of a block's events."""
+    return block.seqs if isinstance(block, StreamBlock) else block.fields.seqs
+
+
+def _holding_seqs(blocks: Iterable[Block], held: list[Sequence[Any]]
+                  ) -> Iterator[tuple[list[dict[str, Any]], Any]]:
+    """Yield each (untyped) block's events and columns for the recovery scan, keeping its
+    seqs."""
+    for block in blocks:
+        assert isinstance(block, CheckedEvents)
+        held.append(block.fields.seqs)
+        yield block.events, block.fields
+
+
+class _SeqsRead:
+    """Blocks of seqs passed through, remembering the last seq (a refusal names it)."""
+
+    def __init__(self, blocks: Iterable[Sequence[Any]]) -> None:
+        self._blocks = blocks
+        self.last: Any = None
+
+    def __iter__(self) -> Iterator[Sequence[Any]]:
+        for seqs in self._blocks:
+            if seqs:
+                self.last = seqs[-1]
+            yield seqs
+
+    def last_of_all(self) -> Any:
+        """Return the last seq of the session, reading the blocks not read yet."""
+        for _ in self:
+            pass
+        return self.last
