@@ -11,11 +11,14 @@ events are about 2 GiB) and measures, each in a fresh process (see ``bench_load.
 - summarize: ``ledgerviz.summary.summarize(path)``, what ``ledgerviz check --stream``
   runs: reading, every reader check, the recovery tracker and the call counts;
 - repair: ``ledgerviz repair PATH`` in-process (stdout captured): the runtime's
-  recoverable read, with its duplicate-key check, and the tracker.
+  recoverable read, with its duplicate-key check, and the tracker;
+- fork: what ``ledgerviz fork PATH --at SEQ`` runs (``fork_file.write_fork``) at the
+  last seq but one, the child's lines counted and dropped: both reads of the file (the
+  first with the typed decoder), and every event re-encoded into the child.
 
 The targets (the issue's, for the streamed check): peak memory <= 300 MB and at least
-half the floor's throughput. repair is held to the same memory bound; its throughput,
-which no target covers, is printed for the record.
+half the floor's throughput. repair and fork are held to the same memory bound; their
+throughput, which no target covers, is printed for the record.
 """
 
 from __future__ import annotations
@@ -73,7 +76,25 @@ def repair(path: Path) -> Built:
     return len(printed.getvalue().splitlines()), printed
 
 
-ROUTES = {"floor_stream": floor_stream, "summarize": summarize, "repair": repair}
+def fork(path: Path) -> Built:
+    """``write_fork`` at the last seq but one, the lines written counted, not kept."""
+    from ledgerviz.fork_file import write_fork
+
+    written = 0
+
+    def count(text: str) -> None:
+        nonlocal written
+        written += text.count("\n")
+
+    with path.open("rb") as handle:  # the last line holds the last seq
+        handle.seek(max(0, path.stat().st_size - (64 << 10)))
+        last_seq = orjson.loads(handle.read().splitlines()[-1])["seq"]
+    write_fork(path, count, last_seq - 1, created_at=0)
+    return written, None
+
+
+ROUTES = {"floor_stream": floor_stream, "summarize": summarize, "repair": repair, "fork": fork}
+ROWS = {"repair": "closers printed", "fork": "lines written"}
 
 
 def main() -> None:
@@ -99,7 +120,7 @@ def main() -> None:
                     f"  {route:>12}: {measured['seconds']:7.2f} s wall {measured['cpu']:7.2f} s CPU"
                     f"  {size / 2**20 / measured['seconds']:6.0f} MiB/s"
                     f"   peak +{measured['peak_mib']:5.0f} MiB   ({measured['rows']:,} "
-                    f"{'closers printed' if route == 'repair' else 'rows'})"
+                    f"{ROWS.get(route, 'rows')})"
                 )
             results.append(result)
         print(f"median of {len(results)} rounds ({load_average()} at the end):")
@@ -107,7 +128,7 @@ def main() -> None:
             seconds = statistics.median(r[route]["seconds"] for r in results)
             peak = statistics.median(r[route]["peak_mib"] for r in results)
             print(f"  {route:>12}: {seconds:7.2f} s   peak +{peak:5.0f} MiB")
-        for route in ("summarize", "repair"):
+        for route in ("summarize", "repair", "fork"):
             share = statistics.median(
                 r["floor_stream"]["seconds"] / r[route]["seconds"] for r in results
             )

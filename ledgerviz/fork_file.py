@@ -21,8 +21,7 @@ from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.ledger.typed import StreamBlock
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
-from ledgerviz.recovery import ForkRefused, PendingCalls, fork_header
-from ledgerviz.recovery.analyze import first_fork_point
+from ledgerviz.recovery import ForkRefused, PendingCalls, first_fork_point, fork_header
 from ledgerviz.recovery.fork import (
     check_seedable,
     no_boundary,

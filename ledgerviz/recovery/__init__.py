@@ -7,7 +7,7 @@ new events, so an agent runtime can import it as it is.
 from __future__ import annotations
 
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, CallFacts
-from ledgerviz.recovery.analyze import analyze
+from ledgerviz.recovery.analyze import analyze, first_fork_point
 from ledgerviz.recovery.closers import crash_closers, failed_step_closers
 from ledgerviz.recovery.context import ContextMessage, project_context
 from ledgerviz.recovery.events import (
@@ -42,6 +42,7 @@ __all__ = [
     "crash_closers",
     "export",
     "failed_step_closers",
+    "first_fork_point",
     "fork_boundary",
     "fork_header",
     "fork_seed",
