@@ -1,6 +1,6 @@
 """Time ``recovery.analyze`` on a large in-memory ledger (run on demand).
 
-    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py [EVENTS] [PADDING] [PRUNE]
+    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py [EVENTS] [PADDING] [PRUNE] [UNDO]
 
 Builds a v4 ledger of about EVENTS events (turns of three steps, parallel tool
 calls, plugin events between call and result, an open tail with a dispatched
@@ -12,6 +12,10 @@ With PRUNE > 0, a tool-result pruner also replaces each tool result, one for one
 PRUNE turns after it was recorded (format §6: a single-node replace op), and the
 same ledger without the pruner is timed beside it: the replace ops should cost
 about what the events they add cost, however long the surface grows.
+
+With UNDO > 0, every UNDO-th turn is undone right after it ends (a ``surface/rewind``
+listing the turn's surface seqs, as the undo plugin records it), and likewise timed
+beside the ledger without them: a rewind should cost about what the nodes it hides cost.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from typing import Any
 from ledgerviz.recovery.analyze import analyze
 
 
-def build_ledger(target: int, padding: int = 0, prune: int = 0) -> list[dict[str, Any]]:
+def build_ledger(target: int, padding: int = 0, prune: int = 0, undo: int = 0
+                 ) -> list[dict[str, Any]]:
     """Return about ``target`` well-formed v4 events ending in an open step (each tool
-    result replaced ``prune`` turns later when ``prune`` > 0)."""
+    result replaced ``prune`` turns later when ``prune`` > 0, every ``undo``-th turn undone
+    when ``undo`` > 0)."""
     events: list[dict[str, Any]] = []
     results: dict[int, list[int]] = {}  # turn -> the positions of its tool results
 
@@ -36,6 +42,7 @@ def build_ledger(target: int, padding: int = 0, prune: int = 0) -> list[dict[str
     turn = 0
     while len(events) < target:
         turn += 1
+        first = len(events)
         add("turn/start", {"turn": turn})
         add("user/message", {"id": f"u{turn}", "role": "user", "source": {"kind": "user"},
                              "content": [{"type": "text", "text": "go"}]}, surfaceOp="append")
@@ -65,6 +72,9 @@ def build_ledger(target: int, padding: int = 0, prune: int = 0) -> list[dict[str
                     surfaceOp="append", sourceEventSeqs=[call_seqs[i]])
             add("step/end", {"turn": turn, "step": step})
         add("turn/end", {"turn": turn, "reason": {"kind": "completed"}})
+        if undo and turn % undo == 0:
+            shown = [e["seq"] for e in events[first:] if e.get("surfaceOp") == "append"]
+            add("surface/rewind", {"start": shown[0], "end": shown[-1], "shadowedSeqs": shown})
         for position in results.pop(turn - prune, []) if prune else []:
             pruned = events[position]
             message = {**pruned["data"]["message"], "content": [{"type": "text", "text": "-"}]}
@@ -100,10 +110,13 @@ def main() -> None:
     target = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     padding = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     prune = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    for pruned in (False, True) if prune else (False,):
-        events = build_ledger(target, padding, prune if pruned else 0)
+    undo = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    for changed in (False, True) if prune or undo else (False,):
+        events = build_ledger(target, padding, prune * changed, undo * changed)
         surface_ops = sum(isinstance(event.get("surfaceOp"), dict) for event in events)
-        print(f"{len(events):,} events, padding {padding}, {surface_ops:,} replace ops")
+        rewinds = sum(event["type"] == "surface/rewind" for event in events)
+        print(f"{len(events):,} events, padding {padding}, {surface_ops:,} replace ops, "
+              f"{rewinds:,} rewinds")
         time_policies(events)
 
 if __name__ == "__main__":

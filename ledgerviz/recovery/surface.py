@@ -78,20 +78,20 @@ class SurfaceFold:
         no writer could list) after its first hidden node go with it.
         """
         wanted = set(seqs)
+        found = [p for p in map(self.position_of_seq, wanted) if p is not None]
         nodes: list[int] = []
-        for node in self.nodes:
-            seq = self._seqs[node]
-            if seq in wanted or (seq is None and nodes):
-                nodes.append(node)
+        if found:  # from the first node with a wanted seq on, found through the index
+            held = self._seqs
+            nodes = [node for node in self.nodes[min(found):]
+                     if held[node] is None or held[node] in wanted]
         self.hide(key, nodes)
         return nodes
 
     def visible_from(self, first: int) -> list[int]:
         """Return the visible nodes from ``first`` (or the first later node) to the end."""
         nodes = self.nodes
-        if first in nodes:
-            position = nodes.index(first)
-        else:
+        position = self._index.position_of(first, nodes)
+        if position is None:  # spliced out by a replacement: the first node after it
             position = next((p for p, node in enumerate(nodes) if node > first), len(nodes))
         hidden = self._hidden
         return [node for node in nodes[position:] if node not in hidden]

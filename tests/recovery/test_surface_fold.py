@@ -67,3 +67,36 @@ def test_a_copy_finds_seqs_on_its_own_nodes() -> None:
     surface.replace(replace(6, 7), 3)  # the original: nodes [0, 3]
     assert positions(surface, 7, 8) == [None, 1]
     assert positions(copied, 7, 8) == [2, None]
+
+
+def test_a_rewind_hides_from_its_first_listed_node_on() -> None:
+    # nodes [0..5] hold seqs 10, 11, 12, None (a result never logged), 14, 15; event 6,
+    # seq 16, is off the surface
+    surface = fold([10, 11, 12, None, 14, 15, 16], [0, 1, 2, 3, 4, 5])
+    # 16 is on no node and 99 on no event: the first listed node on the surface is seq 12's
+    # (position 2); the unlogged node after it goes with it; 14 is not listed
+    assert surface.rewind_seqs("r1", [99, 15, 16, 12]) == [2, 3, 5]
+    assert surface.visible() == [0, 1, 4]
+    assert surface.rewind_seqs("r2", [16, 99]) == []  # nothing on the surface
+    surface.restore("r1")
+    assert surface.visible() == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_rewind_after_replacements_and_of_a_seq_held_twice() -> None:
+    seqs: list[int | None] = [10, 11, 12, 11, 14]  # seq 11 twice (a broken log)
+    surface = fold(seqs, [0, 1, 2, 3, 4])
+    seqs.append(15)
+    surface.replace(replace(10, 10), 5)  # nodes [5, 1, 2, 3, 4]
+    assert surface.rewind_seqs("r", [11, 14]) == [1, 3, 4]  # both nodes holding 11
+    assert surface.visible() == [5, 2]
+
+
+def test_visible_from_a_node_or_the_first_node_after_it() -> None:
+    seqs: list[int | None] = [10, 11, 12, 13]
+    surface = fold(seqs, [0, 1, 2, 3])
+    surface.hide("r", [2])
+    assert surface.visible_from(1) == [1, 3]
+    seqs.append(14)
+    surface.replace(replace(11, 11), 4)  # nodes [0, 4, 2, 3]: node 1 spliced out
+    assert surface.visible_from(1) == [4, 3]  # from the first node after 1 in surface order
+    assert surface.visible_from(0) == [0, 4, 3]
