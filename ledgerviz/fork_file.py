@@ -64,20 +64,21 @@ def write_fork(
     when this returns, as ``ledgerviz fork`` does.
     """
     path = _one_file(path)
-    scan, boundary, index = _find_boundary(path, at, chunk_bytes)
-    parent = scan.header_fields
+    parent, version, boundary, index = _find_boundary(path, at, chunk_bytes)
     header = fork_header(parent, session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
                          created_at=created_at)
     write(encode_line(header))
     tracker = _copy_events(path, index, boundary, write, chunk_bytes)
-    tail = seed_end(scan.version, boundary, tracker)
+    tail = seed_end(version, boundary, tracker)
     write("".join(map(encode_line, tail)))
     return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
 
 
-def _find_boundary(path: str, at: int | None, chunk_bytes: int) -> tuple[FileScan, int, int]:
-    """Return the first read's scan (header, version), the boundary seq and its position:
-    the checks and refusals of ``fork_seed``, in its order."""
+def _find_boundary(path: str, at: int | None, chunk_bytes: int
+                   ) -> tuple[dict[str, Any], int | None, int, int]:
+    """Return the parent's header fields and version, the boundary seq and its position:
+    the checks and refusals of ``fork_seed``, in its order. Nothing else of the read is
+    kept (its scan holds every requested call id)."""
     # Given the boundary, the read wants only seqs: the typed decoder reads them.
     scan, blocks = _blocks(path, chunk_bytes, "reading", typed=at is not None)
     if not scan.readable:
@@ -95,7 +96,7 @@ def _find_boundary(path: str, at: int | None, chunk_bytes: int) -> tuple[FileSca
     index = position_of_seq(read, boundary)
     if index is None:
         raise ForkRefused(no_event_at(boundary, read.last_of_all()))
-    return scan, boundary, index
+    return scan.header_fields, scan.version, boundary, index
 
 
 def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], object],
