@@ -4,8 +4,9 @@
 line for line, reading the parent twice one block at a time (``READ_BYTES``): first to
 find the boundary (the fork policy's, the read stopping at the first fork point, or the
 seq asked for) and its position, then to copy the events up to it and close the seed.
-Only the block being read, the recovery scan's state and, until the boundary is known,
-the seqs read are held, so a parent of any size is forked in bounded memory.
+Only the block being read, the reader's set of requested call ids, and, until the
+boundary is known, the recovery scan's state and the seqs read are held: a few numbers
+per event without ``at``, never the events themselves.
 """
 
 from __future__ import annotations
