@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
+from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.events import CheckedEvents
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.sources import iter_source_chunks
@@ -36,12 +37,15 @@ from ledgerviz.simulate.writer import encode_line
 @dataclass(frozen=True)
 class ForkWritten:
     """The child :func:`write_fork` wrote: its header, how many events it inherits, the seq
-    of its seed marker, and how many forked closers follow it."""
+    of its seed marker, how many forked closers follow it, and the parent's lines up to
+    the boundary that gave no event (not in the child) with the reader's first error."""
 
     header: dict[str, Any]
     inherited: int
     marker_seq: int
     closers: int
+    skipped: int
+    first_error: Diagnostic | None
 
 
 def write_fork(
@@ -69,10 +73,15 @@ def write_fork(
     header = fork_header(parent, session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
                          created_at=created_at)
     write(encode_line(header))
-    tracker = _copy_events(path, index, boundary, write, chunk_bytes)
+    tracker, scan, line = _copy_events(path, index, boundary, write, chunk_bytes)
     tail = seed_end(version, boundary, tracker)
     write("".join(map(encode_line, tail)))
-    return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
+    # Every line up to the boundary's but the header line gave one of its events or none.
+    assert scan.header is not None  # the file gave events
+    skipped = line - (index + 1) - (0 if scan.header.line_is_event else 1)
+    error = next((d for d in scan.diagnostics() if d.severity == "error" and d.line <= line),
+                 None)
+    return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1, skipped, error)
 
 
 def _find_boundary(path: str, at: int | None, chunk_bytes: int
@@ -101,12 +110,12 @@ def _find_boundary(path: str, at: int | None, chunk_bytes: int
 
 
 def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], object],
-                 chunk_bytes: int) -> PendingCalls:
-    """Write the parent's events up to position ``index``, whose seq is ``boundary``, and
-    return a tracker that has observed them (raise ForkRefused if the file changed so
-    that they are not there)."""
-    tracker, count = PendingCalls(), index + 1
-    _, blocks = _blocks(path, chunk_bytes, "writing", typed=False)
+                 chunk_bytes: int) -> tuple[PendingCalls, FileScan, int]:
+    """Write the parent's events up to position ``index``, whose seq is ``boundary``;
+    return a tracker that has observed them, the scan that read them and the file line of
+    the last one (raise ForkRefused if the file changed so that they are not there)."""
+    tracker, count, line = PendingCalls(), index + 1, 0
+    scan, blocks = _blocks(path, chunk_bytes, "writing", typed=False)
     for block in blocks:
         assert isinstance(block, CheckedEvents)  # read untyped: its events are written
         taken, fields = min(count, len(block.events)), block.fields
@@ -115,10 +124,11 @@ def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], ob
                                 fields.times[:taken], fields.datas[:taken])
         count -= taken
         if not count:
+            line = block.lines[taken - 1]
             break
     if count or tracker.last_seq != boundary:
         raise ForkRefused(f"{path} changed while it was read; fork it again")
-    return tracker
+    return tracker, scan, line
 
 
 def _one_file(path: str | os.PathLike[str]) -> str:

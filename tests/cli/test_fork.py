@@ -236,3 +236,19 @@ def test_memory_grows_with_the_scan_state_not_with_the_events(
     # 110 bytes a call, a call every five events here); the rest is a block.
     assert peak(big, big_events - 10) - peak(small, small_events - 10) <= 50 * added + (256 << 10)
     assert peak(big) * 3 < traced_peak(lambda: ledgerviz.load(big).fork(created_at=0))  # whole
+
+
+def test_lines_before_the_boundary_that_gave_no_event_are_counted(tmp_path: Path,
+                                                                  capsys) -> None:
+    lines = lines_of(CRASH)  # header, then seqs 0..21; the boundary is seq 17 (line 19)
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text("\n".join([*lines[:4], "{oops", *lines[4:], "{late"]) + "\n",
+                      encoding="utf-8")  # line 5 before the boundary, the last line after
+    assert main(["fork", str(parent), "-o", str(tmp_path / "child.jsonl"), "--id", "kid",
+                 "--created-at", "5"]) == 0
+    captured = capsys.readouterr()
+    assert "18 inherited events, seed marker at seq 18" in captured.out
+    assert (f"warning: 1 line(s) of {parent} before the boundary gave no event and are not "
+            f"in the child (first: {parent}:5: error [invalid_json]") in captured.err
+    assert [json.loads(line) for line in lines_of(tmp_path / "child.jsonl")] == crash_child(
+        "kid", 5)
