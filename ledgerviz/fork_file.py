@@ -76,7 +76,7 @@ def write_fork(
     tracker, scan, line = _copy_events(path, index, boundary, write, chunk_bytes)
     tail = seed_end(version, boundary, tracker)
     write("".join(map(encode_line, tail)))
-    # Every line up to the boundary's but the header line gave one of its events or none.
+    # Each line up to the boundary's, the header line aside, gave one event or none.
     assert scan.header is not None  # the file gave events
     skipped = line - (index + 1) - (0 if scan.header.line_is_event else 1)
     error = next((d for d in scan.diagnostics() if d.severity == "error" and d.line <= line),
