@@ -1,6 +1,8 @@
 """Time ``recovery.analyze`` on a large in-memory ledger (run on demand).
 
-    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py [EVENTS] [PADDING] [PRUNE] [UNDO]
+    PYTHONPATH=. python benchmarks/bench_recovery_analyze.py EVENTS PADDING PRUNE UNDO FAIL
+
+(each argument optional, from the right: 1,000,000 events, the others 0).
 
 Builds a v4 ledger of about EVENTS events (turns of three steps, parallel tool
 calls, plugin events between call and result, an open tail with a dispatched
@@ -16,6 +18,10 @@ about what the events they add cost, however long the surface grows.
 With UNDO > 0, every UNDO-th turn is undone right after it ends (a ``surface/rewind``
 listing the turn's surface seqs, as the undo plugin records it), and likewise timed
 beside the ledger without them: a rewind should cost about what the nodes it hides cost.
+
+With FAIL > 0, the first step of every FAIL-th turn fails once its calls are dispatched
+(no results, the turn ends in error), so the fork policy forks there and the next
+turn's typed message starts a new branch; likewise timed beside the ledger without.
 """
 
 from __future__ import annotations
@@ -27,11 +33,11 @@ from typing import Any
 from ledgerviz.recovery.analyze import analyze
 
 
-def build_ledger(target: int, padding: int = 0, prune: int = 0, undo: int = 0
+def build_ledger(target: int, padding: int = 0, prune: int = 0, undo: int = 0, fail: int = 0
                  ) -> list[dict[str, Any]]:
     """Return about ``target`` well-formed v4 events ending in an open step (each tool
     result replaced ``prune`` turns later when ``prune`` > 0, every ``undo``-th turn undone
-    when ``undo`` > 0)."""
+    when ``undo`` > 0, every ``fail``-th turn failed in its first step when ``fail`` > 0)."""
     events: list[dict[str, Any]] = []
     results: dict[int, list[int]] = {}  # turn -> the positions of its tool results
 
@@ -46,7 +52,8 @@ def build_ledger(target: int, padding: int = 0, prune: int = 0, undo: int = 0
         add("turn/start", {"turn": turn})
         add("user/message", {"id": f"u{turn}", "role": "user", "source": {"kind": "user"},
                              "content": [{"type": "text", "text": "go"}]}, surfaceOp="append")
-        for step in (1, 2, 3):
+        failed = fail and turn % fail == 0
+        for step in (1,) if failed else (1, 2, 3):
             ids = [f"c{turn}-{step}-{k}" for k in range(3)] if step < 3 else []
             add("step/start", {"turn": turn, "step": step})
             content = [{"type": "text", "text": "ok"}] + [
@@ -63,7 +70,7 @@ def build_ledger(target: int, padding: int = 0, prune: int = 0, undo: int = 0
             add("todo/write", {"todos": []})
             for _ in range(padding):
                 add("request/context", {"provider": "p", "model": "m"})
-            for i in ids:
+            for i in () if failed else ids:
                 results.setdefault(turn, []).append(len(events))
                 add("tool/result", {"turn": turn, "step": step, "message": {
                     "id": f"r{len(events)}", "role": "tool", "toolCallId": i, "isError": False,
@@ -71,7 +78,7 @@ def build_ledger(target: int, padding: int = 0, prune: int = 0, undo: int = 0
                     "content": [{"type": "text", "text": "out"}]}},
                     surfaceOp="append", sourceEventSeqs=[call_seqs[i]])
             add("step/end", {"turn": turn, "step": step})
-        add("turn/end", {"turn": turn, "reason": {"kind": "completed"}})
+        add("turn/end", {"turn": turn, "reason": {"kind": "error" if failed else "completed"}})
         if undo and turn % undo == 0:
             shown = [e["seq"] for e in events[first:] if e.get("surfaceOp") == "append"]
             add("surface/rewind", {"start": shown[0], "end": shown[-1], "shadowedSeqs": shown})
@@ -103,7 +110,7 @@ def time_policies(events: list[dict[str, Any]]) -> None:
             best = min(best, time.perf_counter() - start)
             cpu = min(cpu, time.process_time() - start_cpu)
         print(f"{policy:>10}: {best:.3f} s wall, {cpu:.3f} s cpu  ({len(analysis.calls):,} calls, "
-              f"{len(analysis.closers)} closers, fork points {analysis.fork_points[:3]})")
+              f"{len(analysis.closers)} closers, {len(analysis.fork_points):,} fork points)")
 
 
 def main() -> None:
@@ -111,8 +118,9 @@ def main() -> None:
     padding = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     prune = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     undo = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-    for changed in (False, True) if prune or undo else (False,):
-        events = build_ledger(target, padding, prune * changed, undo * changed)
+    fail = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    for changed in (False, True) if prune or undo or fail else (False,):
+        events = build_ledger(target, padding, prune * changed, undo * changed, fail * changed)
         surface_ops = sum(isinstance(event.get("surfaceOp"), dict) for event in events)
         rewinds = sum(event["type"] == "surface/rewind" for event in events)
         print(f"{len(events):,} events, padding {padding}, {surface_ops:,} replace ops, "
