@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Sequence
+from contextlib import suppress
 
 from ledgerviz import __version__
+from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, describe_write_error
+from ledgerviz.cli.text import say_error
 
 COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
 
@@ -52,4 +57,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return int(args.run(args))
+    try:
+        code = int(args.run(args))
+        sys.stdout.flush()  # a closed pipe is met here, not at exit
+    except BrokenPipeError as error:  # stdout's reader stopped reading (``... | head``)
+        _discard_stdout()
+        say_error(args.command, describe_write_error(error, "stdout"))
+        return OUTPUT_ERROR_EXIT
+    return code
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of
+    what a closed pipe did not take raises nothing more."""
+    with suppress(OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

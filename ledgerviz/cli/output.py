@@ -79,7 +79,7 @@ class Output:
             try:
                 yield temporary
             except OSError as error:
-                raise OutputError(_describe(error, self.shown)) from error
+                raise OutputError(describe_write_error(error, self.shown)) from error
             if self.target is None:
                 _write_stdout(_guard(temporary.read_bytes, shown=self.shown))
             else:
@@ -165,7 +165,7 @@ def _stat(path: Path, shown: str) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise OutputError(_describe(error, shown)) from error
+        raise OutputError(describe_write_error(error, shown)) from error
 
 
 def _mode_for(target: Path) -> int:
@@ -191,7 +191,7 @@ def _write_stdout(payload: bytes) -> None:
             stream.write(payload.decode("utf-8", "surrogateescape"))
             stream.flush()
     except OSError as error:
-        raise OutputError(_describe(error, "stdout")) from error
+        raise OutputError(describe_write_error(error, "stdout")) from error
 
 
 def _guard(function: Callable[..., T], *args: Any, shown: str, **kwargs: Any) -> T:
@@ -199,10 +199,10 @@ def _guard(function: Callable[..., T], *args: Any, shown: str, **kwargs: Any) ->
     try:
         return function(*args, **kwargs)
     except OSError as error:
-        raise OutputError(_describe(error, shown)) from error
+        raise OutputError(describe_write_error(error, shown)) from error
 
 
-def _describe(error: OSError, shown: str) -> str:
+def describe_write_error(error: OSError, shown: str) -> str:
     """Return one line for an ``OSError`` met while writing ``shown``."""
     reason = error.strerror or str(error) or type(error).__name__
     where = f" ({error.filename})" if error.filename and os.fspath(error.filename) != shown else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -9,6 +10,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.cli import COMMANDS, EXIT_CODES, main
+from ledgerviz.examples import example_path
 
 
 def test_no_arguments_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,3 +41,18 @@ def test_python_dash_m_runs_the_command() -> None:
     done = subprocess.run([sys.executable, "-m", "ledgerviz", "--version"],
                           capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, f"ledgerviz {ledgerviz.__version__}\n")
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["repair"]])
+def test_a_closed_stdout_is_one_line_and_exit_2_not_a_traceback(command: list[str]) -> None:
+    """``ledgerviz check PATH | head``: once the reader has gone, the write fails."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: the first write to stdout fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ledgerviz", *command, str(example_path("crash-mid-dispatch"))],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 2
+    assert done.stderr == f"ledgerviz {command[0]}: cannot write stdout: Broken pipe\n"
