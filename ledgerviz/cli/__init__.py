@@ -21,7 +21,9 @@ exit codes (the same in every command):
   1  a ledger has error-level problems: check lists them, report is still
      written, repair prints nothing and says what to fix first
   2  a PATH cannot be read, an output cannot be written, or bad arguments
+  130  interrupted (Ctrl-C)
 """
+INTERRUPTED_EXIT = 130
 
 class _HelpFormatter(argparse.HelpFormatter):
     """Wraps descriptions as usual but prints the exit-code table as written."""
@@ -64,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         say_error(args.command, describe_write_error(error, "stdout"))
         return OUTPUT_ERROR_EXIT
+    except KeyboardInterrupt:  # Ctrl-C
+        say_error(args.command, "interrupted")
+        return INTERRUPTED_EXIT
     return code
 
 

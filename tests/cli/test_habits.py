@@ -56,3 +56,13 @@ def test_a_closed_stdout_is_one_line_and_exit_2_not_a_traceback(command: list[st
         os.close(write_end)
     assert done.returncode == 2
     assert done.stderr == f"ledgerviz {command[0]}: cannot write stdout: Broken pipe\n"
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("ledgerviz.summary.summarize_file", interrupted)
+    assert main(["check", "--stream", str(example_path("clean"))]) == 130
+    assert capsys.readouterr().err == "ledgerviz check: interrupted\n"
