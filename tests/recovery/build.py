@@ -124,3 +124,23 @@ def requesting(*call_ids: str, version: int = 4) -> LedgerBuilder:
     b.step_start()
     b.assistant(*call_ids)
     return b
+
+
+def crashed_mid_dispatch() -> LedgerBuilder:
+    """Return turn 1 answered, then turn 2's call B dispatched (seq 12) and the process
+    dead: the fork point is the assistant message at seq 11."""
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.user("one")  # 1
+    b.step_start()  # 2
+    b.assistant("A")  # 3
+    b.tool_call("A")  # 4
+    b.tool_result("A")  # 5
+    b.step_end()  # 6
+    b.turn_end()  # 7
+    b.turn_start()  # 8
+    b.user("two")  # 9
+    b.step_start()  # 10
+    b.assistant("B", "C")  # 11: F, the first unresolved call's request
+    b.tool_call("B")  # 12, then the process died
+    return b

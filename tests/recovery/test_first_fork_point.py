@@ -13,7 +13,7 @@ import pytest
 
 from ledgerviz.recovery.analyze import first_fork_point
 
-from .build import LedgerBuilder
+from .build import crashed_mid_dispatch, requesting
 
 
 def blocks(events: Sequence[dict[str, Any]], size: int, taken: list[int] | None = None
@@ -25,37 +25,18 @@ def blocks(events: Sequence[dict[str, Any]], size: int, taken: list[int] | None 
         yield events[start:start + size], None
 
 
-def crash_in_turn_two() -> LedgerBuilder:
-    """Turn 1 answered; turn 2's call B dispatched (seq 12), then the process died."""
-    b = LedgerBuilder()
-    b.turn_start()  # 0
-    b.user("one")  # 1
-    b.step_start()  # 2
-    b.assistant("A")  # 3
-    b.tool_call("A")  # 4
-    b.tool_result("A")  # 5
-    b.step_end()  # 6
-    b.turn_end()  # 7
-    b.turn_start()  # 8
-    b.user("two")  # 9
-    b.step_start()  # 10
-    b.assistant("B", "C")  # 11: F
-    b.tool_call("B")  # 12
-    return b
-
-
 def every_split(events: Sequence[dict[str, Any]]) -> list[int | None]:
     return [first_fork_point(blocks(events, size), version=4)
             for size in range(1, len(events) + 1)]
 
 
 def test_an_open_step_at_the_end_is_found_by_the_closing_scan() -> None:
-    events = crash_in_turn_two().events
+    events = crashed_mid_dispatch().events
     assert set(every_split(events)) == {11}
 
 
 def test_no_fork_point() -> None:
-    b = crash_in_turn_two()
+    b = crashed_mid_dispatch()
     b.tool_result("B")
     b.step_end()
     b.turn_end()
@@ -64,11 +45,7 @@ def test_no_fork_point() -> None:
 
 
 def test_reading_stops_at_the_event_that_makes_the_fork_point() -> None:
-    b = LedgerBuilder()
-    b.turn_start()  # 0
-    b.user("one")  # 1
-    b.step_start()  # 2
-    b.assistant("A")  # 3: F
+    b = requesting("A")  # 0-3: turn/start, user, step/start, A requested (F)
     b.tool_call("A")  # 4
     b.tool_result("A", is_error=True, code="TOOL_OUTCOME_UNKNOWN")  # 5: found here
     for _ in range(40):
@@ -79,11 +56,7 @@ def test_reading_stops_at_the_event_that_makes_the_fork_point() -> None:
 
 
 def test_a_candidate_hidden_by_a_rewind_is_passed_over() -> None:
-    b = LedgerBuilder()
-    b.turn_start()  # 0
-    b.user("one")  # 1
-    b.step_start()  # 2
-    b.assistant("A")  # 3
+    b = requesting("A")  # 0-3: turn/start, user (1), step/start, A requested (3)
     b.tool_call("A")  # 4
     rewind = b.log("surface/rewind")  # 5: the undo hides 1 and 3
     b.events[rewind]["data"] = {"start": 1, "end": 3, "shadowedSeqs": [1, 3]}
@@ -100,5 +73,5 @@ def test_a_candidate_hidden_by_a_rewind_is_passed_over() -> None:
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 13])
 def test_events_without_seqs_are_numbered_by_their_position_in_the_session(size: int) -> None:
-    events = [{k: v for k, v in e.items() if k != "seq"} for e in crash_in_turn_two().events]
+    events = [{k: v for k, v in e.items() if k != "seq"} for e in crashed_mid_dispatch().events]
     assert first_fork_point(blocks(events, size), version=4) == 11

@@ -20,7 +20,7 @@ from ledgerviz.fork_file import write_fork
 from ledgerviz.recovery import ForkRefused, fork_boundary, fork_seed
 from ledgerviz.recovery.fork import position_of_seq
 
-from .build import LedgerBuilder
+from .build import LedgerBuilder, crashed_mid_dispatch
 from .ledgers import CONFORMANCE, conformance_cases, conformance_input, dsh_fixture
 
 FORKED = [c for c in conformance_cases() if c["cause"] == "forked"]
@@ -114,24 +114,6 @@ def test_header_keeps_cwd_version_and_depth_in_runtime_order() -> None:
         ("isSeeded", True),
         ("delegationDepth", 2),
     ]
-
-
-def crashed_mid_dispatch() -> LedgerBuilder:
-    b = LedgerBuilder()
-    b.turn_start()  # 0
-    b.user("one")  # 1
-    b.step_start()  # 2
-    b.assistant("A")  # 3
-    b.tool_call("A")  # 4
-    b.tool_result("A")  # 5
-    b.step_end()  # 6
-    b.turn_end()  # 7
-    b.turn_start()  # 8
-    b.user("two")  # 9
-    b.step_start()  # 10
-    b.assistant("B", "C")  # 11: F, the first unresolved call's request
-    b.tool_call("B")  # 12, then the process died
-    return b
 
 
 def test_policy_boundary_is_the_event_before_the_fork_point() -> None:
