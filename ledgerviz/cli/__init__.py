@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 
 from ledgerviz import __version__
-from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, describe_write_error
+from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, describe_write_error
 from ledgerviz.cli.text import say_error
 
 COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
@@ -59,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    _escape_unencodable()
     try:
         code = int(args.run(args))
         sys.stdout.flush()  # a closed pipe is met here, not at exit
@@ -66,10 +67,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         say_error(args.command, describe_write_error(error, "stdout"))
         return OUTPUT_ERROR_EXIT
+    except OutputError as error:  # stdout written as bytes (check --json, repair)
+        _discard_stdout()
+        say_error(args.command, error)
+        return OUTPUT_ERROR_EXIT
     except KeyboardInterrupt:  # Ctrl-C
         say_error(args.command, "interrupted")
         return INTERRUPTED_EXIT
     return code
+
+
+def _escape_unencodable() -> None:
+    """Let the text printed for people hold what stdout's encoding cannot (a session id
+    under an ASCII locale) as backslash escapes instead of failing."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
 
 
 def _discard_stdout() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.recovery.analysis import POLICIES
@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
                  for (_, summary), key in zip(read, keys, strict=True)]
     if args.json:
         document = {"sessions": summaries, "failures": [valid_unicode(f) for f in failures]}
-        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+        write_stdout(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         blocks = [_render(summary) for summary in summaries]
         print("\n\n".join([*blocks, summary_line(summaries, failures)]))

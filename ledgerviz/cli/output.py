@@ -57,7 +57,7 @@ class Output:
         """
         payload = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
         if self.target is None:
-            _write_stdout(payload)
+            write_stdout(payload)
             return
         with self.writing() as path:
             _guard(path.write_bytes, payload, shown=self.shown)
@@ -81,7 +81,7 @@ class Output:
             except OSError as error:
                 raise OutputError(describe_write_error(error, self.shown)) from error
             if self.target is None:
-                _write_stdout(_guard(temporary.read_bytes, shown=self.shown))
+                write_stdout(_guard(temporary.read_bytes, shown=self.shown))
             else:
                 _guard(os.chmod, temporary, _mode_for(self.target), shown=self.shown)
                 _guard(os.replace, temporary, self.target, shown=self.shown)
@@ -178,8 +178,9 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~umask
 
 
-def _write_stdout(payload: bytes) -> None:
-    """Write ``payload`` to standard output (its binary buffer when it has one)."""
+def write_stdout(payload: bytes) -> None:
+    """Write ``payload`` to standard output (its binary buffer when it has one): what a
+    program reads (JSON, JSONL) goes out as UTF-8 bytes, whatever the terminal's encoding."""
     stream = sys.stdout
     try:
         buffer = getattr(stream, "buffer", None)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from itertools import chain
 from typing import Any
 
+from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.recovery.analysis import DEFAULT_POLICY
 
@@ -111,6 +111,6 @@ def run(args: argparse.Namespace) -> int:
     if not closers:
         say_error("repair", f"{shown}: nothing to repair (no open turn)")
         return 0
-    for event in closers:
-        sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+    write_stdout("".join(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+                         for event in closers).encode("utf-8"))
     return 0

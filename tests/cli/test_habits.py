@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from hostile_inputs import HEADER, base_events, encode
 
 import ledgerviz
 from ledgerviz.cli import COMMANDS, EXIT_CODES, main
@@ -66,3 +69,27 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr("ledgerviz.summary.summarize_file", interrupted)
     assert main(["check", "--stream", str(example_path("clean"))]) == 130
     assert capsys.readouterr().err == "ledgerviz check: interrupted\n"
+
+
+def test_text_escapes_what_an_ascii_stdout_cannot_hold_and_json_stays_utf8(tmp_path: Path
+                                                                         ) -> None:
+    """Under ``PYTHONIOENCODING=ascii`` the text for people escapes a non-ASCII id; what
+    programs read (check --json, repair's JSONL, meant for ``>> PATH``) is UTF-8 as is."""
+    header = {**HEADER, "id": "séance"}
+    events = base_events()[:5]  # the call is requested (seq 3) and dispatched (seq 4)
+    events[3]["data"]["message"]["content"][0]["id"] = "appel-é"
+    events[4]["data"]["callId"] = "appel-é"
+    path = tmp_path / "ledger.jsonl"
+    path.write_bytes(encode(header, events))
+
+    def run(*command: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "ledgerviz", *command, str(path)],
+                              capture_output=True, timeout=120,
+                              env={**os.environ, "PYTHONIOENCODING": "ascii"})
+
+    text, document, closers = run("check"), run("check", "--json"), run("repair")
+    assert b"Traceback" not in text.stderr + document.stderr + closers.stderr
+    assert text.stdout.startswith(b"s\\xe9ance  (")
+    assert json.loads(document.stdout.decode("utf-8"))["sessions"][0]["id"] == "séance"
+    result = json.loads(closers.stdout.decode("utf-8").splitlines()[0])
+    assert result["data"]["message"]["toolCallId"] == "appel-é"
