@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the fork child of ``args.path``; return the exit code."""
     from ledgerviz.fork_file import write_fork
-    from ledgerviz.ledger import LedgerError
+    from ledgerviz.ledger import LedgerError, UnreadableSourceError
     from ledgerviz.recovery import ForkRefused
 
     created_at = args.created_at if args.created_at is not None else time.time_ns() // 1_000_000
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                 "w", encoding="utf-8", errors="backslashreplace", newline="") as child:
             written = write_fork(args.path, child.write, args.at, session_id=args.id,
                                  created_at=created_at)
-    except OutputError as error:
+    except (OutputError, UnreadableSourceError) as error:  # exit 2, as the table says
         say_error("fork", error)
         return OUTPUT_ERROR_EXIT
     except (LedgerError, ForkRefused) as error:

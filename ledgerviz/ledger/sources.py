@@ -103,8 +103,12 @@ def expand_found(text: str) -> list[Found]:
     """Return the files a path, folder or glob pattern names; refuse names matching nothing.
 
     A path named directly must be a regular file (a FIFO or device would block or never
-    end). Files found in folders that cannot be read become ``SourceProblem``s.
+    end). Files found in folders that cannot be read become ``SourceProblem``s. An empty
+    name is refused: ``Path("")`` is the current folder, which an unset shell variable
+    should not read.
     """
+    if not text:
+        raise UnreadableSourceError("an empty path names no file (an unset variable?)")
     path = Path(text)
     try:
         info = path.stat()

@@ -93,3 +93,17 @@ def test_text_escapes_what_an_ascii_stdout_cannot_hold_and_json_stays_utf8(tmp_p
     assert json.loads(document.stdout.decode("utf-8"))["sessions"][0]["id"] == "séance"
     result = json.loads(closers.stdout.decode("utf-8").splitlines()[0])
     assert result["data"]["message"]["toolCallId"] == "appel-é"
+
+
+@pytest.mark.parametrize("command", [["check"], ["repair"], ["report", "-o", "r.html"],
+                                     ["fork", "-o", "c.jsonl"], ["export", "-o", "out"]])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a folder with a ledger, which "" must not read
+    (tmp_path / "here.jsonl").write_bytes(example_path("clean").read_bytes())
+    assert main([command[0], "", *command[1:]]) == 2
+    assert capsys.readouterr().err == (
+        f"ledgerviz {command[0]}: an empty path names no file (an unset variable?)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here.jsonl"]  # nothing written
