@@ -54,12 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (printing help when none is given)."""
+    _escape_unencodable()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    _escape_unencodable()
     try:
         code = int(args.run(args))
         sys.stdout.flush()  # a closed pipe is met here, not at exit

@@ -90,6 +90,8 @@ def test_text_escapes_what_an_ascii_stdout_cannot_hold_and_json_stays_utf8(tmp_p
     text, document, closers = run("check"), run("check", "--json"), run("repair")
     assert b"Traceback" not in text.stderr + document.stderr + closers.stderr
     assert text.stdout.startswith(b"s\\xe9ance  (")
+    helped = run("fork", "--help")  # its description cites LEDGER_FORMAT \u00a711
+    assert (helped.returncode, helped.stderr) == (0, b"") and b"\\xa711" in helped.stdout
     assert json.loads(document.stdout.decode("utf-8"))["sessions"][0]["id"] == "séance"
     result = json.loads(closers.stdout.decode("utf-8").splitlines()[0])
     assert result["data"]["message"]["toolCallId"] == "appel-é"
