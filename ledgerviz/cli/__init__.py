@@ -62,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         code = int(args.run(args))
-        sys.stdout.flush()  # a closed pipe is met here, not at exit
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a closed pipe is met here, not at exit
     except BrokenPipeError as error:  # stdout's reader stopped reading (``... | head``)
         _discard_stdout()
         say_error(args.command, describe_write_error(error, "stdout"))
@@ -88,5 +89,6 @@ def _escape_unencodable() -> None:
 def _discard_stdout() -> None:
     """Point standard output at the null device, so that the interpreter's last flush of
     what a closed pipe did not take raises nothing more."""
-    with suppress(OSError, ValueError):  # no file descriptor (a test's captured stdout)
+    # no file descriptor: a test's captured stdout, or none at all (started with it closed)
+    with suppress(OSError, ValueError, AttributeError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

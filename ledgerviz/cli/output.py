@@ -182,6 +182,8 @@ def write_stdout(payload: bytes) -> None:
     """Write ``payload`` to standard output (its binary buffer when it has one): what a
     program reads (JSON, JSONL) goes out as UTF-8 bytes, whatever the terminal's encoding."""
     stream = sys.stdout
+    if stream is None:  # the process was started with its standard output closed
+        raise OutputError("cannot write stdout: it is closed")
     try:
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:

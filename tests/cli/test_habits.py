@@ -109,3 +109,12 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(
     assert capsys.readouterr().err == (
         f"ledgerviz {command[0]}: an empty path names no file (an unset variable?)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["here.jsonl"]  # nothing written
+
+
+def test_json_for_a_stdout_closed_from_the_start_is_one_line_and_exit_2() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ledgerviz", "repair", str(example_path("crash-mid-dispatch"))],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, timeout=120, preexec_fn=lambda: os.close(1))  # started without fd 1
+    assert (done.returncode, done.stderr) == (
+        2, "ledgerviz repair: cannot write stdout: it is closed\n")
