@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import sys
 from collections.abc import Sequence
-from contextlib import suppress
 
 from ledgerviz import __version__
-from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, describe_write_error
+from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError
+from ledgerviz.cli.stdout import StdoutFailed, discard_stdout, guarded_stdout
 from ledgerviz.cli.text import say_error
 
 COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
@@ -54,41 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (printing help when none is given)."""
-    _escape_unencodable()
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
+    command = "help"
     try:
-        code = int(args.run(args))
-        if sys.stdout is not None:
-            sys.stdout.flush()  # a closed pipe is met here, not at exit
-    except BrokenPipeError as error:  # stdout's reader stopped reading (``... | head``)
-        _discard_stdout()
-        say_error(args.command, describe_write_error(error, "stdout"))
-        return OUTPUT_ERROR_EXIT
-    except OutputError as error:  # stdout written as bytes (check --json, repair)
-        _discard_stdout()
-        say_error(args.command, error)
+        with guarded_stdout():
+            args = parser.parse_args(argv)
+            if args.command is None:
+                parser.print_help()
+                return 2
+            command = args.command
+            return int(args.run(args))
+    except (StdoutFailed, OutputError) as error:  # ``... | head`` once head has gone
+        discard_stdout()
+        say_error(command, error)
         return OUTPUT_ERROR_EXIT
     except KeyboardInterrupt:  # Ctrl-C
-        say_error(args.command, "interrupted")
+        say_error(command, "interrupted")
         return INTERRUPTED_EXIT
-    return code
-
-
-def _escape_unencodable() -> None:
-    """Let the text printed for people hold what stdout's encoding cannot (a session id
-    under an ASCII locale) as backslash escapes instead of failing."""
-    reconfigure = getattr(sys.stdout, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors="backslashreplace")
-
-
-def _discard_stdout() -> None:
-    """Point standard output at the null device, so that the interpreter's last flush of
-    what a closed pipe did not take raises nothing more."""
-    # no file descriptor: a test's captured stdout, or none at all (started with it closed)
-    with suppress(OSError, ValueError, AttributeError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -118,3 +118,15 @@ def test_json_for_a_stdout_closed_from_the_start_is_one_line_and_exit_2() -> Non
         text=True, timeout=120, preexec_fn=lambda: os.close(1))  # started without fd 1
     assert (done.returncode, done.stderr) == (
         2, "ledgerviz repair: cannot write stdout: it is closed\n")
+
+
+@pytest.mark.parametrize("command", [["check"], ["export", "-o", "out"]])
+def test_text_to_a_full_disk_is_one_line_and_exit_2(command: list[str], tmp_path: Path) -> None:
+    """``ledgerviz check PATH > /dev/full``: the text the command prints cannot be written."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ledgerviz", command[0], str(example_path("clean")),
+             *command[1:]], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+            cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2, f"ledgerviz {command[0]}: cannot write stdout: No space left on device\n")
