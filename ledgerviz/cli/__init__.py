@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ledgerviz import __version__
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError
-from ledgerviz.cli.stdout import StdoutFailed, discard_stdout, guarded_stdout
+from ledgerviz.cli.stdout import discard_stdout, guarded_stdout
 from ledgerviz.cli.text import say_error
 
 COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             command = args.command
             return int(args.run(args))
-    except (StdoutFailed, OutputError) as error:  # ``... | head`` once head has gone
+    except OutputError as error:  # stdout failed: ``... | head`` once head has gone
         discard_stdout()
         say_error(command, error)
         return OUTPUT_ERROR_EXIT

@@ -10,19 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO
 
-from ledgerviz.cli.output import describe_write_error
-
-
-class StdoutFailed(Exception):
-    """Writing standard output failed; ``str()`` is one line for the user."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__(describe_write_error(error, "stdout"))
+from ledgerviz.cli.output import OutputError, describe_write_error
 
 
 class _Guarded:
-    """A text stream whose ``write`` and ``flush`` raise :class:`StdoutFailed` for an
-    ``OSError``; everything else is the stream's."""
+    """A text stream whose ``write`` and ``flush`` raise :class:`OutputError` (about
+    stdout) for an ``OSError``; everything else is the stream's."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -31,13 +24,13 @@ class _Guarded:
         try:
             return self._stream.write(text)
         except OSError as error:
-            raise StdoutFailed(error) from error
+            raise OutputError(describe_write_error(error, "stdout")) from error
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except OSError as error:
-            raise StdoutFailed(error) from error
+            raise OutputError(describe_write_error(error, "stdout")) from error
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
