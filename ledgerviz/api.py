@@ -26,7 +26,6 @@ from ledgerviz.recovery import (
     export,
     fork_boundary,
     fork_seed,
-    pairing_problems,
     project_context,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
@@ -289,17 +288,13 @@ class Ledger:
         memos = self._memos
         analysis = self.recovery(policy).analyses[key]
         with paused_gc():  # many new objects, no cycles: a collection would walk every event
-            messages = (project_context(analysis) if memos is None
-                        else memos.projector.project(analysis, self._shares(policy, analysis)))
-            if memos is None:
-                requests = {name: export(messages, name, full=name == provider)
-                            for name in PROVIDERS}  # the others' shape will do for the checks
-                problems = {name: pairing_problems(request)
-                            for name, request in requests.items()}
-                payload = requests[provider].payload if provider else None
+            if memos is None:  # one context: a fresh scan, read from each message's shape
+                messages = project_context(analysis)
+                problems = PairingMemo().problems(messages)
             else:
+                messages = memos.projector.project(analysis, self._shares(policy, analysis))
                 problems = memos.pairing.problems(messages)
-                payload = export(messages, provider).payload if provider else None
+            payload = export(messages, provider).payload if provider else None
         return Context(
             policy,
             key,
