@@ -37,7 +37,7 @@ from ledgerviz.report_figures import (
     trace_types,
 )
 from ledgerviz.report_lineage import fork_children, grouped_order
-from ledgerviz.report_pack import PAGE_NO_SCRIPT, pack_bodies
+from ledgerviz.report_pack import PAGE_NO_SCRIPT, BodyPacker
 from ledgerviz.wording import counted
 
 ARGUMENT_LIMIT = 2_000
@@ -312,18 +312,6 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
     return _Section(head, body, figures_px, traces)
 
 
-def _sections_html(sections: Sequence[_Section], packed: bool) -> tuple[str, str]:
-    """Return the sections' HTML and the packed blocks their bodies are read from (none when
-    not ``packed``: then every body is in its section)."""
-    if not packed:
-        return "".join(f"{s.head}{s.body}</section>" for s in sections), ""
-    placeholders, blocks = pack_bodies([s.body for s in sections],
-                                       [s.figures_px for s in sections])
-    return ("".join(f"{s.head}{placeholder}</section>"
-                    for s, placeholder in zip(sections, placeholders, strict=True)),
-            "".join(blocks))
-
-
 def _figure_name(index: int, story: int) -> str:
     """Return the element name of a section's figure: the session index, then ``-N`` for
     its second and later stories."""
@@ -356,20 +344,26 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     with progress(total, EVENTS_THRESHOLD, "reporting") as step:
         wide = _Ledgerwide(ledger, policy)
         recovery = ledger.recovery(policy)
-        specs = session_timeline_specs(
+        specs = dict(enumerate(session_timeline_specs(
             recovery.frames, ledger.keys, policy=policy, axis=axis, name_session=False,
-            fork_points={key: a.fork_points for key, a in recovery.analyses.items()})
+            fork_points={key: a.fork_points for key, a in recovery.analyses.items()})))
         facts = wide.facts()
-        sections = []
+        packer = BodyPacker() if packed else None
+        sections: list[str] = []
+        traces: set[str] = set()
         for i in grouped_order(lineage):
             log = wide.sessions[i]
-            sections.append(_session_section(wide, i, axis, facts[log.key], specs[i],
-                                             children.get(i, ())))
+            section = _session_section(wide, i, axis, facts[log.key],
+                                       specs.pop(i),  # its arrays and texts go once drawn
+                                       children.get(i, ()))
+            body = section.body if packer is None else packer.add(section.body,
+                                                                  section.figures_px)
+            sections.append(f"{section.head}{body}</section>")
+            traces |= section.traces
             if step is not None:
                 step(len(log.events))
     rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
-    sections_html, blocks = _sections_html(sections, packed)
-    traces = frozenset().union(*(s.traces for s in sections))
+    blocks = "" if packer is None else "".join(packer.finish())
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -378,9 +372,9 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
-        f"<main>{_overview(rows)}{sections_html}</main>{blocks}"
+        f"<main>{_overview(rows)}{''.join(sections)}</main>{blocks}"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
-        f"{plotlyjs_label(traces)})</footer>{page_scripts(traces)}</body></html>"
+        f"{plotlyjs_label(traces)})</footer>{page_scripts(frozenset(traces))}</body></html>"
     )
 
 

@@ -14,8 +14,6 @@ import base64
 import json
 import re
 import zlib
-from collections.abc import Sequence
-from typing import NamedTuple
 
 PACK_BYTES = 400_000
 """Characters of session bodies gathered into one block before a new one starts."""
@@ -44,41 +42,40 @@ def packed_script(element_id: str, data: bytes) -> str:
             f"{packed_bytes(data)}</script>")
 
 
-class Packed(NamedTuple):
-    """Session bodies packed: one placeholder per body, in order, and the blocks they read."""
+class BodyPacker:
+    """Packs session bodies as they come: each :meth:`add` returns the body's placeholder
+    (naming about the height it will take, which the page script reserves); consecutive
+    bodies share a block, a JSON array of them, compressed once :data:`PACK_BYTES` is
+    reached, so only the current block's bodies are ever held unpacked."""
 
-    placeholders: list[str]
-    blocks: list[str]
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        """The blocks packed so far (see :meth:`finish`)."""
+        self._group: list[str] = []
+        self._size = 0
 
+    def add(self, body: str, figures_px: int) -> str:
+        """Take ``body`` (whose figures are ``figures_px`` tall); return its placeholder."""
+        placeholder = (f'<div class="lv-lazy" data-pack="lv-pack-{len(self.blocks)}"'
+                       f' data-part="{len(self._group)}"'
+                       f' data-height="{estimated_height(body, figures_px)}">{NO_SCRIPT}</div>')
+        self._group.append(body)
+        self._size += len(body)
+        if self._size >= PACK_BYTES:
+            self._close_group()
+        return placeholder
 
-def pack_bodies(bodies: Sequence[str], heights: Sequence[int]) -> Packed:
-    """Return placeholders for ``bodies`` (each naming about the height it will take, which
-    the page script reserves; ``heights`` are its figures' heights in pixels) and the blocks
-    holding them: a JSON array
-    of consecutive bodies per block, a new block once :data:`PACK_BYTES` is reached."""
-    placeholders: list[str] = []
-    blocks: list[str] = []
-    group: list[str] = []
-    size = 0
+    def finish(self) -> list[str]:
+        """Pack the bodies still held; return every block, in order."""
+        if self._group:
+            self._close_group()
+        return self.blocks
 
-    def close_group() -> None:
-        nonlocal size
-        blocks.append(packed_script(f"lv-pack-{len(blocks)}",
-                                    json.dumps(group, ensure_ascii=False).encode("utf-8")))
-        group.clear()
-        size = 0
-
-    for body, height in zip(bodies, heights, strict=True):
-        placeholders.append(
-            f'<div class="lv-lazy" data-pack="lv-pack-{len(blocks)}" data-part="{len(group)}"'
-            f' data-height="{estimated_height(body, height)}">{NO_SCRIPT}</div>')
-        group.append(body)
-        size += len(body)
-        if size >= PACK_BYTES:
-            close_group()
-    if group:
-        close_group()
-    return Packed(placeholders, blocks)
+    def _close_group(self) -> None:
+        data = json.dumps(self._group, ensure_ascii=False).encode("utf-8")
+        self.blocks.append(packed_script(f"lv-pack-{len(self.blocks)}", data))
+        self._group = []
+        self._size = 0
 
 
 def estimated_height(body: str, figures_px: int) -> int:
