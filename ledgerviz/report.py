@@ -209,8 +209,8 @@ def _fork_points(wide: _Ledgerwide, key: str) -> str:
         return empty_note("None: no dispatched call lacks a durable result, "
                      "so the fork policy abandons nothing.")
     tools = [row.tool for row in wide.abandoned_calls.get(key, [])]
-    names = ", ".join(escape(n, 60) for n in pd.unique(pd.Series(tools, dtype=object)
-                                                       .dropna())[:8])
+    distinct = [tool for tool in dict.fromkeys(tools) if not pd.isna(tool)]
+    names = ", ".join(escape(name, 60) for name in distinct[:8])
     rows = [(f"<b>{p}</b>", escape(wide.fork_event_types.get((key, p), "?"))) for p in points]
     abandoned_events = int(wide.abandoned_events.get(key, 0))
     return (html_table(("fork point seq", "event at the fork point"), rows)
