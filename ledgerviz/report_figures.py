@@ -43,7 +43,7 @@ def _encodable(value: Any) -> Any:
     other kind (the hover texts' objects) as a list."""
     if isinstance(value, np.ndarray):
         return np.ascontiguousarray(value) if value.dtype.kind in "biuf" else value.tolist()
-    raise TypeError(f"a figure holds a {type(value).__name__}, which JSON cannot hold")
+    raise TypeError(type(value).__name__)  # orjson says what it cannot encode
 
 
 def figure_html(figure: dict[str, Any], name: str) -> str:
