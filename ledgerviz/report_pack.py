@@ -28,12 +28,15 @@ PAGE_NO_SCRIPT = ("<noscript><p>JavaScript is off: only the overview and each "
                   "</p></noscript>")
 """The note a reader without JavaScript sees at the top of a packed report."""
 _ROW = re.compile(r"<tr[ >]")
+LEVEL = 6
+"""zlib's compression level: its default. Level 9 packs session bodies about 5% smaller in
+twice the time (a tenth of a 10,000-session report's build)."""
 
 
 def packed_bytes(data: bytes) -> str:
     """Return ``data`` compressed with zlib and encoded as base64 (``DecompressionStream
     ('deflate')`` in the browser reverses it)."""
-    return base64.b64encode(zlib.compress(data, 9)).decode("ascii")
+    return base64.b64encode(zlib.compress(data, LEVEL)).decode("ascii")
 
 
 def packed_script(element_id: str, data: bytes) -> str:
