@@ -26,7 +26,7 @@ from ledgerviz.plot import style
 from ledgerviz.plot.axis import Axis
 from ledgerviz.plot.timeline import fork_story_spec, session_timeline_specs
 from ledgerviz.progress import EVENTS_THRESHOLD, progress
-from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, CallFacts, Policy
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, CallFacts, Policy
 from ledgerviz.recovery.pairing import Problem
 from ledgerviz.recovery.providers import PROVIDERS
 from ledgerviz.report_figures import (
@@ -60,28 +60,14 @@ class SessionFacts(NamedTuple):
 
 
 class _Ledgerwide:
-    """What the sections read, computed once over every session: each policy's recovery,
-    per-session row positions of the frames, facts, and contexts (built on first use)."""
+    """What the sections read over every session: the ledger, its sessions in load order,
+    the report's policy, and each session's contexts (built on first use)."""
 
     def __init__(self, ledger: Ledger, policy: Policy) -> None:
         self.ledger = ledger
         self.sessions = ledger.sessions  # one copy: ``Ledger.sessions`` makes a new list
         self.policy = policy
         self._contexts: dict[tuple[Policy, str], Context] = {}
-        recorded_calls = ledger.frames.calls
-        self.open_calls = _rows_by_session(
-            recorded_calls[recorded_calls["status"].isin(OPEN_STATUSES)])
-        fork = ledger.recovery("fork")
-        events, calls = fork.frames.events, fork.frames.calls
-        self.abandoned_events = events.loc[events["branch"] == "abandoned", "session"
-                                           ].value_counts()
-        self.abandoned_calls = _rows_by_session(
-            calls.loc[calls["branch"] == "abandoned", ["session", "tool"]])
-        points = {seq for analysis in fork.analyses.values() for seq in analysis.fork_points}
-        self.fork_event_types: dict[tuple[str, int], str] = {}
-        for row in events.loc[events["seq"].isin(points), ["session", "seq", "type"]
-                              ].itertuples(index=False):
-            self.fork_event_types.setdefault((row.session, row.seq), text_of(row.type))
 
     def context(self, policy: Policy, key: str) -> Context:
         """Return the next-request context of session ``key`` under ``policy`` (cached)."""
@@ -112,14 +98,6 @@ class _Ledgerwide:
                 invalid_providers=tuple(p for p in PROVIDERS if not valid[p]),
             )
         return facts
-
-
-def _rows_by_session(frame: pd.DataFrame) -> dict[str, list[Any]]:
-    """Return the rows (named tuples) of ``frame`` by session key, in row order, in one pass."""
-    rows: dict[str, list[Any]] = {}
-    for row in frame.itertuples(index=False):
-        rows.setdefault(row.session, []).append(row)
-    return rows
 
 
 def _summary(facts: SessionFacts) -> str:
@@ -161,15 +139,17 @@ def _overview(rows_of: Sequence[tuple[int, str, SessionFacts]]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></section>")
 
 
-def _unanswered(open_calls: Sequence[Any]) -> str:
+def _unanswered(recorded: Analysis) -> str:
+    """Return the table of the calls without a recorded result."""
+    open_calls = [call for call in recorded.calls if call.status in OPEN_STATUSES]
     if not open_calls:
         return empty_note("None: every requested tool call has a recorded result.")
     rows = [
-        (escape(row.tool), f"<code>{escape(row.call_id)}</code>", badge(str(row.status)),
-         f"{escape(row.turn)} / {escape(row.step)}", escape(row.requested_seq),
-         escape(row.dispatched_seq) or "never",
-         expandable(text_of(row.arguments), ARGUMENT_LIMIT))
-        for row in open_calls
+        (escape(call.name), f"<code>{escape(call.call_id)}</code>", badge(call.status),
+         f"{escape(call.turn)} / {escape(call.step)}", escape(call.requested_seq),
+         escape(call.dispatched_seq) or "never",
+         expandable(text_of(call.arguments), ARGUMENT_LIMIT))
+        for call in open_calls
     ]
     return html_table(("tool", "call id", "status", "turn / step", "requested seq",
                    "dispatched seq", "arguments"), rows)
@@ -189,10 +169,9 @@ def _calls_table(calls: Sequence[CallFacts], texts: dict[int, str]) -> str:
             + (empty_note(f"… {more} more calls not shown") if more > 0 else ""))
 
 
-def _tool_results(ledger: Ledger, key: str) -> str:
-    """Return what each call of the turns with unanswered calls returned, then every call of
-    the session on demand (collapsed)."""
-    analysis = ledger.recovery("recorded").analyses[key]
+def _tool_results(analysis: Analysis) -> str:
+    """Return what each call of the turns with unanswered calls returned (``analysis``: the
+    record's), then every call of the session on demand (collapsed)."""
     texts = result_texts(analysis)
     open_turns = {call.turn for call in analysis.calls if call.status in OPEN_STATUSES}
     crashed = [call for call in analysis.calls if call.turn in open_turns]
@@ -203,20 +182,29 @@ def _tool_results(ledger: Ledger, key: str) -> str:
             f"{_calls_table(analysis.calls, texts)}</details>")
 
 
-def _fork_points(wide: _Ledgerwide, key: str) -> str:
-    points = wide.ledger.recovery("fork").analyses[key].fork_points
+def _fork_points(fork: Analysis) -> str:
+    """Return the fork points of the fork policy's ``fork`` analysis and what they abandon."""
+    points = fork.fork_points
     if not points:
         return empty_note("None: no dispatched call lacks a durable result, "
                      "so the fork policy abandons nothing.")
-    tools = [row.tool for row in wide.abandoned_calls.get(key, [])]
-    distinct = [tool for tool in dict.fromkeys(tools) if not pd.isna(tool)]
-    names = ", ".join(escape(name, 60) for name in distinct[:8])
-    rows = [(f"<b>{p}</b>", escape(wide.fork_event_types.get((key, p), "?"))) for p in points]
-    abandoned_events = int(wide.abandoned_events.get(key, 0))
+    tools = [call.name for call in fork.calls if call.branch == "abandoned"]
+    named = [tool for tool in dict.fromkeys(tools) if tool is not None]
+    names = ", ".join(escape(name, 60) for name in named[:8])
+    rows = [(f"<b>{p}</b>", escape(_type_at_seq(fork, p))) for p in points]
+    abandoned_events = fork.branch.count("abandoned")
     return (html_table(("fork point seq", "event at the fork point"), rows)
             + f'<p class="meta">Under the fork policy {counted(abandoned_events, "event")} and '
               f"{counted(len(tools), 'tool call')} ({names or 'none'}) are abandoned: they stay "
               "in the ledger for audit but leave the model's context.</p>")
+
+
+def _type_at_seq(analysis: Analysis, seq: int) -> Any:
+    """Return the type of the first event of ``analysis`` with ``seq`` ("?" for none)."""
+    try:
+        return analysis.events[analysis.seqs.index(seq)].get("type")
+    except ValueError:
+        return "?"
 
 
 def _problem_html(problem: Problem) -> str:
@@ -281,6 +269,7 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
     and each child instead."""
     log = wide.sessions[index]
     key = log.key
+    recorded = wide.ledger.recovery("recorded").analyses[key]
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
             f" · timeline policy: <b>{escape(wide.policy)}</b>")
     stories = _story_figures(wide.sessions, index, children, wide.policy, axis)
@@ -303,9 +292,9 @@ def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFa
     body = (
         f"{_summary(facts)}"
         f"{figures}"
-        f"<h3>Unanswered tool calls</h3>{_unanswered(wide.open_calls.get(key, []))}"
-        f"<h3>What the tools returned</h3>{_tool_results(wide.ledger, key)}"
-        f"<h3>Fork points</h3>{_fork_points(wide, key)}"
+        f"<h3>Unanswered tool calls</h3>{_unanswered(recorded)}"
+        f"<h3>What the tools returned</h3>{_tool_results(recorded)}"
+        f"<h3>Fork points</h3>{_fork_points(wide.ledger.recovery('fork').analyses[key])}"
         f"<h3>Provider validity of the next request</h3>{_providers(wide, key)}"
         f"<h3>Diagnostics</h3>{_diagnostics(log)}"
     )
