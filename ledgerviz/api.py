@@ -26,7 +26,6 @@ from ledgerviz.recovery import (
     export,
     fork_boundary,
     fork_seed,
-    project_context,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.context import ContextProjector
@@ -83,9 +82,10 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class _Memos:
-    """What a ledger's cuts projected and checked last, which the next cut resumes from.
+    """What a ledger's contexts (its own and its cuts') projected and checked last, which
+    the next context resumes from.
 
-    Both policies share them: a projection or a pairing scan depends only on the events or
+    Every policy shares them: a projection or a pairing scan depends only on the events or
     messages it reads, so a cut under one policy resumes from what the other read (a fork
     context is a prefix of the whole session's, which the first display projects)."""
 
@@ -113,7 +113,8 @@ class Ledger:
         self._source: Callable[[Policy], PrefixAnalyses] | None = None
         """For a cut made with ``reuse``: the prefix analyses of the session it was cut from."""
         self._memos: _Memos | None = None
-        """Shared by the cuts made with ``reuse``: the projector and pairing checks they resume."""
+        """Made by the first context; shared by the cuts made with ``reuse``: the projector and
+        pairing checks every context resumes."""
         self._bases: dict[tuple[str, Policy], SessionFrames] = {}
         self._whole: Callable[[Policy], SessionFrames] | None = None
         """For a cut made with ``reuse``: the frames of the whole session it was cut from."""
@@ -285,15 +286,13 @@ class Ledger:
         if provider is not None and provider not in PROVIDERS:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
         key = self._single(session, "project").key
+        if self._memos is None:  # kept: the next context resumes from what this one read
+            self._memos = _Memos.new()
         memos = self._memos
         analysis = self.recovery(policy).analyses[key]
         with paused_gc():  # many new objects, no cycles: a collection would walk every event
-            if memos is None:  # one context: a fresh scan, read from each message's shape
-                messages = project_context(analysis)
-                problems = PairingMemo().problems(messages)
-            else:
-                messages = memos.projector.project(analysis, self._shares(policy, analysis))
-                problems = memos.pairing.problems(messages)
+            messages = memos.projector.project(analysis, self._shares(policy, analysis))
+            problems = memos.pairing.problems(messages)
             payload = export(messages, provider).payload if provider else None
         return Context(
             policy,
