@@ -4,11 +4,13 @@ the request of the file truncated at that cut, read anew (its checks run from sc
 from __future__ import annotations
 
 from pathlib import Path
+from random import Random
 
 import pytest
 from test_prefix_frames import truncated
 
 import ledgerviz
+from ledgerviz.examples import example_paths
 from ledgerviz.recovery import PROVIDERS, pairing_memo
 from ledgerviz.simulate import write_scenario
 
@@ -36,3 +38,21 @@ def test_cut_contexts_moved_back_and_forth_equal_the_truncated_files(
             assert got.payload == want.payload
             found += sum(len(got.problems[provider]) for provider in PROVIDERS)
     assert found  # some cuts leave calls unanswered: the checks had problems to find
+
+
+def test_contexts_asked_in_any_order_equal_each_file_read_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # one ledger's contexts resume from the one asked before, whichever session and policy
+    # that was; a ledger read anew for each asks its first context from scratch
+    monkeypatch.setattr(pairing_memo, "MARK_EVERY", 3)  # so that scans resume mid-context
+    shared = ledgerviz.load(example_paths())
+    asked = [(log, policy) for log in shared.sessions for policy in POLICIES] * 2
+    Random(13).shuffle(asked)
+    found = 0
+    for log, policy in asked:
+        got = shared.context(policy, "openai", session=log.key)
+        want = ledgerviz.load(log.path).context(policy, "openai", session=log.key)
+        assert (got.messages, got.problems, got.payload) == (
+            want.messages, want.problems, want.payload), (log.key, policy)
+        found += sum(map(len, got.problems.values()))
+    assert found  # the examples include unanswered calls: there were problems to find
