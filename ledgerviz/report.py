@@ -155,14 +155,17 @@ def _unanswered(recorded: Analysis) -> str:
                    "dispatched seq", "arguments"), rows)
 
 
-def _calls_table(calls: Sequence[CallFacts], texts: dict[int, str]) -> str:
-    """Return a table of ``calls`` (first :data:`CALL_LIMIT`) with arguments and results."""
+def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
+    """Return a table of ``calls`` (first :data:`CALL_LIMIT`) with their arguments and the
+    results ``analysis`` holds for them."""
+    shown = calls[:CALL_LIMIT]
+    texts = result_texts(analysis, [call.result_seq for call in shown])
     rows = [
         (escape(call.name), f"<code>{escape(call.call_id)}</code>", badge(call.status),
          f"{escape(call.turn)} / {escape(call.step)}",
          expandable(text_of(call.arguments), TEXT_PREVIEW),
          expandable(call_result(call, texts), TEXT_PREVIEW))
-        for call in calls[:CALL_LIMIT]
+        for call in shown
     ]
     more = len(calls) - CALL_LIMIT
     return (html_table(("tool", "call id", "status", "turn / step", "arguments", "result"), rows)
@@ -172,14 +175,13 @@ def _calls_table(calls: Sequence[CallFacts], texts: dict[int, str]) -> str:
 def _tool_results(analysis: Analysis) -> str:
     """Return what each call of the turns with unanswered calls returned (``analysis``: the
     record's), then every call of the session on demand (collapsed)."""
-    texts = result_texts(analysis)
     open_turns = {call.turn for call in analysis.calls if call.status in OPEN_STATUSES}
     crashed = [call for call in analysis.calls if call.turn in open_turns]
-    head = (_calls_table(crashed, texts) if crashed
+    head = (_calls_table(crashed, analysis) if crashed
             else empty_note("No turn has an unanswered call."))
     return (head + f'<details class="lv-more"><summary>every tool call of the session '
             f"({len(analysis.calls)}), with what it returned</summary>"
-            f"{_calls_table(analysis.calls, texts)}</details>")
+            f"{_calls_table(analysis.calls, analysis)}</details>")
 
 
 def _fork_points(fork: Analysis) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from ledgerviz.frames.messages import message_text
 from ledgerviz.recovery.analysis import Analysis, CallFacts
@@ -15,30 +15,16 @@ def result_texts(analysis: Analysis, seqs: Iterable[int | None] | None = None
                  ) -> dict[int, str]:
     """Return the visible text of every tool/result event of ``analysis`` (``seqs``: of those
     with these seqs only), by seq (first wins; recovery's synthetic results are included, as
-    the model reads them)."""
-    positions: Iterable[int] = (
-        range(len(analysis.events)) if seqs is None
-        else sorted(i for seq in set(seqs) if seq is not None
-                    for i in _positions_of(analysis.seqs, seq)))
+    the model reads them). One pass over the seqs, whatever ``seqs`` holds."""
+    wanted = None if seqs is None else set(seqs)
     texts: dict[int, str] = {}
-    for i in positions:
-        seq, event = analysis.seqs[i], analysis.events[i]
-        if seq is None or seq in texts or event.get("type") != "tool/result":
+    for seq, event in zip(analysis.seqs, analysis.events, strict=True):
+        if (seq is None or seq in texts or (wanted is not None and seq not in wanted)
+                or event.get("type") != "tool/result"):
             continue
         message = message_of(event)
         texts[seq] = message_text(result_content(message)) if message is not None else ""
     return texts
-
-
-def _positions_of(seqs: list[int | None], seq: int) -> Iterator[int]:
-    """Yield every position of ``seq`` in ``seqs``, in order."""
-    start = 0
-    while True:
-        try:
-            start = seqs.index(seq, start) + 1
-        except ValueError:
-            return
-        yield start - 1
 
 
 def call_result(call: CallFacts, texts: dict[int, str]) -> str:
