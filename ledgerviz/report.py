@@ -355,6 +355,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
                 step(len(log.events))
     rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
     blocks = "" if packer is None else "".join(packer.finish())
+    drawn = frozenset(traces)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -365,7 +366,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
         f"<main>{_overview(rows)}{''.join(sections)}</main>{blocks}"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
-        f"{plotlyjs_label(traces)})</footer>{page_scripts(frozenset(traces))}</body></html>"
+        f"{plotlyjs_label(drawn)})</footer>{page_scripts(drawn)}</body></html>"
     )
 
 
