@@ -26,6 +26,9 @@ STATUS_CODES = {"outcome_unknown": UNKNOWN_CODE, "not_started": NOT_STARTED_CODE
 STREAM_ABOVE_BYTES = 32 << 20
 """Files larger than this are checked as a stream, in bounded memory."""
 
+LISTED = 10
+"""Unanswered calls and fork points a session's text lists; ``--json`` lists every one."""
+
 
 def register(subparsers: Any) -> None:
     """Add the ``check`` sub-command to ``subparsers``."""
@@ -119,9 +122,10 @@ def _diagnostics(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
 def _render(summary: dict[str, Any]) -> str:
     """Return the human-readable block for one session summary."""
     calls = ", ".join(f"{status} {n}" for status, n in sorted(summary["calls"].items()))
-    unanswered = ", ".join(f"{u['call_id']} ({u['code']})" for u in summary["unanswered"])
+    unanswered = _listed([f"{u['call_id']} ({u['code']})" for u in summary["unanswered"]])
     streamed = summary["streamed"]
-    forks = "not computed (streamed)" if streamed else ", ".join(map(str, summary["fork_points"]))
+    forks = ("not computed (streamed)" if streamed
+             else _listed(list(map(str, summary["fork_points"]))))
     invalid = [
         f"{policy}/{provider}"
         for policy, checks in (summary["provider_valid"] or {}).items()
@@ -144,6 +148,13 @@ def _render(summary: dict[str, Any]) -> str:
         for d in summary["diagnostics"]
     )
     return "\n".join(terminal_safe(line) for line in lines)
+
+
+def _listed(items: list[str]) -> str:
+    """Return the first :data:`LISTED` of ``items`` joined, then how many more there are."""
+    more = len(items) - LISTED
+    return ", ".join(items[:LISTED]) + (
+        f" … and {more:,} more (--json lists every one)" if more > 0 else "")
 
 
 def _has_errors(summary: dict[str, Any]) -> bool:

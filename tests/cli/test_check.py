@@ -148,3 +148,26 @@ def test_a_folder_is_checked_one_file_at_a_time(
     # Six more sessions add six summaries (a few KB each); holding the sessions read
     # would add about 2 MB each (their events, analyses and contexts).
     assert growth < 6 * (64 << 10)
+
+
+def test_text_lists_the_first_unanswered_calls_and_counts_the_rest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ledgerviz.cli.check import LISTED
+
+    (path,) = write_scenario("large", tmp_path / "no-results.jsonl", seed=1, turns=8)
+    header, *events = (json.loads(line) for line in path.read_text().splitlines())
+    kept = [event for event in events if event["type"] != "tool/result"]  # nothing answered
+    for seq, event in enumerate(kept):
+        event["seq"] = seq
+    path.write_text("".join(json.dumps(value) + "\n" for value in (header, *kept)))
+    requested = [block["id"] for event in kept if event["type"] == "assistant/message"
+                 for block in event["data"]["message"]["content"] if block["type"] == "tool-call"]
+    assert len(requested) > LISTED
+    assert check_json(capsys, str(path))[1]["sessions"][0]["unanswered"] == [
+        {"call_id": call_id, "code": "TOOL_OUTCOME_UNKNOWN"} for call_id in requested]
+    assert main(["check", str(path)]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "unanswered:" in line]
+    more = len(requested) - LISTED
+    assert (f"{requested[LISTED - 1]} (TOOL_OUTCOME_UNKNOWN) … and {more} more"
+            " (--json lists every one)") in line
+    assert requested[LISTED] not in line
