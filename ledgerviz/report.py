@@ -45,6 +45,8 @@ TEXT_PREVIEW = 300
 """Characters of a call's arguments or result shown before "show all"."""
 CALL_LIMIT = 200
 """Calls a calls table lists; the rest are counted."""
+PROBLEM_LIMIT = 20
+"""Pairing problems listed per policy and provider; the rest are counted."""
 OPEN_STATUSES = ("outcome_unknown", "not_started")
 
 
@@ -149,10 +151,11 @@ def _unanswered(recorded: Analysis) -> str:
          f"{escape(call.turn)} / {escape(call.step)}", escape(call.requested_seq),
          escape(call.dispatched_seq) or "never",
          expandable(text_of(call.arguments), ARGUMENT_LIMIT))
-        for call in open_calls
+        for call in open_calls[:CALL_LIMIT]
     ]
     return html_table(("tool", "call id", "status", "turn / step", "requested seq",
-                   "dispatched seq", "arguments"), rows)
+                   "dispatched seq", "arguments"), rows) + _more(len(open_calls), CALL_LIMIT,
+                                                                 "unanswered call")
 
 
 def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
@@ -167,9 +170,15 @@ def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
          expandable(call_result(call, texts), TEXT_PREVIEW))
         for call in shown
     ]
-    more = len(calls) - CALL_LIMIT
     return (html_table(("tool", "call id", "status", "turn / step", "arguments", "result"), rows)
-            + (empty_note(f"… {more} more calls not shown") if more > 0 else ""))
+            + _more(len(calls), CALL_LIMIT, "call"))
+
+
+def _more(count: int, shown: int, noun: str) -> str:
+    """Return the note under a list of ``count`` items (``noun``, singular) of which the first
+    ``shown`` are shown (nothing when all are)."""
+    return empty_note(f"… {counted(count - shown, f'more {noun}')} not shown"
+                      ) if count > shown else ""
 
 
 def _tool_results(analysis: Analysis) -> str:
@@ -223,7 +232,8 @@ def _providers(wide: _Ledgerwide, key: str) -> str:
         rows.append((f"<b>{policy}</b>", validity_html(context)))
         problems_html += [
             f"<li><b>{policy} × {provider}</b><ul class='problems'>"
-            + "".join(_problem_html(p) for p in context.problems[provider]) + "</ul></li>"
+            + "".join(map(_problem_html, context.problems[provider][:PROBLEM_LIMIT])) + "</ul>"
+            + _more(len(context.problems[provider]), PROBLEM_LIMIT, "problem") + "</li>"
             for provider in PROVIDERS if not context.valid[provider]]
     listed = f"<ul class='problems'>{''.join(problems_html)}</ul>" if problems_html else ""
     return html_table(("policy", "verdict per provider"), rows) + listed

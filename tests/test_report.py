@@ -265,3 +265,21 @@ def test_cli_no_pack_writes_plain_section_bodies(tmp_path: Path) -> None:
     assert "<h3>Unanswered tool calls</h3>" in plain_text
     assert "<h3>Unanswered tool calls</h3>" not in packed_text
     assert len(PLACEHOLDER.findall(packed_text)) == 1 and PLACEHOLDER.findall(plain_text) == []
+
+
+def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> None:
+    # the crash-before-dispatch example: four calls never started, so the recorded request
+    # has four pairing problems per provider
+    from ledgerviz import report
+
+    monkeypatch.setattr(report, "CALL_LIMIT", 3)
+    monkeypatch.setattr(report, "PROBLEM_LIMIT", 2)
+    (path,) = [p for p in example_paths() if p.name == "crash-before-dispatch.jsonl"]
+    document = render_report(ledgerviz.load(path), packed=False)
+    unanswered = document[document.index("<h3>Unanswered tool calls</h3>"):
+                          document.index("<h3>What the tools returned</h3>")]
+    assert unanswered.count('<span class="lv-badge not_started"') == 3
+    assert "… 1 more unanswered call not shown" in unanswered
+    providers = document[document.index("<h3>Provider validity"):document.index("<h3>Diagnostics")]
+    assert providers.count("<code>missing_result</code>") == 2 * 2  # recorded × two providers
+    assert providers.count("… 2 more problems not shown") == 2
