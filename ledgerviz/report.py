@@ -43,8 +43,8 @@ from ledgerviz.wording import counted
 ARGUMENT_LIMIT = 2_000
 TEXT_PREVIEW = 300
 """Characters of a call's arguments or result shown before "show all"."""
-CALL_LIMIT = 200
-"""Calls a calls table lists; the rest are counted."""
+ROW_LIMIT = 200
+"""Rows a table of calls or of fork points lists; the rest are counted."""
 PROBLEM_LIMIT = 20
 """Pairing problems listed per policy and provider; the rest are counted."""
 OPEN_STATUSES = ("outcome_unknown", "not_started")
@@ -151,17 +151,17 @@ def _unanswered(recorded: Analysis) -> str:
          f"{escape(call.turn)} / {escape(call.step)}", escape(call.requested_seq),
          escape(call.dispatched_seq) or "never",
          expandable(text_of(call.arguments), ARGUMENT_LIMIT))
-        for call in open_calls[:CALL_LIMIT]
+        for call in open_calls[:ROW_LIMIT]
     ]
     return html_table(("tool", "call id", "status", "turn / step", "requested seq",
-                   "dispatched seq", "arguments"), rows) + _more(len(open_calls), CALL_LIMIT,
+                   "dispatched seq", "arguments"), rows) + _more(len(open_calls), ROW_LIMIT,
                                                                  "unanswered call")
 
 
 def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
-    """Return a table of ``calls`` (first :data:`CALL_LIMIT`) with their arguments and the
+    """Return a table of ``calls`` (first :data:`ROW_LIMIT`) with their arguments and the
     results ``analysis`` holds for them."""
-    shown = calls[:CALL_LIMIT]
+    shown = calls[:ROW_LIMIT]
     texts = result_texts(analysis, [call.result_seq for call in shown])
     rows = [
         (escape(call.name), f"<code>{escape(call.call_id)}</code>", badge(call.status),
@@ -171,7 +171,7 @@ def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
         for call in shown
     ]
     return (html_table(("tool", "call id", "status", "turn / step", "arguments", "result"), rows)
-            + _more(len(calls), CALL_LIMIT, "call"))
+            + _more(len(calls), ROW_LIMIT, "call"))
 
 
 def _more(count: int, shown: int, noun: str) -> str:
@@ -202,20 +202,25 @@ def _fork_points(fork: Analysis) -> str:
     tools = [call.name for call in fork.calls if call.branch == "abandoned"]
     named = [tool for tool in dict.fromkeys(tools) if tool is not None]
     names = ", ".join(escape(name, 60) for name in named[:8])
-    rows = [(f"<b>{p}</b>", escape(_type_at_seq(fork, p))) for p in points]
+    shown = points[:ROW_LIMIT]
+    types = _types_at(fork, shown)
+    rows = [(f"<b>{p}</b>", escape(types.get(p, "?"))) for p in shown]
     abandoned_events = fork.branch.count("abandoned")
     return (html_table(("fork point seq", "event at the fork point"), rows)
+            + _more(len(points), ROW_LIMIT, "fork point")
             + f'<p class="meta">Under the fork policy {counted(abandoned_events, "event")} and '
               f"{counted(len(tools), 'tool call')} ({names or 'none'}) are abandoned: they stay "
               "in the ledger for audit but leave the model's context.</p>")
 
 
-def _type_at_seq(analysis: Analysis, seq: int) -> Any:
-    """Return the type of the first event of ``analysis`` with ``seq`` ("?" for none)."""
-    try:
-        return analysis.events[analysis.seqs.index(seq)].get("type")
-    except ValueError:
-        return "?"
+def _types_at(analysis: Analysis, seqs: Sequence[int]) -> dict[int, Any]:
+    """Return the type of the first event of ``analysis`` with each of ``seqs`` (one pass)."""
+    wanted = set(seqs)
+    types: dict[int, Any] = {}
+    for seq, event in zip(analysis.seqs, analysis.events, strict=True):
+        if seq in wanted and seq not in types:
+            types[seq] = event.get("type")
+    return types
 
 
 def _problem_html(problem: Problem) -> str:

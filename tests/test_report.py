@@ -272,7 +272,7 @@ def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> No
     # has four pairing problems per provider
     from ledgerviz import report
 
-    monkeypatch.setattr(report, "CALL_LIMIT", 3)
+    monkeypatch.setattr(report, "ROW_LIMIT", 3)
     monkeypatch.setattr(report, "PROBLEM_LIMIT", 2)
     (path,) = [p for p in example_paths() if p.name == "crash-before-dispatch.jsonl"]
     document = render_report(ledgerviz.load(path), packed=False)
@@ -283,3 +283,25 @@ def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> No
     providers = document[document.index("<h3>Provider validity"):document.index("<h3>Diagnostics")]
     assert providers.count("<code>missing_result</code>") == 2 * 2  # recorded × two providers
     assert providers.count("… 2 more problems not shown") == 2
+
+
+def test_fork_points_past_the_row_limit_are_counted(tmp_path: Path, monkeypatch) -> None:
+    from ledgerviz import report
+    from ledgerviz.simulate import write_scenario
+
+    monkeypatch.setattr(report, "ROW_LIMIT", 3)
+    (path,) = write_scenario("large", tmp_path / "no-results.jsonl", seed=2, turns=20)
+    header, *events = (json.loads(line) for line in path.read_text().splitlines())
+    kept = [event for event in events if event["type"] != "tool/result"]  # nothing answered
+    for seq, event in enumerate(kept):
+        event["seq"] = seq
+    path.write_text("".join(json.dumps(value) + "\n" for value in (header, *kept)))
+    ledger = ledgerviz.load(path)
+    points = ledger.recovery("fork").analyses[ledger.keys[0]].fork_points
+    assert len(points) > 3  # turns whose dispatched calls went unanswered
+    document = render_report(ledger, packed=False)
+    section = document[document.index("<h3>Fork points</h3>"):
+                       document.index("<h3>Provider validity")]
+    assert [int(seq) for seq in re.findall(r"<td><b>(\d+)</b></td>", section)] == points[:3]
+    assert section.count("<td>assistant/message</td>") == 3
+    assert f"… {len(points) - 3} more fork points not shown" in section
