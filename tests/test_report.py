@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from report_packs import BLOCK, PLACEHOLDER, blocks, unpacked
+from unanswered import write_unanswered
 
 import ledgerviz
 from ledgerviz.cli import main
@@ -287,15 +288,10 @@ def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> No
 
 def test_fork_points_past_the_row_limit_are_counted(tmp_path: Path, monkeypatch) -> None:
     from ledgerviz import report
-    from ledgerviz.simulate import write_scenario
 
     monkeypatch.setattr(report, "ROW_LIMIT", 3)
-    (path,) = write_scenario("large", tmp_path / "no-results.jsonl", seed=2, turns=20)
-    header, *events = (json.loads(line) for line in path.read_text().splitlines())
-    kept = [event for event in events if event["type"] != "tool/result"]  # nothing answered
-    for seq, event in enumerate(kept):
-        event["seq"] = seq
-    path.write_text("".join(json.dumps(value) + "\n" for value in (header, *kept)))
+    path = tmp_path / "no-results.jsonl"
+    write_unanswered(path, turns=20, seed=2)
     ledger = ledgerviz.load(path)
     points = ledger.recovery("fork").analyses[ledger.keys[0]].fork_points
     assert len(points) > 3  # turns whose dispatched calls went unanswered

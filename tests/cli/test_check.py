@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from unanswered import write_unanswered
 
 from ledgerviz.cli import main
 from ledgerviz.simulate import write_scenario
@@ -154,14 +155,8 @@ def test_text_lists_the_first_unanswered_calls_and_counts_the_rest(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from ledgerviz.cli.check import LISTED
 
-    (path,) = write_scenario("large", tmp_path / "no-results.jsonl", seed=1, turns=8)
-    header, *events = (json.loads(line) for line in path.read_text().splitlines())
-    kept = [event for event in events if event["type"] != "tool/result"]  # nothing answered
-    for seq, event in enumerate(kept):
-        event["seq"] = seq
-    path.write_text("".join(json.dumps(value) + "\n" for value in (header, *kept)))
-    requested = [block["id"] for event in kept if event["type"] == "assistant/message"
-                 for block in event["data"]["message"]["content"] if block["type"] == "tool-call"]
+    path = tmp_path / "no-results.jsonl"
+    requested = write_unanswered(path, turns=8, seed=1)
     assert len(requested) > LISTED
     assert check_json(capsys, str(path))[1]["sessions"][0]["unanswered"] == [
         {"call_id": call_id, "code": "TOOL_OUTCOME_UNKNOWN"} for call_id in requested]
