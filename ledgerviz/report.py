@@ -82,15 +82,16 @@ class _Ledgerwide:
         """Return every session's facts, counted over the frames of all sessions at once."""
         frames = self.ledger.recovery(self.policy).frames
         recorded = frames.events["recorded"].fillna(False).astype(bool)
-        events = recorded.groupby(frames.events["session"], observed=False).sum()
-        turns = frames.turns["session"].value_counts()
-        calls = frames.calls["session"].value_counts()
-        by_status = pd.crosstab(frames.calls["session"], frames.calls["status"].astype(object))
+        events = recorded.groupby(frames.events["session"], observed=False).sum().to_dict()
+        turns = frames.turns["session"].value_counts().to_dict()
+        calls = frames.calls["session"].value_counts().to_dict()
+        by_status = pd.crosstab(frames.calls["session"], frames.calls["status"].astype(object)
+                                ).to_dict("index")  # plain dicts: read once per session
         fork = self.ledger.recovery("fork").analyses
         facts = {}
         for key in self.ledger.keys:
             valid = self.context(self.policy, key).valid
-            status_row = by_status.loc[key] if key in by_status.index else {}
+            status_row = by_status.get(key, {})
             facts[key] = SessionFacts(
                 events=int(events.get(key, 0)),
                 turns=int(turns.get(key, 0)),
