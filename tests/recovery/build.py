@@ -104,6 +104,16 @@ class LedgerBuilder:
     def step_end(self) -> int:
         return self._add("step/end", {"turn": self.turn, "step": self.step})
 
+    def answered_step(self, call_id: str) -> int:
+        """Append a step whose assistant message requests ``call_id``, then its dispatch, its
+        result and the step's end (five events); return the assistant message's seq."""
+        self.step_start()
+        requested = self.assistant(call_id)
+        self.tool_call(call_id)
+        self.tool_result(call_id)
+        self.step_end()
+        return requested
+
     def turn_end(self, kind: str = "completed") -> int:
         return self._add("turn/end", {"turn": self.turn, "reason": {"kind": kind}})
 
@@ -132,11 +142,7 @@ def crashed_mid_dispatch() -> LedgerBuilder:
     b = LedgerBuilder()
     b.turn_start()  # 0
     b.user("one")  # 1
-    b.step_start()  # 2
-    b.assistant("A")  # 3
-    b.tool_call("A")  # 4
-    b.tool_result("A")  # 5
-    b.step_end()  # 6
+    b.answered_step("A")  # 2-6: A requested at 3, dispatched at 4, answered at 5
     b.turn_end()  # 7
     b.turn_start()  # 8
     b.user("two")  # 9

@@ -142,11 +142,7 @@ def crash_then_two_turns() -> LedgerBuilder:
     b.turn_start()
     b.user("auto", kind="goal")  # 10: not typed by the user
     b.user("two")  # 11: the next submitted turn
-    b.step_start()
-    b.assistant("X")  # 13
-    b.tool_call("X")  # 14
-    b.tool_result("X")  # 15: a durable fact on the new branch
-    b.step_end()
+    b.answered_step("X")  # 12-16: X's result at 15 is a durable fact on the new branch
     b.step_start()
     b.assistant("Y")  # 18: second unresolved call -> second fork
     b.tool_call("Y")  # 19

@@ -79,11 +79,7 @@ def test_crash_in_later_step_only_closes_open_step() -> None:
     b = LedgerBuilder()
     b.turn_start()
     b.user()
-    b.step_start()
-    b.assistant("A")
-    b.tool_call("A")
-    b.tool_result("A")
-    b.step_end()
+    b.answered_step("A")  # 2-6
     b.step_start()  # 7
     b.assistant("D")  # 8
     assert summary(crash_closers(b.events)) == [

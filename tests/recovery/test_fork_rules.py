@@ -125,11 +125,7 @@ def test_second_unresolved_call_in_a_closed_step_forks_again() -> None:
     b = interrupted_unknown_turn()  # 0-7
     b.turn_start()  # 8
     b.user("two")  # 9
-    b.step_start()  # 10
-    b.assistant("X")  # 11
-    b.tool_call("X")  # 12
-    b.tool_result("X")  # 13
-    b.step_end()  # 14
+    b.answered_step("X")  # 10-14: X requested at 11, answered at 13
     b.step_start()  # 15
     b.assistant("Y", "Z")  # 16: Y dispatched, Z never
     b.tool_call("Y")  # 17

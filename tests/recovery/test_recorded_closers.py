@@ -41,11 +41,7 @@ def test_a_step_end_after_a_genuine_result_is_not_a_closer() -> None:
     crashed_turn(b, "A")  # 0-7: closers 5, 6, 7
     b.turn_start()  # 8
     b.user()  # 9
-    b.step_start()  # 10
-    b.assistant("B")  # 11
-    b.tool_call("B")  # 12
-    b.tool_result("B")  # 13: a genuine result
-    b.step_end()  # 14
+    b.answered_step("B")  # 10-14: B's genuine result at 13
     b.turn_end("interrupted")  # 15
     assert flags(b) == [5, 6, 7, 15]
 
