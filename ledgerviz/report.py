@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -36,7 +36,7 @@ from ledgerviz.report_figures import (
     plotlyjs_label,
     trace_types,
 )
-from ledgerviz.report_lineage import fork_children, grouped_order
+from ledgerviz.report_lineage import fork_children, grouped_trees
 from ledgerviz.report_pack import PAGE_NO_SCRIPT, BodyPacker
 from ledgerviz.wording import counted
 
@@ -48,6 +48,9 @@ ROW_LIMIT = 200
 PROBLEM_LIMIT = 20
 """Pairing problems listed per policy and provider; the rest are counted."""
 OPEN_STATUSES = ("outcome_unknown", "not_started")
+BATCH_EVENTS = 50_000
+"""About how many events a report analyses, frames and draws at once (whole lineage trees
+per batch: a session, with its fork children, is never split)."""
 
 
 class SessionFacts(NamedTuple):
@@ -62,12 +65,11 @@ class SessionFacts(NamedTuple):
 
 
 class _Ledgerwide:
-    """What the sections read over every session: the ledger, its sessions in load order,
-    the report's policy, and each session's contexts (built on first use)."""
+    """What the sections of one batch of sessions read over all of them: their ledger, the
+    report's policy, and each session's contexts (built on first use)."""
 
     def __init__(self, ledger: Ledger, policy: Policy) -> None:
         self.ledger = ledger
-        self.sessions = ledger.sessions  # one copy: ``Ledger.sessions`` makes a new list
         self.policy = policy
         self._contexts: dict[tuple[Policy, str], Context] = {}
 
@@ -79,7 +81,7 @@ class _Ledgerwide:
         return found
 
     def facts(self) -> dict[str, SessionFacts]:
-        """Return every session's facts, counted over the frames of all sessions at once."""
+        """Return the facts of every session of the batch, counted over all their frames at once."""
         frames = self.ledger.recovery(self.policy).frames
         recorded = frames.events["recorded"].fillna(False).astype(bool)
         events = recorded.groupby(frames.events["session"], observed=False).sum().to_dict()
@@ -255,15 +257,13 @@ def _diagnostics(log: SessionLog) -> str:
     return html_table(("line", "severity", "kind", "message"), rows)
 
 
-def _story_figures(sessions: Sequence[SessionLog], index: int, children: Sequence[int],
-                   policy: Policy, axis: Axis) -> list[tuple[str, dict[str, Any]]]:
-    """Return, for each fork child of session ``index`` (of ``sessions``), its name and the
-    one-story timeline of the parent and that child (``plot.story``); none where the pair
-    makes no story."""
-    parent = sessions[index]
+def _story_figures(parent: SessionLog, children: Sequence[SessionLog], policy: Policy,
+                   axis: Axis) -> list[tuple[str, dict[str, Any]]]:
+    """Return, for each fork child of ``parent``, its key and the one-story timeline of the
+    parent and that child (``plot.story``); none where the pair makes no story."""
     stories = []
     for child in children:
-        story = Ledger([parent, sessions[child]])
+        story = Ledger([parent, child])
         spec = fork_story_spec(story, policy, axis, name_session=False)
         if spec is not None:
             stories.append((story.keys[1], spec))
@@ -280,17 +280,17 @@ class _Section(NamedTuple):
     traces: frozenset[str]
 
 
-def _session_section(wide: _Ledgerwide, index: int, axis: Axis, facts: SessionFacts,
-                     spec: dict[str, Any], children: Sequence[int] = ()) -> _Section:
-    """Return one session's section (heading, and body without the closing tag): its timeline
-    ``spec``, or with fork ``children`` loaded (under the fork policy) one story of the session
-    and each child instead."""
-    log = wide.sessions[index]
+def _session_section(wide: _Ledgerwide, log: SessionLog, index: int, axis: Axis,
+                     facts: SessionFacts, spec: dict[str, Any],
+                     children: Sequence[SessionLog] = ()) -> _Section:
+    """Return the section of session ``log``, the report's ``index``-th (heading, and body
+    without the closing tag): its timeline ``spec``, or with fork ``children`` loaded (under
+    the fork policy) one story of the session and each child instead."""
     key = log.key
     recorded = wide.ledger.recovery("recorded").analyses[key]
     meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
             f" · timeline policy: <b>{escape(wide.policy)}</b>")
-    stories = _story_figures(wide.sessions, index, children, wide.policy, axis)
+    stories = _story_figures(log, children, wide.policy, axis)
     if stories:
         named = ", ".join(f"<b>{escape(child)}</b>" for child, _ in stories)
         meta += f" · drawn with its fork child{'ren' if len(stories) > 1 else ''} {named}"
@@ -335,8 +335,11 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     parent loaded with fork children is drawn as one story per child (``plot.story``).
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
     closers share the last timestamp, and idle gaps between turns would squeeze the rest),
-    each only when it scrolls into view. Every session's facts and timeline come from one
-    pass over the frames of all sessions. The same input gives the same bytes.
+    each only when it scrolls into view. Sessions are drawn in batches of whole lineage trees
+    (:data:`BATCH_EVENTS`): each batch's facts and timelines come from one pass over the
+    frames of all its sessions, and its analyses, frames and contexts are dropped before the
+    next, so a report of many sessions holds those of one batch at a time. The same input
+    gives the same bytes.
 
     When ``packed`` (the default), each session's body (summary, timelines, tables) and
     plotly.js are stored compressed and unpacked by the page script as they scroll near
@@ -345,33 +348,23 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    total = sum(len(log.events) for log in ledger.sessions)
-    lineage = ledger.frames.lineage
+    sessions = ledger.sessions
+    sizes = [len(log.events) for log in sessions]
+    whole = len(sessions) == 1 or sum(sizes) <= BATCH_EVENTS
+    # a ledger drawn in several batches keeps none of their analyses: nor of its lineage's
+    lineage = (ledger if whole else Ledger(sessions)).frames.lineage
     children = fork_children(lineage) if policy == "fork" else {}
-    with progress(total, EVENTS_THRESHOLD, "reporting") as step:
-        wide = _Ledgerwide(ledger, policy)
-        recovery = ledger.recovery(policy)
-        specs = dict(enumerate(session_timeline_specs(
-            recovery.frames, ledger.keys, policy=policy, axis=axis, name_session=False,
-            fork_points={key: a.fork_points for key, a in recovery.analyses.items()})))
-        facts = wide.facts()
-        packer = BodyPacker() if packed else None
-        sections: list[str] = []
-        traces: set[str] = set()
-        for i in grouped_order(lineage):
-            log = wide.sessions[i]
-            section = _session_section(wide, i, axis, facts[log.key],
-                                       specs.pop(i),  # its arrays and texts go once drawn
-                                       children.get(i, ()))
-            body = section.body if packer is None else packer.add(section.body,
-                                                                  section.figures_px)
-            sections.append(f"{section.head}{body}</section>")
-            traces |= section.traces
-            if step is not None:
-                step(len(log.events))
+    drawing = _Drawing(sessions, policy, axis, children, BodyPacker() if packed else None)
+    with progress(sum(sizes), EVENTS_THRESHOLD, "reporting") as step:
+        for batch in _batches(grouped_trees(lineage), sizes):
+            part = ledger if len(batch) == len(sessions) else Ledger(
+                [sessions[i] for i in batch])
+            drawing.draw(part, batch, step)
+    facts = drawing.facts
     rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
+    packer = drawing.packer
     blocks = "" if packer is None else "".join(packer.finish())
-    drawn = frozenset(traces)
+    drawn = frozenset(drawing.traces)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -380,10 +373,67 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
-        f"<main>{_overview(rows)}{''.join(sections)}</main>{blocks}"
+        f"<main>{_overview(rows)}{''.join(drawing.sections)}</main>{blocks}"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
         f"{plotlyjs_label(drawn)})</footer>{page_scripts(drawn)}</body></html>"
     )
+
+
+def _batches(trees: Iterable[list[int]], sizes: Sequence[int]) -> Iterator[list[int]]:
+    """Yield the sessions of ``trees`` in order, whole trees gathered until a batch holds
+    :data:`BATCH_EVENTS` events (``sizes``: each session's)."""
+    batch: list[int] = []
+    events = 0
+    for tree in trees:
+        batch += tree
+        events += sum(sizes[i] for i in tree)
+        if events >= BATCH_EVENTS:
+            yield batch
+            batch, events = [], 0
+    if batch:
+        yield batch
+
+
+class _Drawing:
+    """The report's sections as its batches of sessions are drawn, and what the page needs
+    besides: every session's facts (for the overview) and the trace types drawn."""
+
+    def __init__(self, sessions: Sequence[SessionLog], policy: Policy, axis: Axis,
+                 children: dict[int, list[int]], packer: BodyPacker | None) -> None:
+        self.sessions = sessions
+        self.policy = policy
+        self.axis = axis
+        self.children = children
+        self.packer = packer
+        self.facts: dict[str, SessionFacts] = {}
+        self.sections: list[str] = []
+        self.traces: set[str] = set()
+
+    def draw(self, part: Ledger, batch: Sequence[int],
+             step: Callable[[int], None] | None) -> None:
+        """Add the sections of sessions ``batch`` (indices into the report's sessions), which
+        are the sessions of ``part``."""
+        sessions, policy = self.sessions, self.policy
+        wide = _Ledgerwide(part, policy)
+        recovery = part.recovery(policy)
+        keys = [sessions[i].key for i in batch]
+        specs = dict(zip(batch, session_timeline_specs(
+            recovery.frames, keys, policy=policy, axis=self.axis, name_session=False,
+            fork_points={key: a.fork_points for key, a in recovery.analyses.items()}),
+            strict=True))
+        facts = wide.facts()
+        self.facts.update(facts)
+        for i in batch:
+            log = sessions[i]
+            section = _session_section(wide, log, i, self.axis, facts[log.key],
+                                       specs.pop(i),  # its arrays and texts go once drawn
+                                       [sessions[c] for c in self.children.get(i, ())])
+            body = section.body if self.packer is None else self.packer.add(
+                section.body, section.figures_px)
+            self.sections.append(f"{section.head}{body}</section>")
+            self.traces |= section.traces
+            if step is not None:
+                step(len(log.events))
 
 
 def write_report(ledger: Ledger, path: str | Path, policy: Policy = DEFAULT_POLICY,

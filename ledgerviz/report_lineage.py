@@ -7,27 +7,32 @@ from collections import defaultdict
 import pandas as pd
 
 
-def grouped_order(lineage: pd.DataFrame) -> list[int]:
+def grouped_trees(lineage: pd.DataFrame) -> list[list[int]]:
     """Return the session indices of ``lineage`` (one row per loaded session, in ledger order)
-    with every child following its parent, depth first; roots, and sessions whose parent is
-    not loaded, keep their ledger order (a cycle is broken where it is first met)."""
+    as trees: each root with its descendants, every child right after its parent, depth
+    first. Roots, and sessions whose parent is not loaded, keep their ledger order (a cycle
+    is broken where it is first met, and starts a tree there)."""
     position = {key: i for i, key in enumerate(lineage["session"].astype(str))}
     children: defaultdict[int, list[int]] = defaultdict(list)
     roots = []
     for i, parent in enumerate(lineage["parent_session"]):
         found = position.get(parent) if isinstance(parent, str) else None
         (children[found] if found is not None and found != i else roots).append(i)
-    order: list[int] = []
+    trees: list[list[int]] = []
     seen: set[int] = set()
     for start in [*roots, *range(len(position))]:
+        if start in seen:
+            continue
+        tree: list[int] = []
         stack = [start]
         while stack:
             i = stack.pop()
             if i not in seen:
                 seen.add(i)
-                order.append(i)
+                tree.append(i)
                 stack.extend(reversed(children[i]))
-    return order
+        trees.append(tree)
+    return trees
 
 
 def fork_children(lineage: pd.DataFrame) -> dict[int, list[int]]:

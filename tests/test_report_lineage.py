@@ -16,13 +16,15 @@ from typing import Any
 import pandas as pd
 
 import ledgerviz
+from ledgerviz import report
 from ledgerviz.api import Ledger
 from ledgerviz.report import render_report
-from ledgerviz.report_lineage import grouped_order
+from ledgerviz.report_lineage import grouped_trees
 
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 PAIR = EXAMPLES / "resume-fork"
 PARENT, CHILD = "sim-resume-fork-7", "sim-resume-fork-7-fork"
+DRAW = report._Drawing.draw
 
 
 def child_first() -> Ledger:
@@ -80,14 +82,14 @@ def test_a_fork_child_id_is_escaped() -> None:
     assert "drawn with its fork child <b>x&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page
 
 
-def test_grouped_order_is_depth_first_and_survives_missing_parents_and_cycles() -> None:
+def test_grouped_trees_are_depth_first_and_survive_missing_parents_and_cycles() -> None:
     lineage = pd.DataFrame({
         "session": ["c1", "root", "gc", "orphan", "a", "b", "c2"],
         "parent_session": ["root", None, "c1", "gone", "b", "a", "root"],
     })
     # root, its children c1 (then c1's child gc) and c2; orphan keeps its place; the a/b
     # cycle is broken at a, met first in ledger order
-    assert grouped_order(lineage) == [1, 0, 2, 6, 3, 4, 5]
+    assert grouped_trees(lineage) == [[1, 0, 2, 6], [3], [4, 5]]
 
 
 def test_a_parent_with_two_fork_children_draws_one_story_per_child() -> None:
@@ -101,3 +103,30 @@ def test_a_parent_with_two_fork_children_draws_one_story_per_child() -> None:
         assert max(event_seqs(story)) == child.events[-1]["seq"]  # the child's last event
     assert figure(page, 1) and figure(page, 2)  # each child's own section draws it alone
     assert 'id="figure-1-1"' not in page and 'id="figure-0-2"' not in page
+
+
+def test_batches_gather_whole_trees_until_they_hold_enough_events(monkeypatch) -> None:
+    monkeypatch.setattr(report, "BATCH_EVENTS", 10)
+    trees = [[0, 1], [2], [3, 4], [5]]
+    sizes = [4, 7, 3, 2, 20, 1]
+    # 4 + 7 >= 10 ends the first batch; 3, then 3 + 2 + 20: the tree [3, 4] is not split
+    assert list(report._batches(trees, sizes)) == [[0, 1], [2, 3, 4], [5]]
+
+
+def test_a_report_drawn_in_batches_is_the_report_drawn_at_once(monkeypatch) -> None:
+    paths = [*sorted(EXAMPLES.glob("*.jsonl")), PAIR / "child.jsonl", PAIR / "parent.jsonl"]
+    ledger = ledgerviz.load(paths)
+    at_once = render_report(ledger, "fork", packed=False)
+    monkeypatch.setattr(report, "BATCH_EVENTS", 1)  # every lineage tree a batch of its own
+    drawn: list[list[int]] = []
+
+    def recorded_draw(self: Any, part: Ledger, batch: list[int], step: Any) -> None:
+        drawn.append(list(batch))
+        DRAW(self, part, batch, step)
+
+    monkeypatch.setattr(report._Drawing, "draw", recorded_draw)
+    in_batches = render_report(ledgerviz.load(paths), "fork", packed=False)
+    assert len(drawn) == len(paths) - 1  # the fork child shares its parent's batch
+    assert [len(batch) for batch in drawn].count(2) == 1
+    assert "drawn with its fork child" in in_batches
+    assert in_batches == at_once
