@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,6 +38,7 @@ from ledgerviz.report_figures import (
 )
 from ledgerviz.report_lineage import fork_children, grouped_trees
 from ledgerviz.report_pack import PAGE_NO_SCRIPT, BodyPacker
+from ledgerviz.report_sessions import LedgerFiles, LoadedSessions, ReportSessions, batches
 from ledgerviz.wording import counted
 
 ARGUMENT_LIMIT = 2_000
@@ -48,9 +49,6 @@ ROW_LIMIT = 200
 PROBLEM_LIMIT = 20
 """Pairing problems listed per policy and provider; the rest are counted."""
 OPEN_STATUSES = ("outcome_unknown", "not_started")
-BATCH_EVENTS = 50_000
-"""About how many events a report analyses, frames and draws at once (whole lineage trees
-per batch: a session, with its fork children, is never split)."""
 
 
 class SessionFacts(NamedTuple):
@@ -325,8 +323,8 @@ def _figure_name(index: int, story: int) -> str:
     return str(index) if story == 0 else f"{index}-{story}"
 
 
-def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = "order",
-                  packed: bool = True) -> str:
+def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
+                  axis: Axis = "order", packed: bool = True) -> str:
     """Return the report as one self-contained HTML document (plotly.js inlined once: the
     smallest bundle that draws every figure, :mod:`ledgerviz.report_plotlyjs`).
 
@@ -336,10 +334,11 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
     closers share the last timestamp, and idle gaps between turns would squeeze the rest),
     each only when it scrolls into view. Sessions are drawn in batches of whole lineage trees
-    (:data:`BATCH_EVENTS`): each batch's facts and timelines come from one pass over the
-    frames of all its sessions, and its analyses, frames and contexts are dropped before the
-    next, so a report of many sessions holds those of one batch at a time. The same input
-    gives the same bytes.
+    (``report_sessions.BATCH_EVENTS``): each batch's facts and timelines come from one pass
+    over the frames of all its sessions, and its analyses, frames and contexts are dropped
+    before the next, so a report of many sessions holds those of one batch at a time. Given
+    ``LedgerFiles`` (what ``ledgerviz report`` reads) instead of a loaded ledger, a batch's
+    files are read only when it is drawn. The same input gives the same bytes.
 
     When ``packed`` (the default), each session's body (summary, timelines, tables) and
     plotly.js are stored compressed and unpacked by the page script as they scroll near
@@ -348,20 +347,14 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    sessions = ledger.sessions
-    sizes = [len(log.events) for log in sessions]
-    whole = len(sessions) == 1 or sum(sizes) <= BATCH_EVENTS
-    # a ledger drawn in several batches keeps none of their analyses: nor of its lineage's
-    lineage = (ledger if whole else Ledger(sessions)).frames.lineage
-    children = fork_children(lineage) if policy == "fork" else {}
+    sessions = ledger if isinstance(ledger, LedgerFiles) else LoadedSessions(ledger)
+    children = fork_children(sessions.lineage) if policy == "fork" else {}
     drawing = _Drawing(sessions, policy, axis, children, BodyPacker() if packed else None)
-    with progress(sum(sizes), EVENTS_THRESHOLD, "reporting") as step:
-        for batch in _batches(grouped_trees(lineage), sizes):
-            part = ledger if len(batch) == len(sessions) else Ledger(
-                [sessions[i] for i in batch])
-            drawing.draw(part, batch, step)
+    with progress(sum(sessions.sizes), EVENTS_THRESHOLD, "reporting") as step:
+        for batch in batches(grouped_trees(sessions.lineage), sessions.sizes):
+            drawing.draw(batch, step)
     facts = drawing.facts
-    rows = [(i, key, facts[key]) for i, key in enumerate(ledger.keys)]
+    rows = [(i, key, facts[key]) for i, key in enumerate(sessions.keys)]
     packer = drawing.packer
     blocks = "" if packer is None else "".join(packer.finish())
     drawn = frozenset(drawing.traces)
@@ -371,7 +364,7 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
         f"<title>ledgerviz report</title><style>{palette()}{stylesheet('fragments.css')}"
         f"{stylesheet('report.css')}</style></head><body class='lv'>"
         '<header class="top"><h1>ledgerviz report</h1>'
-        f"<p>{len(ledger.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
+        f"<p>{len(sessions.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
         f"<main>{_overview(rows)}{''.join(drawing.sections)}</main>{blocks}"
         f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
@@ -379,26 +372,11 @@ def render_report(ledger: Ledger, policy: Policy = DEFAULT_POLICY, axis: Axis = 
     )
 
 
-def _batches(trees: Iterable[list[int]], sizes: Sequence[int]) -> Iterator[list[int]]:
-    """Yield the sessions of ``trees`` in order, whole trees gathered until a batch holds
-    :data:`BATCH_EVENTS` events (``sizes``: each session's)."""
-    batch: list[int] = []
-    events = 0
-    for tree in trees:
-        batch += tree
-        events += sum(sizes[i] for i in tree)
-        if events >= BATCH_EVENTS:
-            yield batch
-            batch, events = [], 0
-    if batch:
-        yield batch
-
-
 class _Drawing:
     """The report's sections as its batches of sessions are drawn, and what the page needs
     besides: every session's facts (for the overview) and the trace types drawn."""
 
-    def __init__(self, sessions: Sequence[SessionLog], policy: Policy, axis: Axis,
+    def __init__(self, sessions: ReportSessions, policy: Policy, axis: Axis,
                  children: dict[int, list[int]], packer: BodyPacker | None) -> None:
         self.sessions = sessions
         self.policy = policy
@@ -409,25 +387,26 @@ class _Drawing:
         self.sections: list[str] = []
         self.traces: set[str] = set()
 
-    def draw(self, part: Ledger, batch: Sequence[int],
-             step: Callable[[int], None] | None) -> None:
-        """Add the sections of sessions ``batch`` (indices into the report's sessions), which
-        are the sessions of ``part``."""
-        sessions, policy = self.sessions, self.policy
+    def draw(self, batch: Sequence[int], step: Callable[[int], None] | None) -> None:
+        """Add the sections of the sessions ``batch`` (indices into the report's sessions)."""
+        part, keys, policy = self.sessions.part(batch), self.sessions.keys, self.policy
+        logs = {log.key: log for log in part.sessions}
         wide = _Ledgerwide(part, policy)
         recovery = part.recovery(policy)
-        keys = [sessions[i].key for i in batch]
         specs = dict(zip(batch, session_timeline_specs(
-            recovery.frames, keys, policy=policy, axis=self.axis, name_session=False,
+            recovery.frames, [keys[i] for i in batch], policy=policy, axis=self.axis,
+            name_session=False,
             fork_points={key: a.fork_points for key, a in recovery.analyses.items()}),
             strict=True))
         facts = wide.facts()
         self.facts.update(facts)
         for i in batch:
-            log = sessions[i]
+            log = logs[keys[i]]
+            children = [logs[keys[c]] if keys[c] in logs else self.sessions.part([c]).sessions[0]
+                        for c in self.children.get(i, ())]
             section = _session_section(wide, log, i, self.axis, facts[log.key],
                                        specs.pop(i),  # its arrays and texts go once drawn
-                                       [sessions[c] for c in self.children.get(i, ())])
+                                       children)
             body = section.body if self.packer is None else self.packer.add(
                 section.body, section.figures_px)
             self.sections.append(f"{section.head}{body}</section>")
@@ -436,7 +415,7 @@ class _Drawing:
                 step(len(log.events))
 
 
-def write_report(ledger: Ledger, path: str | Path, policy: Policy = DEFAULT_POLICY,
+def write_report(ledger: Ledger | LedgerFiles, path: str | Path, policy: Policy = DEFAULT_POLICY,
                  axis: Axis = "order", packed: bool = True) -> Path:
     """Write the report of ``ledger`` (:func:`render_report`) to ``path``; return the path."""
     target = Path(path)

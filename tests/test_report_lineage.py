@@ -16,15 +16,17 @@ from typing import Any
 import pandas as pd
 
 import ledgerviz
-from ledgerviz import report
+from ledgerviz import report, report_sessions
 from ledgerviz.api import Ledger
 from ledgerviz.report import render_report
 from ledgerviz.report_lineage import grouped_trees
+from ledgerviz.report_sessions import LedgerFiles
 
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 PAIR = EXAMPLES / "resume-fork"
 PARENT, CHILD = "sim-resume-fork-7", "sim-resume-fork-7-fork"
 DRAW = report._Drawing.draw
+READ = report_sessions._read
 
 
 def child_first() -> Ledger:
@@ -106,27 +108,50 @@ def test_a_parent_with_two_fork_children_draws_one_story_per_child() -> None:
 
 
 def test_batches_gather_whole_trees_until_they_hold_enough_events(monkeypatch) -> None:
-    monkeypatch.setattr(report, "BATCH_EVENTS", 10)
+    monkeypatch.setattr(report_sessions, "BATCH_EVENTS", 10)
     trees = [[0, 1], [2], [3, 4], [5]]
     sizes = [4, 7, 3, 2, 20, 1]
     # 4 + 7 >= 10 ends the first batch; 3, then 3 + 2 + 20: the tree [3, 4] is not split
-    assert list(report._batches(trees, sizes)) == [[0, 1], [2, 3, 4], [5]]
+    assert list(report_sessions.batches(trees, sizes)) == [[0, 1], [2, 3, 4], [5]]
 
 
 def test_a_report_drawn_in_batches_is_the_report_drawn_at_once(monkeypatch) -> None:
     paths = [*sorted(EXAMPLES.glob("*.jsonl")), PAIR / "child.jsonl", PAIR / "parent.jsonl"]
-    ledger = ledgerviz.load(paths)
-    at_once = render_report(ledger, "fork", packed=False)
-    monkeypatch.setattr(report, "BATCH_EVENTS", 1)  # every lineage tree a batch of its own
+    at_once = render_report(ledgerviz.load(paths), "fork", packed=False)
+    assert "drawn with its fork child" in at_once
+    monkeypatch.setattr(report_sessions, "BATCH_EVENTS", 1)  # every lineage tree a batch
     drawn: list[list[int]] = []
+    read: list[str] = []
 
-    def recorded_draw(self: Any, part: Ledger, batch: list[int], step: Any) -> None:
+    def recorded_draw(self: Any, batch: list[int], step: Any) -> None:
         drawn.append(list(batch))
-        DRAW(self, part, batch, step)
+        DRAW(self, batch, step)
+
+    def recorded_read(found: Any, step: Any) -> Any:
+        read.append(found.path)
+        return READ(found, step)
 
     monkeypatch.setattr(report._Drawing, "draw", recorded_draw)
-    in_batches = render_report(ledgerviz.load(paths), "fork", packed=False)
-    assert len(drawn) == len(paths) - 1  # the fork child shares its parent's batch
-    assert [len(batch) for batch in drawn].count(2) == 1
-    assert "drawn with its fork child" in in_batches
-    assert in_batches == at_once
+    monkeypatch.setattr(report_sessions, "_read", recorded_read)
+    for sessions in (ledgerviz.load(paths), LedgerFiles.read(paths)):
+        drawn.clear()
+        assert render_report(sessions, "fork", packed=False) == at_once
+        assert len(drawn) == len(paths) - 1  # the fork child shares its parent's batch
+        assert [len(batch) for batch in drawn].count(2) == 1
+    assert sorted(read) == sorted(map(str, paths + paths))  # files: read, then per batch
+
+
+def test_files_holding_one_batch_are_read_once(monkeypatch) -> None:
+    paths = sorted(EXAMPLES.glob("*.jsonl"))
+    read: list[str] = []
+
+    def recorded_read(found: Any, step: Any) -> Any:
+        read.append(found.path)
+        return READ(found, step)
+
+    monkeypatch.setattr(report_sessions, "_read", recorded_read)
+    files = LedgerFiles.read(paths)
+    assert sum(files.sizes) <= report_sessions.BATCH_EVENTS
+    page = render_report(files, packed=False)
+    assert read == list(map(str, paths))
+    assert page == render_report(ledgerviz.load(paths), packed=False)

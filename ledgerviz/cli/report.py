@@ -46,36 +46,30 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report described by ``args``; return the exit code."""
-    from ledgerviz.api import load
     from ledgerviz.examples import example_paths
     from ledgerviz.ledger import UnreadableSourceError
     from ledgerviz.report import render_report
+    from ledgerviz.report_sessions import LedgerFiles
 
     sources: list[str | Path] = [*args.paths, *(example_paths() if args.examples else [])]
     if not sources:
         say_error("report", "give at least one PATH or --examples")
         return 2
     try:
-        ledger = load(sources)
-    except UnreadableSourceError as error:
-        say_error("report", error)
-        return 2
-    try:
-        output = open_output(
-            args.output,
-            inputs=[log.path for log in ledger.sessions],
-            follow_symlinks=args.follow_symlinks,
-        )
-        output.write(render_report(ledger, policy=args.policy, axis=args.axis,
+        files = LedgerFiles.read(sources)
+        output = open_output(args.output, inputs=files.paths,
+                             follow_symlinks=args.follow_symlinks)
+        output.write(render_report(files, policy=args.policy, axis=args.axis,
                                    packed=args.packed))
-    except OutputError as error:
+    except (OutputError, UnreadableSourceError) as error:  # a file gone between the reads too
         say_error("report", error)
         return OUTPUT_ERROR_EXIT
-    print(_written_note(output, len(ledger.keys), args.policy),
+    sessions = len(files.keys)
+    print(_written_note(output, sessions, args.policy),
           file=sys.stderr if output.target is None else sys.stdout)
-    with_errors = sum(log.has_errors for log in ledger.sessions)
+    with_errors = sum(files.has_errors)
     if with_errors:
-        say_error("report", f"{with_errors} of {len(ledger.keys)} sessions have error-level "
+        say_error("report", f"{with_errors} of {sessions} sessions have error-level "
                   "diagnostics (listed in the report)")
     return 1 if with_errors else 0
 

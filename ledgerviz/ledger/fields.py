@@ -140,6 +140,11 @@ class EventFields:
         """Return the columns of a slice of the events."""
         return EventFields(*(getattr(self, f.name)[rows] for f in fields(self)))
 
+    def taken(self, positions: Sequence[int]) -> EventFields:
+        """Return the columns of the rows at ``positions``, in that order."""
+        return EventFields(*([column[i] for i in positions] for column in
+                             (getattr(self, f.name) for f in fields(self))))
+
     def __add__(self, other: EventFields) -> EventFields:
         """Return these columns followed by ``other``'s."""
         return EventFields.joined([self, other])

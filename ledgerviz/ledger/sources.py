@@ -82,10 +82,18 @@ def iter_source_chunks(
     elif hasattr(source, "read"):
         yield str(getattr(source, "name", "<stream>")), _stream_chunks(source, chunk_size)
     elif isinstance(source, str | os.PathLike):
-        for path, problem, walked in expand_found(os.fspath(source)):
-            yield path, iter([problem]) if problem else _file_chunks(path, chunk_size, walked)
+        for found in expand_found(os.fspath(source)):
+            yield found.path, found_chunks(found, chunk_size)
     else:
         raise TypeError(f"cannot read a ledger from {type(source).__name__}")
+
+
+def found_chunks(found: Found, chunk_size: int | None = None) -> Iterator[bytes | SourceProblem]:
+    """Return the chunks of a file :func:`expand_found` gave (see ``iter_source_chunks``):
+    read as they are consumed, or its ``SourceProblem`` as the only one."""
+    if found.problem:
+        return iter([found.problem])
+    return _file_chunks(found.path, chunk_size, found.walked)
 
 
 def expand_path(text: str) -> list[Path]:

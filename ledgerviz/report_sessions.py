@@ -1,0 +1,120 @@
+"""The sessions a report draws, a batch at a time: those of a loaded ``Ledger``, or those of
+ledger files, read once for their keys and lineage and again as each batch is drawn."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from functools import partial
+
+import pandas as pd
+
+from ledgerviz.api import Ledger
+from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.lineage import LINEAGE_EVENTS
+from ledgerviz.ledger.reader import READ_BYTES, read_chunks, reported_chunks, with_unique_keys
+from ledgerviz.ledger.sources import Found, expand_found, found_chunks
+from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
+
+BATCH_EVENTS = 50_000
+"""About how many events a report analyses, frames and draws at once (whole lineage trees
+per batch: a session, with its fork children, is never split)."""
+
+
+def batches(trees: Iterable[list[int]], sizes: Sequence[int]) -> Iterator[list[int]]:
+    """Yield the sessions of ``trees`` in order, whole trees gathered until a batch holds
+    :data:`BATCH_EVENTS` events (``sizes``: each session's)."""
+    batch: list[int] = []
+    events = 0
+    for tree in trees:
+        batch += tree
+        events += sum(sizes[i] for i in tree)
+        if events >= BATCH_EVENTS:
+            yield batch
+            batch, events = [], 0
+    if batch:
+        yield batch
+
+
+class LoadedSessions:
+    """The sessions of a loaded ``Ledger``: each batch a ``Ledger`` of some of them."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        self._sessions = ledger.sessions
+        self.keys = ledger.keys
+        self.sizes = [len(log.events) for log in self._sessions]
+        whole = len(self._sessions) == 1 or sum(self.sizes) <= BATCH_EVENTS
+        # drawn in several batches, the ledger keeps none of their analyses, nor its lineage's
+        self.lineage: pd.DataFrame = (ledger if whole else Ledger(self._sessions)).frames.lineage
+
+    def part(self, batch: Sequence[int]) -> Ledger:
+        """Return a ledger of the sessions ``batch`` (the ledger itself when it is all of them)."""
+        if len(batch) == len(self._sessions):
+            return self._ledger
+        return Ledger([self._sessions[i] for i in batch])
+
+
+class LedgerFiles:
+    """The sessions of ledger files, as a report reads them to hold one batch at a time.
+
+    :meth:`read` reads the files one at a time and keeps of each its key, its event count,
+    whether it has errors, and its lineage events (the lineage frame of those is the
+    files'); :meth:`part` reads a batch's files again. While the files hold at most
+    :data:`BATCH_EVENTS` events in all, or there is one, they are kept instead and read once.
+    """
+
+    def __init__(self, found: list[Found], stubs: list[SessionLog], sizes: list[int],
+                 has_errors: list[bool], kept: list[SessionLog] | None) -> None:
+        self._found = found
+        self._kept = kept
+        self.keys = [stub.key for stub in stubs]
+        self.sizes = sizes
+        self.has_errors = has_errors
+        self.paths = [item.path for item in found]
+        self.lineage: pd.DataFrame = Ledger(stubs).frames.lineage
+
+    @classmethod
+    def read(cls, sources: Sequence[str | os.PathLike[str]]) -> LedgerFiles:
+        """Read every ledger file ``sources`` name (files, folders, globs, as ``load``);
+        a name that gives no file raises ``UnreadableSourceError``."""
+        found = [item for source in sources for item in expand_found(os.fspath(source))]
+        stubs, sizes, has_errors = [], [], []
+        kept: list[SessionLog] | None = []
+        with progress(partial(source_size, list(sources)), BYTES_THRESHOLD, "reading",
+                      unit="B") as step:
+            for item in found:
+                log = _read(item, step)
+                sizes.append(len(log.events))
+                has_errors.append(log.has_errors)
+                stubs.append(_lineage_stub(log))
+                if kept is not None:
+                    kept.append(log)
+                    if len(found) > 1 and sum(sizes) > BATCH_EVENTS:
+                        kept = None  # read again, a batch at a time
+        return cls(found, with_unique_keys(stubs), sizes, has_errors, kept)
+
+    def part(self, batch: Sequence[int]) -> Ledger:
+        """Return a ledger of the sessions ``batch``, their files read again unless kept."""
+        logs = [self._kept[i] if self._kept is not None else _read(self._found[i], None)
+                for i in batch]
+        return Ledger([replace(log, key=self.keys[i]) for i, log in zip(batch, logs, strict=True)])
+
+
+ReportSessions = LoadedSessions | LedgerFiles
+
+
+def _read(found: Found, step: Callable[[int], object] | None) -> SessionLog:
+    """Return the session of one file (``step``: told the size of each chunk read)."""
+    chunks = found_chunks(found, READ_BYTES)
+    return read_chunks(found.path, chunks if step is None else reported_chunks(chunks, step))
+
+
+def _lineage_stub(log: SessionLog) -> SessionLog:
+    """Return ``log`` with its lineage events only: all its row of the lineage frame reads
+    (their seqs and payloads as the reader's columns give them)."""
+    fields = log.event_fields()
+    positions = [i for i, kind in enumerate(fields.types) if kind in LINEAGE_EVENTS]
+    return SessionLog(log.path, log.key, log.header, log.version,
+                      [log.events[i] for i in positions], fields=fields.taken(positions))
