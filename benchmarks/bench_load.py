@@ -298,16 +298,22 @@ def run_route(route: Callable[[Path], Built], path: Path) -> dict[str, float]:
     return {"seconds": seconds, "cpu": cpu, "peak_mib": peak, "rows": rows}
 
 
-def in_fresh_process(script: str, route: str, path: Path) -> dict[str, Any]:
-    """Run ``script --route route --path path`` in a new interpreter; return its JSON line."""
+def repository_environment() -> dict[str, str]:
+    """Return this process's environment with this repository first on ``PYTHONPATH``, so
+    that a new interpreter imports the ledgerviz measured here."""
     repository = str(Path(__file__).resolve().parents[1])
     search_path = os.pathsep.join(filter(None, [repository, os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": search_path}
+
+
+def in_fresh_process(script: str, route: str, path: Path) -> dict[str, Any]:
+    """Run ``script --route route --path path`` in a new interpreter; return its JSON line."""
     result = subprocess.run(
         [sys.executable, script, "--route", route, "--path", str(path)],
         check=True,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": search_path},
+        env=repository_environment(),
     )
     return json.loads(result.stdout)
 
