@@ -23,6 +23,7 @@ from ledgerviz.report_lineage import grouped_trees
 from ledgerviz.report_sessions import LedgerFiles
 
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
+TESTS = Path(__file__).resolve().parent
 PAIR = EXAMPLES / "resume-fork"
 PARENT, CHILD = "sim-resume-fork-7", "sim-resume-fork-7-fork"
 DRAW = report._Drawing.draw
@@ -155,3 +156,17 @@ def test_files_holding_one_batch_are_read_once(monkeypatch) -> None:
     page = render_report(files, packed=False)
     assert read == list(map(str, paths))
     assert page == render_report(ledgerviz.load(paths), packed=False)
+
+
+def test_the_lineage_of_files_read_for_a_report_is_the_loaded_files(tmp_path: Path) -> None:
+    # a seed marker without a seq counts as its position, 5: the events before it must stay
+    unnumbered = tmp_path / "unnumbered-marker.jsonl"
+    lines = [{"type": "session", "version": 4, "id": "unnumbered"},
+             *({"type": "turn/start", "seq": seq, "data": {"turn": seq}} for seq in range(5)),
+             {"type": "session/end-seed", "data": {"inherited": True}}]
+    unnumbered.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    paths = sorted([*EXAMPLES.rglob("*.jsonl"), *(TESTS / "data" / "dsh").glob("*.jsonl")])
+    lineage = LedgerFiles.read([*paths, unnumbered]).lineage
+    assert lineage["relation"].astype(str).nunique() > 2  # roots, forks and subagents
+    assert lineage["inherited_events"].iloc[-1] == 5
+    pd.testing.assert_frame_equal(lineage, ledgerviz.load([*paths, unnumbered]).frames.lineage)
