@@ -345,6 +345,14 @@ def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
     (:mod:`ledgerviz.report_pack`): a report of many sessions opens on its overview at once.
     Without packing, the bodies are plain HTML that reads without JavaScript.
     """
+    return "".join(report_pieces(ledger, policy, axis, packed))
+
+
+def report_pieces(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
+                  axis: Axis = "order", packed: bool = True) -> list[str]:
+    """Return the text of :func:`render_report` as its pieces, in order (the head, the
+    overview, each session's section, each packed block, the foot): written one after
+    another, the page is never held as one string, nor encoded all at once."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     sessions = ledger if isinstance(ledger, LedgerFiles) else LoadedSessions(ledger)
@@ -355,10 +363,9 @@ def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
             drawing.draw(batch, step)
     facts = drawing.facts
     rows = [(i, key, facts[key]) for i, key in enumerate(sessions.keys)]
-    packer = drawing.packer
-    blocks = "" if packer is None else "".join(packer.finish())
+    blocks = [] if drawing.packer is None else drawing.packer.finish()
     drawn = frozenset(drawing.traces)
-    return (
+    head = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>ledgerviz report</title><style>{palette()}{stylesheet('fragments.css')}"
@@ -366,10 +373,10 @@ def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(sessions.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
-        f"<main>{_overview(rows)}{''.join(drawing.sections)}</main>{blocks}"
-        f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
-        f"{plotlyjs_label(drawn)})</footer>{page_scripts(drawn)}</body></html>"
     )
+    foot = (f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
+            f"{plotlyjs_label(drawn)})</footer>{page_scripts(drawn)}</body></html>")
+    return [head, f"<main>{_overview(rows)}", *drawing.sections, "</main>", *blocks, foot]
 
 
 class _Drawing:

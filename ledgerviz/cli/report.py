@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the report described by ``args``; return the exit code."""
     from ledgerviz.examples import example_paths
     from ledgerviz.ledger import UnreadableSourceError
-    from ledgerviz.report import render_report
+    from ledgerviz.report import report_pieces
     from ledgerviz.report_sessions import LedgerFiles
 
     sources: list[str | Path] = [*args.paths, *(example_paths() if args.examples else [])]
@@ -59,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
         files = LedgerFiles.read(sources)
         output = open_output(args.output, inputs=files.paths,
                              follow_symlinks=args.follow_symlinks)
-        output.write(render_report(files, policy=args.policy, axis=args.axis,
-                                   packed=args.packed))
+        pieces = report_pieces(files, policy=args.policy, axis=args.axis, packed=args.packed)
+        with output.writing() as temporary, temporary.open(
+                "w", encoding="utf-8", errors="backslashreplace", newline="") as page:
+            page.writelines(pieces)  # never joined into one string
     except (OutputError, UnreadableSourceError) as error:  # a file gone between the reads too
         say_error("report", error)
         return OUTPUT_ERROR_EXIT
