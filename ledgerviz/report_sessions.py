@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 import pandas as pd
 
@@ -82,6 +83,7 @@ class LedgerFiles:
         found = [item for source in sources for item in expand_found(os.fspath(source))]
         stubs, sizes, has_errors = [], [], []
         kept: list[SessionLog] | None = []
+        kept_events = 0
         with progress(partial(source_size, list(sources)), BYTES_THRESHOLD, "reading",
                       unit="B") as step:
             for item in found:
@@ -91,7 +93,8 @@ class LedgerFiles:
                 stubs.append(_lineage_stub(log))
                 if kept is not None:
                     kept.append(log)
-                    if len(found) > 1 and sum(sizes) > BATCH_EVENTS:
+                    kept_events += len(log.events)
+                    if len(found) > 1 and kept_events > BATCH_EVENTS:
                         kept = None  # read again, a batch at a time
         return cls(found, with_unique_keys(stubs), sizes, has_errors, kept)
 
@@ -105,7 +108,7 @@ class LedgerFiles:
 ReportSessions = LoadedSessions | LedgerFiles
 
 
-def _read(found: Found, step: Callable[[int], object] | None) -> SessionLog:
+def _read(found: Found, step: Callable[[int], Any] | None) -> SessionLog:
     """Return the session of one file (``step``: told the size of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
     return read_chunks(found.path, chunks if step is None else reported_chunks(chunks, step))
