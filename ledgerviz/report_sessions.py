@@ -39,16 +39,16 @@ def batches(trees: Iterable[list[int]], sizes: Sequence[int]) -> Iterator[list[i
 
 
 class LoadedSessions:
-    """The sessions of a loaded ``Ledger``: each batch a ``Ledger`` of some of them."""
+    """The sessions of a loaded ``Ledger``: each batch a ``Ledger`` of some of them (the
+    ledger itself when it is all of them: its analyses are then kept, as a ledger keeps
+    what it computes)."""
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
         self._sessions = ledger.sessions
         self.keys = ledger.keys
         self.sizes = [len(log.events) for log in self._sessions]
-        whole = len(self._sessions) == 1 or sum(self.sizes) <= BATCH_EVENTS
-        # drawn in several batches, the ledger keeps none of their analyses, nor its lineage's
-        self.lineage: pd.DataFrame = (ledger if whole else Ledger(self._sessions)).frames.lineage
+        self.lineage = _lineage([_lineage_stub(log) for log in self._sessions])
 
     def part(self, batch: Sequence[int]) -> Ledger:
         """Return a ledger of the sessions ``batch`` (the ledger itself when it is all of them)."""
@@ -74,7 +74,7 @@ class LedgerFiles:
         self.sizes = sizes
         self.has_errors = has_errors
         self.paths = [item.path for item in found]
-        self.lineage: pd.DataFrame = Ledger(stubs).frames.lineage
+        self.lineage = _lineage(stubs)
 
     @classmethod
     def read(cls, sources: Sequence[str | os.PathLike[str]]) -> LedgerFiles:
@@ -112,6 +112,12 @@ def _read(found: Found, step: Callable[[int], Any] | None) -> SessionLog:
     """Return the session of one file (``step``: told the size of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
     return read_chunks(found.path, chunks if step is None else reported_chunks(chunks, step))
+
+
+def _lineage(stubs: list[SessionLog]) -> pd.DataFrame:
+    """Return the lineage frame of sessions (keys unique) from their lineage stubs
+    (:func:`_lineage_stub`): theirs, without analysing their other events."""
+    return Ledger(stubs).frames.lineage
 
 
 def _lineage_stub(log: SessionLog) -> SessionLog:
