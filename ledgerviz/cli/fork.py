@@ -55,8 +55,7 @@ def run(args: argparse.Namespace) -> int:
     created_at = args.created_at if args.created_at is not None else time.time_ns() // 1_000_000
     try:
         output = open_output(args.output, inputs=[args.path], overwrite=False)
-        with output.writing() as temporary, temporary.open(
-                "w", encoding="utf-8", errors="backslashreplace", newline="") as child:
+        with output.writing_text() as child:
             written = write_fork(args.path, child.write, args.at, session_id=args.id,
                                  created_at=created_at)
     except (OutputError, UnreadableSourceError) as error:  # exit 2, as the table says

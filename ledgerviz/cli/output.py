@@ -4,6 +4,7 @@ Every command that writes a file goes through :func:`open_output`::
 
     output = open_output(args.output, inputs=[log.path for log in ledger.sessions])
     output.write(text)                     # or: with output.writing() as path: ...
+                                           # or: with output.writing_text() as file: ...
     print(f"wrote {output.shown}")
 
 :func:`open_output` checks the path before any work is done and
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 T = TypeVar("T")
 
@@ -61,6 +62,14 @@ class Output:
             return
         with self.writing() as path:
             _guard(path.write_bytes, payload, shown=self.shown)
+
+    @contextmanager
+    def writing_text(self) -> Iterator[TextIO]:
+        """Yield a text file to write to, encoded as :meth:`write` encodes text; on success it
+        replaces the target, as :meth:`writing` does."""
+        with self.writing() as path, path.open(
+                "w", encoding="utf-8", errors="backslashreplace", newline="") as text:
+            yield text
 
     @contextmanager
     def writing(self) -> Iterator[Path]:

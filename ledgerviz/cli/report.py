@@ -60,8 +60,7 @@ def run(args: argparse.Namespace) -> int:
         output = open_output(args.output, inputs=files.paths,
                              follow_symlinks=args.follow_symlinks)
         pieces = report_pieces(files, policy=args.policy, axis=args.axis, packed=args.packed)
-        with output.writing() as temporary, temporary.open(
-                "w", encoding="utf-8", errors="backslashreplace", newline="") as page:
+        with output.writing_text() as page:
             page.writelines(pieces)  # never joined into one string
     except (OutputError, UnreadableSourceError) as error:  # a file gone between the reads too
         say_error("report", error)
