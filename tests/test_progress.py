@@ -3,6 +3,8 @@ with progress gives the same sessions as reading without."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,38 @@ def test_terminal_load_and_analysis_draw_a_bar_on_stderr(
     # each bar is drawn with its total, then cleared (leave=False) when the work ends
     assert "reading:" in err and "B/s" in err and "analysing (fork):" in err
     assert progress_module.source_size(DSH) == sum(path.stat().st_size for path in DSH)
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_check_reports_every_byte_it_reads(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        stream: list[str]) -> None:
+    from ledgerviz.cli import check, main
+
+    paths = [str(DSH[0].parent)]
+    assert main(["check", *stream, *paths]) == 0
+    quiet = capsys.readouterr().out
+    reported: list[int] = []
+    totals: list[int | None] = []
+
+    @contextmanager
+    def recorded(total: Callable[[], int | None], threshold: int, description: str,
+                 unit: str) -> Iterator[Callable[[int], None]]:
+        totals.append(total())
+        yield reported.append
+
+    monkeypatch.setattr(check, "progress", recorded)
+    assert main(["check", *stream, *paths]) == 0
+    assert capsys.readouterr().out == quiet
+    assert totals == [sum(reported)] == [sum(path.stat().st_size for path in DSH)]
+
+
+def test_a_terminal_check_draws_a_bar_on_stderr(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ledgerviz.cli import check, main
+
+    monkeypatch.setattr(progress_module, "where_interactive", lambda: "terminal")
+    monkeypatch.setattr(check, "BYTES_THRESHOLD", 1)
+    assert main(["check", *map(str, DSH)]) == 0
+    err = capsys.readouterr().err
+    assert "checking:" in err and "B/s" in err

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -12,6 +14,7 @@ import orjson
 from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.ledger.sources import valid_unicode
+from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -178,17 +181,21 @@ def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
     return f"checked {', '.join(parts)}: {verdict}"
 
 
-def _summaries(path: str, *, stream: bool, strict: bool) -> list[tuple[str, dict[str, Any]]]:
+def _summaries(
+    path: str, *, stream: bool, strict: bool, step: Callable[[int], Any] | None = None,
+) -> list[tuple[str, dict[str, Any]]]:
     """Return ``(file, JSON summary)`` for every file of one PATH, each file read and
     summarised before the next is read: read whole (then dropped), or as a stream when
-    large or ``stream``. Keys are the files' own; ``run`` makes them unique."""
+    large or ``stream``. Keys are the files' own; ``run`` makes them unique. ``step``,
+    if given, is called with the size of each chunk read."""
     from ledgerviz.api import Ledger
-    from ledgerviz.ledger.reader import READ_BYTES, read_chunks
+    from ledgerviz.ledger.reader import READ_BYTES, read_chunks, reported_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
     from ledgerviz.summary import summarize_file
 
     summaries = []
-    for name, chunks in iter_source_chunks(path, READ_BYTES):
+    for name, found in iter_source_chunks(path, READ_BYTES):
+        chunks = found if step is None else reported_chunks(found, step)
         if stream or _size(name) > STREAM_ABOVE_BYTES:
             summary = streamed_summary(summarize_file(name, chunks, strict=strict))
         else:
@@ -213,14 +220,16 @@ def run(args: argparse.Namespace) -> int:
 
     read: list[tuple[str, dict[str, Any]]] = []
     failures, unreadable = [], False
-    for path in args.paths:
-        try:
-            read.extend(_summaries(path, stream=args.stream, strict=args.strict))
-        except UnreadableSourceError as error:
-            unreadable = True
-            failures.append(str(error))
-        except LedgerError as error:
-            failures.append(str(error))
+    with progress(partial(source_size, list(args.paths)), BYTES_THRESHOLD, "checking",
+                  unit="B") as step:
+        for path in args.paths:
+            try:
+                read.extend(_summaries(path, stream=args.stream, strict=args.strict, step=step))
+            except UnreadableSourceError as error:
+                unreadable = True
+                failures.append(str(error))
+            except LedgerError as error:
+                failures.append(str(error))
     keys = unique_keys([name for name, _ in read], [summary["id"] for _, summary in read])
     summaries = [{**summary, "id": valid_unicode(key)}
                  for (_, summary), key in zip(read, keys, strict=True)]
