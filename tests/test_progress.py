@@ -58,14 +58,22 @@ def test_terminal_load_and_analysis_draw_a_bar_on_stderr(
     assert progress_module.source_size(DSH) == sum(path.stat().st_size for path in DSH)
 
 
-@pytest.mark.parametrize("stream", [[], ["--stream"]])
-def test_check_reports_every_byte_it_reads(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        stream: list[str]) -> None:
-    from ledgerviz.cli import check, main
+CRASHED = Path(ledgerviz.__file__).parent / "examples" / "crash-mid-dispatch.jsonl"
 
-    paths = [str(DSH[0].parent)]
-    assert main(["check", *stream, *paths]) == 0
+COMMANDS_READING_FILES = {
+    "check": (["check", str(DSH[0].parent)], DSH),
+    "check --stream": (["check", "--stream", str(DSH[0].parent)], DSH),
+    "repair": (["repair", str(CRASHED)], [CRASHED]),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS_READING_FILES)
+def test_commands_report_every_byte_they_read(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str) -> None:
+    from ledgerviz.cli import check, main, repair
+
+    argv, files = COMMANDS_READING_FILES[command]
+    code = main(argv)
     quiet = capsys.readouterr().out
     reported: list[int] = []
     totals: list[int | None] = []
@@ -77,17 +85,21 @@ def test_check_reports_every_byte_it_reads(
         yield reported.append
 
     monkeypatch.setattr(check, "progress", recorded)
-    assert main(["check", *stream, *paths]) == 0
+    monkeypatch.setattr(repair, "progress", recorded)
+    assert main(argv) == code
     assert capsys.readouterr().out == quiet
-    assert totals == [sum(reported)] == [sum(path.stat().st_size for path in DSH)]
+    assert totals == [sum(reported)] == [sum(path.stat().st_size for path in files)]
 
 
-def test_a_terminal_check_draws_a_bar_on_stderr(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from ledgerviz.cli import check, main
+@pytest.mark.parametrize("argv", [["check", str(DSH[0].parent)], ["repair", str(CRASHED)]])
+def test_a_terminal_draws_the_bar_of_a_command_on_stderr(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        argv: list[str]) -> None:
+    from ledgerviz.cli import check, main, repair
 
     monkeypatch.setattr(progress_module, "where_interactive", lambda: "terminal")
     monkeypatch.setattr(check, "BYTES_THRESHOLD", 1)
-    assert main(["check", *map(str, DSH)]) == 0
+    monkeypatch.setattr(repair, "BYTES_THRESHOLD", 1)
+    main(argv)
     err = capsys.readouterr().err
-    assert "checking:" in err and "B/s" in err
+    assert f"{'checking' if argv[0] == 'check' else 'reading'}:" in err and "B/s" in err

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from itertools import chain
 from typing import Any
 
 from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import DEFAULT_POLICY
 
 FORK_MOVED = (
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the repair events for ``args.path``; return the exit code."""
     from ledgerviz.ledger import UnreadableSourceError
     from ledgerviz.ledger.fields import EventFields
-    from ledgerviz.ledger.reader import READ_BYTES
+    from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
     from ledgerviz.ledger.runtime_read import runtime_read
     from ledgerviz.ledger.sources import SourceProblem, iter_source_chunks
     from ledgerviz.recovery import PendingCalls, generation_for
@@ -75,7 +77,11 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(first, SourceProblem):
             say_error("repair", f"{path}: {first.message}")
             return 2
-        reading = runtime_read(path, chain([first], chunks), use)
+        chunks = chain([first], chunks)
+        with progress(partial(source_size, path), BYTES_THRESHOLD, "reading",
+                      unit="B") as step:
+            reported = chunks if step is None else reported_chunks(chunks, step)
+            reading = runtime_read(path, reported, use)
     except UnreadableSourceError as error:
         say_error("repair", error)
         return 2
