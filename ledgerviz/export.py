@@ -37,6 +37,7 @@ from ledgerviz.frames.export import (
 from ledgerviz.ledger import SessionLog, UnreadableSourceError, read_session
 from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import expand_path
+from ledgerviz.progress import FILES_THRESHOLD, progress
 from ledgerviz.recovery.analysis import POLICIES, Policy
 
 MANIFEST_NAME = "ledgerviz-export.json"
@@ -219,14 +220,16 @@ def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
                 shutil.rmtree(folder)
 
 
-def write_sessions(states: Sequence[FileState], root: Path, policy: Policy) -> list[str]:
+def write_sessions(states: Sequence[FileState], root: Path, policy: Policy,
+                   step: Callable[[int], Any] | None = None) -> list[str]:
     """Read, recover and write the partitions of ``states``' files; return the error sessions.
 
     The files are loaded together (frames across sessions are built in one pass).
+    ``step``, if given, is called with 1 for each partition file written.
     """
     ledger = Ledger([replace(_read(state.path), key=state.key) for state in states])
     for name in FRAME_NAMES:
-        write_partitions(frame_of(ledger, policy, name), name, root)
+        write_partitions(frame_of(ledger, policy, name), name, root, step)
     return [log.key for log in ledger.sessions if log.has_errors]
 
 
@@ -337,8 +340,10 @@ def export(
     ``ImportError`` (with a pip hint) without pyarrow.
     """
     plan = plan_export(paths, out_dir, policy)
-    groups = batches(plan.to_write)
-    errors = [key for group in groups for key in write_sessions(group, plan.root, policy)]
+    files = len(plan.to_write) * len(FRAME_NAMES)
+    with progress(files, FILES_THRESHOLD, "writing Parquet", unit="file") as step:
+        errors = [key for group in batches(plan.to_write)
+                  for key in write_sessions(group, plan.root, policy, step)]
     return finish_export(plan, errors)
 
 

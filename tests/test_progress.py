@@ -67,6 +67,20 @@ COMMANDS_READING_FILES = {
 }
 
 
+class Recorded:
+    """Stands in for ``progress.progress``: records each bar's total and every step."""
+
+    def __init__(self) -> None:
+        self.totals: list[int | None] = []
+        self.steps: list[int] = []
+
+    @contextmanager
+    def __call__(self, total: int | Callable[[], int | None], threshold: int,
+                 description: str, unit: str) -> Iterator[Callable[[int], None]]:
+        self.totals.append(total() if callable(total) else total)
+        yield self.steps.append
+
+
 @pytest.mark.parametrize("command", COMMANDS_READING_FILES)
 def test_commands_report_every_byte_they_read(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str) -> None:
@@ -75,20 +89,25 @@ def test_commands_report_every_byte_they_read(
     argv, files = COMMANDS_READING_FILES[command]
     code = main(argv)
     quiet = capsys.readouterr().out
-    reported: list[int] = []
-    totals: list[int | None] = []
-
-    @contextmanager
-    def recorded(total: Callable[[], int | None], threshold: int, description: str,
-                 unit: str) -> Iterator[Callable[[int], None]]:
-        totals.append(total())
-        yield reported.append
-
+    recorded = Recorded()
     monkeypatch.setattr(check, "progress", recorded)
     monkeypatch.setattr(repair, "progress", recorded)
     assert main(argv) == code
     assert capsys.readouterr().out == quiet
-    assert totals == [sum(reported)] == [sum(path.stat().st_size for path in files)]
+    assert recorded.totals == [sum(recorded.steps)] == [sum(f.stat().st_size for f in files)]
+
+
+def test_export_reports_every_parquet_file_it_writes(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from ledgerviz import export
+
+    recorded = Recorded()
+    monkeypatch.setattr(export, "progress", recorded)
+    export.export(DSH, tmp_path)
+    written = list(tmp_path.rglob("*.parquet"))
+    assert recorded.totals == [sum(recorded.steps)] == [len(written)] == [6 * len(DSH)]
+    export.export(DSH, tmp_path)  # nothing changed: nothing to write
+    assert recorded.totals[1:] == [0] and sum(recorded.steps) == len(written)
 
 
 @pytest.mark.parametrize("argv", [["check", str(DSH[0].parent)], ["repair", str(CRASHED)]])

@@ -14,7 +14,7 @@ file with every column typed. pyarrow is optional (``pip install "ledgerviz[parq
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -130,11 +130,13 @@ def session_slices(frame: pd.DataFrame) -> list[tuple[str, int, int]]:
     return [(str(keys[i]), int(offsets[i]), int(lengths[i])) for i in range(len(keys))]
 
 
-def write_partitions(frame: pd.DataFrame, name: str, root: Path) -> None:
+def write_partitions(frame: pd.DataFrame, name: str, root: Path,
+                     step: Callable[[int], Any] | None = None) -> None:
     """Write one ``name`` partition file per session of ``frame`` under ``root/name``.
 
     Each file is written beside its target under a dot name (which readers skip),
     then renamed over it, so a reader sees the old file or the new one, never half.
+    ``step``, if given, is called with 1 for each file written.
     """
     pq = require_pyarrow().parquet
     table = frame_table(frame, name)
@@ -144,6 +146,8 @@ def write_partitions(frame: pd.DataFrame, name: str, root: Path) -> None:
         temporary = folder / f".{PART_NAME}.tmp"
         pq.write_table(table.slice(offset, length), temporary)
         os.replace(temporary, folder / PART_NAME)
+        if step is not None:
+            step(1)
 
 
 def read_frame(root: Path, name: str, sessions: Sequence[str]) -> pd.DataFrame:
