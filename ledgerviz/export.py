@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from ledgerviz.api import Ledger
+from ledgerviz.api import Ledger, load
 from ledgerviz.frames import FRAME_NAMES, build_frames
 from ledgerviz.frames.export import (
     PART_NAME,
@@ -227,16 +227,12 @@ def write_sessions(states: Sequence[FileState], root: Path, policy: Policy,
     The files are loaded together (frames across sessions are built in one pass).
     ``step``, if given, is called with 1 for each partition file written.
     """
-    ledger = Ledger([replace(_read(state.path), key=state.key) for state in states])
+    loaded = load([state.path for state in states])  # a bar while large files are read
+    ledger = Ledger([replace(log, key=state.key)
+                     for log, state in zip(loaded.sessions, states, strict=True)])
     for name in FRAME_NAMES:
         write_partitions(frame_of(ledger, policy, name), name, root, step)
     return [log.key for log in ledger.sessions if log.has_errors]
-
-
-def _read(path: str) -> SessionLog:
-    """Return the session in the file at ``path`` (read leniently)."""
-    with open(path, "rb") as stream:
-        return read_session(path, stream.read())
 
 
 def batches(states: Sequence[FileState]) -> list[list[FileState]]:
