@@ -24,8 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from bench_load import Built, chunk_lines, floor_gc_paused_chunked, in_fresh_process, load_average
-from bench_load import run_route as run_in_this_process
+from bench_load import (
+    Built,
+    chunk_lines,
+    floor_gc_paused_chunked,
+    in_fresh_process,
+    load_average,
+    run_route,
+)
 from msgspec import UNSET, Struct
 
 
@@ -157,7 +163,7 @@ def main() -> None:
     parser.add_argument("--route", choices=ROUTES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.route:
-        print(json.dumps(run_in_this_process(ROUTES[args.route], args.path)))
+        print(json.dumps(run_route(ROUTES[args.route], args.path)))
         return
     rounds = [{route: in_fresh_process(__file__, route, args.path) for route in ROUTES}
               for _ in range(args.rounds)]
