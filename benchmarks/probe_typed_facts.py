@@ -35,63 +35,26 @@ from bench_load import (
 from msgspec import UNSET, Struct
 
 
-class _Source(Struct, gc=False):
-    kind: Any = None
-    provider: Any = None
-    model: Any = None
-    callId: Any = None
+def _loose(name: str, fields: str, **nested: Any) -> Any:
+    """Return a struct whose fields all default to None: ``fields`` (names, space-separated)
+    of any type, ``nested`` of the struct types given."""
+    specs = [(field, Any, None) for field in fields.split()]
+    specs += [(field, kind | None, None) for field, kind in nested.items()]
+    return msgspec.defstruct(name, specs, gc=False)
 
 
-class _Block(Struct, gc=False):
-    type: Any = None
-    text: Any = None
-    id: Any = None
-    name: Any = None
-    arguments: Any = None
-    toolCallId: Any = None
-    isError: Any = None
-    content: Any = None
-
-
-class _Message(Struct, gc=False):
-    id: Any = None
-    role: Any = None
-    source: _Source | None = None
-    content: list[_Block] | None = None
-    toolCallId: Any = None
-    isError: Any = UNSET
-
-
-class _Usage(Struct, gc=False):
-    inputTokens: Any = None
-    outputTokens: Any = None
-    cacheReadTokens: Any = None
-    reasoningTokens: Any = None
-
-
-class _Config(Struct, gc=False):
-    provider: Any = None
-    model: Any = None
-
-
-class _Header(Struct, gc=False):
-    config: _Config | None = None
-
-
-class _Data(Struct, gc=False):
-    turn: Any = None
-    step: Any = None
-    callId: Any = None
-    name: Any = None
-    arguments: Any = None
-    message: _Message | None = None
-    usage: _Usage | None = None
-    reason: Any = None
-    error: Any = None
-    header: _Header | None = None
-    role: Any = None  # a user/message's data is its message
-    source: _Source | None = None
-    content: list[_Block] | None = None
+_Source = _loose("Source", "kind provider model callId")
+_Block = _loose("Block", "type text id name arguments toolCallId isError content")
+_Message = _loose("Message", "id role toolCallId isError", source=_Source, content=list[_Block])
+_Data = _loose(  # role, source, content: a user/message's data is its message
+    "Data",
+    "turn step callId name arguments reason error role",
+    message=_Message,
+    usage=_loose("Usage", "inputTokens outputTokens cacheReadTokens reasoningTokens"),
+    header=_loose("Header", "", config=_loose("Config", "provider model")),
+    source=_Source,
+    content=list[_Block],
+)
 
 
 class _Event(Struct, gc=False):
@@ -119,7 +82,7 @@ def typed(path: Path) -> Built:
         gc.enable()
 
 
-def _text(content: list[_Block] | None) -> str:
+def _text(content: list[Any] | None) -> str:
     """Return the visible text of content blocks (their text blocks, joined)."""
     if content and len(content) == 1 and content[0].type == "text":
         return content[0].text or ""
