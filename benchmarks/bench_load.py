@@ -365,7 +365,9 @@ def _print_stages(path: Path, rounds: int) -> None:
     print(f"ledgerviz stages, median of {rounds} fresh processes ({load_average()}):")
     for stage in runs[0]:
         print(f"  {stage:>10}: {statistics.median(run[stage] for run in runs):6.2f} s")
+    after_load = statistics.median(sum(run.values()) - run["load"] for run in runs)
     total = statistics.median(sum(run.values()) for run in runs)
+    print(f"  {'after load':>10}: {after_load:6.2f} s (the analysis and every frame)")
     print(f"  {'total':>10}: {total:6.2f} s")
 
 
