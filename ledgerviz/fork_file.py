@@ -156,7 +156,7 @@ def _scanned(scan: FileScan, path: str, chunk_bytes: int, doing: str) -> Iterato
     """Yield the blocks of ``scan`` over the file's chunks, drawing progress."""
     ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
     with progress(source_size(path), BYTES_THRESHOLD, doing, unit="B") as step:
-        yield from scan.blocks(chunks if step is None else reported_chunks(chunks, step))
+        yield from scan.blocks(reported_chunks(chunks, step))
 
 
 def _seqs(block: Block) -> Sequence[Any]:

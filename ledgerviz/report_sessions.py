@@ -111,7 +111,7 @@ ReportSessions = LoadedSessions | LedgerFiles
 def _read(found: Found, step: Callable[[int], Any] | None) -> SessionLog:
     """Return the session of one file (``step``: told the size of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
-    return read_chunks(found.path, chunks if step is None else reported_chunks(chunks, step))
+    return read_chunks(found.path, reported_chunks(chunks, step))
 
 
 def _lineage(stubs: list[SessionLog]) -> pd.DataFrame:

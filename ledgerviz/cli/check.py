@@ -195,7 +195,7 @@ def _summaries(
 
     summaries = []
     for name, found in iter_source_chunks(path, READ_BYTES):
-        chunks = found if step is None else reported_chunks(found, step)
+        chunks = reported_chunks(found, step)
         if stream or _size(name) > STREAM_ABOVE_BYTES:
             summary = streamed_summary(summarize_file(name, chunks, strict=strict))
         else:

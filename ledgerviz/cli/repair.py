@@ -80,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
         chunks = chain([first], chunks)
         with progress(partial(source_size, path), BYTES_THRESHOLD, "reading",
                       unit="B") as step:
-            reported = chunks if step is None else reported_chunks(chunks, step)
-            reading = runtime_read(path, reported, use)
+            reading = runtime_read(path, reported_chunks(chunks, step), use)
     except UnreadableSourceError as error:
         say_error("repair", error)
         return 2

@@ -61,8 +61,7 @@ def read_sessions(
     costs a re-encoding of every line). Files are read ``READ_BYTES`` at a time.
     """
     options = {"strict": strict, "duplicate_keys": duplicate_keys}
-    logs = [read_chunks(path, chunks if progress is None else reported_chunks(chunks, progress),
-                        **options)
+    logs = [read_chunks(path, reported_chunks(chunks, progress), **options)
             for path, chunks in iter_source_chunks(source, READ_BYTES)]
     return with_unique_keys(logs)
 
@@ -70,8 +69,15 @@ def read_sessions(
 Chunk = bytes | SourceProblem
 
 
-def reported_chunks(chunks: Iterable[Chunk], progress: Callable[[int], None]) -> Iterator[Chunk]:
-    """Yield ``chunks``, reporting each one's size once the reader asks for the next."""
+def reported_chunks(
+    chunks: Iterator[Chunk], progress: Callable[[int], Any] | None
+) -> Iterator[Chunk]:
+    """Return ``chunks``, each one's size reported to ``progress`` once the reader asks for
+    the next (``chunks`` itself when ``progress`` is None)."""
+    return chunks if progress is None else _reporting(chunks, progress)
+
+
+def _reporting(chunks: Iterator[Chunk], progress: Callable[[int], Any]) -> Iterator[Chunk]:
     for chunk in chunks:
         yield chunk
         if isinstance(chunk, bytes):
