@@ -5,7 +5,7 @@ packs ``plotly.js@VERSION`` with npm (which checks the tarball against the regis
 integrity hash), takes its published partial bundle ``dist/plotly-gl2d.min.js`` (the
 ``scatter`` and ``scattergl`` traces, plus ``splom`` and ``parcoords``) and plotly.js's
 licence, and writes them with a manifest (version, npm integrity, SHA-256) to
-``ledgerviz/display/plotlyjs/``. VERSION defaults to the plotly.js that the installed
+``ledgerviz/report/bundle/``. VERSION defaults to the plotly.js that the installed
 plotly.py embeds, so the report's figures meet the plotly.js they were made for. The same
 version always gives the same bytes (npm tarballs never change once published).
 """
@@ -20,7 +20,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-TARGET = Path(__file__).resolve().parents[1] / "ledgerviz" / "display" / "plotlyjs"
+TARGET = Path(__file__).resolve().parents[1] / "ledgerviz" / "report" / "bundle"
 BUNDLE = "plotly-gl2d.min.js"
 TRACES = ["scatter", "scattergl", "splom", "parcoords"]
 """The trace types the bundle registers (plotly.js's lib/index-gl2d.js, and core's scatter)."""

@@ -271,7 +271,7 @@ def test_cli_no_pack_writes_plain_section_bodies(tmp_path: Path) -> None:
 def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> None:
     # the crash-before-dispatch example: four calls never started, so the recorded request
     # has four pairing problems per provider
-    from ledgerviz import report
+    from ledgerviz.report import page as report
 
     monkeypatch.setattr(report, "ROW_LIMIT", 3)
     monkeypatch.setattr(report, "PROBLEM_LIMIT", 2)
@@ -287,7 +287,7 @@ def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> No
 
 
 def test_fork_points_past_the_row_limit_are_counted(tmp_path: Path, monkeypatch) -> None:
-    from ledgerviz import report
+    from ledgerviz.report import page as report
 
     monkeypatch.setattr(report, "ROW_LIMIT", 3)
     path = tmp_path / "no-results.jsonl"

@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 
 import ledgerviz
-from ledgerviz import report, report_sessions
 from ledgerviz.api import Ledger
+from ledgerviz.report import page as report
 from ledgerviz.report import render_report
-from ledgerviz.report_lineage import grouped_trees
-from ledgerviz.report_sessions import LedgerFiles
+from ledgerviz.report import sessions as report_sessions
+from ledgerviz.report.lineage import grouped_trees
+from ledgerviz.report.sessions import LedgerFiles
 
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 TESTS = Path(__file__).resolve().parent

@@ -10,11 +10,11 @@ from plotly.io.json import to_json_plotly
 from report_packs import PLACEHOLDER, blocks, unpacked
 
 import ledgerviz
-from ledgerviz import report_pack
 from ledgerviz.examples import example_paths
+from ledgerviz.report import pack as report_pack
 from ledgerviz.report import render_report
-from ledgerviz.report_figures import _script_json
-from ledgerviz.report_pack import BodyPacker
+from ledgerviz.report.figures import _script_json
+from ledgerviz.report.pack import BodyPacker
 
 
 def test_a_block_is_packed_as_soon_as_it_is_full(monkeypatch) -> None:

@@ -16,7 +16,7 @@ import ledgerviz
 from ledgerviz.examples import example_paths
 from ledgerviz.plot import traces
 from ledgerviz.report import render_report
-from ledgerviz.report_plotlyjs import BUNDLE_DIR, plotlyjs_for, small_bundle_manifest
+from ledgerviz.report.plotlyjs import BUNDLE_DIR, plotlyjs_for, small_bundle_manifest
 
 SMALL_FILE = "plotly-gl2d.min.js"
 

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from ledgerviz.examples import example_paths
     from ledgerviz.ledger import UnreadableSourceError
     from ledgerviz.report import report_pieces
-    from ledgerviz.report_sessions import LedgerFiles
+    from ledgerviz.report.sessions import LedgerFiles
 
     sources: list[str | Path] = [*args.paths, *(example_paths() if args.examples else [])]
     if not sources:

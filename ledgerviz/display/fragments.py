@@ -121,9 +121,9 @@ def palette() -> str:
 
 
 @cache
-def stylesheet(name: str) -> str:
-    """Return a stylesheet shipped with the package (read once)."""
-    return resources.files("ledgerviz.display").joinpath(name).read_text(encoding="utf-8")
+def stylesheet(name: str, package: str = "ledgerviz.display") -> str:
+    """Return a stylesheet shipped in ``package`` (the displays' own by default)."""
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
 
 
 def fragment_style() -> str:

@@ -1,7 +1,7 @@
 """Figures in the HTML report: each is a placeholder div plus its spec as inline JSON, drawn by
-the page script (``display/report.js``) when it scrolls into view; plotly.js is embedded once
-(the smallest bundle that draws every figure: :mod:`ledgerviz.report_plotlyjs`), packed
-(:mod:`ledgerviz.report_pack`), and started only when the first figure is drawn."""
+the page script (``report/report.js``) when it scrolls into view; plotly.js is embedded once
+(the smallest bundle that draws every figure: :mod:`ledgerviz.report.plotlyjs`), packed
+(:mod:`ledgerviz.report.pack`), and started only when the first figure is drawn."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 import orjson
 
 from ledgerviz.plot.timeline import TEMPLATE
-from ledgerviz.report_pack import packed_script
-from ledgerviz.report_plotlyjs import PlotlyJs, plotlyjs_for
+from ledgerviz.report.pack import packed_script
+from ledgerviz.report.plotlyjs import PlotlyJs, plotlyjs_for
 
 DEFAULT_HEIGHT = 450
 """plotly's figure height when the layout names none."""
@@ -94,7 +94,7 @@ def page_scripts(types: frozenset[str]) -> str:
 def _page_scripts(plotlyjs: PlotlyJs) -> str:
     import plotly.io as pio
 
-    behaviour = files("ledgerviz.display").joinpath("report.js").read_text(encoding="utf-8")
+    behaviour = files(__package__).joinpath("report.js").read_text(encoding="utf-8")
     template = _script_json(pio.templates[TEMPLATE].to_plotly_json())
     return (f'<script type="application/json" id="lv-template">{template}</script>'
             f'{packed_script("lv-plotly", plotlyjs.code)}'

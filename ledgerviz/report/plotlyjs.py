@@ -1,5 +1,5 @@
 """Which plotly.js the HTML report embeds: the small bundle shipped with ledgerviz
-(``display/plotlyjs/``, plotly.js's published ``gl2d`` partial bundle, fetched by
+(``report/bundle/``, plotly.js's published ``gl2d`` partial bundle, fetched by
 ``scripts/fetch_plotly_bundle.py``) when every figure's trace type is in it and it is the
 plotly.js that the installed plotly.py embeds; otherwise plotly.py's full bundle.
 
@@ -15,7 +15,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, NamedTuple
 
-BUNDLE_DIR = files("ledgerviz.display").joinpath("plotlyjs")
+BUNDLE_DIR = files(__package__).joinpath("bundle")
 
 
 class PlotlyJs(NamedTuple):

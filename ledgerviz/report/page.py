@@ -29,16 +29,16 @@ from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, CallFacts, Policy
 from ledgerviz.recovery.pairing import Problem
 from ledgerviz.recovery.providers import PROVIDERS
-from ledgerviz.report_figures import (
+from ledgerviz.report.figures import (
     figure_height,
     figure_html,
     page_scripts,
     plotlyjs_label,
     trace_types,
 )
-from ledgerviz.report_lineage import fork_children, grouped_trees
-from ledgerviz.report_pack import PAGE_NO_SCRIPT, BodyPacker
-from ledgerviz.report_sessions import LedgerFiles, LoadedSessions, ReportSessions, batches
+from ledgerviz.report.lineage import fork_children, grouped_trees
+from ledgerviz.report.pack import PAGE_NO_SCRIPT, BodyPacker
+from ledgerviz.report.sessions import LedgerFiles, LoadedSessions, ReportSessions, batches
 from ledgerviz.wording import counted
 
 ARGUMENT_LIMIT = 2_000
@@ -326,7 +326,7 @@ def _figure_name(index: int, story: int) -> str:
 def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
                   axis: Axis = "order", packed: bool = True) -> str:
     """Return the report as one self-contained HTML document (plotly.js inlined once: the
-    smallest bundle that draws every figure, :mod:`ledgerviz.report_plotlyjs`).
+    smallest bundle that draws every figure, :mod:`ledgerviz.report.plotlyjs`).
 
     It opens with an overview table (one row per session), then one section per session;
     a child session (``frames.lineage``) follows its parent, and under the fork policy a
@@ -334,7 +334,7 @@ def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
     Timelines are drawn under ``policy`` on ``axis`` (event order by default: crash
     closers share the last timestamp, and idle gaps between turns would squeeze the rest),
     each only when it scrolls into view. Sessions are drawn in batches of whole lineage trees
-    (``report_sessions.BATCH_EVENTS``): each batch's facts and timelines come from one pass
+    (``sessions.BATCH_EVENTS``): each batch's facts and timelines come from one pass
     over the frames of all its sessions, and its analyses, frames and contexts are dropped
     before the next, so a report of many sessions holds those of one batch at a time. Given
     ``LedgerFiles`` (what ``ledgerviz report`` reads) instead of a loaded ledger, a batch's
@@ -342,7 +342,7 @@ def render_report(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
 
     When ``packed`` (the default), each session's body (summary, timelines, tables) and
     plotly.js are stored compressed and unpacked by the page script as they scroll near
-    (:mod:`ledgerviz.report_pack`): a report of many sessions opens on its overview at once.
+    (:mod:`ledgerviz.report.pack`): a report of many sessions opens on its overview at once.
     Without packing, the bodies are plain HTML that reads without JavaScript.
     """
     return "".join(report_pieces(ledger, policy, axis, packed))
@@ -369,7 +369,7 @@ def report_pieces(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>ledgerviz report</title><style>{palette()}{stylesheet('fragments.css')}"
-        f"{stylesheet('report.css')}</style></head><body class='lv'>"
+        f"{stylesheet('report.css', __package__)}</style></head><body class='lv'>"
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{len(sessions.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"

@@ -1,0 +1,8 @@
+"""The self-contained HTML report: ``page`` writes it from sessions read a batch at a time
+(``sessions``), ordered by lineage (``lineage``), with figures (``figures``) and bodies packed
+(``pack``) and the plotly.js it embeds (``plotlyjs``, ``bundle/``); its page script and
+stylesheet sit beside them."""
+
+from ledgerviz.report.page import render_report, report_pieces, write_report
+
+__all__ = ["render_report", "report_pieces", "write_report"]
