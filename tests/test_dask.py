@@ -1,4 +1,4 @@
-"""ledgerviz.dask on a LocalCluster with two worker processes: frames and the export."""
+"""ledgerviz.export.dask on a LocalCluster with two worker processes: frames and the export."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 import ledgerviz
-import ledgerviz.dask as lvd
+import ledgerviz.export.dask as lvd
 from ledgerviz.export import read_export
 from ledgerviz.frames import FRAME_NAMES
 

@@ -16,8 +16,8 @@ import pytest
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.export import MANIFEST_NAME, ExportError, export, read_export
+from ledgerviz.export.parquet import PARQUET_HINT, dataset_schema, require_pyarrow
 from ledgerviz.frames import FRAME_NAMES
-from ledgerviz.frames.export import PARQUET_HINT, dataset_schema, require_pyarrow
 
 ROOT = Path(__file__).parents[1]
 EXAMPLES = ROOT / "ledgerviz" / "examples"

@@ -100,7 +100,7 @@ def test_commands_report_every_byte_they_read(
 
 def test_export_reports_every_parquet_file_it_writes(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from ledgerviz import export
+    from ledgerviz.export import dataset as export
 
     recorded = Recorded()
     monkeypatch.setattr(export, "progress", recorded)

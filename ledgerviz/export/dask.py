@@ -4,7 +4,7 @@ Quick start (``pip install "ledgerviz[dask]"``)::
 
     >>> from dask.distributed import Client               # doctest: +SKIP
     >>> client = Client("tcp://scheduler:8786")           # doctest: +SKIP
-    >>> import ledgerviz.dask as lvd                      # doctest: +SKIP
+    >>> import ledgerviz.export.dask as lvd                      # doctest: +SKIP
     >>> calls = lvd.frames("sessions/**/*.jsonl", policy="fork")["calls"]  # doctest: +SKIP
     >>> calls.groupby("tool").size().compute()            # doctest: +SKIP
 
@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from ledgerviz.api import Ledger
-from ledgerviz.export import (
+from ledgerviz.export.dataset import (
     ExportSummary,
     FileState,
     batches,
@@ -34,8 +34,8 @@ from ledgerviz.export import (
     plan_export,
     write_sessions,
 )
+from ledgerviz.export.parquet import empty_frames, restore_categories, string_categories
 from ledgerviz.frames import FRAME_NAMES
-from ledgerviz.frames.export import empty_frames, restore_categories, string_categories
 from ledgerviz.ledger import read_session
 from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import expand_path
@@ -56,7 +56,7 @@ def _require_dask() -> Any:
         import dask.dataframe
         import fsspec  # noqa: F401  (Dask's own file layer; checked here, used on workers)
     except ImportError as error:
-        raise ImportError(f"ledgerviz.dask needs Dask: {DASK_HINT}") from error
+        raise ImportError(f"ledgerviz.export.dask needs Dask: {DASK_HINT}") from error
     return dask.dataframe
 
 
@@ -205,7 +205,7 @@ def in_process(frame: pd.DataFrame, name: str, keys: Sequence[str]) -> pd.DataFr
 
 
 def _fingerprints(items: Sequence[tuple[str, FileState | None]]) -> list[tuple[FileState, bool]]:
-    """Return :func:`ledgerviz.export.fingerprint` of each ``(path, known)`` item."""
+    """Return :func:`ledgerviz.export.dataset.fingerprint` of each ``(path, known)`` item."""
     return [fingerprint(path, known) for path, known in items]
 
 

@@ -1,7 +1,7 @@
 """Incremental Parquet export of ledger files: one dataset per frame, one partition per session.
 
 ``export(paths, out_dir, policy)`` writes every frame of every session under
-``policy`` (format: ``ledgerviz.frames.export``) and a manifest,
+``policy`` (format: ``ledgerviz.export.parquet``) and a manifest,
 ``ledgerviz-export.json``, that records each input file's size, modification time and
 SHA-256. The next run into the same folder skips every file whose size and mtime are
 unchanged (without reading it) or whose content hash is unchanged; it rewrites the
@@ -24,8 +24,7 @@ import orjson
 import pandas as pd
 
 from ledgerviz.api import Ledger, load
-from ledgerviz.frames import FRAME_NAMES, build_frames
-from ledgerviz.frames.export import (
+from ledgerviz.export.parquet import (
     PART_NAME,
     dataset_schema,
     partition_folder,
@@ -34,6 +33,7 @@ from ledgerviz.frames.export import (
     restore_categories,
     write_partitions,
 )
+from ledgerviz.frames import FRAME_NAMES, build_frames
 from ledgerviz.ledger import SessionLog, UnreadableSourceError, read_session
 from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import expand_path
