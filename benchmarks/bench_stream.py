@@ -8,7 +8,7 @@ events are about 2 GiB) and measures, each in a fresh process (see ``bench_load.
 - floor_stream: read the file in the reader's chunks (1 MiB) and ``orjson.loads`` every
   line with the cyclic GC paused, each block's values dropped before the next: decoding
   alone, in bounded memory (holding every value, as the load floor does, would need ~15 GB);
-- summarize: ``ledgerviz.summary.summarize(path)``, what ``ledgerviz check --stream``
+- summarize: ``ledgerviz.streams.summary.summarize(path)``, what ``ledgerviz check --stream``
   runs: reading, every reader check, the recovery tracker and the call counts;
 - repair: ``ledgerviz repair PATH`` in-process (stdout captured): the runtime's
   recoverable read, with its duplicate-key check, and the tracker;
@@ -57,8 +57,8 @@ def floor_stream(path: Path) -> Built:
 
 
 def summarize(path: Path) -> Built:
-    """``ledgerviz.summary.summarize``: the streamed check of the file."""
-    from ledgerviz.summary import summarize
+    """``ledgerviz.streams.summary.summarize``: the streamed check of the file."""
+    from ledgerviz.streams.summary import summarize
 
     (summary,) = summarize(path)
     return summary.events, summary
@@ -78,7 +78,7 @@ def repair(path: Path) -> Built:
 
 def fork(path: Path) -> Built:
     """``write_fork`` at the last seq but one, the lines written counted, not kept."""
-    from ledgerviz.fork_file import write_fork
+    from ledgerviz.streams.fork_file import write_fork
 
     written = 0
 

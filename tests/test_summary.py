@@ -12,7 +12,7 @@ import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.ledger import read_sessions
 from ledgerviz.simulate import write_scenario
-from ledgerviz.summary import SessionSummary, summarize
+from ledgerviz.streams.summary import SessionSummary, summarize
 
 DSH = Path(__file__).parent / "data" / "dsh"
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"

@@ -21,7 +21,7 @@ from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
     from ledgerviz.ledger import Diagnostic, SessionLog
-    from ledgerviz.summary import SessionSummary
+    from ledgerviz.streams.summary import SessionSummary
 
 STATUS_CODES = {"outcome_unknown": UNKNOWN_CODE, "not_started": NOT_STARTED_CODE}
 """The recovery code ``check`` reports for each unanswered call status."""
@@ -191,7 +191,7 @@ def _summaries(
     from ledgerviz.api import Ledger
     from ledgerviz.ledger.reader import READ_BYTES, read_chunks, reported_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
-    from ledgerviz.summary import summarize_file
+    from ledgerviz.streams.summary import summarize_file
 
     summaries = []
     for name, found in iter_source_chunks(path, READ_BYTES):

@@ -48,9 +48,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the fork child of ``args.path``; return the exit code."""
-    from ledgerviz.fork_file import write_fork
     from ledgerviz.ledger import LedgerError, UnreadableSourceError
     from ledgerviz.recovery import ForkRefused
+    from ledgerviz.streams.fork_file import write_fork
 
     created_at = args.created_at if args.created_at is not None else time.time_ns() // 1_000_000
     try:

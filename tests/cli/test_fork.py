@@ -20,9 +20,9 @@ from hostile_inputs import HEADER, base_events, encode
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.examples import example_path
-from ledgerviz.fork_file import write_fork
 from ledgerviz.recovery import PROVIDERS, ForkRefused
 from ledgerviz.simulate.scenarios import write_scenario
+from ledgerviz.streams.fork_file import write_fork
 
 CRASH = example_path("crash-mid-dispatch")
 

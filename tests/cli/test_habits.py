@@ -66,7 +66,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch: pytest.MonkeyPatch,
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("ledgerviz.summary.summarize_file", interrupted)
+    monkeypatch.setattr("ledgerviz.streams.summary.summarize_file", interrupted)
     assert main(["check", "--stream", str(example_path("clean"))]) == 130
     assert capsys.readouterr().err == "ledgerviz check: interrupted\n"
 

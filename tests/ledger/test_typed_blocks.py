@@ -24,7 +24,7 @@ from ledgerviz.ledger.reader import FileScan
 from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.ledger.typed import StreamBlock
 from ledgerviz.simulate import SCENARIOS, write_scenario
-from ledgerviz.summary import summarize
+from ledgerviz.streams.summary import summarize
 
 
 def typed_blocks(path: Path, chunk_bytes: int) -> list[Any]:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from ledgerviz.fork_file import write_fork
 from ledgerviz.recovery import ForkRefused, fork_boundary, fork_seed
 from ledgerviz.recovery.fork import position_of_seq
+from ledgerviz.streams.fork_file import write_fork
 
 from .build import LedgerBuilder, crashed_mid_dispatch
 from .ledgers import CONFORMANCE, conformance_cases, conformance_input, dsh_fixture
