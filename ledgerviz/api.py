@@ -386,12 +386,14 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
 notebook.register_formatters()
 
 
-def load(source: Source, *, strict: bool = False) -> Ledger:
+def load(source: Source, *, strict: bool = False, format: str | None = None) -> Ledger:
     """Return a ``Ledger`` of every session in ``source`` (file, folder, glob, list, stream).
 
-    Lenient by default; ``strict=True`` raises ``LedgerError`` at the first error. Reading
+    Lenient by default; ``strict=True`` raises ``LedgerError`` at the first error. Each
+    file's format is found by its content unless ``format`` names one for all
+    (``ledgerviz.ledger.formats.format_names()`` lists them). Reading
     large files shows progress where someone watches (see ``ledgerviz.progress``).
     """
     size = partial(source_size, source)  # the files are walked twice only for a bar
     with progress(size, BYTES_THRESHOLD, "reading", unit="B") as step:
-        return Ledger(read_sessions(source, strict=strict, progress=step))
+        return Ledger(read_sessions(source, format=format, strict=strict, progress=step))

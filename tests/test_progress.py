@@ -14,7 +14,7 @@ import ledgerviz
 import ledgerviz.api
 from ledgerviz import progress as progress_module
 from ledgerviz.ledger import reader
-from ledgerviz.ledger.reader import read_session, read_sessions
+from ledgerviz.ledger.read import read_session, read_sessions
 
 DSH = sorted((Path(__file__).resolve().parent / "data" / "dsh").glob("*.jsonl"))
 

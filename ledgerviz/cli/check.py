@@ -189,7 +189,8 @@ def _summaries(
     large or ``stream``. Keys are the files' own; ``run`` makes them unique. ``step``,
     if given, is called with the size of each chunk read."""
     from ledgerviz.api import Ledger
-    from ledgerviz.ledger.reader import READ_BYTES, read_chunks, reported_chunks
+    from ledgerviz.ledger.read import read_file
+    from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
     from ledgerviz.streams.summary import summarize_file
 
@@ -199,7 +200,7 @@ def _summaries(
         if stream or _size(name) > STREAM_ABOVE_BYTES:
             summary = streamed_summary(summarize_file(name, chunks, strict=strict))
         else:
-            log = read_chunks(name, chunks, strict=strict, duplicate_keys=True)
+            log = read_file(name, chunks, strict=strict, duplicate_keys=True)
             summary = session_summary(Ledger([log]), log)
         summaries.append((name, summary))
     return summaries

@@ -21,7 +21,7 @@ from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lineage import SeedCheck
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks, valid_unicode
+from ledgerviz.ledger.sources import SourceProblem, valid_unicode
 from ledgerviz.ledger.typed import StreamBlock, stream_block
 
 CHECK_LINES = 256
@@ -30,7 +30,7 @@ decoded are still in the processor's caches when they are checked."""
 
 READ_BYTES = 1 << 20
 """How many bytes of a file are split into lines, decoded and checked at a time (and read
-at a time, by ``read_sessions``): the copies made per block (the lines, their number marks)
+at a time, by ``read.read_sessions``): the copies made per block (the lines, their number marks)
 stay this small however large the file is; only the decoded events grow with it."""
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -42,28 +42,6 @@ UNDECODABLE_KINDS = frozenset(
     {"bad_header", "invalid_json", "invalid_utf8", "blank_line", "torn_tail", "more_diagnostics"}
 )
 """Diagnostics of lines that decode to nothing; a file with only these is not a ledger."""
-
-
-def read_sessions(
-    source: Source,
-    *,
-    strict: bool = False,
-    progress: Callable[[int], None] | None = None,
-    duplicate_keys: bool = False,
-) -> list[SessionLog]:
-    """Return one ``SessionLog`` per ledger file in ``source``, keys unique within the load.
-
-    Lenient by default: every readable event is kept and every problem becomes a
-    diagnostic. ``strict=True`` raises ``LedgerError`` at the first error-level problem.
-    A source that cannot be read at all raises ``UnreadableSourceError``. ``progress``, if
-    given, is called with the size of each chunk read, once the reader has taken it.
-    ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
-    costs a re-encoding of every line). Files are read ``READ_BYTES`` at a time.
-    """
-    options = {"strict": strict, "duplicate_keys": duplicate_keys}
-    logs = [read_chunks(path, reported_chunks(chunks, progress), **options)
-            for path, chunks in iter_source_chunks(source, READ_BYTES)]
-    return with_unique_keys(logs)
 
 
 Chunk = bytes | SourceProblem
@@ -84,21 +62,11 @@ def _reporting(chunks: Iterator[Chunk], progress: Callable[[int], Any]) -> Itera
             progress(len(chunk))
 
 
-def read_session(
-    path: str, content: Chunk, *, strict: bool = False, duplicate_keys: bool = False
-) -> SessionLog:
-    """Return the session in one file's bytes (its key is the header id or the file stem).
-
-    ``content`` may be the ``SourceProblem`` of a file that could not be read; options
-    as in ``read_sessions``.
-    """
-    return read_chunks(path, [content], strict=strict, duplicate_keys=duplicate_keys)
-
-
 def read_chunks(
     path: str, chunks: Iterable[Chunk], *, strict: bool = False, duplicate_keys: bool = False
 ) -> SessionLog:
-    """Return the session of one file given as its chunks (see ``read_session``)."""
+    """Return the session of one dsh ledger file given as its chunks (options as in
+    ``ledgerviz.ledger.read.read_sessions``)."""
     scan = FileScan(path, strict=strict, duplicate_keys=duplicate_keys)
     return scan.session_log(list(scan.blocks(chunks)))
 

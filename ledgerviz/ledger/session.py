@@ -30,6 +30,8 @@ class SessionLog:
     lines_skipped: int = 0
     lines: Sequence[int] = ()
     fields: EventFields | None = None
+    format: str = "dsh"
+    """The name of the format the file was read from (``ledgerviz.ledger.formats``)."""
 
     def event_fields(self) -> EventFields:
         """Return the envelope columns of ``events`` (extracted now if the reader did not)."""

@@ -14,7 +14,8 @@ import pandas as pd
 from ledgerviz.api import Ledger
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS
-from ledgerviz.ledger.reader import READ_BYTES, read_chunks, reported_chunks, with_unique_keys
+from ledgerviz.ledger.read import read_file
+from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
 from ledgerviz.ledger.sources import Found, expand_found, found_chunks
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 
@@ -111,7 +112,7 @@ ReportSessions = LoadedSessions | LedgerFiles
 def _read(found: Found, step: Callable[[int], Any] | None) -> SessionLog:
     """Return the session of one file (``step``: told the size of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
-    return read_chunks(found.path, reported_chunks(chunks, step))
+    return read_file(found.path, reported_chunks(chunks, step))
 
 
 def _lineage(stubs: list[SessionLog]) -> pd.DataFrame:

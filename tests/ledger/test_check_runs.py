@@ -12,7 +12,8 @@ from ledger_lines import HEADER, encode, tool_result, turn_start
 
 from ledgerviz.ledger import LedgerError
 from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
-from ledgerviz.ledger.reader import CHECK_LINES, read_session
+from ledgerviz.ledger.read import read_session
+from ledgerviz.ledger.reader import CHECK_LINES
 
 EVENTS = 600  # lines 2..601: runs of 256 lines from line 2 (2..257, 258..513, 514..601)
 

@@ -14,7 +14,7 @@ import pytest
 from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
 
 from ledgerviz.ledger import Diagnostic, SessionLog
-from ledgerviz.ledger.reader import read_session
+from ledgerviz.ledger.read import read_session
 from ledgerviz.ledger.runtime_read import (
     Fragment,
     LineOffsets,

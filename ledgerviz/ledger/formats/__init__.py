@@ -1,0 +1,98 @@
+"""The transcript formats ledgerviz reads, and which one a file is in.
+
+A format is a name, a test of a file's first bytes (``sniff``) and a reader that turns the
+file's chunks into one ``SessionLog`` in the dsh event model (``read``): turns, steps,
+assistant messages with tool calls, tool results. Everything above the reader (recovery,
+frames, plots, reports) sees that model only, whatever the file was.
+
+A file's format is found by content, never by its name: the registered formats are asked
+in turn, and ``dsh``, the runtime's own ledger, answers for any file no other claims (its
+reader says "not a ledger" where nothing fits).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import SourceProblem
+
+Chunk = bytes | SourceProblem
+
+SNIFF_BYTES = 64 * 1024
+"""How much of a file's start ``sniff`` is shown at most (its first chunk may hold less)."""
+
+
+class ReadOptions(NamedTuple):
+    """What a caller asks of every format's reader."""
+
+    strict: bool = False
+    """Raise ``LedgerError`` at the first error-level problem instead of a diagnostic."""
+    duplicate_keys: bool = False
+    """Also look for keys repeated within a line (a warning; it costs time)."""
+
+
+class Format(NamedTuple):
+    """One transcript format: how to recognise a file in it and how to read one."""
+
+    name: str
+    """What ``--format`` and ``ledgerviz.load(format=...)`` call it."""
+    sniff: Callable[[bytes], bool]
+    """Whether a file starting with these bytes (at most ``SNIFF_BYTES``) is in it."""
+    read: Callable[[str, Iterable[Chunk], ReadOptions], SessionLog]
+    """The session of a file, from its path and its chunks (the first may be a
+    ``SourceProblem``: the reader reports it as the file's one diagnostic)."""
+    description: str
+    """One line for help texts."""
+
+
+_FORMATS: dict[str, Format] = {}
+FALLBACK = "dsh"
+"""The format of a file no other format claims."""
+
+
+def register_format(format: Format, *, replace: bool = False) -> None:
+    """Add ``format`` to those files are tested against (sniffed before the ones already
+    registered, the fallback last). A name already taken is refused unless ``replace``, and
+    then replaced with a warning."""
+    if format.name in _FORMATS:
+        if not replace:
+            raise ValueError(f"a format named {format.name!r} is registered already")
+        warnings.warn(f"format {format.name!r} replaced", stacklevel=2)
+    _FORMATS[format.name] = format
+
+
+def format_names() -> list[str]:
+    """Return the registered formats' names, in the order files are tested against them."""
+    _register_builtins()
+    return [name for name in reversed(_FORMATS) if name != FALLBACK] + [FALLBACK]
+
+
+def format_named(name: str) -> Format:
+    """Return the format called ``name``; an unknown name raises ``ValueError`` listing all."""
+    _register_builtins()
+    if name not in _FORMATS:
+        raise ValueError(f"unknown format {name!r}: choose from {', '.join(format_names())}")
+    return _FORMATS[name]
+
+
+def detect_format(head: Chunk) -> Format:
+    """Return the format of a file whose first chunk is ``head`` (the fallback for an empty
+    or unreadable file, or one no format claims)."""
+    if isinstance(head, bytes) and head:
+        start = head[:SNIFF_BYTES]
+        for name in format_names()[:-1]:
+            if _FORMATS[name].sniff(start):
+                return _FORMATS[name]
+    return format_named(FALLBACK)
+
+
+def _register_builtins() -> None:
+    """Register the formats ledgerviz ships (once, on first use)."""
+    if FALLBACK in _FORMATS:
+        return
+    from ledgerviz.ledger.formats import dsh
+
+    register_format(dsh.FORMAT)

@@ -1,0 +1,65 @@
+"""The one route from a user's source to sessions: files found, read in chunks with their
+progress reported, each file's format detected by content, and read by that format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import chain
+
+from ledgerviz.ledger import reader
+from ledgerviz.ledger.formats import Chunk, ReadOptions, detect_format, format_named
+from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import Source, iter_source_chunks
+
+
+def read_file(
+    path: str,
+    chunks: Iterable[Chunk],
+    *,
+    format: str | None = None,
+    strict: bool = False,
+    duplicate_keys: bool = False,
+) -> SessionLog:
+    """Return the session of one file given as its chunks, read in ``format`` (None: the
+    format its first bytes show; see ``ledgerviz.ledger.formats``)."""
+    chunks = iter(chunks)
+    head = next(chunks, b"")
+    reader = format_named(format) if format is not None else detect_format(head)
+    return reader.read(path, chain([head], chunks), ReadOptions(strict, duplicate_keys))
+
+
+def read_sessions(
+    source: Source,
+    *,
+    format: str | None = None,
+    strict: bool = False,
+    progress: Callable[[int], None] | None = None,
+    duplicate_keys: bool = False,
+) -> list[SessionLog]:
+    """Return one ``SessionLog`` per file in ``source``, keys unique within the load.
+
+    Lenient by default: every readable event is kept and every problem becomes a
+    diagnostic. ``strict=True`` raises ``LedgerError`` at the first error-level problem.
+    A source that cannot be read at all raises ``UnreadableSourceError``. ``format``
+    names the format of every file (None: each file's own, by content). ``progress``, if
+    given, is called with the size of each chunk read, once the reader has taken it.
+    ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
+    costs a re-encoding of every line). Files are read ``reader.READ_BYTES`` at a time.
+    """
+    logs = [read_file(path, reader.reported_chunks(chunks, progress), format=format, strict=strict,
+                      duplicate_keys=duplicate_keys)
+            for path, chunks in iter_source_chunks(source, reader.READ_BYTES)]
+    return reader.with_unique_keys(logs)
+
+
+def read_session(
+    path: str, content: Chunk, *, format: str | None = None, strict: bool = False,
+    duplicate_keys: bool = False,
+) -> SessionLog:
+    """Return the session in one file's bytes (its key is the header id or the file stem).
+
+    ``content`` may be the ``SourceProblem`` of a file that could not be read; options
+    as in ``read_sessions``.
+    """
+    return read_file(path, [content], format=format, strict=strict,
+                     duplicate_keys=duplicate_keys)

@@ -1,0 +1,71 @@
+"""The format registry: a file's format found by its content, a named format forced, and a
+registered format's reader used by every route that reads files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+import ledgerviz
+from ledgerviz.ledger import SessionLog, formats
+from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+
+HEADER = b'{"type":"session","version":4,"id":"s-1","createdAt":0,"isSeeded":false}\n'
+
+
+@pytest.fixture
+def shouting() -> Iterator[Format]:
+    """A toy format: files whose first byte is ``!``, read as one session named by line 1."""
+
+    def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
+        text = b"".join(c for c in chunks if isinstance(c, bytes))
+        return SessionLog(path, text[1:].split(b"\n")[0].decode(), {}, None, [], format="shout")
+
+    toy = Format("shout", lambda head: head.startswith(b"!"), read, "a test format")
+    formats.register_format(toy)
+    yield toy
+    del formats._FORMATS["shout"]
+
+
+def test_a_dsh_header_is_read_as_dsh() -> None:
+    assert formats.detect_format(HEADER).name == "dsh"
+    assert formats.detect_format(b"\xef\xbb\xbf" + HEADER).name == "dsh"
+
+
+def test_files_no_format_claims_fall_back_to_dsh(tmp_path: Path) -> None:
+    assert formats.detect_format(b"hello\n").name == "dsh"
+    assert formats.detect_format(b"").name == "dsh"
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b"hello\n")
+    assert [d.kind for d in ledgerviz.load(path).diagnostics] == ["not_a_ledger"]
+
+
+def test_an_unknown_format_name_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown format 'nope': choose from .*dsh"):
+        formats.format_named("nope")
+
+
+def test_a_name_is_registered_once(shouting: Format) -> None:
+    with pytest.raises(ValueError, match="registered already"):
+        formats.register_format(shouting)
+    with pytest.warns(UserWarning, match="replaced"):
+        formats.register_format(shouting, replace=True)
+
+
+def test_a_registered_format_reads_the_files_it_claims(shouting: Format, tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes(b"!loud\n")
+    (tmp_path / "b.jsonl").write_bytes(HEADER)
+    assert formats.format_names() == ["shout", "dsh"]
+    ledger = ledgerviz.load(tmp_path)
+    assert ledger.keys == ["loud", "s-1"]
+    assert [log.format for log in ledger.sessions] == ["shout", "dsh"]
+
+
+def test_a_named_format_is_used_whatever_the_content(shouting: Format, tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"!loud\n")
+    assert [d.kind for d in ledgerviz.load(path, format="dsh").diagnostics] == ["not_a_ledger"]
+    path.write_bytes(b"?quiet\n")
+    assert ledgerviz.load(path, format="shout").keys == ["quiet"]
