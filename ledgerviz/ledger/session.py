@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,9 @@ class SessionLog:
     fields: EventFields | None = None
     format: str = "dsh"
     """The name of the format the file was read from (``ledgerviz.ledger.formats``)."""
+    call_reasons: Mapping[str, str] = field(default_factory=dict)
+    """Why a call has the status it has, by call id, where the format's reader knows more
+    than the events show (an interrupt recorded as a rejection, a rolled-back turn)."""
 
     def event_fields(self) -> EventFields:
         """Return the envelope columns of ``events`` (extracted now if the reader did not)."""
