@@ -23,6 +23,11 @@ _LAZY = {
 }
 
 
+def __dir__() -> list[str]:
+    """List the public names, the lazy ones included (tab completion shows no others)."""
+    return sorted(__all__)
+
+
 def __getattr__(name: str) -> Any:
     """Import the heavy layers (pandas, plotly, ipywidgets) only when they are used."""
     module = _LAZY.get(name)
