@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Final
 
-STATUS_ORDER: Final = ("ok", "error", "outcome_unknown", "not_started")
-
 STATUS_COLOR: Final = {
     "ok": "#2f9e5b",
     "error": "#d64545",

@@ -19,6 +19,7 @@ from ledgerviz.display.fragments import (
 from ledgerviz.html import escape, short_text
 from ledgerviz.recovery.analysis import POLICIES, Analysis
 from ledgerviz.recovery.providers import PROVIDERS
+from ledgerviz.recovery.vocab import OPEN_STATUSES
 from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
@@ -231,7 +232,7 @@ def analysis_html(analysis: Analysis) -> str:
                   [(cell(analysis.policy), cell(str(len(analysis.events))),
                     closers_cell(analysis), fork_cell(analysis),
                     cell(str(len(analysis.abandoned_seqs))), calls_cell(analysis))])
-    open_calls = [c for c in analysis.calls if c.status in ("outcome_unknown", "not_started")]
+    open_calls = [c for c in analysis.calls if c.status in OPEN_STATUSES]
     listed = Table(("call id", "tool", "status", "settled", "branch", "requested seq"),
                    [(cell(c.call_id), cell(c.name or ""), (Part(c.status, c.status),),
                      cell("yes" if c.settled else "no"), cell(c.branch),

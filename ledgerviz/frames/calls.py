@@ -15,11 +15,10 @@ from ledgerviz.frames.columns import (
     time_column,
     transpose,
 )
-from ledgerviz.frames.events import BRANCHES, TOOL_EVENTS
+from ledgerviz.frames.events import TOOL_EVENTS
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.recovery.analysis import CallFacts
-
-STATUSES = ("ok", "error", "outcome_unknown", "not_started")
+from ledgerviz.recovery.vocab import BRANCHES, CALL_STATUSES
 
 CALL_SCHEMA = {
     "call_id": string_column,
@@ -31,7 +30,7 @@ CALL_SCHEMA = {
     "result_seq": int_column,
     "dispatch_time": time_column,
     "result_time": time_column,
-    "status": lambda values: category_column(values, STATUSES),
+    "status": lambda values: category_column(values, CALL_STATUSES),
     "error_code": category_column,
     "is_error": bool_column,
     "duration": duration_column,

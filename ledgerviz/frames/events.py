@@ -19,8 +19,7 @@ from ledgerviz.frames.columns import (
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.lineage import SEED_MARKER, inherited_count
 from ledgerviz.recovery.events import payload_result_call_id
-
-BRANCHES = ("active", "abandoned", "log")
+from ledgerviz.recovery.vocab import BRANCHES
 
 EVENT_SCHEMA = {
     "seq": int_column,

@@ -10,8 +10,8 @@ from ledgerviz.frames.columns import (
     int_column,
     string_column,
 )
-from ledgerviz.frames.events import BRANCHES
 from ledgerviz.frames.view import SessionsView
+from ledgerviz.recovery.vocab import BRANCHES
 
 MESSAGE_SCHEMA = {
     "seq": int_column,

@@ -6,7 +6,9 @@ from typing import Final
 
 from ledgerviz.display.palette import FONT as FONT
 from ledgerviz.display.palette import STATUS_COLOR as STATUS_COLOR
-from ledgerviz.display.palette import STATUS_ORDER as STATUS_ORDER
+from ledgerviz.recovery.vocab import CALL_STATUSES
+
+STATUS_ORDER: Final = CALL_STATUSES
 
 STATUS_LABEL: Final = {
     "ok": "call ok: result recorded",

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
-Policy = Literal["recorded", "synthesize", "fork"]
-Branch = Literal["active", "abandoned", "log"]
-CallStatus = Literal["ok", "error", "outcome_unknown", "not_started"]
+from ledgerviz.recovery.vocab import POLICIES, Branch, CallStatus, Policy
 
-POLICIES: tuple[Policy, ...] = ("recorded", "synthesize", "fork")
+__all__ = ["DEFAULT_POLICY", "POLICIES", "Analysis", "Branch", "CallFacts", "CallStatus", "Policy"]
+
 DEFAULT_POLICY: Policy = "synthesize"
 """The policy every entry point (timeline, explorer, report, repair) uses unless told: what the
 runtime does on resume today."""

@@ -29,6 +29,7 @@ from ledgerviz.progress import EVENTS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, CallFacts, Policy
 from ledgerviz.recovery.pairing import Problem
 from ledgerviz.recovery.providers import PROVIDERS
+from ledgerviz.recovery.vocab import OPEN_STATUSES
 from ledgerviz.report.figures import (
     figure_height,
     figure_html,
@@ -48,7 +49,6 @@ ROW_LIMIT = 200
 """Rows a table of calls or of fork points lists; the rest are counted."""
 PROBLEM_LIMIT = 20
 """Pairing problems listed per policy and provider; the rest are counted."""
-OPEN_STATUSES = ("outcome_unknown", "not_started")
 
 
 class SessionFacts(NamedTuple):

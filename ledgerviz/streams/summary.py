@@ -27,6 +27,7 @@ from ledgerviz.recovery.events import (
     payload_tool_call_blocks,
 )
 from ledgerviz.recovery.tracker import PendingCalls
+from ledgerviz.recovery.vocab import OPEN_STATUSES
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +177,7 @@ class _CallCounter:
 
     def _settle(self, call_id: Any, call: list[Any], status: CallStatus) -> None:
         self.counts[status] += 1
-        if status in ("outcome_unknown", "not_started"):
+        if status in OPEN_STATUSES:
             self._unanswered.append((call[0], call_id, status))
 
     def finish(self) -> list[tuple[str, CallStatus]]:
