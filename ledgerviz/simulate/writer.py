@@ -2,51 +2,19 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable
-from itertools import pairwise
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ledgerviz.ledger.writer import encode_line, encode_source_seqs
 from ledgerviz.simulate.clock import SimClock
 
 Event = dict[str, Any]
 Observer = Callable[[Event], None]
 CrashPoint = Callable[[Event], bool]
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
 class ProcessCrash(Exception):
     """The simulated process died; the file holds exactly what was written before."""
-
-
-def encode_line(obj: dict[str, Any]) -> str:
-    """Return one compact JSONL line (with its newline) for ``obj``."""
-    return _ENCODER.encode(obj) + "\n"
-
-
-def encode_source_seqs(seqs: Iterable[int]) -> list[int | list[int]]:
-    """Return ``seqs`` range encoded the way the runtime writes them.
-
-    Only a strictly increasing list is encoded, and only runs of three or more
-    consecutive seqs become ``[first, last]`` pairs; anything else is kept verbatim.
-    """
-    values = list(seqs)
-    if any(b <= a for a, b in pairwise(values)):
-        return list(values)
-    encoded: list[int | list[int]] = []
-    start = 0
-    while start < len(values):
-        end = start
-        while end + 1 < len(values) and values[end + 1] == values[end] + 1:
-            end += 1
-        if end - start >= 2:
-            encoded.append([values[start], values[end]])
-        else:
-            encoded.extend(values[start : end + 1])
-        start = end + 1
-    return encoded
 
 
 class LedgerWriter:

@@ -22,6 +22,7 @@ from ledgerviz.ledger.events import CheckedEvents
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.ledger.writer import encode_line
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery import ForkRefused, PendingCalls, first_fork_point, fork_header
 from ledgerviz.recovery.fork import (
@@ -31,7 +32,6 @@ from ledgerviz.recovery.fork import (
     position_of_seq,
     seed_end,
 )
-from ledgerviz.simulate.writer import encode_line
 
 
 @dataclass(frozen=True)

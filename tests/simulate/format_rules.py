@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledgerviz.ledger.writer import encode_source_seqs
 from ledgerviz.recovery import source_seqs
-from ledgerviz.simulate.writer import encode_source_seqs
 
 SURFACE_TYPES = {
     "user/message",

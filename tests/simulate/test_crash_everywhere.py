@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledgerviz.ledger import read_sessions
+from ledgerviz.ledger.writer import encode_line
 from ledgerviz.recovery import (
     PROVIDERS,
     analyze,
@@ -18,7 +19,6 @@ from ledgerviz.recovery import (
     project_context,
 )
 from ledgerviz.simulate import SCENARIOS, write_scenario
-from ledgerviz.simulate.writer import encode_line
 
 from .conftest import read_ledger
 from .format_rules import event_problems

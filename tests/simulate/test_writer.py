@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from ledgerviz.ledger.writer import encode_line, encode_source_seqs
 from ledgerviz.simulate.clock import SimClock
-from ledgerviz.simulate.writer import LedgerWriter, ProcessCrash, encode_line, encode_source_seqs
+from ledgerviz.simulate.writer import LedgerWriter, ProcessCrash
 
 HEADER = {"type": "session", "version": 4, "id": "w", "createdAt": 5, "isSeeded": False}
 
