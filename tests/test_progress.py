@@ -112,6 +112,18 @@ def test_export_reports_every_parquet_file_it_writes(
     assert recorded.totals[1:] == [0] and sum(recorded.steps) == len(written)
 
 
+def test_simulate_steps_once_per_turn_it_writes(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from ledgerviz.cli import main, simulate
+
+    recorded = Recorded()
+    monkeypatch.setattr(simulate, "progress", recorded)
+    path = tmp_path / "large.jsonl"
+    assert main(["simulate", "--scenario", "large", "--turns", "40", "-o", str(path)]) == 0
+    turn_ends = sum(b'"type":"turn/end"' in line for line in path.read_bytes().splitlines())
+    assert recorded.totals == [40] and recorded.steps == [1] * turn_ends == [1] * 40
+
+
 @pytest.mark.parametrize(("argv", "bar"), [(["check", str(DSH[0].parent)], "checking:"),
                                            (["repair", str(CRASHED)], "reading:")])
 def test_a_terminal_draws_the_bar_of_a_command_on_stderr(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,9 @@ from ledgerviz.cli.output import (
     open_output,
 )
 from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.progress import TURNS_THRESHOLD, progress
 from ledgerviz.simulate import SCENARIOS, write_scenario
+from ledgerviz.simulate.writer import watching
 
 
 def register(subparsers: Any) -> None:
@@ -79,9 +83,28 @@ def run(args: argparse.Namespace) -> int:
 def _write_file(args: argparse.Namespace) -> str:
     """Write a one-file scenario atomically to ``args.output``; return where it went."""
     output = open_output(args.output, follow_symlinks=args.follow_symlinks)
-    with output.writing() as temporary:
+    with output.writing() as temporary, _turns_drawn(args):
         write_scenario(args.scenario, temporary, seed=args.seed, turns=args.turns)
     return output.shown
+
+
+@contextmanager
+def _turns_drawn(args: argparse.Namespace) -> Iterator[None]:
+    """Draw a bar over the turns the scenario ends, where someone watches a long run."""
+    scenario = SCENARIOS.get(args.scenario)  # an unknown one is refused by write_scenario
+    default = scenario.default_turns if scenario is not None else None
+    turns = default if args.turns is None else args.turns
+    with progress(turns, TURNS_THRESHOLD, "simulating", unit="turn") as step:
+        if step is None:
+            yield
+            return
+
+        def count_turn_ends(event: dict[str, Any]) -> None:
+            if event["type"] == "turn/end":
+                step(1)
+
+        with watching(count_turn_ends):
+            yield
 
 
 def _write_folder(args: argparse.Namespace) -> list[str]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -12,6 +14,20 @@ from ledgerviz.simulate.clock import SimClock
 Event = dict[str, Any]
 Observer = Callable[[Event], None]
 CrashPoint = Callable[[Event], bool]
+
+_WATCHERS: ContextVar[tuple[Observer, ...]] = ContextVar("watchers", default=())
+
+
+@contextmanager
+def watching(observer: Observer) -> Iterator[None]:
+    """Pass every event committed by the writers made inside the block to ``observer`` as
+    well: how a caller follows a scenario whose writers it does not build."""
+    token = _WATCHERS.set((*_WATCHERS.get(), observer))
+    try:
+        yield
+    finally:
+        _WATCHERS.reset(token)
+
 
 class ProcessCrash(Exception):
     """The simulated process died; the file holds exactly what was written before."""
@@ -37,7 +53,7 @@ class LedgerWriter:
     ) -> None:
         self.clock = clock
         self.next_seq = next_seq
-        self.observers: list[Observer] = []
+        self.observers: list[Observer] = list(_WATCHERS.get())
         self._stream = stream
         self._crash_point = crash_point
         self._tear_after_crash = tear_after_crash
