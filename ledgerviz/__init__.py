@@ -6,10 +6,20 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Ledger", "LedgerError", "__version__", "explore", "load", "timeline"]
+__all__ = [
+    "Ledger",
+    "LedgerError",
+    "SessionDiff",
+    "__version__",
+    "diff",
+    "explore",
+    "load",
+    "timeline",
+]
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger, load
+    from ledgerviz.compare import SessionDiff, diff
     from ledgerviz.ledger import LedgerError
     from ledgerviz.plot import timeline
     from ledgerviz.widgets import explore
@@ -18,6 +28,8 @@ _LAZY = {
     "Ledger": "ledgerviz.api",
     "load": "ledgerviz.api",
     "LedgerError": "ledgerviz.ledger",
+    "SessionDiff": "ledgerviz.compare",
+    "diff": "ledgerviz.compare",
     "timeline": "ledgerviz.plot",
     "explore": "ledgerviz.widgets",
 }

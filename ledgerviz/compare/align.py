@@ -1,0 +1,221 @@
+"""Sequence alignment of two sessions' event signatures (standard library only).
+
+:func:`align` is a patience diff: the common prefix and suffix are matched first, then
+the items found exactly once on each side are anchors (their longest increasing run),
+and each stretch between anchors is aligned the same way; a stretch without such an
+anchor gets Myers' O(ND) algorithm. On two similar sequences this costs about one pass
+over each plus the work on the few stretches that differ.
+
+:func:`align_sessions` aligns two sessions turn by turn (a turn's key is the sequence of
+its events' keys), then the events of the turns that did not match, then pairs the events
+still unmatched by their coarse key (the event type), so that a changed tool result is
+one changed pair rather than one event on each side.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Hashable, Sequence
+
+from ledgerviz.recovery.sequences import first_difference
+
+Pair = tuple[int, int]
+"""Indices ``(i, j)`` with ``a[i]`` aligned to ``b[j]``."""
+
+Row = tuple[int | None, int | None]
+"""One row of a session alignment: event indices on each side, None where it has none."""
+
+MYERS_LIMIT = 2_000
+"""The most edits Myers' algorithm looks for in one stretch without an anchor; past it the
+stretch is left unmatched (its cost grows with the edits times the stretch's length)."""
+
+_DIRECT_BELOW = 64
+"""Stretches shorter than this on either side skip the anchor search and go to Myers."""
+
+
+def align(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Pair]:
+    """Return the pairs ``(i, j)`` with ``a[i] == b[j]`` of a common subsequence of ``a``
+    and ``b``, increasing on both sides (a longest one wherever Myers decides)."""
+    pairs: list[Pair] = []
+    work: list[tuple[int, ...]] = [(0, len(a), 0, len(b))]
+    while work:
+        item = work.pop()
+        if len(item) == 2:
+            pairs.append((item[0], item[1]))
+        else:
+            work.extend(reversed(_split(a, b, *item, pairs)))
+    return pairs
+
+
+def _split(a: Sequence[Hashable], b: Sequence[Hashable], a_lo: int, a_hi: int, b_lo: int,
+           b_hi: int, pairs: list[Pair]) -> list[tuple[int, ...]]:
+    """Match the common prefix of one stretch into ``pairs`` now and return the rest of its
+    work in order: stretches ``(a_lo, a_hi, b_lo, b_hi)`` and anchor pairs ``(i, j)``."""
+    left, right = a[a_lo:a_hi], b[b_lo:b_hi]
+    head = first_difference(left, right)
+    pairs.extend((a_lo + k, b_lo + k) for k in range(head))
+    a_lo, b_lo = a_lo + head, b_lo + head
+    tail = first_difference(left[head:][::-1], right[head:][::-1])
+    a_hi, b_hi = a_hi - tail, b_hi - tail
+    suffix = [(a_hi + k, b_hi + k) for k in range(tail)]
+    if a_lo == a_hi or b_lo == b_hi:
+        return suffix
+    if min(a_hi - a_lo, b_hi - b_lo) >= _DIRECT_BELOW:
+        anchors = _anchors(a, b, a_lo, a_hi, b_lo, b_hi)
+        if anchors:
+            work: list[tuple[int, ...]] = []
+            i, j = a_lo, b_lo
+            for anchor in anchors:
+                work += [(i, anchor[0], j, anchor[1]), anchor]
+                i, j = anchor[0] + 1, anchor[1] + 1
+            return [*work, (i, a_hi, j, b_hi), *suffix]
+    middle = _myers(a[a_lo:a_hi], b[b_lo:b_hi], MYERS_LIMIT) or []
+    return [(a_lo + i, b_lo + j) for i, j in middle] + suffix
+
+
+def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], a_lo: int, a_hi: int, b_lo: int,
+             b_hi: int) -> list[Pair]:
+    """Return the longest increasing run of the pairs of items found once on each side."""
+    a_counts, b_counts = Counter(a[a_lo:a_hi]), Counter(b[b_lo:b_hi])
+    in_b = {b[j]: j for j in range(b_lo, b_hi) if b_counts[b[j]] == 1}
+    unique = [(i, in_b[a[i]]) for i in range(a_lo, a_hi)
+              if a_counts[a[i]] == 1 and a[i] in in_b]
+    return _longest_increasing(unique)
+
+
+def _longest_increasing(pairs: list[Pair]) -> list[Pair]:
+    """Return the longest run of ``pairs`` (sorted by ``i``) whose ``j`` increases too
+    (patience sorting)."""
+    tops: list[int] = []
+    top_index: list[int] = []
+    before: list[int] = []
+    for index, (_, j) in enumerate(pairs):
+        pile = bisect_left(tops, j)
+        before.append(top_index[pile - 1] if pile else -1)
+        if pile == len(tops):
+            tops.append(j)
+            top_index.append(index)
+        else:
+            tops[pile] = j
+            top_index[pile] = index
+    run: list[Pair] = []
+    index = top_index[-1] if top_index else -1
+    while index >= 0:
+        run.append(pairs[index])
+        index = before[index]
+    return run[::-1]
+
+
+def _myers(a: Sequence[Hashable], b: Sequence[Hashable], limit: int) -> list[Pair] | None:
+    """Return the matched pairs of a shortest edit script from ``a`` to ``b`` (Myers 1986),
+    or None when it needs more than ``limit`` insertions and deletions."""
+    n, m = len(a), len(b)
+    furthest = {1: 0}
+    trace: list[dict[int, int]] = []
+    for edits in range(min(n + m, limit) + 1):
+        trace.append(dict(furthest))
+        for k in range(-edits, edits + 1, 2):
+            if k == -edits or (k != edits and furthest[k - 1] < furthest[k + 1]):
+                x = furthest[k + 1]
+            else:
+                x = furthest[k - 1] + 1
+            y = x - k
+            while x < n and y < m and a[x] == b[y]:
+                x, y = x + 1, y + 1
+            furthest[k] = x
+            if x >= n and y >= m:
+                return _backtrack(trace, n, m)
+    return None
+
+
+def _backtrack(trace: list[dict[int, int]], n: int, m: int) -> list[Pair]:
+    """Return the diagonal moves of the path Myers' search found, in order."""
+    pairs: list[Pair] = []
+    x, y = n, m
+    for edits in range(len(trace) - 1, -1, -1):
+        furthest = trace[edits]
+        k = x - y
+        if k == -edits or (k != edits and furthest[k - 1] < furthest[k + 1]):
+            previous_k = k + 1
+        else:
+            previous_k = k - 1
+        previous_x = furthest[previous_k]
+        previous_y = previous_x - previous_k
+        while x > previous_x and y > previous_y:
+            x, y = x - 1, y - 1
+            pairs.append((x, y))
+        x, y = previous_x, previous_y
+    return pairs[::-1]
+
+
+def align_sessions(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
+                   a_coarse: Sequence[Hashable], b_coarse: Sequence[Hashable],
+                   a_turns: Sequence[int], b_turns: Sequence[int]) -> list[Row]:
+    """Return the alignment rows of two sessions, in order on both sides.
+
+    ``*_keys`` are the events' signatures, ``*_coarse`` what a changed pair must share
+    (the event type), ``*_turns`` the index of each turn's first event (events before the
+    first form a turn of their own). A row ``(i, j)`` whose keys differ is a changed pair.
+    """
+    a_bounds, b_bounds = _bounds(a_turns, len(a_keys)), _bounds(b_turns, len(b_keys))
+    interned: dict[tuple[Hashable, ...], int] = {}
+    a_turn_keys = [interned.setdefault(tuple(a_keys[lo:hi]), len(interned))
+                   for lo, hi in a_bounds]
+    b_turn_keys = [interned.setdefault(tuple(b_keys[lo:hi]), len(interned))
+                   for lo, hi in b_bounds]
+    del interned
+    rows: list[Row] = []
+    turn_i = turn_j = 0
+    for ti, tj in [*align(a_turn_keys, b_turn_keys), (len(a_bounds), len(b_bounds))]:
+        a_lo, a_hi = _span(a_bounds, turn_i, ti, len(a_keys))
+        b_lo, b_hi = _span(b_bounds, turn_j, tj, len(b_keys))
+        _align_stretch(a_keys, b_keys, a_coarse, b_coarse, a_lo, a_hi, b_lo, b_hi, rows)
+        if ti < len(a_bounds):
+            (lo, hi), (other, _) = a_bounds[ti], b_bounds[tj]
+            rows.extend((i, other + i - lo) for i in range(lo, hi))
+        turn_i, turn_j = ti + 1, tj + 1
+    return rows
+
+
+def _bounds(starts: Sequence[int], count: int) -> list[tuple[int, int]]:
+    """Return ``(first, stop)`` event indices of each turn (and of the events before the
+    first turn, when there are any)."""
+    edges = [0, *starts] if not starts or starts[0] else list(starts)
+    return [(lo, hi) for lo, hi in zip(edges, [*edges[1:], count], strict=True) if hi > lo]
+
+
+def _span(bounds: list[tuple[int, int]], first: int, stop: int, count: int) -> tuple[int, int]:
+    """Return the event indices covered by turns ``first`` up to ``stop``."""
+    lo = bounds[first][0] if first < len(bounds) else count
+    hi = bounds[stop][0] if stop < len(bounds) else count
+    return lo, hi
+
+
+def _align_stretch(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
+                   a_coarse: Sequence[Hashable], b_coarse: Sequence[Hashable], a_lo: int,
+                   a_hi: int, b_lo: int, b_hi: int, rows: list[Row]) -> None:
+    """Append the rows of one stretch of unmatched turns: exact matches, then the events
+    left between them paired by coarse key, the rest on one side only."""
+    i, j = a_lo, b_lo
+    exact = align(a_keys[a_lo:a_hi], b_keys[b_lo:b_hi])
+    for pi, pj in [*exact, (a_hi - a_lo, b_hi - b_lo)]:
+        _pair_coarse(a_coarse, b_coarse, i, a_lo + pi, j, b_lo + pj, rows)
+        if a_lo + pi < a_hi:
+            rows.append((a_lo + pi, b_lo + pj))
+        i, j = a_lo + pi + 1, b_lo + pj + 1
+
+
+def _pair_coarse(a_coarse: Sequence[Hashable], b_coarse: Sequence[Hashable], a_lo: int,
+                 a_hi: int, b_lo: int, b_hi: int, rows: list[Row]) -> None:
+    """Append the rows of a gap between exact matches: pairs of the same coarse key, each
+    preceded by the events of A, then of B, that have no partner."""
+    i, j = a_lo, b_lo
+    both = a_hi > a_lo and b_hi > b_lo
+    pairs = align(a_coarse[a_lo:a_hi], b_coarse[b_lo:b_hi]) if both else []
+    for pi, pj in [*pairs, (a_hi - a_lo, b_hi - b_lo)]:
+        rows.extend((k, None) for k in range(i, a_lo + pi))
+        rows.extend((None, k) for k in range(j, b_lo + pj))
+        if a_lo + pi < a_hi:
+            rows.append((a_lo + pi, b_lo + pj))
+        i, j = a_lo + pi + 1, b_lo + pj + 1
