@@ -151,12 +151,15 @@ def _backtrack(trace: list[dict[int, int]], n: int, m: int) -> list[Pair]:
 
 def align_sessions(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
                    a_coarse: Sequence[Hashable], b_coarse: Sequence[Hashable],
-                   a_turns: Sequence[int], b_turns: Sequence[int]) -> list[Row]:
+                   a_turns: Sequence[int], b_turns: Sequence[int],
+                   starts: Sequence[Hashable] = ()) -> list[Row]:
     """Return the alignment rows of two sessions, in order on both sides.
 
     ``*_keys`` are the events' signatures, ``*_coarse`` what a changed pair must share
     (the event type), ``*_turns`` the index of each turn's first event (events before the
     first form a turn of their own). A row ``(i, j)`` whose keys differ is a changed pair.
+    A run of events on one side only that could equally sit a few rows earlier or later
+    is put where it begins with the first coarse key in ``starts`` it can begin with.
     """
     a_bounds, b_bounds = _bounds(a_turns, len(a_keys)), _bounds(b_turns, len(b_keys))
     interned: dict[tuple[Hashable, ...], int] = {}
@@ -175,7 +178,59 @@ def align_sessions(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
             (lo, hi), (other, _) = a_bounds[ti], b_bounds[tj]
             rows.extend((i, other + i - lo) for i in range(lo, hi))
         turn_i, turn_j = ti + 1, tj + 1
+    if starts:
+        rank = {key: n for n, key in enumerate(starts)}
+        for side, keys, coarse in ((0, a_keys, a_coarse), (1, b_keys, b_coarse)):
+            _slide_runs(rows, side, keys, [rank.get(key, len(rank)) for key in coarse])
     return rows
+
+
+def _slide_runs(rows: list[Row], side: int, keys: Sequence[Hashable],
+                rank: Sequence[int]) -> None:
+    """Move each run of rows holding only ``side``'s events within the equal rows around
+    it (which it can do where the keys repeat) to begin at the event of the lowest rank,
+    the nearest such place when several are."""
+    other = 1 - side
+    r = 0
+    while r < len(rows):
+        if rows[r][other] is not None or rows[r][side] is None:
+            r += 1
+            continue
+        end = r
+        while end < len(rows) and rows[end][other] is None and rows[end][side] is not None:
+            end += 1
+        first, stop = rows[r][side], rows[end - 1][side] + 1
+        up = _slack(rows, side, keys, r - 1, first - 1, stop - 1, -1)
+        down = _slack(rows, side, keys, end, stop, first, 1)
+        if up or down:
+            best = min(range(-up, down + 1), key=lambda o: (rank[first + o], abs(o)))
+            _move(rows, side, r - up, end + down, first - up, stop + down, first + best,
+                  stop + best)
+        r = end
+
+
+def _slack(rows: list[Row], side: int, keys: Sequence[Hashable], r: int, index: int,
+           partner: int, step: int) -> int:
+    """Return how many rows of equal pairs from row ``r`` on (walking by ``step``) the run
+    can slide over: each pairs ``index`` (then the next by ``step``) and its key equals
+    that of ``partner``, the event at the run's other end."""
+    count = 0
+    while 0 <= r < len(rows) and None not in rows[r] and rows[r][side] == index \
+            and keys[index] == keys[partner]:
+        count, r, index, partner = count + 1, r + step, index + step, partner + step
+    return count
+
+
+def _move(rows: list[Row], side: int, r_lo: int, r_hi: int, lo: int, hi: int, first: int,
+          stop: int) -> None:
+    """Rewrite rows ``r_lo:r_hi`` (``side``'s events ``lo:hi``, one run and equal pairs) so
+    that the run holds ``first:stop``."""
+    partners = [row[1 - side] for row in rows[r_lo:r_hi] if None not in row]
+    paired = [*range(lo, first), *range(stop, hi)]
+    pairs = [(k, p) if side == 0 else (p, k) for k, p in zip(paired, partners, strict=True)]
+    alone: list[Row] = [(k, None) if side == 0 else (None, k) for k in range(first, stop)]
+    before = first - lo
+    rows[r_lo:r_hi] = [*pairs[:before], *alone, *pairs[before:]]
 
 
 def _bounds(starts: Sequence[int], count: int) -> list[tuple[int, int]]:

@@ -21,6 +21,11 @@ KINDS: tuple[Kind, ...] = ("same", "changed", "a_only", "b_only")
 """What one alignment row holds: an equal pair, a pair that differs, one side's event."""
 
 
+RUN_STARTS = ("turn/start", "step/start")
+"""Where a run of events on one side only is put when it could sit a few rows earlier or
+later: beginning at a turn, else at a step."""
+
+
 class Divergence(NamedTuple):
     """Where two sessions part: the first row of the alignment that is not ``same``.
 
@@ -82,7 +87,7 @@ class SessionDiff:
         b_ids = [interned.setdefault(s, len(interned)) for s in right.keys.signatures]
         del interned
         rows = align_sessions(a_ids, b_ids, left.keys.types, right.keys.types,
-                              left.keys.turn_starts, right.keys.turn_starts)
+                              left.keys.turn_starts, right.keys.turn_starts, RUN_STARTS)
         return cls(left, right, rows, policy)
 
     @cached_property
