@@ -11,7 +11,7 @@ from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError
 from ledgerviz.cli.stdout import discard_stdout, guarded_stdout
 from ledgerviz.cli.text import say_error
 
-COMMANDS = ("check", "repair", "fork", "simulate", "report", "export")
+COMMANDS = ("check", "repair", "fork", "simulate", "report", "export", "diff")
 
 EXIT_CODES = """\
 exit codes (the same in every command):

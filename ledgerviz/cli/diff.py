@@ -1,0 +1,115 @@
+"""``ledgerviz diff``: align two sessions and say where they part, like ``diff(1)``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ledgerviz.cli.output import write_stdout
+from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
+
+if TYPE_CHECKING:
+    from ledgerviz.compare import SessionDiff
+
+SAME_EXIT, DIFFERENT_EXIT, TROUBLE_EXIT = 0, 1, 2
+"""``diff(1)``'s exit codes: the same, different, could not compare."""
+
+LISTED = 20
+"""Differing rows the text lists by default; ``--json`` lists every one."""
+
+KIND_WORDS = {"changed": "changed", "a_only": "only in a", "b_only": "only in b"}
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``diff`` sub-command to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "diff",
+        help="align two sessions by what happened; where do they part, what differs after",
+        description="Align the events of two sessions (one per ledger file) by what they did "
+        "(event types, tools, arguments, texts, statuses), never by seqs, times or ids, and "
+        "print the first divergence, the counts, and the first differing rows. Exit 0: the "
+        "same; 1: they differ; 2: a PATH cannot be read or does not hold one session.",
+    )
+    parser.add_argument("a", metavar="A", help="the first ledger (one session)")
+    parser.add_argument("b", metavar="B", help="the second ledger (one session)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document listing every differing seq")
+    parser.add_argument("--policy", choices=POLICIES, default=DEFAULT_POLICY,
+                        help=f"the policy call statuses are compared under (default: "
+                        f"{DEFAULT_POLICY})")
+    parser.add_argument("--rows", type=int, default=LISTED, metavar="N",
+                        help=f"differing rows the text lists (default: {LISTED})")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Diff ``args.a`` with ``args.b``, print the result; return 0, 1 or 2."""
+    from ledgerviz.api import load
+    from ledgerviz.compare import diff
+    from ledgerviz.ledger import LedgerError
+
+    try:
+        ledgers = [load(path) for path in (args.a, args.b)]
+        result = diff(*ledgers, policy=args.policy)
+    except (LedgerError, ValueError) as error:
+        say_error("diff", error)
+        return TROUBLE_EXIT
+    for path, ledger in zip((args.a, args.b), ledgers, strict=True):
+        errors = sum(d.severity == "error" for d in ledger.diagnostics)
+        if errors:
+            say_error("diff", f"warning: {path} has {errors} error-level problem(s); "
+                      f"`ledgerviz check {path}` lists them")
+    if args.json:
+        write_stdout(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(render(result, max(args.rows, 0)))
+    return SAME_EXIT if result.same else DIFFERENT_EXIT
+
+
+def render(result: SessionDiff, listed: int) -> str:
+    """Return the text summary (terminal-safe): sessions, first divergence, counts, the
+    first ``listed`` differing rows, then the calls whose status changed."""
+    lines = [f"{name}: {side.key} ({side.path}), {len(side.seqs)} events"
+             for name, side in (("a", result.a), ("b", result.b))]
+    first = result.first_divergence
+    if first is None:
+        lines.append("the same: every event is matched by an equal one")
+        return "\n".join(terminal_safe(line) for line in lines)
+    what = f" ({', '.join(first.differs)})" if first.differs else ""
+    lines.append(f"first divergence: a seq {_seq(first.a_seq)}, b seq {_seq(first.b_seq)}: "
+                 f"{KIND_WORDS[first.kind]}{what}")
+    counts = result.counts()
+    lines.append(", ".join(f"{counts[kind]} {word}" for kind, word in
+                           (("same", "same"), *KIND_WORDS.items())))
+    differing = [n for n, kind in enumerate(result.kinds) if kind != "same"]
+    lines.append(f"{'a seq':>8} {'b seq':>8}  {'kind':<10} {'a type':<20} {'b type':<20} "
+                 "differs")
+    for row in differing[:listed]:
+        lines.append(_row(result, row))
+    if len(differing) > listed:
+        lines.append(f"... and {len(differing) - listed} more differing rows (--json lists "
+                     "every one)")
+    changes = result.status_changes
+    lines.append(f"call status changes under {result.policy}: {len(changes)}")
+    lines += [f"  {a.name} {a.call_id} (a seq {a.requested_seq}): {a.status} in a, "
+              f"{b.status} in b ({b.call_id}, b seq {b.requested_seq})" for a, b in changes]
+    return "\n".join(terminal_safe(line) for line in lines)
+
+
+def _row(result: SessionDiff, row: int) -> str:
+    """Return one differing alignment row as a line of the text table."""
+    i, j = result.rows[row]
+    a_seq = _seq(None if i is None else result.a.seqs[i])
+    b_seq = _seq(None if j is None else result.b.seqs[j])
+    a_type = "" if i is None else str(result.a.keys.types[i])
+    b_type = "" if j is None else str(result.b.keys.types[j])
+    return (f"{a_seq:>8} {b_seq:>8}  {KIND_WORDS[result.kinds[row]]:<10} {a_type:<20} "
+            f"{b_type:<20} {', '.join(result.differs(row))}").rstrip()
+
+
+def _seq(seq: Any) -> str:
+    """Return a seq as text, ``-`` for none."""
+    return "-" if seq is None else str(seq)
