@@ -12,6 +12,7 @@ __all__ = [
     "SessionDiff",
     "__version__",
     "diff",
+    "diff_timeline",
     "explore",
     "load",
     "timeline",
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ledgerviz.api import Ledger, load
     from ledgerviz.compare import SessionDiff, diff
     from ledgerviz.ledger import LedgerError
-    from ledgerviz.plot import timeline
+    from ledgerviz.plot import diff_timeline, timeline
     from ledgerviz.widgets import explore
 
 _LAZY = {
@@ -31,6 +32,7 @@ _LAZY = {
     "SessionDiff": "ledgerviz.compare",
     "diff": "ledgerviz.compare",
     "timeline": "ledgerviz.plot",
+    "diff_timeline": "ledgerviz.plot",
     "explore": "ledgerviz.widgets",
 }
 

@@ -37,6 +37,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--axis", choices=("order", "time", "auto"), default="order",
                         help="timeline x axis: event order (default), time, or time when "
                         "every event has one")
+    parser.add_argument("--diff", action="store_true",
+                        help="given two ledgers of one session each: write their diff (the two "
+                        "sessions aligned, where they part, what differs) instead")
     parser.add_argument("--no-pack", dest="packed", action="store_false",
                         help="write every session's summary and tables as plain HTML, readable "
                         "without JavaScript and by diff (by default they are stored compressed "
@@ -51,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from ledgerviz.report import report_pieces
     from ledgerviz.report.sessions import LedgerFiles
 
+    if args.diff:
+        return _run_diff(args)
     sources: list[str | Path] = [*args.paths, *(example_paths() if args.examples else [])]
     if not sources:
         say_error("report", "give at least one PATH or --examples")
@@ -73,6 +78,31 @@ def run(args: argparse.Namespace) -> int:
         say_error("report", f"{with_errors} of {sessions} sessions have error-level "
                   "diagnostics (listed in the report)")
     return 1 if with_errors else 0
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    """Write the diff report of the two PATHs; return the exit code."""
+    from ledgerviz.api import load
+    from ledgerviz.compare import diff
+    from ledgerviz.ledger import LedgerError
+    from ledgerviz.report_diff import render_diff_report
+
+    if len(args.paths) != 2 or args.examples:
+        say_error("report", "--diff takes exactly two PATHs (one session each)")
+        return 2
+    try:
+        output = open_output(args.output, inputs=args.paths,
+                             follow_symlinks=args.follow_symlinks)
+        result = diff(*(load(path) for path in args.paths), policy=args.policy)
+        output.write(render_diff_report(result))
+    except (OutputError, LedgerError, ValueError) as error:
+        say_error("report", error)
+        return OUTPUT_ERROR_EXIT
+    shown = terminal_safe(output.shown)
+    where = "" if output.target is None else f"; open it in a browser: {file_uri(output.target)}"
+    print(f"wrote the diff of the two sessions to {shown}{where}",
+          file=sys.stderr if output.target is None else sys.stdout)
+    return 0
 
 
 def _written_note(output: Output, sessions: int, policy: str) -> str:

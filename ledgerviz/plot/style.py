@@ -50,3 +50,19 @@ LANE_EVENTS: Final = "events"
 LANE_CALLS: Final = "tool calls"
 LANE_ABANDONED_EVENTS: Final = "abandoned events"
 LANE_ABANDONED_CALLS: Final = "abandoned calls"
+
+DIFF_COLOR: Final = {
+    "same": "#b4bcc6",
+    "changed": "#e8590c",
+    "a_only": "#c2255c",
+    "b_only": "#1971c2",
+}
+"""Colours of the alignment kinds in a diff timeline."""
+
+DIFF_LEGEND: Final = {
+    "same": "equal events",
+    "changed": "changed pair",
+    "a_only": "only in a",
+    "b_only": "only in b",
+}
+UNMATCHED_FILL: Final = "rgba(232, 89, 12, 0.08)"

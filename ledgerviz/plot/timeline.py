@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import numpy as np
 import pandas as pd
 
+from ledgerviz.compare.session_diff import SessionDiff
 from ledgerviz.html import plotly_text
 from ledgerviz.plot import lanes, style
 from ledgerviz.plot.axis import Axis, Positions, time_axes
+from ledgerviz.plot.diff_timeline import diff_timeline
 from ledgerviz.plot.groups import Groups
 from ledgerviz.plot.lanes import Codes
 from ledgerviz.plot.static import StaticFallbackFigure
@@ -314,7 +316,7 @@ def fork_story_spec(
 
 
 def timeline(
-    ledger: Ledger,
+    ledger: Ledger | SessionDiff,
     policy: Policy = DEFAULT_POLICY,
     session: str | int | None = None,
     axis: Axis = "order",
@@ -327,7 +329,11 @@ def timeline(
     ``plot.story``). ``axis`` is
     ``"order"`` (event seq, the default: crash closers reuse the last timestamp, so a time
     axis squeezes the crashed turn), ``"time"`` or ``"auto"`` (time when every event has one).
+    A :class:`~ledgerviz.compare.SessionDiff` is drawn as its two sessions in aligned lanes
+    (:func:`~ledgerviz.plot.diff_timeline.diff_timeline`; the other options do not apply).
     """
+    if isinstance(ledger, SessionDiff):
+        return diff_timeline(ledger)
     if session is None:
         story = fork_story_spec(ledger, policy, axis, detail_limit)
         if story is not None:

@@ -1,0 +1,91 @@
+"""The diff report: two sessions aligned, in one self-contained offline HTML page."""
+
+from __future__ import annotations
+
+from ledgerviz import __version__
+from ledgerviz.compare import SessionDiff
+from ledgerviz.display.fragments import empty_note, html_table, palette, stylesheet
+from ledgerviz.html import escape, seq_text
+from ledgerviz.plot.diff_timeline import diff_timeline_spec
+from ledgerviz.report_figures import figure_html, page_scripts, plotlyjs_label, trace_types
+
+ROW_LIMIT = 200
+"""Differing rows the page lists; the rest are counted."""
+
+KIND_WORDS = {"changed": "changed", "a_only": "only in a", "b_only": "only in b"}
+
+
+def render_diff_report(diff: SessionDiff) -> str:
+    """Return the diff of two sessions as one HTML document: the sessions, where they part,
+    the counts, the aligned timeline, the first differing rows and the call status changes.
+
+    Every ledger string is escaped; plotly.js is embedded, so the page works offline.
+    """
+    figure = diff_timeline_spec(diff)
+    types = frozenset(trace_types(figure))
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>ledgerviz diff</title><style>{palette()}{stylesheet('fragments.css')}"
+        f"{stylesheet('report.css')}</style></head><body class='lv'>"
+        f'<header class="top"><h1>ledgerviz diff</h1><p>{_verdict(diff)}</p></header>'
+        f'<main><section class="session diff" id="diff">{_sides(diff)}'
+        f"{figure_html(figure, 'diff')}<h3>Differing rows</h3>{_rows(diff)}"
+        f"<h3>Call status changes (policy {escape(diff.policy)})</h3>{_status_changes(diff)}"
+        "</section></main>"
+        f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
+        f"{plotlyjs_label(types)})</footer>{page_scripts(types)}</body></html>"
+    )
+
+
+def _verdict(diff: SessionDiff) -> str:
+    """Return the header line: the same, or where the sessions part and the counts."""
+    first = diff.first_divergence
+    if first is None:
+        return "The same: every event is matched by an equal one."
+    counts = diff.counts()
+    what = f" ({escape(', '.join(first.differs))})" if first.differs else ""
+    return (f"First divergence at <b>a seq {seq_text(first.a_seq)}</b>, <b>b seq "
+            f"{seq_text(first.b_seq)}</b>: {KIND_WORDS[first.kind]}{what} · "
+            f"{counts['same']} equal, {counts['changed']} changed, {counts['a_only']} only "
+            f"in a, {counts['b_only']} only in b")
+
+
+def _sides(diff: SessionDiff) -> str:
+    """Return the table naming the two sessions."""
+    rows = [[name, escape(side.key), escape(side.path), str(len(side.seqs))]
+            for name, side in (("a", diff.a), ("b", diff.b))]
+    return html_table(["side", "session", "file", "events"], rows)
+
+
+def _rows(diff: SessionDiff) -> str:
+    """Return the table of the first :data:`ROW_LIMIT` differing rows, then a count."""
+    differing = [n for n, kind in enumerate(diff.kinds) if kind != "same"]
+    if not differing:
+        return empty_note("no differing rows")
+    rows = []
+    for row in differing[:ROW_LIMIT]:
+        i, j = diff.rows[row]
+        rows.append([
+            KIND_WORDS[diff.kinds[row]],
+            "" if i is None else seq_text(diff.a.seqs[i]),
+            "" if i is None else escape(diff.a.keys.types[i]),
+            "" if j is None else seq_text(diff.b.seqs[j]),
+            "" if j is None else escape(diff.b.keys.types[j]),
+            escape(", ".join(diff.differs(row))),
+        ])
+    more = len(differing) - ROW_LIMIT
+    note = f"<p class='meta'>… and {more:,} more differing rows</p>" if more > 0 else ""
+    return html_table(["kind", "a seq", "a type", "b seq", "b type", "differs"], rows) + note
+
+
+def _status_changes(diff: SessionDiff) -> str:
+    """Return the table of the calls whose status differs."""
+    changes = diff.status_changes
+    if not changes:
+        return empty_note("no call changed status")
+    rows = [[escape(a.name), escape(a.call_id), escape(a.status), escape(b.call_id),
+             escape(b.status)] for a, b in changes[:ROW_LIMIT]]
+    more = len(changes) - ROW_LIMIT
+    note = f"<p class='meta'>… and {more:,} more</p>" if more > 0 else ""
+    return html_table(["tool", "a call", "a status", "b call", "b status"], rows) + note
