@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ledgerviz.compare.align import Row, align_sessions
 from ledgerviz.compare.signatures import SessionKeys, differences, session_keys
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import CallFacts, Policy
 
 if TYPE_CHECKING:
@@ -77,25 +78,28 @@ class SessionDiff:
     b: DiffSide
     rows: list[Row]
     policy: Policy
+    ids: tuple[list[int], list[int]]
+    """Each side's events' signatures as ints (equal signatures, equal ints)."""
 
     @classmethod
     def of(cls, a: Ledger, b: Ledger, policy: Policy) -> SessionDiff:
         """Return the alignment of the only session of ``a`` with that of ``b``."""
-        left, right = DiffSide.of(a), DiffSide.of(b)
-        interned: dict[Any, int] = {}
-        a_ids = [interned.setdefault(s, len(interned)) for s in left.keys.signatures]
-        b_ids = [interned.setdefault(s, len(interned)) for s in right.keys.signatures]
-        del interned
-        rows = align_sessions(a_ids, b_ids, left.keys.types, right.keys.types,
-                              left.keys.turn_starts, right.keys.turn_starts, RUN_STARTS)
-        return cls(left, right, rows, policy)
+        with paused_gc():  # millions of acyclic tuples: no collection needs to visit them
+            left, right = DiffSide.of(a), DiffSide.of(b)
+            interned: dict[Any, int] = {}
+            a_ids = [interned.setdefault(s, len(interned)) for s in left.keys.signatures]
+            b_ids = [interned.setdefault(s, len(interned)) for s in right.keys.signatures]
+            del interned
+            rows = align_sessions(a_ids, b_ids, left.keys.types, right.keys.types,
+                                  left.keys.turn_starts, right.keys.turn_starts, RUN_STARTS)
+        return cls(left, right, rows, policy, (a_ids, b_ids))
 
     @cached_property
     def kinds(self) -> list[Kind]:
         """Return the kind of every row."""
-        a_keys, b_keys = self.a.keys.signatures, self.b.keys.signatures
+        a_ids, b_ids = self.ids
         return ["a_only" if j is None else "b_only" if i is None
-                else "same" if a_keys[i] == b_keys[j] else "changed" for i, j in self.rows]
+                else "same" if a_ids[i] == b_ids[j] else "changed" for i, j in self.rows]
 
     @property
     def same(self) -> bool:

@@ -24,6 +24,10 @@ MESSAGE_TYPES = frozenset({"user/message", "system/message", "developer/message"
 """Event types whose signature is their message text (a user message's data is the message)."""
 
 
+BARE_TYPES = frozenset({"turn/start", "step/start", "step/end"})
+"""Event types whose signature is their type alone (their data holds numbers only)."""
+
+
 class SessionKeys(NamedTuple):
     """A session's events as the aligner reads them, one entry per event."""
 
@@ -61,7 +65,7 @@ def _signature(event: Any, tools: dict[Any, Any]) -> Signature:
         return (None, None, None, None, None)
     kind = event.get("type")
     data = event.get("data")
-    if not isinstance(data, dict):
+    if kind in BARE_TYPES or not isinstance(data, dict):
         return (kind, None, None, None, None)
     if kind == "tool/call":
         tools[data.get("callId")] = data.get("name")
@@ -69,7 +73,7 @@ def _signature(event: Any, tools: dict[Any, Any]) -> Signature:
     if kind == "tool/result":
         message = _dict(data.get("message"))
         status = "error" if message.get("isError") else "ok"
-        text = block_text(message.get("content"))
+        text = _text(message.get("content"))
         return (kind, tools.get(message.get("toolCallId")), None, text, status)
     if kind == "assistant/message":
         content = _dict(data.get("message")).get("content")
@@ -79,13 +83,23 @@ def _signature(event: Any, tools: dict[Any, Any]) -> Signature:
             tools.setdefault(call.get("id"), call.get("name"))
         names = ",".join(str(call.get("name")) for call in calls) if calls else None
         arguments = tuple(_hashable(call.get("arguments")) for call in calls) or None
-        return (kind, names, arguments, block_text(content), None)
+        return (kind, names, arguments, _text(content), None)
     if kind in MESSAGE_TYPES:
         message = data if kind == "user/message" else _dict(data.get("message"))
-        return (kind, None, None, block_text(message.get("content")), None)
+        return (kind, None, None, _text(message.get("content")), None)
     if kind == "turn/end":
         return (kind, None, None, None, _hashable(_dict(data.get("reason")).get("kind")))
     return (kind, None, None, None, None)
+
+
+def _text(content: Any) -> str:
+    """Return :func:`~ledgerviz.recovery.providers.block_text` of ``content``, read directly
+    when it is one text block (most messages)."""
+    if isinstance(content, list) and len(content) == 1:
+        block = content[0]
+        if isinstance(block, dict) and block.get("type") == "text":
+            return str(block.get("text", ""))
+    return block_text(content)
 
 
 def _dict(value: Any) -> dict[str, Any]:
