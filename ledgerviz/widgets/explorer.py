@@ -11,6 +11,7 @@ import ipywidgets as widgets
 import pandas as pd
 
 from ledgerviz.api import Ledger
+from ledgerviz.compare.session_diff import SessionDiff
 from ledgerviz.display.fragments import fragment_style
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.plot.timeline import fork_story_spec, timeline_spec
@@ -18,6 +19,7 @@ from ledgerviz.recovery import ForkRefused
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
 from ledgerviz.widgets.details import event_choices, event_details_html, index_of_seq
+from ledgerviz.widgets.diff_explorer import DiffExplorer
 from ledgerviz.widgets.figure_display import FitWidth, sync_figure_state
 from ledgerviz.widgets.figure_update import FigureUpdater
 from ledgerviz.widgets.live_figure import LiveFigure
@@ -286,7 +288,10 @@ class Explorer(widgets.VBox):
             self._syncing = syncing
 
 
-def explore(ledger: Ledger, *, session: str | None = None,
-            policy: Policy = "synthesize") -> Explorer:
-    """Return an :class:`Explorer` over ``ledger``, opened on ``session`` (default: the first)."""
+def explore(ledger: Ledger | SessionDiff, *, session: str | None = None,
+            policy: Policy = "synthesize") -> Explorer | DiffExplorer:
+    """Return an :class:`Explorer` over ``ledger``, opened on ``session`` (default: the first);
+    given a :class:`~ledgerviz.compare.SessionDiff`, a :class:`DiffExplorer` of it."""
+    if isinstance(ledger, SessionDiff):
+        return DiffExplorer(ledger)
     return Explorer(ledger, session=session, policy=policy)
