@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from typing import NamedTuple
 
 from ledgerviz.recovery.sequences import first_difference
 
@@ -26,9 +27,12 @@ Pair = tuple[int, int]
 Row = tuple[int | None, int | None]
 """One row of a session alignment: event indices on each side, None where it has none."""
 
-MYERS_LIMIT = 2_000
-"""The most edits Myers' algorithm looks for in one stretch without an anchor; past it the
-stretch is left unmatched (its cost grows with the edits times the stretch's length)."""
+MYERS_LIMIT = 500
+"""The most edits Myers' algorithm looks for in one stretch without an anchor (its cost
+grows with their square); past it the stretch is matched greedily (:func:`_greedy`)."""
+
+GREEDY_WINDOW = 8
+"""How far :func:`_greedy` looks ahead on each side for the next equal pair."""
 
 _DIRECT_BELOW = 64
 """Stretches shorter than this on either side skip the anchor search and go to Myers."""
@@ -70,7 +74,10 @@ def _split(a: Sequence[Hashable], b: Sequence[Hashable], a_lo: int, a_hi: int, b
                 work += [(i, anchor[0], j, anchor[1]), anchor]
                 i, j = anchor[0] + 1, anchor[1] + 1
             return [*work, (i, a_hi, j, b_hi), *suffix]
-    middle = _myers(a[a_lo:a_hi], b[b_lo:b_hi], MYERS_LIMIT) or []
+    left, right = a[a_lo:a_hi], b[b_lo:b_hi]
+    middle = _myers(left, right, MYERS_LIMIT)
+    if middle is None:
+        middle = _greedy(left, right, GREEDY_WINDOW)
     return [(a_lo + i, b_lo + j) for i, j in middle] + suffix
 
 
@@ -129,6 +136,25 @@ def _myers(a: Sequence[Hashable], b: Sequence[Hashable], limit: int) -> list[Pai
     return None
 
 
+def _greedy(a: Sequence[Hashable], b: Sequence[Hashable], window: int) -> list[Pair]:
+    """Return equal pairs found walking both sides at once: where the items differ, skip to
+    the nearest equal pair within ``window`` items ahead on either side (else step both).
+    Linear; for long stretches too unlike for Myers within its limit."""
+    pairs: list[Pair] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+            continue
+        ahead = next(((i + di, j + dj) for step in range(1, window + 1)
+                      for di, dj in ((0, step), (step, 0), (step, step))
+                      if i + di < len(a) and j + dj < len(b) and a[i + di] == b[j + dj]),
+                     (i + 1, j + 1))
+        i, j = ahead
+    return pairs
+
+
 def _backtrack(trace: list[dict[int, int]], n: int, m: int) -> list[Pair]:
     """Return the diagonal moves of the path Myers' search found, in order."""
     pairs: list[Pair] = []
@@ -149,6 +175,17 @@ def _backtrack(trace: list[dict[int, int]], n: int, m: int) -> list[Pair]:
     return pairs[::-1]
 
 
+class _Sessions(NamedTuple):
+    """The two sessions as :func:`align_sessions` reads them."""
+
+    a_keys: Sequence[Hashable]
+    b_keys: Sequence[Hashable]
+    a_coarse: Sequence[Hashable]
+    b_coarse: Sequence[Hashable]
+    a_bounds: list[tuple[int, int]]
+    b_bounds: list[tuple[int, int]]
+
+
 def align_sessions(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
                    a_coarse: Sequence[Hashable], b_coarse: Sequence[Hashable],
                    a_turns: Sequence[int], b_turns: Sequence[int],
@@ -158,31 +195,63 @@ def align_sessions(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
     ``*_keys`` are the events' signatures, ``*_coarse`` what a changed pair must share
     (the event type), ``*_turns`` the index of each turn's first event (events before the
     first form a turn of their own). A row ``(i, j)`` whose keys differ is a changed pair.
+    Equal turns are matched first; between them, turns of the same shape (coarse keys) are
+    paired, then the turns left between those in order, and each pair's events aligned;
+    the turns left over on one side are on that side only.
     A run of events on one side only that could equally sit a few rows earlier or later
     is put where it begins with the first coarse key in ``starts`` it can begin with.
     """
-    a_bounds, b_bounds = _bounds(a_turns, len(a_keys)), _bounds(b_turns, len(b_keys))
+    two = _Sessions(a_keys, b_keys, a_coarse, b_coarse, _bounds(a_turns, len(a_keys)),
+                    _bounds(b_turns, len(b_keys)))
     interned: dict[tuple[Hashable, ...], int] = {}
-    a_turn_keys = [interned.setdefault(tuple(a_keys[lo:hi]), len(interned))
-                   for lo, hi in a_bounds]
-    b_turn_keys = [interned.setdefault(tuple(b_keys[lo:hi]), len(interned))
-                   for lo, hi in b_bounds]
+    turn_keys = [[interned.setdefault(tuple(keys[lo:hi]), len(interned)) for lo, hi in bounds]
+                 for keys, bounds in ((a_keys, two.a_bounds), (b_keys, two.b_bounds))]
+    shapes = [[interned.setdefault(tuple(coarse[lo:hi]), len(interned)) for lo, hi in bounds]
+              for coarse, bounds in ((a_coarse, two.a_bounds), (b_coarse, two.b_bounds))]
     del interned
     rows: list[Row] = []
-    turn_i = turn_j = 0
-    for ti, tj in [*align(a_turn_keys, b_turn_keys), (len(a_bounds), len(b_bounds))]:
-        a_lo, a_hi = _span(a_bounds, turn_i, ti, len(a_keys))
-        b_lo, b_hi = _span(b_bounds, turn_j, tj, len(b_keys))
-        _align_stretch(a_keys, b_keys, a_coarse, b_coarse, a_lo, a_hi, b_lo, b_hi, rows)
-        if ti < len(a_bounds):
-            (lo, hi), (other, _) = a_bounds[ti], b_bounds[tj]
+    for (ti, ti_hi, tj, tj_hi), pair in _gaps(align(*turn_keys), len(two.a_bounds),
+                                              len(two.b_bounds)):
+        for (si, si_hi, sj, sj_hi), shaped in _gaps(
+                align(shapes[0][ti:ti_hi], shapes[1][tj:tj_hi]), ti_hi - ti, tj_hi - tj):
+            paired = min(si_hi - si, sj_hi - sj)  # the turns between shape pairs, in order
+            for k in range(paired):
+                _align_stretch(two, *_events(two, ti + si + k, ti + si + k + 1,
+                                             tj + sj + k, tj + sj + k + 1), rows)
+            _align_stretch(two, *_events(two, ti + si + paired, ti + si_hi,
+                                         tj + sj + paired, tj + sj_hi), rows)
+            if shaped is not None:
+                _align_stretch(two, *_events(two, ti + shaped[0], ti + shaped[0] + 1,
+                                             tj + shaped[1], tj + shaped[1] + 1), rows)
+        if pair is not None:
+            (lo, hi), (other, _) = two.a_bounds[pair[0]], two.b_bounds[pair[1]]
             rows.extend((i, other + i - lo) for i in range(lo, hi))
-        turn_i, turn_j = ti + 1, tj + 1
     if starts:
         rank = {key: n for n, key in enumerate(starts)}
         for side, keys, coarse in ((0, a_keys, a_coarse), (1, b_keys, b_coarse)):
             _slide_runs(rows, side, keys, [rank.get(key, len(rank)) for key in coarse])
     return rows
+
+
+def _gaps(pairs: list[Pair], a_count: int, b_count: int
+          ) -> list[tuple[tuple[int, int, int, int], Pair | None]]:
+    """Return, for each of ``pairs`` in order, the unmatched stretch ``(a_lo, a_hi, b_lo,
+    b_hi)`` before it and the pair itself, then the stretch after the last (with None)."""
+    out: list[tuple[tuple[int, int, int, int], Pair | None]] = []
+    i = j = 0
+    for pair in pairs:
+        out.append(((i, pair[0], j, pair[1]), pair))
+        i, j = pair[0] + 1, pair[1] + 1
+    out.append(((i, a_count, j, b_count), None))
+    return out
+
+
+def _events(two: _Sessions, ti: int, ti_hi: int, tj: int, tj_hi: int
+            ) -> tuple[int, int, int, int]:
+    """Return the event indices ``(a_lo, a_hi, b_lo, b_hi)`` of turns ``ti:ti_hi`` of A and
+    ``tj:tj_hi`` of B."""
+    return (*_span(two.a_bounds, ti, ti_hi, len(two.a_keys)),
+            *_span(two.b_bounds, tj, tj_hi, len(two.b_keys)))
 
 
 def _slide_runs(rows: list[Row], side: int, keys: Sequence[Hashable],
@@ -247,15 +316,16 @@ def _span(bounds: list[tuple[int, int]], first: int, stop: int, count: int) -> t
     return lo, hi
 
 
-def _align_stretch(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable],
-                   a_coarse: Sequence[Hashable], b_coarse: Sequence[Hashable], a_lo: int,
-                   a_hi: int, b_lo: int, b_hi: int, rows: list[Row]) -> None:
+def _align_stretch(two: _Sessions, a_lo: int, a_hi: int, b_lo: int, b_hi: int,
+                   rows: list[Row]) -> None:
     """Append the rows of one stretch of unmatched turns: exact matches, then the events
     left between them paired by coarse key, the rest on one side only."""
+    if a_lo == a_hi and b_lo == b_hi:
+        return
     i, j = a_lo, b_lo
-    exact = align(a_keys[a_lo:a_hi], b_keys[b_lo:b_hi])
+    exact = align(two.a_keys[a_lo:a_hi], two.b_keys[b_lo:b_hi])
     for pi, pj in [*exact, (a_hi - a_lo, b_hi - b_lo)]:
-        _pair_coarse(a_coarse, b_coarse, i, a_lo + pi, j, b_lo + pj, rows)
+        _pair_coarse(two.a_coarse, two.b_coarse, i, a_lo + pi, j, b_lo + pj, rows)
         if a_lo + pi < a_hi:
             rows.append((a_lo + pi, b_lo + pj))
         i, j = a_lo + pi + 1, b_lo + pj + 1

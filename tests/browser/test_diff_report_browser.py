@@ -60,11 +60,12 @@ def test_the_fork_diff_draws_and_is_saved(browser: Browser, tmp_path: Path) -> N
         return {traces: div.data.length, legend: div.querySelectorAll('.legendtext').length,
                 line: div.querySelectorAll('.shapelayer path').length};
     }""")
-    assert drawn["traces"] == 5  # equal bars on both lanes, changed on both, only in b
+    assert drawn["traces"] == 4  # equal bars on both lanes, only in a, only in b
     assert drawn["legend"] == 3
     assert drawn["line"] >= 2  # the divergence line and the differing stretch
     rows = page.locator("section.diff table").nth(1).locator("tbody tr")
-    assert rows.count() == 21  # 4 changed pairs + 17 events only in the child
+    # the parent's 4 events from the fork point, the child's seed marker, 2 closers, turn 3
+    assert rows.count() == 25
     shot = tmp_path / "diff.png"
     page.mouse.move(1, 1)
     page.screenshot(path=str(shot), full_page=True)

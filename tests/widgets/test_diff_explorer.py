@@ -17,23 +17,25 @@ FORK = bundled_examples_dir() / "resume-fork"
 def test_the_picker_lists_the_differing_rows_and_opens_on_the_first() -> None:
     explorer = lv.explore(lv.diff(FORK / "parent.jsonl", FORK / "child.jsonl"))
     assert isinstance(explorer, DiffExplorer)
-    # 18 equal rows, then the child's seed marker (row 18), ... : 21 differing rows
-    assert [value for _, value in explorer.row.options] == list(range(18, 39))
+    # 18 equal rows, then the parent's seqs 18-21 (from the fork point), the child's 18-20
+    # (its seed marker and forked closers) and its turn 3 (seqs 21-38): 25 differing rows
+    assert [value for _, value in explorer.row.options] == list(range(18, 43))
     assert explorer.row.value == 18
-    assert "no event on this side" in explorer.a_event.value
-    assert "session/end-seed" in explorer.b_event.value
+    assert "seq 18 · assistant/message" in explorer.a_event.value
+    assert "no event on this side" in explorer.b_event.value
     assert "a seq 18" in explorer.summary.value
 
 
-def test_a_changed_row_shows_both_events_and_a_click_picks_its_row() -> None:
+def test_picking_a_row_shows_its_events_and_a_click_picks_its_row() -> None:
     explorer = lv.explore(lv.diff(FORK / "parent.jsonl", FORK / "child.jsonl"))
-    explorer.row.value = 25  # parent seq 18 and child seq 25: both assistant messages
-    assert "seq 18 · assistant/message" in explorer.a_event.value
-    assert "seq 25 · assistant/message" in explorer.b_event.value
+    explorer.row.value = 22  # the child's seed marker
+    assert "no event on this side" in explorer.a_event.value
+    assert "seq 18 · session/end-seed" in explorer.b_event.value
     explorer._on_click(None, Points(point_inds=[0], xs=[3.0], ys=[2.0], trace_name="",
                                     trace_index=0), None)
     assert "seq 3 · user/message" in explorer.a_event.value  # an equal row, not in the picker
-    assert explorer.row.value == 25
+    assert "seq 3 · user/message" in explorer.b_event.value
+    assert explorer.row.value == 22
 
 
 def test_ledger_text_is_escaped(tmp_path: Path) -> None:
