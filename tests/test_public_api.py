@@ -12,7 +12,8 @@ import pytest
 import ledgerviz
 import ledgerviz.recovery
 
-PUBLIC = ["Ledger", "LedgerError", "__version__", "explore", "load", "timeline"]
+PUBLIC = ["Ledger", "LedgerError", "SessionDiff", "__version__", "diff", "diff_timeline",
+          "explore", "load", "timeline"]
 
 RECOVERY = [
     "DEFAULT_POLICY", "FORK_VERSION", "POLICIES", "PROVIDERS", "Analysis", "CallFacts",
@@ -23,7 +24,8 @@ RECOVERY = [
     "source_seqs", "tool_call_blocks",
 ]
 
-SUBPACKAGES = ["ledger", "recovery", "frames", "plot", "widgets", "simulate", "report", "export"]
+SUBPACKAGES = ["ledger", "recovery", "frames", "plot", "widgets", "simulate", "report", "export",
+               "compare"]
 
 
 def test_the_top_level_names_are_pinned_and_resolve() -> None:

@@ -85,7 +85,7 @@ def _run_diff(args: argparse.Namespace) -> int:
     from ledgerviz.api import load
     from ledgerviz.compare import diff
     from ledgerviz.ledger import LedgerError
-    from ledgerviz.report_diff import render_diff_report
+    from ledgerviz.report.diff import render_diff_report
 
     if len(args.paths) != 2 or args.examples:
         say_error("report", "--diff takes exactly two PATHs (one session each)")

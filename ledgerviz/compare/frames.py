@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ledgerviz.compare.session_diff import KINDS
-from ledgerviz.frames.calls import STATUSES
 from ledgerviz.frames.columns import category_column, int_column, string_column
+from ledgerviz.recovery.vocab import CALL_STATUSES
 
 if TYPE_CHECKING:
     from ledgerviz.compare.session_diff import SessionDiff
@@ -31,8 +31,8 @@ STATUS_SCHEMA = {
     "b_call_id": string_column,
     "a_seq": int_column,
     "b_seq": int_column,
-    "a_status": lambda values: category_column(values, STATUSES),
-    "b_status": lambda values: category_column(values, STATUSES),
+    "a_status": lambda values: category_column(values, CALL_STATUSES),
+    "b_status": lambda values: category_column(values, CALL_STATUSES),
 }
 """The status-change frame's columns (``*_seq``: the requesting assistant message)."""
 

@@ -10,8 +10,8 @@ import pytest
 
 import ledgerviz as lv
 from ledgerviz.cli import main
-from ledgerviz.fork_file import write_fork
 from ledgerviz.simulate.examples import bundled_examples_dir
+from ledgerviz.streams.fork_file import write_fork
 from tests.compare.pairs import disguised, example, ids, renumbered, write
 
 

@@ -7,7 +7,7 @@ from ledgerviz.compare import SessionDiff
 from ledgerviz.display.fragments import empty_note, html_table, palette, stylesheet
 from ledgerviz.html import escape, seq_text
 from ledgerviz.plot.diff_timeline import diff_timeline_spec
-from ledgerviz.report_figures import figure_html, page_scripts, plotlyjs_label, trace_types
+from ledgerviz.report.figures import figure_html, page_scripts, plotlyjs_label, trace_types
 
 ROW_LIMIT = 200
 """Differing rows the page lists; the rest are counted."""
@@ -27,7 +27,7 @@ def render_diff_report(diff: SessionDiff) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>ledgerviz diff</title><style>{palette()}{stylesheet('fragments.css')}"
-        f"{stylesheet('report.css')}</style></head><body class='lv'>"
+        f"{stylesheet('report.css', __package__)}</style></head><body class='lv'>"
         f'<header class="top"><h1>ledgerviz diff</h1><p>{_verdict(diff)}</p></header>'
         f'<main><section class="session diff" id="diff">{_sides(diff)}'
         f"{figure_html(figure, 'diff')}<h3>Differing rows</h3>{_rows(diff)}"
