@@ -9,6 +9,7 @@ import orjson
 
 from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.compare.session_diff import KIND_WORDS
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
 
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ SAME_EXIT, DIFFERENT_EXIT, TROUBLE_EXIT = 0, 1, 2
 
 LISTED = 20
 """Differing rows the text lists by default; ``--json`` lists every one."""
-
-KIND_WORDS = {"changed": "changed", "a_only": "only in a", "b_only": "only in b"}
 
 
 def register(subparsers: Any) -> None:
@@ -74,16 +73,11 @@ def render(result: SessionDiff, listed: int) -> str:
     first ``listed`` differing rows, then the calls whose status changed."""
     lines = [f"{name}: {side.key} ({side.path}), {len(side.seqs)} events"
              for name, side in (("a", result.a), ("b", result.b))]
-    first = result.first_divergence
-    if first is None:
-        lines.append("the same: every event is matched by an equal one")
+    if result.same:
+        lines.append(result.divergence_text())
         return "\n".join(terminal_safe(line) for line in lines)
-    what = f" ({', '.join(first.differs)})" if first.differs else ""
-    lines.append(f"first divergence: a seq {_seq(first.a_seq)}, b seq {_seq(first.b_seq)}: "
-                 f"{KIND_WORDS[first.kind]}{what}")
-    counts = result.counts()
-    lines.append(", ".join(f"{counts[kind]} {word}" for kind, word in
-                           (("same", "same"), *KIND_WORDS.items())))
+    lines.append(f"first divergence: {result.divergence_text()}")
+    lines.append(result.counts_text())
     differing = [n for n, kind in enumerate(result.kinds) if kind != "same"]
     lines.append(f"{'a seq':>8} {'b seq':>8}  {'kind':<10} {'a type':<20} {'b type':<20} "
                  "differs")

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["KINDS", "DiffSide", "Divergence", "SessionDiff", "diff"]
+__all__ = ["KINDS", "KIND_WORDS", "DiffSide", "Divergence", "SessionDiff", "diff"]
 
 if TYPE_CHECKING:
     from ledgerviz.compare.api import diff
-    from ledgerviz.compare.session_diff import KINDS, DiffSide, Divergence, SessionDiff
+    from ledgerviz.compare.session_diff import (
+        KIND_WORDS,
+        KINDS,
+        DiffSide,
+        Divergence,
+        SessionDiff,
+    )
 
-_LAZY = {"diff": "ledgerviz.compare.api", **dict.fromkeys(
-    ("KINDS", "DiffSide", "Divergence", "SessionDiff"), "ledgerviz.compare.session_diff")}
+_TYPES = ("KINDS", "KIND_WORDS", "DiffSide", "Divergence", "SessionDiff")
+_LAZY = {"diff": "ledgerviz.compare.api",
+         **dict.fromkeys(_TYPES, "ledgerviz.compare.session_diff")}
 
 
 def __getattr__(name: str) -> Any:

@@ -21,6 +21,10 @@ Kind = Literal["same", "changed", "a_only", "b_only"]
 KINDS: tuple[Kind, ...] = ("same", "changed", "a_only", "b_only")
 """What one alignment row holds: an equal pair, a pair that differs, one side's event."""
 
+KIND_WORDS: dict[Kind, str] = {"same": "same", "changed": "changed", "a_only": "only in a",
+                               "b_only": "only in b"}
+"""How every view of a diff names the kinds."""
+
 
 RUN_STARTS = ("turn/start", "step/start")
 """Where a run of events on one side only is put when it could sit a few rows earlier or
@@ -146,6 +150,20 @@ class SessionDiff:
         return [(self.a.seqs[i], self.b.seqs[j])
                 for (i, j), kind in zip(self.rows, self.kinds, strict=True) if kind == "changed"]
 
+    def divergence_text(self) -> str:
+        """Return where the sessions part as plain text (``a seq 18, b seq 18: only in a``),
+        or ``the same``."""
+        first = self.first_divergence
+        if first is None:
+            return "the same: every event is matched by an equal one"
+        what = f" ({', '.join(first.differs)})" if first.differs else ""
+        return (f"a seq {_seq_text(first.a_seq)}, b seq {_seq_text(first.b_seq)}: "
+                f"{KIND_WORDS[first.kind]}{what}")
+
+    def counts_text(self) -> str:
+        """Return the row counts as plain text (``18 same, 0 changed, ...``)."""
+        return ", ".join(f"{n} {KIND_WORDS[kind]}" for kind, n in self.counts().items())
+
     def counts(self) -> dict[Kind, int]:
         """Return how many rows hold each kind."""
         counts = dict.fromkeys(KINDS, 0)
@@ -207,12 +225,13 @@ class SessionDiff:
         }
 
     def __repr__(self) -> str:
-        first = self.first_divergence
-        where = ("the same" if first is None else
-                 f"part at a seq {first.a_seq}, b seq {first.b_seq} ({first.kind})")
-        counts = self.counts()
-        return (f"<SessionDiff {self.a.key!r} vs {self.b.key!r}: {where}; {counts['changed']} "
-                f"changed, {counts['a_only']} only in a, {counts['b_only']} only in b>")
+        return (f"<SessionDiff {self.a.key!r} vs {self.b.key!r}: {self.divergence_text()}; "
+                f"{self.counts_text()}>")
+
+
+def _seq_text(seq: Any) -> str:
+    """Return a seq as text, ``-`` for none."""
+    return "-" if seq is None else str(seq)
 
 
 def _seq(seqs: Sequence[Any], index: int | None) -> Any:

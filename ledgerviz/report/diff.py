@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ledgerviz import __version__
-from ledgerviz.compare import SessionDiff
+from ledgerviz.compare.session_diff import KIND_WORDS, SessionDiff
 from ledgerviz.display.fragments import empty_note, html_table, palette, stylesheet
 from ledgerviz.html import escape, seq_text
 from ledgerviz.plot.diff_timeline import diff_timeline_spec
@@ -11,8 +11,6 @@ from ledgerviz.report.figures import figure_html, page_scripts, plotlyjs_label, 
 
 ROW_LIMIT = 200
 """Differing rows the page lists; the rest are counted."""
-
-KIND_WORDS = {"changed": "changed", "a_only": "only in a", "b_only": "only in b"}
 
 
 def render_diff_report(diff: SessionDiff) -> str:
@@ -40,15 +38,10 @@ def render_diff_report(diff: SessionDiff) -> str:
 
 def _verdict(diff: SessionDiff) -> str:
     """Return the header line: the same, or where the sessions part and the counts."""
-    first = diff.first_divergence
-    if first is None:
-        return "The same: every event is matched by an equal one."
-    counts = diff.counts()
-    what = f" ({escape(', '.join(first.differs))})" if first.differs else ""
-    return (f"First divergence at <b>a seq {seq_text(first.a_seq)}</b>, <b>b seq "
-            f"{seq_text(first.b_seq)}</b>: {KIND_WORDS[first.kind]}{what} · "
-            f"{counts['same']} equal, {counts['changed']} changed, {counts['a_only']} only "
-            f"in a, {counts['b_only']} only in b")
+    if diff.same:
+        return escape(diff.divergence_text())
+    return (f"First divergence at <b>{escape(diff.divergence_text())}</b> · "
+            f"{escape(diff.counts_text())}")
 
 
 def _sides(diff: SessionDiff) -> str:

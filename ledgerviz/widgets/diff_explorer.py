@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from ledgerviz.compare.session_diff import KIND_WORDS
 from ledgerviz.display.fragments import fragment_style
 from ledgerviz.html import escape, seq_text
 from ledgerviz.plot.diff_timeline import diff_timeline_spec
@@ -25,8 +26,6 @@ PICKER_LIMIT = 400
 """Differing rows the picker lists (the first ones); any row can be clicked in the figure."""
 EVENT_TEXT_LIMIT = 20_000
 """Characters of an event's JSON a pane shows."""
-KIND_WORDS = {"same": "equal", "changed": "changed", "a_only": "only in a",
-              "b_only": "only in b"}
 
 
 class DiffExplorer(widgets.VBox):
@@ -85,15 +84,10 @@ class DiffExplorer(widgets.VBox):
 
 def _verdict(diff: SessionDiff) -> str:
     """Return the summary line (escaped)."""
-    first = diff.first_divergence
-    if first is None:
-        return "<b>the same</b>: every event is matched by an equal one"
-    counts = diff.counts()
-    what = f" ({escape(', '.join(first.differs))})" if first.differs else ""
-    return (f"first divergence at <b>a seq {seq_text(first.a_seq)}</b>, <b>b seq "
-            f"{seq_text(first.b_seq)}</b>: {KIND_WORDS[first.kind]}{what} · "
-            f"{counts['changed']} changed, {counts['a_only']} only in a, "
-            f"{counts['b_only']} only in b")
+    if diff.same:
+        return escape(diff.divergence_text())
+    return (f"first divergence at <b>{escape(diff.divergence_text())}</b> · "
+            f"{escape(diff.counts_text())}")
 
 
 def _row_label(diff: SessionDiff, row: int) -> str:
