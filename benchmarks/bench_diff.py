@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from bench_load import _rss_mib, load_average, repository_environment, write_ledger
@@ -40,15 +40,25 @@ EDITS = ("result", "remove", "insert", "answer")
 BASELINE_LIMIT_S = 300
 
 
-def write_edited(source: Path, target: Path, seed: int = 7) -> dict[str, int]:
-    """Write ``source`` with 1% of its steps edited (see the module) to ``target``; return how
-    many steps got each edit."""
+class Edited(NamedTuple):
+    """What :func:`write_edited` did: steps per edit, the removed events' seqs in A, the
+    number of events inserted into B."""
+
+    steps: dict[str, int]
+    removed: list[int]
+    inserted: int
+
+
+def write_edited(source: Path, target: Path, seed: int = 7) -> Edited:
+    """Write ``source`` with 1% of its steps edited (see the module) to ``target``."""
     header, *events = (orjson.loads(line) for line in source.read_bytes().splitlines())
     starts = [n for n, event in enumerate(events) if event["type"] == "step/start"]
     rng = random.Random(seed)
     chosen = sorted(rng.sample(range(len(starts)), round(len(starts) * EDITED_SHARE)))
     edit_of = {starts[step]: EDITS[n % len(EDITS)] for n, step in enumerate(chosen)}
     done = dict.fromkeys(EDITS, 0)
+    removed: list[int] = []
+    inserted = 0
     out: list[dict[str, Any]] = []
     n = 0
     while n < len(events):
@@ -57,8 +67,10 @@ def write_edited(source: Path, target: Path, seed: int = 7) -> dict[str, int]:
             if edit else n + 1
         step = events[n:stop]
         if edit == "remove":
+            removed += [event["seq"] for event in step]
             step = []
         elif edit == "insert":
+            inserted += len(step)
             step = [_inserted(event) for event in step] + step
         elif edit in ("result", "answer"):
             kind = "tool/result" if edit == "result" else "assistant/message"
@@ -73,7 +85,7 @@ def write_edited(source: Path, target: Path, seed: int = 7) -> dict[str, int]:
         file.write(orjson.dumps(header) + b"\n")
         for seq, event in enumerate(out):
             file.write(orjson.dumps({**event, "seq": seq}) + b"\n")
-    return done
+    return Edited(done, removed, inserted)
 
 
 def _inserted(event: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +117,7 @@ def route_ledgerviz(a: Path, b: Path) -> dict[str, Any]:
     return {"load_s": loaded, "diff_s": aligned, "diff_cpu_s": aligned_cpu,
             "diff_peak_mib": peak, "status_s": statuses,
             "counts": counts, "first": list(first or ()), "status_changes": changes,
+            "a_only": diff.a_only,
             "events": [len(diff.a.seqs), len(diff.b.seqs)]}
 
 
@@ -164,8 +177,9 @@ def main() -> None:
         for events in args.events:
             a, b = Path(folder) / f"a-{events}.jsonl", Path(folder) / f"b-{events}.jsonl"
             write_ledger(a, events)
-            edits = write_edited(a, b)
-            print(f"{events:,} events; B's edits: {edits}")
+            edited = write_edited(a, b)
+            print(f"{events:,} events; B's edits: {edited.steps} ({len(edited.removed)} events "
+                  f"removed, {edited.inserted} inserted)")
             runs: dict[str, list[dict[str, Any]]] = {name: [] for name in ROUTES}
             for number in range(args.rounds):
                 print(f"  round {number + 1}/{args.rounds} ({load_average()})")
@@ -174,7 +188,8 @@ def main() -> None:
             mine = runs["ledgerviz"]
             print(f"  ledgerviz: events {mine[0]['events']}, counts {mine[0]['counts']}, "
                   f"first divergence {mine[0]['first']}, status changes "
-                  f"{mine[0]['status_changes']}")
+                  f"{mine[0]['status_changes']}; only in A = the removed events: "
+                  f"{mine[0]['a_only'] == edited.removed}")
             for key in ("load_s", "diff_s", "diff_cpu_s", "diff_peak_mib", "status_s"):
                 print(f"  ledgerviz {key}: {_median([r[key] for r in mine])}")
             peer = runs["difflib"]
