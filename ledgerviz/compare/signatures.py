@@ -63,24 +63,25 @@ def _signature(event: Any, tools: dict[Any, Any]) -> Signature:
     far (a tool result is signed with its tool's name, not its call id)."""
     if not isinstance(event, dict):
         return (None, None, None, None, None)
-    kind = event.get("type")
+    kind = _hashable(event.get("type"))
     data = event.get("data")
     if kind in BARE_TYPES or not isinstance(data, dict):
         return (kind, None, None, None, None)
     if kind == "tool/call":
-        tools[data.get("callId")] = data.get("name")
-        return (kind, data.get("name"), _hashable(data.get("arguments")), None, None)
+        name = _hashable(data.get("name"))
+        tools[_hashable(data.get("callId"))] = name
+        return (kind, name, _hashable(data.get("arguments")), None, None)
     if kind == "tool/result":
         message = _dict(data.get("message"))
         status = "error" if message.get("isError") else "ok"
         text = _text(message.get("content"))
-        return (kind, tools.get(message.get("toolCallId")), None, text, status)
+        return (kind, tools.get(_hashable(message.get("toolCallId"))), None, text, status)
     if kind == "assistant/message":
         content = _dict(data.get("message")).get("content")
         calls = [block for block in content if isinstance(block, dict)
                  and block.get("type") == "tool-call"] if isinstance(content, list) else []
         for call in calls:
-            tools.setdefault(call.get("id"), call.get("name"))
+            tools.setdefault(_hashable(call.get("id")), _hashable(call.get("name")))
         names = ",".join(str(call.get("name")) for call in calls) if calls else None
         arguments = tuple(_hashable(call.get("arguments")) for call in calls) or None
         return (kind, names, arguments, _text(content), None)

@@ -10,6 +10,7 @@ import pytest
 
 import ledgerviz as lv
 from ledgerviz.cli import main
+from ledgerviz.ledger import SessionLog
 from ledgerviz.simulate.examples import bundled_examples_dir
 from ledgerviz.streams.fork_file import write_fork
 from tests.compare.pairs import disguised, example, ids, renumbered, write
@@ -168,3 +169,34 @@ def test_a_side_must_hold_one_session(tmp_path: Path) -> None:
         lv.diff(tmp_path, tmp_path / "a.jsonl")
     with pytest.raises(ValueError, match="unknown policy"):
         lv.diff(tmp_path / "a.jsonl", tmp_path / "b.jsonl", policy="nope")  # type: ignore[arg-type]
+
+
+TESTS = Path(__file__).resolve().parents[1]
+EVERY_LEDGER = [*sorted((TESTS / "data" / "dsh").glob("*.jsonl")),
+                TESTS / "browser" / "data" / "hostile.v4.jsonl",
+                *sorted(bundled_examples_dir().glob("*.jsonl"))]
+
+
+@pytest.mark.parametrize("path", EVERY_LEDGER, ids=lambda path: path.name)
+def test_every_ledger_is_the_same_as_itself(path: Path) -> None:
+    ledger = lv.load(path)
+    for key in ledger.keys:
+        one = ledger.session(key)
+        diff = lv.diff(one, one)
+        assert diff.same, key
+        assert len(diff.rows) == len(one.sessions[0].events)
+
+
+def test_unhashable_ids_and_names_are_compared_as_their_json() -> None:
+    # the reader refuses such events; a SessionLog built by hand can still hold them
+    header, events = example("tool-error.jsonl")
+    odd = copy.deepcopy(events)
+    odd[6]["data"]["callId"] = {"not": "a string"}
+    odd[6]["data"]["name"] = ["read"]
+    odd[8]["data"]["message"]["toolCallId"] = ["x"]
+    logs = [SessionLog("a.jsonl", "a", header, 4, events),
+            SessionLog("b.jsonl", "b", header, 4, odd)]
+    diff = lv.diff(*logs)
+    # seq 6's name differs; seq 8's result no longer names its tool
+    assert diff.changed == [(6, 6), (8, 8)]
+    assert diff.frame.set_index("a_seq").loc[[6, 8], "differs"].tolist() == ["tool", "tool"]
