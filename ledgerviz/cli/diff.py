@@ -9,7 +9,7 @@ import orjson
 
 from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
-from ledgerviz.compare.session_diff import KIND_WORDS
+from ledgerviz.compare.tables import differing_rows, status_changes
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
 
 if TYPE_CHECKING:
@@ -78,32 +78,10 @@ def render(result: SessionDiff, listed: int) -> str:
         return "\n".join(terminal_safe(line) for line in lines)
     lines.append(f"first divergence: {result.divergence_text()}")
     lines.append(result.counts_text())
-    differing = [n for n, kind in enumerate(result.kinds) if kind != "same"]
-    lines.append(f"{'a seq':>8} {'b seq':>8}  {'kind':<10} {'a type':<20} {'b type':<20} "
-                 "differs")
-    for row in differing[:listed]:
-        lines.append(_row(result, row))
-    if len(differing) > listed:
-        lines.append(f"... and {len(differing) - listed} more differing rows (--json lists "
-                     "every one)")
-    changes = result.status_changes
-    lines.append(f"call status changes under {result.policy}: {len(changes)}")
-    lines += [f"  {a.name} {a.call_id} (a seq {a.requested_seq}): {a.status} in a, "
-              f"{b.status} in b ({b.call_id}, b seq {b.requested_seq})" for a, b in changes]
+    lines += differing_rows(result, listed).text().splitlines()
+    changes = status_changes(result, len(result.status_changes))
+    lines.append(f"call status changes under {result.policy}: {len(changes.rows)}")
+    if changes.rows:
+        lines += ["  " + line for line in changes.text().splitlines()]
     return "\n".join(terminal_safe(line) for line in lines)
 
-
-def _row(result: SessionDiff, row: int) -> str:
-    """Return one differing alignment row as a line of the text table."""
-    i, j = result.rows[row]
-    a_seq = _seq(None if i is None else result.a.seqs[i])
-    b_seq = _seq(None if j is None else result.b.seqs[j])
-    a_type = "" if i is None else str(result.a.keys.types[i])
-    b_type = "" if j is None else str(result.b.keys.types[j])
-    return (f"{a_seq:>8} {b_seq:>8}  {KIND_WORDS[result.kinds[row]]:<10} {a_type:<20} "
-            f"{b_type:<20} {', '.join(result.differs(row))}").rstrip()
-
-
-def _seq(seq: Any) -> str:
-    """Return a seq as text, ``-`` for none."""
-    return "-" if seq is None else str(seq)

@@ -224,6 +224,11 @@ class SessionDiff:
             "b": {"session": self.b.key, "path": self.b.path, "events": len(self.b.seqs)},
         }
 
+    def _repr_html_(self) -> str:
+        from ledgerviz.compare.tables import diff_html
+
+        return diff_html(self)
+
     def __repr__(self) -> str:
         return (f"<SessionDiff {self.a.key!r} vs {self.b.key!r}: {self.divergence_text()}; "
                 f"{self.counts_text()}>")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ledgerviz import __version__
-from ledgerviz.compare.session_diff import KIND_WORDS, SessionDiff
+from ledgerviz.compare.session_diff import SessionDiff
+from ledgerviz.compare.tables import differing_rows, status_changes
 from ledgerviz.display.fragments import empty_note, html_table, palette, stylesheet
-from ledgerviz.html import escape, seq_text
+from ledgerviz.html import escape
 from ledgerviz.plot.diff_timeline import diff_timeline_spec
 from ledgerviz.report.figures import figure_html, page_scripts, plotlyjs_label, trace_types
 
@@ -53,32 +54,13 @@ def _sides(diff: SessionDiff) -> str:
 
 def _rows(diff: SessionDiff) -> str:
     """Return the table of the first :data:`ROW_LIMIT` differing rows, then a count."""
-    differing = [n for n, kind in enumerate(diff.kinds) if kind != "same"]
-    if not differing:
+    if diff.same:
         return empty_note("no differing rows")
-    rows = []
-    for row in differing[:ROW_LIMIT]:
-        i, j = diff.rows[row]
-        rows.append([
-            KIND_WORDS[diff.kinds[row]],
-            "" if i is None else seq_text(diff.a.seqs[i]),
-            "" if i is None else escape(diff.a.keys.types[i]),
-            "" if j is None else seq_text(diff.b.seqs[j]),
-            "" if j is None else escape(diff.b.keys.types[j]),
-            escape(", ".join(diff.differs(row))),
-        ])
-    more = len(differing) - ROW_LIMIT
-    note = f"<p class='meta'>… and {more:,} more differing rows</p>" if more > 0 else ""
-    return html_table(["kind", "a seq", "a type", "b seq", "b type", "differs"], rows) + note
+    return differing_rows(diff, ROW_LIMIT).html()
 
 
 def _status_changes(diff: SessionDiff) -> str:
     """Return the table of the calls whose status differs."""
-    changes = diff.status_changes
-    if not changes:
+    if not diff.status_changes:
         return empty_note("no call changed status")
-    rows = [[escape(a.name), escape(a.call_id), escape(a.status), escape(b.call_id),
-             escape(b.status)] for a, b in changes[:ROW_LIMIT]]
-    more = len(changes) - ROW_LIMIT
-    note = f"<p class='meta'>… and {more:,} more</p>" if more > 0 else ""
-    return html_table(["tool", "a call", "a status", "b call", "b status"], rows) + note
+    return status_changes(diff, ROW_LIMIT).html()

@@ -43,10 +43,13 @@ def test_text_summary_lists_the_first_rows(pair: tuple[Path, Path],
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == "first divergence: a seq 9, b seq 9: changed (result text)"
     assert lines[3] == "29 same, 1 changed, 3 only in a, 0 only in b"
-    assert lines[5].split() == ["9", "9", "changed", "tool/result", "tool/result", "result",
+    assert lines[4].split() == ["kind", "a", "seq", "a", "type", "b", "seq", "b", "type",
+                                "differs"]
+    assert lines[5].split() == ["changed", "9", "tool/result", "9", "tool/result", "result",
                                 "text"]
-    assert lines[6].split() == ["11", "-", "only", "in", "a", "step/start"]
-    assert lines[7] == "... and 2 more differing rows (--json lists every one)"
+    assert lines[6].split() == ["only", "in", "a", "11", "step/start"]
+    assert lines[7] == "… 2 more differing rows not shown"
+    assert lines[8] == "call status changes under synthesize: 0"
 
 
 def test_the_same_session_exits_0(pair: tuple[Path, Path],

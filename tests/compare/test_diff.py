@@ -200,3 +200,19 @@ def test_unhashable_ids_and_names_are_compared_as_their_json() -> None:
     # seq 6's name differs; seq 8's result no longer names its tool
     assert diff.changed == [(6, 6), (8, 8)]
     assert diff.frame.set_index("a_seq").loc[[6, 8], "differs"].tolist() == ["tool", "tool"]
+
+
+def test_notebook_display_lists_the_first_rows_escaped(tmp_path: Path) -> None:
+    header, events = example("tool-error.jsonl")
+    changed = copy.deepcopy(events)
+    changed[9]["data"]["message"]["content"][0]["text"] = "other"
+    hostile = "<script>alert(1)</script>"
+    diff = lv.diff(write(tmp_path / "a.jsonl", header, events),
+                   write(tmp_path / "b.jsonl", {**header, "id": hostile}, changed))
+    shown = diff._repr_html_()
+    assert "<script>alert" not in shown
+    assert "&lt;script&gt;" in shown
+    assert "a seq 9, b seq 9: changed (result text)" in shown
+    assert shown.count("<tr>") == 2  # the header and the one differing row
+    assert repr(diff) == (f"<SessionDiff 'sim-tool-error-7' vs {hostile!r}: a seq 9, b seq 9: "
+                          "changed (result text); 32 same, 1 changed, 0 only in a, 0 only in b>")
