@@ -5,6 +5,9 @@ from __future__ import annotations
 import itertools
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ledgerviz.compare.align import align, align_sessions
 
 
@@ -77,3 +80,24 @@ def test_a_lone_run_begins_at_the_preferred_key() -> None:
     assert [j for i, j in rows if i is None] in ([0, 1, 2], [3, 4, 5])
     rows = align_sessions(a, b, kinds, kinds * 2, [], [], starts=("E",))
     assert [j for i, j in rows if i is None] == [2, 3, 4]
+
+
+@st.composite
+def _sessions(draw: st.DrawFn) -> tuple[list[str], list[str], list[int]]:
+    """Return a session's keys (``T`` opens a turn), its coarse keys and its turn starts."""
+    keys = draw(st.lists(st.sampled_from(["T", "S", "E", "a1", "a2", "r1", "r2", "u"]),
+                         max_size=60))
+    return keys, [key[0] for key in keys], [n for n, key in enumerate(keys) if key == "T"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_sessions(), _sessions(), st.booleans())
+def test_rows_cover_both_sessions_once_in_order(a: tuple[list[str], list[str], list[int]],
+                                                b: tuple[list[str], list[str], list[int]],
+                                                slide: bool) -> None:
+    rows = align_sessions(a[0], b[0], a[1], b[1], a[2], b[2], ("T", "S") if slide else ())
+    assert [i for i, _ in rows if i is not None] == list(range(len(a[0])))
+    assert [j for _, j in rows if j is not None] == list(range(len(b[0])))
+    assert all(a[1][i] == b[1][j] for i, j in rows if i is not None and j is not None)
+    if a[0] == b[0]:
+        assert rows == [(n, n) for n in range(len(a[0]))]
