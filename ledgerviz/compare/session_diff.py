@@ -65,6 +65,12 @@ class DiffSide(NamedTuple):
         return cls(ledger, log.key, log.path, list(fields.seqs),
                    _turn_of_each(keys.types, fields.turns), keys)
 
+    def where(self, index: int) -> str:
+        """Return event ``index`` as plain text: ``seq 18 · assistant/message · turn 2``."""
+        turn = self.turns[index]
+        return " · ".join([f"seq {_seq_text(self.seqs[index])}", str(self.keys.types[index]),
+                           *([] if turn is None else [f"turn {turn}"])])
+
     def calls(self, policy: Policy) -> list[CallFacts]:
         """Return the recovery engine's facts of every call of this session under ``policy``."""
         return self.ledger.recovery(policy).analyses[self.key].calls

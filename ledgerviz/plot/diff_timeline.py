@@ -91,9 +91,7 @@ def _hover(diff: SessionDiff, row: int) -> str:
     parts = [f"<b>{style.DIFF_LEGEND[diff.kinds[row]]}</b>"]
     for name, side, index in (("a", diff.a, i), ("b", diff.b, j)):
         if index is not None:
-            parts.append(f"{name}: seq {plotly_text(side.seqs[index])} · "
-                         f"{plotly_text(side.keys.types[index], 60)} · turn "
-                         f"{plotly_text(side.turns[index])}")
+            parts.append(f"{name}: {plotly_text(side.where(index), 120)}")
     differs = diff.differs(row)
     if differs:
         parts.append(f"differs: {plotly_text(', '.join(differs))}")

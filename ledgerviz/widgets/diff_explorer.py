@@ -11,7 +11,7 @@ import ipywidgets as widgets
 
 from ledgerviz.compare.session_diff import KIND_WORDS
 from ledgerviz.display.fragments import fragment_style
-from ledgerviz.html import escape, seq_text
+from ledgerviz.html import escape
 from ledgerviz.plot.diff_timeline import diff_timeline_spec
 from ledgerviz.widgets.figure_display import FitWidth, sync_figure_state
 from ledgerviz.widgets.live_figure import LiveFigure
@@ -91,9 +91,10 @@ def _verdict(diff: SessionDiff) -> str:
 
 
 def _row_label(diff: SessionDiff, row: int) -> str:
-    """Return a picker label: the row, its kind, both sides' seq and type, what differs."""
+    """Return a picker label (plain text): the row, its kind, each side's event, what
+    differs."""
     i, j = diff.rows[row]
-    sides = [f"{name} seq {seq_text(side.seqs[k])} {side.keys.types[k]}"
+    sides = [f"{name} {side.where(k)}"
              for name, side, k in (("a", diff.a, i), ("b", diff.b, j)) if k is not None]
     differs = ", ".join(diff.differs(row))
     return (f"row {row}: {KIND_WORDS[diff.kinds[row]]} · {' / '.join(sides)}"
@@ -107,7 +108,6 @@ def _event_html(name: str, side: DiffSide, index: int | None) -> str:
         return f"<div class='lv-details'>{title}<p class='lv-none'>no event on this side</p></div>"
     event = side.ledger.sessions[0].events[index]
     pretty = json.dumps(event, indent=2, ensure_ascii=False, default=str)
-    return (f"<div class='lv-details'>{title}<div>seq {seq_text(side.seqs[index])} · "
-            f"{escape(side.keys.types[index])} · turn {escape(side.turns[index])}</div>"
+    return (f"<div class='lv-details'>{title}<div>{escape(side.where(index))}</div>"
             "<pre style='max-height:24em;overflow:auto;white-space:pre-wrap;margin:4px 0'>"
             f"{escape(pretty, EVENT_TEXT_LIMIT)}</pre></div>")
