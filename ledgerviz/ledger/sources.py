@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import os
@@ -9,7 +10,7 @@ import stat
 from collections.abc import Callable, Iterator
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Any, NamedTuple, Union
+from typing import IO, Any, BinaryIO, NamedTuple, Union
 
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
 
@@ -231,17 +232,47 @@ def valid_unicode(text: str) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
+class NotAFileError(OSError):
+    """An opened path that is no regular file (a FIFO, device or socket)."""
+
+
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
+def open_input(path: str) -> BinaryIO:
+    """Return ``path`` opened for reading (unbuffered), checked to be a regular file.
+
+    The open cannot block (``O_NONBLOCK``: a FIFO without a writer opens at once), and
+    what was opened is checked on its descriptor (``fstat``), so a file swapped for a
+    FIFO or a device after a folder walk is refused, not read. Raises ``NotAFileError``
+    for such a file and ``OSError`` when it cannot be opened. Every route that reads an
+    input file opens it here.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotAFileError(errno.EINVAL, f"{_special_kind(mode)}, not a file", path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _file_chunks(
     path: str, size: int | None, walked: bool = False
 ) -> Iterator[bytes | SourceProblem]:
     """Yield the file as it is now, ``size`` bytes at a time (None: all at once).
 
-    A file found in a folder (``walked``) that cannot be opened yields its
-    ``SourceProblem`` instead; any other failure to read raises ``UnreadableSourceError``.
+    A file found in a folder (``walked``) that cannot be opened, or is no regular file
+    once opened, yields its ``SourceProblem`` instead; any other failure to read raises
+    ``UnreadableSourceError``.
     """
     opened = False
     try:
-        with open(path, "rb", buffering=0) as raw:
+        with open_input(path) as raw:
             opened = True
             if size is not None:
                 while chunk := raw.read(size):
@@ -250,10 +281,12 @@ def _file_chunks(
             content = raw.readall()  # a snapshot, even while the file is appended to
         yield content
     except OSError as error:
-        why = f"cannot read: {error.strerror or error}"
+        why = error.strerror if isinstance(error, NotAFileError) else (
+            f"cannot read: {error.strerror or error}")
         if opened or not walked:
             raise UnreadableSourceError(f"{path}: {why}") from error
-        yield SourceProblem("unreadable", why)
+        kind = "not_a_file" if isinstance(error, NotAFileError) else "unreadable"
+        yield SourceProblem(kind, f"{why}: skipped" if kind == "not_a_file" else why)
 
 
 def _stream_chunks(stream: IO[bytes], size: int | None) -> Iterator[bytes]:

@@ -67,13 +67,15 @@ def test_a_file_that_cannot_be_opened_is_unreadable(
 ) -> None:
     (tmp_path / "ok.jsonl").write_bytes(LEDGER)
     (tmp_path / "secret.jsonl").write_bytes(LEDGER)
-    def refusing_open(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if os.fspath(path).endswith("secret.jsonl"):
-            raise PermissionError(13, "Permission denied", os.fspath(path))
-        return open(path, *args, **kwargs)
+    real_open = sources.open_input
+
+    def refusing_open(path: str) -> Any:
+        if path.endswith("secret.jsonl"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path)
 
     # root (as CI runs) may open any file: the reader's open is refused instead
-    monkeypatch.setattr(sources, "open", refusing_open, raising=False)
+    monkeypatch.setattr(sources, "open_input", refusing_open)
     assert found(tmp_path) == {"ok.jsonl": [],
                                "secret.jsonl": [("unreadable", "cannot read: Permission denied")]}
 
