@@ -16,11 +16,13 @@ def register(subparsers: Any) -> None:
         "export",
         help="write every frame as Parquet, one dataset per frame, partitioned by session",
         description="Write the events, turns, steps, calls, messages and lineage frames of "
-        "every session in PATH as Parquet (DIR/<frame>/session=<key>/part-0.parquet) with a "
-        "manifest. Incremental: files unchanged since the last export into DIR are skipped; "
+        "every session in PATH as Parquet (DIR/<frame>/session-<key>-<hash>/part-0.parquet) "
+        "with a manifest. A run is all or nothing. Incremental: files unchanged since the "
+        "last export into DIR are skipped; "
         "partitions of changed files are replaced and those of files no longer given are "
         "removed. Exit 0: written; 1: a session could not be exported or has error-level "
-        "diagnostics (it is still exported); 2: a PATH is "
+        "diagnostics (it is still exported), or a file found in a folder is no regular file "
+        "or cannot be read (skipped, named); 2: a PATH is "
         "unreadable, DIR is unsafe, or pyarrow is missing.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="ledger files, folders or globs")
@@ -53,10 +55,12 @@ def run(args: argparse.Namespace) -> int:
         f"(policy {summary.policy}): {len(summary.written)} written, "
         f"{len(summary.unchanged)} unchanged, {len(summary.removed)} removed"
     )
+    for path, problem in summary.skipped:
+        say_error("export", f"{path}: {problem}")
     if summary.error_sessions:
         say_error(
             "export",
             f"{len(summary.error_sessions)} written sessions have error diagnostics "
             "(exported leniently; `ledgerviz check PATH` lists them)",
         )
-    return 1 if summary.error_sessions else 0  # the exit-code table of every command
+    return 1 if summary.error_sessions or summary.skipped else 0  # every command's exit codes

@@ -35,10 +35,11 @@ from ledgerviz.export.dataset import (
     write_sessions,
 )
 from ledgerviz.export.parquet import empty_frames, restore_categories, string_categories
+from ledgerviz.export.staging import staged
 from ledgerviz.frames import FRAME_NAMES
 from ledgerviz.ledger import read_session
 from ledgerviz.ledger.reader import unique_keys
-from ledgerviz.ledger.sources import expand_path
+from ledgerviz.ledger.sources import Found, SourceProblem, expand_path, open_input
 from ledgerviz.recovery.analysis import POLICIES, Policy
 
 DASK_HINT = 'pip install "ledgerviz[dask]"'
@@ -91,10 +92,23 @@ def ledger_paths(source: Paths, storage_options: dict[str, Any] | None = None) -
 
 
 def _open(path: str, storage_options: dict[str, Any] | None) -> Any:
-    """Return a binary stream of ``path`` (a local path or an fsspec URL)."""
+    """Return a binary stream of ``path``: an fsspec URL through fsspec, a local path as
+    every input is opened (``sources.open_input``: never blocks, regular files only)."""
+    if not _is_url(path):
+        return open_input(path)
     import fsspec
 
     return fsspec.open(path, "rb", **(storage_options or {})).open()
+
+
+def _content(path: str, storage_options: dict[str, Any] | None, first_line: bool) -> Any:
+    """Return the bytes of ``path`` (only its first line if ``first_line``), or the
+    problem of a file that is no regular file or cannot be read."""
+    try:
+        with _open(path, storage_options) as stream:
+            return stream.readline() if first_line else stream.read()
+    except OSError as error:
+        return SourceProblem.of(error)
 
 
 def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = None) -> list[str]:
@@ -115,8 +129,8 @@ def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None) 
     """Return the key the reader gives each file alone, from its first line."""
     keys = []
     for path in paths:
-        with _open(path, storage_options) as stream:
-            keys.append(key_of_first_line(path, stream.readline()))
+        line = _content(path, storage_options, first_line=True)
+        keys.append(key_of_first_line(path, line if isinstance(line, bytes) else b""))
     return keys
 
 
@@ -130,8 +144,8 @@ def _partition(
     """Return the ``name`` frame of one group of ``(path, key)`` files (runs on a worker)."""
     logs = []
     for path, key in group:
-        with _open(path, storage_options) as stream:
-            logs.append(replace(read_session(path, stream.read()), key=key))
+        content = _content(path, storage_options, first_line=False)
+        logs.append(replace(read_session(path, content), key=key))
     frame = string_categories(frame_of(Ledger(logs), policy, name))
     frame["session"] = frame["session"].cat.set_categories(pd.Index(list(keys), dtype=object))
     return frame
@@ -204,9 +218,11 @@ def in_process(frame: pd.DataFrame, name: str, keys: Sequence[str]) -> pd.DataFr
     return restore_categories(frame.reset_index(drop=True), name, keys)
 
 
-def _fingerprints(items: Sequence[tuple[str, FileState | None]]) -> list[tuple[FileState, bool]]:
-    """Return :func:`ledgerviz.export.dataset.fingerprint` of each ``(path, known)`` item."""
-    return [fingerprint(path, known) for path, known in items]
+def _fingerprints(
+    items: Sequence[tuple[Found, FileState | None]],
+) -> list[tuple[FileState, bool] | SourceProblem]:
+    """Return :func:`ledgerviz.export.dataset.fingerprint` of each ``(file, known)`` item."""
+    return [fingerprint(found, known) for found, known in items]
 
 
 def export(
@@ -218,8 +234,9 @@ def export(
 ) -> ExportSummary:
     """Run ``ledgerviz export`` on the active Dask scheduler (a ``Client``'s cluster).
 
-    The workers hash the files and write the partitions of changed ones, ``files_per_task``
-    files per task; this process plans the run and writes the manifest. ``source`` and
+    The workers hash the files and stage the partitions of changed ones, ``files_per_task``
+    files per task; this process plans the run, publishes the staged partitions and
+    writes the manifest (all or nothing, as ``ledgerviz export``). ``source`` and
     ``out_dir`` are local paths that every worker sees at the same place.
     """
     _require_dask()
@@ -227,7 +244,9 @@ def export(
 
     sources = list(source) if isinstance(source, list | tuple) else [source]
 
-    def fingerprints(items: list[tuple[str, FileState | None]]) -> list[tuple[FileState, bool]]:
+    def fingerprints(
+        items: list[tuple[Found, FileState | None]],
+    ) -> list[tuple[FileState, bool] | SourceProblem]:
         chunks = [items[i : i + files_per_task] for i in range(0, len(items), files_per_task)]
         results = dask.compute(*[dask.delayed(_fingerprints)(chunk) for chunk in chunks])
         return [found for chunk in results for found in chunk]
@@ -238,8 +257,9 @@ def export(
         for group in batches(plan.to_write)
         for i in range(0, len(group), files_per_task)
     ]
-    tasks = [dask.delayed(write_sessions)(group, plan.root, policy) for group in groups]
-    errors = [key for result in dask.compute(*tasks) for key in result]
+    with staged(plan.root) as staging:
+        tasks = [dask.delayed(write_sessions)(group, staging, policy) for group in groups]
+        errors = [key for result in dask.compute(*tasks) for key in result]
     return finish_export(plan, errors)
 
 

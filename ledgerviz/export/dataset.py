@@ -8,6 +8,10 @@ unchanged (without reading it) or whose content hash is unchanged; it rewrites t
 partitions of changed files and removes those of files no longer given, so the dataset
 always mirrors the inputs of the last run. Each file is read, recovered and written on
 its own terms (its frames do not depend on which other files are exported with it).
+
+A run is all or nothing: its partitions are staged and published only once all are
+written (``export.staging``). A file found in a folder that is no regular file or cannot
+be read is skipped with its problem (``ExportSummary.skipped``); the others are exported.
 """
 
 from __future__ import annotations
@@ -20,10 +24,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pandas as pd
 
 from ledgerviz.api import Ledger, load
+from ledgerviz.export.manifest import (
+    MANIFEST_NAME,
+    ExportError,
+    read_manifest,
+    write_manifest,
+)
 from ledgerviz.export.parquet import (
     PART_NAME,
     dataset_schema,
@@ -33,27 +42,28 @@ from ledgerviz.export.parquet import (
     restore_categories,
     write_partitions,
 )
+from ledgerviz.export.staging import STAGING_NAME, publish, staged
 from ledgerviz.frames import FRAME_NAMES, build_frames
 from ledgerviz.ledger import SessionLog, UnreadableSourceError, read_session
 from ledgerviz.ledger.reader import unique_keys
-from ledgerviz.ledger.sources import expand_path
+from ledgerviz.ledger.sources import (
+    Found,
+    SourceProblem,
+    expand_found,
+    open_input,
+    read_error_text,
+)
 from ledgerviz.progress import FILES_THRESHOLD, progress
 from ledgerviz.recovery.analysis import POLICIES, Policy
 
-MANIFEST_NAME = "ledgerviz-export.json"
-"""The manifest file in an export folder."""
-
-FORMAT = 1
-"""Version of the export layout; a manifest of another version means a full re-export."""
+FORMAT = 2
+"""Version of the export layout (2: ``session`` a column, folders named by
+``partition_folder``); a manifest of another version means a full re-export."""
 
 _BATCH_BYTES = 64 * 2**20  # files are loaded together up to this many bytes of input
 _BATCH_FILES = 2000
 _CHUNK = 2**20
 _CATALOG = "subagent/catalog"
-
-
-class ExportError(Exception):
-    """An export that must not or cannot run; ``str()`` is one line for the user."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,19 +96,24 @@ class ExportSummary:
     """Files of the last run no longer given: their partitions were removed."""
     error_sessions: list[str]
     """Written sessions with error-level diagnostics (``ledgerviz check`` lists them)."""
+    skipped: list[tuple[str, str]]
+    """``(path, problem)`` of each file found in a folder that could not be exported."""
 
 
-def input_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
-    """Return the absolute paths of every ledger file ``paths`` names, once each, in order."""
-    files: dict[str, None] = {}
+def input_files(paths: Iterable[str | os.PathLike[str]]) -> list[Found]:
+    """Return every ledger file ``paths`` names, once each, in order, by absolute path
+    (one found with a problem by the path it was found at, which that problem is about)."""
+    files: dict[str, Found] = {}
     for path in paths:
-        for file in expand_path(os.fspath(path)):
-            files[os.path.realpath(file)] = None
-    return list(files)
+        for found in expand_found(os.fspath(path)):
+            real = os.path.realpath(found.path)
+            files.setdefault(real, found if found.problem else found._replace(path=real))
+    return list(files.values())
 
 
 def check_output_dir(
-    out_dir: str | os.PathLike[str], paths: Iterable[str | os.PathLike[str]], files: Sequence[str]
+    out_dir: str | os.PathLike[str], paths: Iterable[str | os.PathLike[str]],
+    files: Sequence[Found],
 ) -> Path:
     """Return ``out_dir`` resolved; raise ``ExportError`` if exporting there is unsafe.
 
@@ -113,29 +128,16 @@ def check_output_dir(
     for folder in folders:
         if root == folder or folder in root.parents:
             raise ExportError(f"{out_dir} is inside the input folder {folder}; choose another")
-    for file in files:
+    for file in (found.path for found in files):
         if root in Path(file).parents or root == Path(file):
             raise ExportError(f"{out_dir} holds the input {file}; choose another folder")
-    if root.is_dir() and any(root.iterdir()) and not (root / MANIFEST_NAME).is_file():
+    held = [p for p in root.iterdir() if p.name != STAGING_NAME] if root.is_dir() else []
+    if held and not (root / MANIFEST_NAME).is_file():
         raise ExportError(
             f"{out_dir} is not empty and holds no {MANIFEST_NAME}: not a ledgerviz export "
             "folder; give a new or empty folder"
         )
     return root
-
-
-def read_manifest(root: Path) -> dict[str, Any] | None:
-    """Return the manifest of the export at ``root``, or None when there is none."""
-    path = root / MANIFEST_NAME
-    if not path.is_file():
-        return None
-    try:
-        manifest = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError) as error:
-        raise ExportError(f"{path}: unreadable manifest: {error}") from error
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), list):
-        raise ExportError(f"{path}: not a ledgerviz export manifest")
-    return manifest
 
 
 def known_states(manifest: dict[str, Any] | None, policy: Policy) -> dict[str, FileState]:
@@ -154,24 +156,34 @@ def schema_id() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def fingerprint(path: str, known: FileState | None) -> tuple[FileState, bool]:
+def fingerprint(
+    found: Found, known: FileState | None
+) -> tuple[FileState, bool] | SourceProblem:
     """Return the file's state and whether it changed since ``known``.
 
     Same size and mtime as ``known``: unchanged, the file is not read. Otherwise the
-    content is hashed; the same hash is unchanged too (a touched file).
+    content is hashed; the same hash is unchanged too (a touched file). A file found in
+    a folder that is no regular file or cannot be read gives its problem; one named
+    directly raises ``UnreadableSourceError``.
     """
+    path = found.path
     try:
-        info = os.stat(path)
-        if known is not None and (known.size, known.mtime_ns) == (info.st_size, info.st_mtime_ns):
-            return known, False
-        digest, first_line = hashlib.sha256(), b""
-        with open(path, "rb") as stream:
+        if found.problem:
+            return found.problem
+        with open_input(path) as stream:
+            info = os.fstat(stream.fileno())
+            if known is not None and (known.size, known.mtime_ns) == (
+                    info.st_size, info.st_mtime_ns):
+                return known, False
+            digest, first_line = hashlib.sha256(), b""
             while chunk := stream.read(_CHUNK):
                 if not first_line.endswith(b"\n"):
                     first_line += chunk[: chunk.find(b"\n") + 1 or len(chunk)]
                 digest.update(chunk)
     except OSError as error:
-        raise UnreadableSourceError(f"{path}: cannot read: {error.strerror or error}") from error
+        if found.walked:
+            return SourceProblem.of(error)
+        raise UnreadableSourceError(f"{path}: {read_error_text(error)}") from error
     sha = digest.hexdigest()
     if known is not None and known.sha256 == sha:
         return replace(known, size=info.st_size, mtime_ns=info.st_mtime_ns), False
@@ -209,15 +221,16 @@ def _catalogs(log: SessionLog) -> bool:
 
 
 def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
-    """Remove every session partition under ``root`` whose key is not in ``keys``."""
+    """Remove every session folder under ``root`` whose key is not in ``keys`` (also
+    those of an earlier export format)."""
     wanted = {partition_folder(key) for key in keys}
     for name in FRAME_NAMES:
         base = root / name
         if not base.is_dir():
             continue
         for folder in base.iterdir():
-            if folder.name.startswith("session=") and folder.name not in wanted:
-                shutil.rmtree(folder)
+            if folder.name not in wanted and not folder.name.startswith("."):
+                shutil.rmtree(folder) if folder.is_dir() else folder.unlink()
 
 
 def write_sessions(states: Sequence[FileState], root: Path, policy: Policy,
@@ -248,18 +261,15 @@ def batches(states: Sequence[FileState]) -> list[list[FileState]]:
     return groups
 
 
-def write_manifest(root: Path, policy: Policy, states: Sequence[FileState]) -> None:
-    """Write the manifest atomically (a temporary file renamed over the old one)."""
-    document = {
+def manifest_document(policy: Policy, states: Sequence[FileState]) -> dict[str, Any]:
+    """Return the manifest of a dataset of ``states`` under ``policy``."""
+    return {
         "format": FORMAT,
         "schema": schema_id(),
         "policy": policy,
         "sessions": [state.key for state in states],
         "files": [_row(state) for state in states],
     }
-    temporary = root / f".{MANIFEST_NAME}.tmp"
-    temporary.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
-    os.replace(temporary, root / MANIFEST_NAME)
 
 
 def _row(state: FileState) -> dict[str, Any]:
@@ -267,7 +277,8 @@ def _row(state: FileState) -> dict[str, Any]:
     return {name: getattr(state, name) for name in FileState.__slots__}
 
 
-Fingerprints = Callable[[list[tuple[str, FileState | None]]], list[tuple[FileState, bool]]]
+Fingerprints = Callable[[list[tuple[Found, FileState | None]]],
+                        list[tuple[FileState, bool] | SourceProblem]]
 """Maps :func:`fingerprint` over ``(path, known state)`` pairs, in order."""
 
 
@@ -281,6 +292,13 @@ class Plan:
     """Every input file, in input order, with its dataset key."""
     to_write: list[FileState]
     removed: list[str]
+    skipped: list[tuple[str, str]]
+    """``(path, problem)`` of each file found in a folder that cannot be exported."""
+
+    @property
+    def staging(self) -> Path:
+        """Return the folder this run's partitions are written to before they are published."""
+        return self.root / STAGING_NAME
 
 
 def plan_export(
@@ -301,8 +319,11 @@ def plan_export(
     root = check_output_dir(out_dir, paths, files)
     manifest = read_manifest(root)
     known = known_states(manifest, policy)
-    items = [(path, known.get(path)) for path in files]
-    found = fingerprints(items) if fingerprints else [fingerprint(*item) for item in items]
+    items = [(file, known.get(file.path)) for file in files]
+    results = fingerprints(items) if fingerprints else [fingerprint(*item) for item in items]
+    skipped = [(file.path, result.message) for file, result in zip(files, results, strict=True)
+               if isinstance(result, SourceProblem)]
+    found = [result for result in results if not isinstance(result, SourceProblem)]
     found_states = [state for state, _ in found]
     keys = unique_keys([s.path for s in found_states], [s.natural_key for s in found_states])
     states = [replace(state, key=key) for (state, _), key in zip(found, keys, strict=True)]
@@ -312,10 +333,10 @@ def plan_export(
         for state, (_, changed) in zip(states, found, strict=True)
         if changed or before.get(state.path) != state.key or not _has_partition(root, state.key)
     ]
-    given = set(files)
-    last_run = [row.get("path") for row in manifest["files"]] if manifest else []
+    given = {state.path for state in states}
+    last_run = [row["path"] for row in manifest["files"]] if manifest else []
     removed = [path for path in last_run if path not in given]
-    return Plan(root, policy, states, to_write, removed)
+    return Plan(root, policy, states, to_write, removed, skipped)
 
 
 def _has_partition(root: Path, key: str) -> bool:
@@ -337,16 +358,19 @@ def export(
     """
     plan = plan_export(paths, out_dir, policy)
     files = len(plan.to_write) * len(FRAME_NAMES)
-    with progress(files, FILES_THRESHOLD, "writing Parquet", unit="file") as step:
+    with staged(plan.root) as staging, progress(
+            files, FILES_THRESHOLD, "writing Parquet", unit="file") as step:
         errors = [key for group in batches(plan.to_write)
-                  for key in write_sessions(group, plan.root, policy, step)]
+                  for key in write_sessions(group, staging, policy, step)]
     return finish_export(plan, errors)
 
 
 def finish_export(plan: Plan, error_sessions: list[str]) -> ExportSummary:
-    """Remove stale partitions, write the manifest, and return the run's summary."""
+    """Publish the staged partitions, remove stale ones, write the manifest, and return
+    the run's summary."""
+    publish(plan.staging, plan.root, FRAME_NAMES)
     remove_stale_partitions(plan.root, [state.key for state in plan.states])
-    write_manifest(plan.root, plan.policy, plan.states)
+    write_manifest(plan.root, manifest_document(plan.policy, plan.states))
     written = {state.path for state in plan.to_write}
     return ExportSummary(
         plan.root,
@@ -356,6 +380,7 @@ def finish_export(plan: Plan, error_sessions: list[str]) -> ExportSummary:
         [state.path for state in plan.states if state.path not in written],
         plan.removed,
         error_sessions,
+        plan.skipped,
     )
 
 

@@ -1,19 +1,21 @@
-"""The frames as Parquet: one Arrow schema per frame, one file per session partition.
+"""The frames as Parquet: one Arrow schema per frame, one file per session.
 
-A dataset is a folder per frame with one hive partition per session::
+A dataset is a folder per frame with one folder per session::
 
-    DIR/calls/session=<key, percent-encoded>/part-0.parquet
+    DIR/calls/<name of the session>/part-0.parquet
 
-The ``session`` column lives in the folder name (hive partitioning), every other
-column in the file, typed by :func:`file_schema`: the schema is derived from the
-typed empty frames (``build_frames([])``), so a session with no rows still writes a
-file with every column typed. pyarrow is optional (``pip install "ledgerviz[parquet]"``);
-:func:`require_pyarrow` checks for it once and names the extra.
+Every column, ``session`` included, is in the file, typed by :func:`dataset_schema`: the
+schema is derived from the typed empty frames (``build_frames([])``), so a session with
+no rows still writes a file with every column typed. The session is a column, not the
+folder's name, so every key reads back exactly (a name has at most 255 bytes, and hive
+readers take ``__HIVE_DEFAULT_PARTITION__`` for null); :func:`partition_folder` names
+the folder from the key, bounded and unique. pyarrow is optional (``pip install
+"ledgerviz[parquet]"``); :func:`require_pyarrow` checks for it once and names the extra.
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -37,7 +39,7 @@ PART_NAME = "part-0.parquet"
 """The one file of each session partition."""
 
 _STRINGS = pd.Index([], dtype=str).dtype  # the dtype of string categories the frames make
-_MAX_FOLDER_NAME = 255  # bytes in one path component on common file systems
+_SHOWN_KEY = 64  # characters of the quoted key a folder name shows
 
 
 @cache
@@ -76,33 +78,34 @@ def _arrow_type(dtype: Any) -> pa.DataType:
 
 
 @cache
-def file_schema(name: str) -> pa.Schema:
-    """Return the Arrow schema of a ``name`` partition file (every column but ``session``)."""
+def dataset_schema(name: str) -> pa.Schema:
+    """Return the Arrow schema of the ``name`` dataset and of each of its files:
+    ``session`` (a string) first, then every other column of the frame."""
     pa = require_pyarrow()
     dtypes = empty_frames()[name].dtypes.drop("session")
     fields = [pa.field(column, _arrow_type(dtype)) for column, dtype in dtypes.items()]
-    return pa.schema(fields, metadata={"ledgerviz.frame": name})
-
-
-def dataset_schema(name: str) -> pa.Schema:
-    """Return the schema of the ``name`` dataset: ``session`` (from the folders) first."""
-    pa = require_pyarrow()
-    return pa.schema([pa.field("session", pa.string()), *file_schema(name)])
+    return pa.schema([pa.field("session", pa.string()), *fields],
+                     metadata={"ledgerviz.frame": name})
 
 
 def partition_folder(key: str) -> str:
-    """Return the hive folder name of session ``key`` (``session=`` + the key, URI-encoded)."""
-    folder = "session=" + quote(key, safe="")
-    if len(folder.encode()) > _MAX_FOLDER_NAME:
-        raise ValueError(f"session key {key[:60]!r}... is too long for a partition folder name")
-    return folder
+    """Return the folder name of session ``key``'s files: ``session-``, the start of the
+    key URI-encoded, and 16 hex digits of its SHA-256.
+
+    Bounded (any key gives at most 100 bytes), never hidden, never a hive ``name=value``
+    (the key is the ``session`` column), and distinct for distinct keys also where
+    the file system ignores case.
+    """
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"session-{quote(key, safe='')[:_SHOWN_KEY]}-{digest}"
 
 
 def frame_table(frame: pd.DataFrame, name: str) -> pa.Table:
-    """Return ``frame`` (one of the ``name`` frames) as an Arrow table without ``session``."""
+    """Return ``frame`` (one of the ``name`` frames) as an Arrow table, ``session`` a string."""
     pa = require_pyarrow()
     columns = string_categories(frame.drop(columns="session"))
-    return pa.Table.from_pandas(columns, schema=file_schema(name), preserve_index=False)
+    columns.insert(0, "session", frame["session"].astype(object))
+    return pa.Table.from_pandas(columns, schema=dataset_schema(name), preserve_index=False)
 
 
 def string_categories(frame: pd.DataFrame) -> pd.DataFrame:
@@ -132,10 +135,9 @@ def session_slices(frame: pd.DataFrame) -> list[tuple[str, int, int]]:
 
 def write_partitions(frame: pd.DataFrame, name: str, root: Path,
                      step: Callable[[int], Any] | None = None) -> None:
-    """Write one ``name`` partition file per session of ``frame`` under ``root/name``.
+    """Write one ``name`` partition file per session of ``frame`` under ``root/name``
+    (an export writes them to its staging folder; see ``export.staging``).
 
-    Each file is written beside its target under a dot name (which readers skip),
-    then renamed over it, so a reader sees the old file or the new one, never half.
     ``step``, if given, is called with 1 for each file written.
     """
     pq = require_pyarrow().parquet
@@ -143,26 +145,18 @@ def write_partitions(frame: pd.DataFrame, name: str, root: Path,
     for key, offset, length in session_slices(frame):
         folder = root / name / partition_folder(key)
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{PART_NAME}.tmp"
-        pq.write_table(table.slice(offset, length), temporary)
-        os.replace(temporary, folder / PART_NAME)
+        pq.write_table(table.slice(offset, length), folder / PART_NAME)
         if step is not None:
             step(1)
 
 
 def read_frame(root: Path, name: str, sessions: Sequence[str]) -> pd.DataFrame:
     """Return the ``name`` frame of ``sessions`` (in that order) from the dataset at ``root``."""
-    pa = require_pyarrow()
     import pyarrow.dataset as ds
 
-    base = root / name
-    files = [str(base / partition_folder(key) / PART_NAME) for key in sessions]
-    schema = dataset_schema(name)
-    partitioning = ds.partitioning(pa.schema([schema.field("session")]), flavor="hive")
-    dataset = ds.dataset(
-        files, schema=schema, format="parquet", partitioning=partitioning,
-        partition_base_dir=str(base),
-    )
+    require_pyarrow()
+    files = [str(root / name / partition_folder(key) / PART_NAME) for key in sessions]
+    dataset = ds.dataset(files, schema=dataset_schema(name), format="parquet")
     frame = dataset.to_table().to_pandas(types_mapper=_pandas_types().get)
     frame["session"] = frame["session"].astype("category")
     return restore_categories(frame, name, sessions)
@@ -211,7 +205,7 @@ def _pandas_types() -> dict[Any, Any]:
 __all__ = [
     "PARQUET_HINT",
     "dataset_schema",
-    "file_schema",
+    "partition_folder",
     "read_frame",
     "read_frames",
     "require_pyarrow",

@@ -41,6 +41,13 @@ class SourceProblem:
     def __repr__(self) -> str:
         return f"SourceProblem({self.kind!r}, {self.message!r})"
 
+    @classmethod
+    def of(cls, error: OSError) -> SourceProblem:
+        """Return the problem of a file whose open or read raised ``error``."""
+        if isinstance(error, NotAFileError):
+            return cls("not_a_file", f"{read_error_text(error)}: skipped")
+        return cls("unreadable", read_error_text(error))
+
 
 class Found(NamedTuple):
     """A file a path names (as ``str(Path(...))`` gives it), why it cannot be read when it
@@ -261,6 +268,13 @@ def open_input(path: str) -> BinaryIO:
         raise
 
 
+def read_error_text(error: OSError) -> str:
+    """Return why a file could not be read, for a message that names it."""
+    if isinstance(error, NotAFileError):
+        return str(error.strerror)
+    return f"cannot read: {error.strerror or error}"
+
+
 def _file_chunks(
     path: str, size: int | None, walked: bool = False
 ) -> Iterator[bytes | SourceProblem]:
@@ -281,12 +295,9 @@ def _file_chunks(
             content = raw.readall()  # a snapshot, even while the file is appended to
         yield content
     except OSError as error:
-        why = error.strerror if isinstance(error, NotAFileError) else (
-            f"cannot read: {error.strerror or error}")
         if opened or not walked:
-            raise UnreadableSourceError(f"{path}: {why}") from error
-        kind = "not_a_file" if isinstance(error, NotAFileError) else "unreadable"
-        yield SourceProblem(kind, f"{why}: skipped" if kind == "not_a_file" else why)
+            raise UnreadableSourceError(f"{path}: {read_error_text(error)}") from error
+        yield SourceProblem.of(error)
 
 
 def _stream_chunks(stream: IO[bytes], size: int | None) -> Iterator[bytes]:

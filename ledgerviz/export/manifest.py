@@ -1,0 +1,115 @@
+"""The manifest of an export folder, ``ledgerviz-export.json``: read, checked, written.
+
+A manifest is only ever written whole (a temporary file renamed over the old one); one
+that does not have the shape this module writes was edited or damaged, and reading it is
+an :class:`ExportError` naming the file and the first field that is wrong, never a
+traceback or a silent re-export.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+MANIFEST_NAME = "ledgerviz-export.json"
+"""The manifest file in an export folder."""
+
+FILE_FIELDS: dict[str, type] = {
+    "path": str, "size": int, "mtime_ns": int, "sha256": str, "natural_key": str, "key": str,
+}
+"""What the manifest records of each input file, and the JSON type of each field."""
+
+_TOP_FIELDS: dict[str, type] = {
+    "format": int, "schema": str, "policy": str, "sessions": list, "files": list,
+}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class ExportError(Exception):
+    """An export that must not or cannot run; ``str()`` is one line for the user."""
+
+
+def read_manifest(root: Path) -> dict[str, Any] | None:
+    """Return the checked manifest of the export at ``root``, or None when there is none."""
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    try:
+        manifest = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as error:
+        raise ExportError(f"{path}: unreadable manifest: {error}") from error
+    problem = manifest_problem(manifest)
+    if problem is not None:
+        raise ExportError(
+            f"{path}: not a manifest ledgerviz wrote (edited or damaged): {problem}; "
+            "export into a new folder, or empty this one"
+        )
+    return manifest  # type: ignore[no-any-return]
+
+
+def manifest_problem(manifest: Any) -> str | None:
+    """Return the first way ``manifest`` differs from what :func:`write_manifest` writes."""
+    if not isinstance(manifest, dict):
+        return f"the document is {_json_type(manifest)}, not an object"
+    for name, kind in _TOP_FIELDS.items():
+        problem = _field_problem(name, manifest.get(name), kind)
+        if problem:
+            return problem
+    for i, row in enumerate(manifest["files"]):
+        problem = _row_problem(f"files[{i}]", row)
+        if problem:
+            return problem
+    keys = [row["key"] for row in manifest["files"]]
+    if manifest["sessions"] != keys:
+        return "'sessions' is not the list of the files' keys"
+    for name, values in (("key", keys), ("path", [row["path"] for row in manifest["files"]])):
+        if len(set(values)) != len(values):
+            return f"two files have the same {name}"
+    return None
+
+
+def _row_problem(where: str, row: Any) -> str | None:
+    """Return what is wrong with one row of ``files``, or None."""
+    if not isinstance(row, dict):
+        return f"{where} is {_json_type(row)}, not an object"
+    if set(row) != set(FILE_FIELDS):
+        return f"{where} has the fields {sorted(row)}, not {sorted(FILE_FIELDS)}"
+    for name, kind in FILE_FIELDS.items():
+        problem = _field_problem(f"{where}.{name}", row[name], kind)
+        if problem:
+            return problem
+    if row["size"] < 0:
+        return f"{where}.size is negative"
+    if not _SHA256.fullmatch(row["sha256"]):
+        return f"{where}.sha256 is not 64 lowercase hex digits"
+    if not os.path.isabs(row["path"]):
+        return f"{where}.path is not an absolute path"
+    return None
+
+
+def _field_problem(where: str, value: Any, kind: type) -> str | None:
+    """Return why ``value`` is not a JSON ``kind`` (a boolean is no integer), or None."""
+    if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        return None
+    if value is None:
+        return f"{where} is missing"
+    return f"{where} is {_json_type(value)}, not {_json_type(kind())}"
+
+
+def _json_type(value: Any) -> str:
+    """Return the JSON name of a decoded value's type, with its article."""
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "a list", str: "a string", int: "an integer",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def write_manifest(root: Path, document: dict[str, Any]) -> None:
+    """Write the manifest atomically (a temporary file renamed over the old one)."""
+    temporary = root / f".{MANIFEST_NAME}.tmp"
+    temporary.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+    os.replace(temporary, root / MANIFEST_NAME)
