@@ -1,6 +1,9 @@
 """Expand packed chunk rows into the ``assistant/chunk`` events they stand for.
 
-v0/v1 writers produce them; the runtime expands them in every version, so do we.
+v0/v1 writers produce them; the runtime expands them in every version, so do we. A row
+stands for at most ``MAX_PACKED_DELTAS`` events: each costs a few hundred bytes once
+expanded from as few as five bytes of row (``"",0,``), so a larger row is refused with a
+diagnostic, never expanded (a 32 MB row of empty deltas would take gigabytes).
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ from typing import Any
 
 from ledgerviz.ledger.shapes import MAX_INTEGER, integer_problem
 from ledgerviz.ledger.vocabulary import PACKED_CHUNK_ROWS
+
+MAX_PACKED_DELTAS = 65_536
+"""The most chunk events one packed row is expanded into (a run of deltas of one block)."""
 
 
 def expand_packed_row(row: dict[str, Any]) -> list[dict[str, Any]] | str:
@@ -23,6 +29,9 @@ def expand_packed_row(row: dict[str, Any]) -> list[dict[str, Any]] | str:
     deltas = data.get("dt", [])
     if not isinstance(payload, list) or not payload:
         return f"packed {row['type']} row without a non-empty {'args' if is_tool else 'texts'} list"
+    if len(payload) > MAX_PACKED_DELTAS:
+        return (f"packed {row['type']} row stands for {len(payload):,} deltas, more than the "
+                f"{MAX_PACKED_DELTAS:,} one row is expanded into: not expanded")
     if not isinstance(deltas, list) or len(deltas) != len(payload) - 1:
         return "packed row 'dt' must have one element fewer than its payload"
     for name, value in (("seq0", row.get("seq0")), ("time0", row.get("time0")),

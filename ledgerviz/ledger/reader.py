@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import chain, count
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics
 from ledgerviz.ledger.events import (
@@ -144,11 +145,11 @@ class FileScan:
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
         while current is not None:
-            lines, tail, block = current
+            lines, tail, block, tail_size = current
             following = next(pieces, None)
             torn = following is None and bool(tail.strip())
             if torn:
-                self._torn_tail(self._lines + len(lines) + 1, len(tail))
+                self._torn_tail(self._lines + len(lines) + 1, tail_size)
             checked = self._check(lines, block, last_may_be_torn=following is None and not torn)
             if checked is not None:
                 columns = checked if isinstance(checked, StreamBlock) else checked.fields
@@ -353,28 +354,70 @@ def _bounded(chunks: Iterable[bytes]) -> Iterator[bytes]:
             yield chunk[start:start + READ_BYTES]
 
 
-def _lines_of(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes, bytes]]:
-    """Yield ``(complete lines, what follows the last newline, the bytes split)`` per chunk
-    that ends a line, then once more if the file does not end with one.
+class Piece(NamedTuple):
+    """What ``_lines_of`` yields for each chunk that ends a line (and for a torn tail)."""
+
+    lines: list[bytes]
+    """The complete lines."""
+    tail: bytes
+    """What follows the last newline (of a line known not to be JSON: its start)."""
+    block: bytes
+    """The bytes the lines were split from."""
+    tail_size: int
+    """How many bytes follow the last newline (more than ``tail`` holds when cut)."""
+
+
+_NOT_JSON = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""A control byte that is not JSON whitespace: never in a JSON text, even in a string."""
+
+
+def _lines_of(chunks: Iterable[bytes]) -> Iterator[Piece]:
+    """Yield the complete lines per chunk that ends a line, then once more if the file
+    does not end with one (see ``Piece``).
 
     The chunks of a line longer than a chunk are joined once, when the line ends (joining
-    them one by one would copy the line once per chunk).
+    them one by one would copy the line once per chunk). A line longer than
+    ``READ_BYTES`` that holds a control byte (a tail of NUL bytes left by a crash) is
+    known not to be JSON once that byte is read: only its bytes up to that one are held
+    (they give its diagnostic), the rest is counted, not held.
     """
     carry: list[bytes] = []
+    carried = searched = dropped = 0  # bytes held, chunks searched, bytes counted only
     pending = False  # chunks were taken since the last yield
     for chunk in chunks:
-        carry.append(chunk)
-        pending = b"\n" not in chunk
+        newline = chunk.find(b"\n")
+        pending = newline == -1
         if pending:
+            if dropped:
+                dropped += len(chunk)
+                continue
+            carry.append(chunk)
+            carried += len(chunk)
+            if carried > READ_BYTES:
+                cut, searched = _cut_at_control_byte(carry, searched)
+                if cut is not None:
+                    dropped, carry, searched = carried - len(cut), [cut], 1
             continue
-        block = b"".join(carry)
+        if dropped:
+            chunk = chunk[newline:]  # the end of the line cut, counted, is not held
+        block = b"".join([*carry, chunk])
         lines = block.split(b"\n")
         tail = lines.pop()
-        carry = [tail]
-        yield lines, tail, block
+        carry, carried, searched, dropped = [tail], len(tail), 0, 0
+        yield Piece(lines, tail, block, len(tail))
     if pending:
         tail = b"".join(carry)
-        yield [], tail, tail
+        yield Piece([], tail, tail, len(tail) + dropped)
+
+
+def _cut_at_control_byte(carry: list[bytes], searched: int) -> tuple[bytes | None, int]:
+    """Return the held start of a line up to its first control byte (None: none yet) and
+    how many chunks of ``carry`` are searched."""
+    for index in range(searched, len(carry)):
+        found = _NOT_JSON.search(carry[index])
+        if found:
+            return b"".join([*carry[:index], carry[index][:found.end()]]), len(carry)
+    return None, len(carry)
 
 
 class _Keyed(Protocol):

@@ -143,7 +143,8 @@ def _refusal(
 class LineOffsets:
     """Passes a file's chunks on and finds the byte offset of a line start in them.
 
-    Only the chunks that may hold a line not yet read are kept: ``lines_read`` tells
+    Only the chunks that may hold the start of a line not yet read are kept (none
+    without a newline, so a torn tail of any length is not held): ``lines_read`` tells
     how many lines the reader has taken (an offset is asked for a later line only),
     so the chunks held are the reader's own few, whatever the size of the file. Of a
     chunk of whitespace only its first line is kept, so that a file that begins with
@@ -169,7 +170,7 @@ class LineOffsets:
             if isinstance(chunk, bytes):
                 self._forget_read()
                 newlines = chunk.count(b"\n")
-                if self._holding:
+                if self._holding and newlines:  # no line starts in a chunk without one
                     kept = chunk[: chunk.find(b"\n") + 1] if chunk.isspace() else chunk
                     self._held.append((self.size, self._newlines, newlines, kept))
                 self.size += len(chunk)

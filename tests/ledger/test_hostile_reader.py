@@ -269,11 +269,11 @@ def test_a_named_file_that_cannot_be_opened_says_why(
     path = tmp_path / "secret.jsonl"
     path.write_bytes(encode([HEADER, turn_start(0)]))
 
-    def refusing_open(name: Any, *args: Any, **kwargs: Any) -> Any:
-        raise PermissionError(13, "Permission denied", os.fspath(name))
+    def refusing_open(name: str) -> Any:
+        raise PermissionError(13, "Permission denied", name)
 
     # root (as CI runs) may open any file: the reader's open is refused instead
-    monkeypatch.setattr(sources, "open", refusing_open, raising=False)
+    monkeypatch.setattr(sources, "open_input", refusing_open)
     with pytest.raises(UnreadableSourceError) as raised:
         read_sessions(path)
     assert str(raised.value) == f"{path}: cannot read: Permission denied"
