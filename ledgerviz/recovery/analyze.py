@@ -180,7 +180,7 @@ class _Scan:
         ``start`` is the position of ``events[0]`` in the log (see ``envelope_rows``).
         """
         out, surface = self.out, self.surface
-        add_event, add_seq, add_node = out.append, self.seqs.append, surface.nodes.append
+        add_event, add_seq, add_node = out.append, self.seqs.append, surface.slots.append
         find, forget, step_calls = self.by_id.get, self.step_calls.pop, self.step_calls
         add_call, by_id, kinds = self.calls.append, self.by_id, _KINDS
         for event, kind, seq, data, op in envelope_rows(events, columns, start):

@@ -1,7 +1,8 @@
 """The model-visible surface (format §6, §6.1) folded one event at a time.
 
 Nodes are indices into an event list; ``seqs`` maps each index to its seq (None
-for events that were never logged). Replacements splice the node list; rewinds
+for events that were never logged). Replacements splice the surface, each in the time
+of the nodes it removes; rewinds
 (explicit ``surface/rewind`` or a computed fork) hide nodes without removing them,
 so a ``surface/restore`` can bring them back in place.
 """
@@ -10,29 +11,48 @@ from __future__ import annotations
 
 from typing import Any
 
+_GONE = -1
+"""What a slot holds once a replacement has spliced its node out (nodes are >= 0)."""
+
 
 class SurfaceFold:
-    """Current surface nodes, plus which of them an active rewind hides."""
+    """Current surface nodes, plus which of them an active rewind hides.
 
-    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "nodes")
+    The nodes stand in ``slots`` in surface order. A node never moves: a replacement
+    puts its node in the slot of the range's first node and marks the others ``_GONE``,
+    so a replacement costs the nodes it removes, wherever on the surface it is (moving
+    every later node made a run of replacements at the head quadratic). ``_skip`` leads
+    from a gone slot towards the next live one, so gone slots are passed over once.
+    """
+
+    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "_skip", "slots")
 
     def __init__(self, seqs: list[int | None]) -> None:
-        self.nodes: list[int] = []
+        self.slots: list[int] = []
+        """The nodes in surface order, with ``_GONE`` where a node was spliced out; the
+        scan appends to it."""
         self._seqs = seqs
         self._hidden: dict[int, int] = {}
         self._rewinds: dict[Any, list[int]] = {}
+        self._skip: dict[int, int] = {}
         self._index = _SurfaceIndex()
+
+    @property
+    def nodes(self) -> list[int]:
+        """Return the surface nodes in order."""
+        return [node for node in self.slots if node != _GONE]
 
     def copy(self, seqs: list[int | None]) -> SurfaceFold:
         """Return an independent copy of this fold whose nodes map to seqs through ``seqs``."""
         fold = SurfaceFold(seqs)
-        fold.nodes = list(self.nodes)
+        fold.slots = list(self.slots)
+        fold._skip = dict(self._skip)
         fold._hidden = dict(self._hidden)
         fold._rewinds = dict(self._rewinds)  # its lists are replaced, never changed in place
         return fold
 
-    def position_of_seq(self, seq: Any) -> int | None:
-        """Return the position of the first node whose seq is ``seq``, or None.
+    def slot_of_seq(self, seq: Any) -> int | None:
+        """Return the slot of the first node whose seq is ``seq``, or None.
 
         A seq that one event holds is found through the index; a seq that several hold
         (a broken log), None or an unhashable value is looked for node by node.
@@ -40,11 +60,11 @@ class SurfaceFold:
         index = self._index
         node = index.node_of_seq(seq, self._seqs)
         if node is not _SEARCH:
-            return None if node is None else index.position_of(node, self.nodes)
+            return None if node is None else index.slot_of(node, self.slots)
         seqs = self._seqs
-        for position, node in enumerate(self.nodes):
-            if seqs[node] == seq:
-                return position
+        for slot, node in enumerate(self.slots):
+            if node != _GONE and seqs[node] == seq:
+                return slot
         return None
 
     def replace(self, op: dict[str, Any], node: int) -> None:
@@ -54,11 +74,31 @@ class SurfaceFold:
         the endpoints are found by position on the current surface. A malformed op
         (an endpoint not on the surface, or start after end) changes nothing.
         """
-        start = self.position_of_seq(op.get("startSeq", op.get("start")))
-        end = self.position_of_seq(op.get("endSeq", op.get("end")))
-        if start is not None and end is not None and start <= end:
-            self.nodes[start : end + 1] = [node]
-            self._index.spliced(start, end, node)
+        start = self.slot_of_seq(op.get("startSeq", op.get("start")))
+        end = self.slot_of_seq(op.get("endSeq", op.get("end")))
+        if start is None or end is None or start > end:
+            return
+        slots, skip = self.slots, self._skip
+        slots[start] = node
+        self._index.placed(node, start)
+        slot = self._live_after(start)
+        while slot <= end:
+            slots[slot] = _GONE
+            skip[slot] = slot + 1
+            slot = self._live_after(slot)
+
+    def _live_after(self, slot: int) -> int:
+        """Return the first slot after ``slot`` that is not gone (``len(slots)`` if none),
+        shortening the ``_skip`` path walked to it."""
+        skip = self._skip
+        walked = []
+        after = slot + 1
+        while after in skip:
+            walked.append(after)
+            after = skip[after]
+        for gone in walked:
+            skip[gone] = after
+        return after
 
     def is_hidden(self, node: int) -> bool:
         """Return whether an active rewind hides ``node``."""
@@ -78,23 +118,23 @@ class SurfaceFold:
         no writer could list) after its first hidden node go with it.
         """
         wanted = set(seqs)
-        found = [p for p in map(self.position_of_seq, wanted) if p is not None]
+        found = [p for p in map(self.slot_of_seq, wanted) if p is not None]
         nodes: list[int] = []
         if found:  # from the first node with a wanted seq on, found through the index
             held = self._seqs
-            nodes = [node for node in self.nodes[min(found):]
-                     if held[node] is None or held[node] in wanted]
+            nodes = [node for node in self.slots[min(found):]
+                     if node != _GONE and (held[node] is None or held[node] in wanted)]
         self.hide(key, nodes)
         return nodes
 
     def visible_from(self, first: int) -> list[int]:
         """Return the visible nodes from ``first`` (or the first later node) to the end."""
-        nodes = self.nodes
-        position = self._index.position_of(first, nodes)
-        if position is None:  # spliced out by a replacement: the first node after it
-            position = next((p for p, node in enumerate(nodes) if node > first), len(nodes))
+        slots = self.slots
+        slot = self._index.slot_of(first, slots)
+        if slot is None:  # spliced out by a replacement: the first node after it
+            slot = next((p for p, node in enumerate(slots) if node > first), len(slots))
         hidden = self._hidden
-        return [node for node in nodes[position:] if node not in hidden]
+        return [node for node in slots[slot:] if node != _GONE and node not in hidden]
 
     def restore(self, key: Any) -> None:
         """Undo the rewind ``key`` (``surface/restore``); unknown keys are ignored."""
@@ -110,13 +150,13 @@ class SurfaceFold:
         """Return the nodes on the surface that no active rewind hides, in order."""
         hidden = self._hidden
         if not hidden:  # the usual case: nothing to test node by node
-            return list(self.nodes)
-        return [node for node in self.nodes if node not in hidden]
+            return self.nodes if self._skip else list(self.slots)
+        return [node for node in self.slots if node != _GONE and node not in hidden]
 
     def hidden_nodes(self) -> list[int]:
         """Return the surface nodes hidden by an active rewind, in order."""
         hidden = self._hidden
-        return [node for node in self.nodes if node in hidden] if hidden else []
+        return [node for node in self.slots if node in hidden] if hidden else []
 
 
 _SEARCH = object()
@@ -124,19 +164,18 @@ _SEARCH = object()
 
 
 class _SurfaceIndex:
-    """Finds a node by its seq and its position on the surface without walking the surface.
+    """Finds a node by its seq and its slot on the surface without walking the surface.
 
     A replace op names its endpoints by seq, and the tool-result pruner replaces one old
     node at a time: looking each up node by node made a long session quadratic. Both maps
-    are filled as they are read (nodes and seqs are appended by the scan, not here):
-    ``positions`` is right for the first ``indexed`` nodes, and a splice that moves the
-    nodes after it sends ``indexed`` back to where it began.
+    are filled as they are read (nodes and seqs are appended by the scan, not here); a
+    node keeps its slot until it is spliced out, so ``slots_of`` is never rebuilt.
     """
 
-    __slots__ = ("indexed", "nodes_of", "positions", "repeated", "seqs_read")
+    __slots__ = ("indexed", "nodes_of", "repeated", "seqs_read", "slots_of")
 
     def __init__(self) -> None:
-        self.positions: dict[int, int] = {}
+        self.slots_of: dict[int, int] = {}
         self.indexed = 0
         self.nodes_of: dict[Any, int] = {}  # seq -> the one node holding it
         self.repeated: set[Any] = set()  # seqs held by several nodes
@@ -160,21 +199,18 @@ class _SurfaceIndex:
         except TypeError:  # an unhashable value: no seq equals it, as the search finds
             return _SEARCH
 
-    def position_of(self, node: int, nodes: list[int]) -> int | None:
-        """Return the position of ``node`` on the surface ``nodes``, or None (a node is on
-        it at most once)."""
-        positions = self.positions
-        for position in range(self.indexed, len(nodes)):
-            positions[nodes[position]] = position
-        self.indexed = len(nodes)
-        position = positions.get(node)  # a node spliced out keeps a stale entry
-        if position is None or position >= len(nodes) or nodes[position] != node:
+    def slot_of(self, node: int, slots: list[int]) -> int | None:
+        """Return the slot of ``node`` on the surface ``slots``, or None (a node is on it
+        at most once)."""
+        slots_of = self.slots_of
+        for slot in range(self.indexed, len(slots)):
+            slots_of[slots[slot]] = slot
+        self.indexed = len(slots)
+        slot = slots_of.get(node)  # a node spliced out keeps a stale entry
+        if slot is None or slots[slot] != node:
             return None
-        return position
+        return slot
 
-    def spliced(self, start: int, end: int, node: int) -> None:
-        """Take ``node`` in at ``start`` in place of the nodes from ``start`` to ``end``."""
-        if start == end and start < self.indexed:  # one for one: nothing after it moves
-            self.positions[node] = start
-        else:
-            self.indexed = min(self.indexed, start)
+    def placed(self, node: int, slot: int) -> None:
+        """Take ``node`` in at ``slot`` (a replacement's node, in its range's first slot)."""
+        self.slots_of[node] = slot

@@ -1,7 +1,8 @@
 """``SurfaceFold``: replace-op endpoints found by seq, as the surface changes under them.
 
 The surface is built by hand, node by node (a node is an event's index, ``seqs`` maps it
-to its seq); every expected position is counted on the node list written beside it.
+to its seq); every expected slot is counted on the slot list written beside it (a node
+never moves: a range replacement leaves its other slots gone, written ``-``).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from ledgerviz.recovery.surface import SurfaceFold
 
 def fold(seqs: list[int | None], nodes: list[int]) -> SurfaceFold:
     surface = SurfaceFold(seqs)
-    surface.nodes.extend(nodes)  # as the scan appends them
+    surface.slots.extend(nodes)  # as the scan appends them
     return surface
 
 
 def positions(surface: SurfaceFold, *seqs: Any) -> list[int | None]:
-    return [surface.position_of_seq(seq) for seq in seqs]
+    return [surface.slot_of_seq(seq) for seq in seqs]
 
 
 def replace(start: Any, end: Any) -> dict[str, Any]:
@@ -40,12 +41,12 @@ def test_positions_follow_one_for_one_and_range_replacements() -> None:
     surface.replace(replace(12, 12), 5)  # nodes [0, 1, 5, 3, 4]
     assert positions(surface, 12, 15, 13) == [None, 2, 3]
     seqs.append(16)
-    surface.replace(replace(11, 13), 6)  # nodes [0, 6, 4]
+    surface.replace(replace(11, 13), 6)  # nodes [0, 6, 4], slots [0, 6, -, -, 4]
     assert surface.nodes == [0, 6, 4]
-    assert positions(surface, 11, 15, 13, 16, 14) == [None, None, None, 1, 2]
+    assert positions(surface, 11, 15, 13, 16, 14) == [None, None, None, 1, 4]
     seqs.append(17)
-    surface.nodes.append(7)  # appended after the last lookup: nodes [0, 6, 4, 7]
-    assert positions(surface, 17, 10) == [3, 0]
+    surface.slots.append(7)  # appended after the last lookup: slots [0, 6, -, -, 4, 7]
+    assert positions(surface, 17, 10) == [5, 0]
 
 
 def test_a_seq_held_twice_is_found_at_its_first_position() -> None:
@@ -64,7 +65,7 @@ def test_a_copy_finds_seqs_on_its_own_nodes() -> None:
     assert positions(surface, 7) == [2]
     copied = surface.copy(list(seqs))
     seqs.append(8)
-    surface.replace(replace(6, 7), 3)  # the original: nodes [0, 3]
+    surface.replace(replace(6, 7), 3)  # the original: slots [0, 3, -]
     assert positions(surface, 7, 8) == [None, 1]
     assert positions(copied, 7, 8) == [2, None]
 
@@ -100,3 +101,25 @@ def test_visible_from_a_node_or_the_first_node_after_it() -> None:
     surface.replace(replace(11, 11), 4)  # nodes [0, 4, 2, 3]: node 1 spliced out
     assert surface.visible_from(1) == [4, 3]  # from the first node after 1 in surface order
     assert surface.visible_from(0) == [0, 4, 3]
+
+
+def test_replacements_at_the_head_pass_over_gone_slots() -> None:
+    seqs: list[int | None] = [10, 11, 12, 13, 14, 15]
+    surface = fold(seqs, [0, 1, 2, 3, 4, 5])
+    seqs.append(16)
+    surface.replace(replace(10, 11), 6)  # slots [6, -, 2, 3, 4, 5]
+    seqs.append(17)
+    surface.replace(replace(16, 12), 7)  # slots [7, -, -, 3, 4, 5]
+    seqs.append(18)
+    surface.replace(replace(17, 14), 8)  # slots [8, -, -, -, -, 5]: 13 and 14 go
+    assert surface.nodes == [8, 5]
+    assert positions(surface, 18, 15, 13, 14) == [0, 5, None, None]
+    seqs.append(19)
+    surface.replace(replace(14, 15), 9)  # 14 is gone: nothing changes
+    surface.replace(replace(15, 18), 9)  # start after end: nothing changes
+    assert surface.nodes == [8, 5]
+    assert surface.rewind_seqs("r", [15]) == [5]
+    assert surface.visible() == [8]
+    copied = surface.copy(list(seqs))
+    surface.replace(replace(18, 15), 9)  # slots [9, -, -, -, -, -]
+    assert (surface.nodes, copied.nodes) == ([9], [8, 5])
