@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from ledgerviz import __version__
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError
 from ledgerviz.cli.stdout import discard_stdout, guarded_stdout
+from ledgerviz.cli.terminate import TERMINATED_EXIT, Terminated, terminate_as_exception
 from ledgerviz.cli.text import say_error
 
 COMMANDS = ("check", "repair", "fork", "simulate", "report", "export", "diff")
@@ -20,6 +21,7 @@ exit codes (the same in every command):
      written, repair prints nothing and says what to fix first
   2  a PATH cannot be read, an output cannot be written, or bad arguments
   130  interrupted (Ctrl-C)
+  143  terminated (SIGTERM); no partial output is left behind
 """
 INTERRUPTED_EXIT = 130
 
@@ -55,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     command = "help"
     try:
-        with guarded_stdout():
+        with terminate_as_exception(), guarded_stdout():
             args = parser.parse_args(argv)
             if args.command is None:
                 parser.print_help()
@@ -69,3 +71,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C
         say_error(command, "interrupted")
         return INTERRUPTED_EXIT
+    except Terminated:
+        say_error(command, "terminated")
+        return TERMINATED_EXIT

@@ -10,13 +10,18 @@ Every command that writes a file goes through :func:`open_output`::
 :func:`open_output` checks the path before any work is done and
 :meth:`Output.write` / :meth:`Output.writing` write a temporary file in the target's
 folder and rename it over the target, so a reader never sees half a file and a
-failed write leaves the old file as it was. ``-`` means standard output. Every
+failed write leaves the old file as it was (the ``ledgerviz`` command turns SIGTERM into
+an exception, so a terminated write removes its temporary file too). An output opened
+with ``overwrite=False`` is created exclusively: the temporary file is linked to the
+target's name, which fails if anything took that name meanwhile (another process writing
+the same ``-o``), so two writers never both succeed. ``-`` means standard output. Every
 refusal and every ``OSError`` becomes an :class:`OutputError` whose text is one
 line for the user; commands print it and exit with :data:`OUTPUT_ERROR_EXIT`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -44,11 +49,13 @@ class OutputError(Exception):
 class Output:
     """A checked place to write: a file (``target``) or standard output (``target is None``).
 
-    ``shown`` names it for the user (the path as given, or ``stdout``).
+    ``shown`` names it for the user (the path as given, or ``stdout``); ``exclusive``:
+    the target is created, never replaced.
     """
 
     target: Path | None
     shown: str
+    exclusive: bool = False
 
     def write(self, data: str | bytes) -> None:
         """Write ``data`` atomically to the target, or to stdout.
@@ -93,10 +100,34 @@ class Output:
                 write_stdout(_guard(temporary.read_bytes, shown=self.shown))
             else:
                 _guard(os.chmod, temporary, _mode_for(self.target), shown=self.shown)
-                _guard(os.replace, temporary, self.target, shown=self.shown)
+                _guard(self._publish, temporary, self.target, shown=self.shown)
         finally:
             with suppress(OSError):
                 temporary.unlink()
+
+
+    def _publish(self, temporary: Path, target: Path) -> None:
+        """Put the written file at ``target``: renamed over it, or (``exclusive``) linked to
+        its name, which fails when that name exists, however recently it was taken."""
+        if not self.exclusive:
+            os.replace(temporary, target)
+            return
+        try:
+            try:
+                os.link(temporary, target, follow_symlinks=False)
+            except OSError as error:
+                if error.errno not in _NO_HARD_LINKS:
+                    raise
+                # a file system without hard links: claim the name, then fill it
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                os.replace(temporary, target)
+        except FileExistsError as error:
+            raise OutputError(f"{self.shown} already exists (written meanwhile by another "
+                              "process?); refusing to overwrite it") from error
+
+
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK})
+"""What ``link`` fails with where a file system has no hard links (FAT, some FUSE)."""
 
 
 def open_output(
@@ -136,15 +167,15 @@ def open_output(
             raise OutputError(f"{shown} is a folder; give a file path")
         if not stat.S_ISREG(info.st_mode):
             raise OutputError(f"{shown} is not a regular file (a pipe, device or socket)")
-        if not overwrite:
-            raise OutputError(f"{shown} already exists; refusing to overwrite it")
     _refuse_inputs(target, info, inputs, shown)
+    if info is not None and not overwrite:
+        raise OutputError(f"{shown} already exists; refusing to overwrite it")
     parent = _stat(target.parent, shown)
     if parent is None:
         raise OutputError(f"{shown}: folder {target.parent} does not exist")
     if not stat.S_ISDIR(parent.st_mode):
         raise OutputError(f"{shown}: {target.parent} is not a folder")
-    return Output(target, shown)
+    return Output(target, shown, exclusive=not overwrite)
 
 
 def _refuse_inputs(
