@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 ELLIPSIS = "…"
+
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+"""The Unicode bidirectional controls (a regex class): ALM, LRM, RLM, the embeddings and
+overrides LRE..RLO, the isolates LRI..PDI. In an id or a name they reorder the text
+around them, so a report would show ``abc`` RLO ``gpj.exe`` as ``abcexe.jpg``."""
+
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 
 
 def text_of(value: Any) -> str:
@@ -31,9 +39,20 @@ def truncate(text: str, limit: int) -> str:
 
 
 def short_text(value: Any, limit: int | None = None) -> str:
-    """Return ``value`` as plain text (:func:`text_of`), cut to ``limit`` characters if given."""
+    """Return ``value`` as plain text (:func:`text_of`), cut to ``limit`` characters if
+    given, with its bidirectional controls shown (:func:`visible_bidi`)."""
     text = text_of(value)
-    return text if limit is None else truncate(text, limit)
+    return visible_bidi(text if limit is None else truncate(text, limit))
+
+
+def visible_bidi(text: str) -> str:
+    """Return ``text`` with each bidirectional control written as a visible ``\\uXXXX``
+    escape (the form the terminal output uses), so it reorders nothing and is seen."""
+    return _BIDI.sub(_bidi_escape, text) if _BIDI.search(text) else text
+
+
+def _bidi_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def escape(value: Any, limit: int | None = None) -> str:

@@ -7,7 +7,9 @@ import re
 import sys
 from urllib.parse import quote
 
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+from ledgerviz.html import BIDI_CONTROLS
+
+_UNPRINTABLE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff{BIDI_CONTROLS}]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -20,9 +22,10 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def terminal_safe(text: str) -> str:
-    """Return ``text`` with control characters (ESC, CR, BEL, C1/OSC...) and bytes that
-    were not UTF-8 written as visible ``\\xNN`` escapes, so it cannot move the cursor,
-    retitle the terminal or fail to encode."""
+    """Return ``text`` with control characters (ESC, CR, BEL, C1/OSC...), bidirectional
+    controls (RLO, LRI...) and bytes that were not UTF-8 written as visible ``\\xNN`` /
+    ``\\uXXXX`` escapes, so it cannot move the cursor, retitle the terminal, reverse
+    what follows it or fail to encode."""
     return _UNPRINTABLE.sub(_escape, text)
 
 
