@@ -15,6 +15,7 @@ from ledgerviz.frames.prefix import SessionFrames, prefix_frames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.reader import with_distinct_keys
 from ledgerviz.ledger.sources import Source
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
 from ledgerviz.recovery import (
@@ -104,9 +105,8 @@ class Ledger:
     """One or more sessions read from ledger files; recovery views are computed on demand."""
 
     def __init__(self, sessions: Sequence[SessionLog]) -> None:
-        self._sessions = list(sessions)
-        # a key held twice names its first session
-        self._by_key = {log.key: log for log in reversed(self._sessions)}
+        self._sessions = with_distinct_keys(list(sessions))  # a key held twice: a warning
+        self._by_key = {log.key: log for log in self._sessions}
         self._views: dict[Policy, RecoveryView] = {}
         self._analyzer: Callable[[SessionLog, Policy], Analysis] = _analyze
         self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}

@@ -69,13 +69,18 @@ def test_session_by_key_and_index() -> None:
         ledger.session("nope")
 
 
-def test_a_key_held_twice_names_its_first_session() -> None:
+def test_a_key_held_twice_names_its_first_session_and_the_other_gets_its_own() -> None:
     # load makes keys unique; a Ledger built from sessions directly may repeat one
     first, second = ledgerviz.load(DSH).sessions[:2]
     twin = replace(second, key=first.key)
     ledger = ledgerviz.Ledger([first, twin])
     assert ledger.session(first.key).sessions == [first]
-    assert ledger.session(1).sessions == [twin]
+    [renamed] = ledger.session(1).sessions
+    assert renamed.key == Path(second.path).name  # the fallback a load uses
+    assert renamed.events is twin.events
+    assert [(d.kind, d.message) for d in renamed.diagnostics[len(twin.diagnostics):]] == [
+        ("duplicate_session_key", f"session key {first.key!r} is also the key of "
+         f"{first.path}: this session is {renamed.key!r} here")]
 
 
 def _cut_after_others(ledger: ledgerviz.Ledger, n: int, reuse: bool) -> ledgerviz.Ledger:

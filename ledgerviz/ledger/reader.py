@@ -450,6 +450,20 @@ def with_unique_keys(logs: list[KeyedT]) -> list[KeyedT]:
     return unique
 
 
+def with_distinct_keys(logs: list[SessionLog]) -> list[SessionLog]:
+    """Return the logs with unique keys (as ``with_unique_keys``), each one whose key was
+    another's before given a warning that names that other file and its new key."""
+    unique = with_unique_keys(logs)
+    if all(log is was for log, was in zip(unique, logs, strict=True)):
+        return unique  # the usual case: every key was free
+    holder = {log.key: log.path for log in unique}
+    return [log if log is was else replace(log, diagnostics=[*log.diagnostics, Diagnostic(
+        log.path, 1, "duplicate_session_key", "warning",
+        f"session key {was.key!r} is also the key of {valid_unicode(holder[was.key])}: this "
+        f"session is {log.key!r} here")])
+        for log, was in zip(unique, logs, strict=True)]
+
+
 def unique_keys(paths: Sequence[str], natural_keys: Sequence[str]) -> list[str]:
     """Return the session keys of files ``paths``, whose own keys are ``natural_keys``,
     made unique exactly as a load does (see ``with_unique_keys``)."""
