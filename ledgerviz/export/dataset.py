@@ -309,8 +309,10 @@ def plan_export(
 ) -> Plan:
     """Return the plan of exporting ``paths`` into ``out_dir`` under ``policy``.
 
-    ``fingerprints(items)`` maps :func:`fingerprint` over ``(path, known)`` pairs
-    (default: one after another; the Dask entry runs them on a cluster).
+    ``fingerprints(items)`` maps :func:`fingerprint` over ``(file, known)`` pairs
+    (default: one after another; the Dask entry runs them on a cluster). A file skipped
+    with its problem is no input of the dataset: partitions of it from a run before are
+    removed with the stale ones.
     """
     if policy not in POLICIES:
         raise ExportError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
