@@ -190,3 +190,18 @@ def test_an_edited_manifest_is_a_clear_error(tmp_path: Path, edit: object, probl
     assert main(["export", str(inputs), "-o", str(out)]) == 2
     assert capsys.readouterr().err == f"ledgerviz export: {expected}\n"
     assert tree(out) == before
+
+
+def test_a_file_that_became_a_fifo_is_skipped_and_its_partitions_removed(tmp_path: Path) -> None:
+    inputs = ledgers(tmp_path / "in", ["one", "two"])
+    out = tmp_path / "out"
+    export([inputs], out)
+    (inputs / "s1.jsonl").unlink()
+    os.mkfifo(inputs / "s1.jsonl")
+    summary = export([inputs], out)
+    assert (summary.sessions, summary.removed) == (["one"], [str(inputs / "s1.jsonl")])
+    assert summary.skipped == [(str(inputs / "s1.jsonl"),
+                                "a named pipe (FIFO), not a file: skipped")]
+    assert list(read_export(out)["turns"]["session"].unique()) == ["one"]
+    assert sorted(p.name for p in (out / "turns").iterdir()) == [
+        parquet.partition_folder("one")]
