@@ -85,3 +85,11 @@ def test_long_tokens_wrap_anywhere_in_the_report(tmp_path: Path) -> None:
     nowrap = re.findall(r"([^{}]+)\{[^}]*white-space: nowrap", styles)
     # only the page's own words keep to one line: headers and status badges
     assert sorted(s.strip() for s in nowrap) == [".lv-badge", "table.sortable th"]
+
+
+def test_the_explorer_labels_the_session_escaped(tmp_path: Path) -> None:
+    from ledgerviz.widgets.explorer import Explorer
+
+    explorer = Explorer(ledgerviz.load(hostile_ledger(tmp_path)))
+    assert explorer.session.options == (("abc\\u202egpj.exe", SPOOF),)
+    assert explorer.session.label == "abc\\u202egpj.exe"

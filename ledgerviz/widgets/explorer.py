@@ -13,6 +13,7 @@ import pandas as pd
 from ledgerviz.api import Ledger
 from ledgerviz.compare.session_diff import SessionDiff
 from ledgerviz.display.fragments import fragment_style
+from ledgerviz.html import visible_bidi
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.plot.timeline import fork_story_spec, timeline_spec
 from ledgerviz.recovery import ForkRefused
@@ -72,7 +73,8 @@ class Explorer(widgets.VBox):
         self._picker_range = range(0)
         key = session if session is not None else keys[0]
         total = self._event_count(key)
-        self.session = widgets.Dropdown(options=keys, value=key, description="Session")
+        self.session = widgets.Dropdown(options=[(visible_bidi(k), k) for k in keys], value=key,
+                                        description="Session")
         self.policy = widgets.ToggleButtons(options=list(POLICIES), value=policy,
                                             description="Policy")
         self.crash_point = widgets.IntSlider(

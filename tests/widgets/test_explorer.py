@@ -75,7 +75,7 @@ def test_controls_open_on_the_whole_first_session() -> None:
     ledger = ledgerviz.load([SEMANTIC, PLAIN_TURN])
     explorer = ledgerviz.explore(ledger)
     assert isinstance(explorer, Explorer)
-    assert explorer.session.options == tuple(ledger.keys)
+    assert explorer.session.options == tuple((key, key) for key in ledger.keys)
     assert explorer.session.value == ledger.keys[0]
     assert explorer.policy.options == POLICIES and explorer.policy.value == "synthesize"
     assert (explorer.crash_point.min, explorer.crash_point.max) == (1, len(SEMANTIC_EVENTS))
