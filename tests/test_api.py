@@ -25,7 +25,13 @@ def test_load_exposes_sessions_keys_and_diagnostics() -> None:
     ledger = ledgerviz.load(DSH)
     assert len(ledger) == 10
     assert ledger.keys == [log.key for log in ledger.sessions]
-    assert ledger.diagnostics == []
+    # the normalised child's parentSession, {{sessionId}}, is the id of four other snapshots
+    [ambiguous] = ledger.diagnostics
+    assert (Path(ambiguous.path).name, ambiguous.kind) == (
+        "apps__cli__tests__profiles__headless__tests__expected__subagent-inheritance__child"
+        ".expected.jsonl", "ambiguous_parent")
+    assert ambiguous.message.startswith(
+        "parentSession '{{sessionId}}' is the id of 4 loaded sessions ('{{sessionId}}', ")
     assert sum(len(log.events) for log in ledger.sessions) == 538
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import ledgerviz
 from ledgerviz.api import Ledger
+from ledgerviz.cli import main
 from ledgerviz.report import render_report
 
 CLEAN = Path(__file__).parents[1] / "ledgerviz" / "examples" / "clean.jsonl"
@@ -57,3 +58,27 @@ def test_lineage_and_the_report_draw_every_session(tmp_path: Path) -> None:
     assert lineage["relation"].tolist() == ["root", "root", "fork", "fork"]
     page = render_report(ledger, packed=False)
     assert page.count("<section class=\"session\"") == 4
+
+
+def test_a_parent_id_held_by_two_loaded_sessions_is_warned_on_the_child(tmp_path: Path) -> None:
+    ledger_file(tmp_path / "a" / "p.jsonl", "p")
+    ledger_file(tmp_path / "b" / "p.jsonl", "p")
+    child = ledger_file(tmp_path / "c.jsonl", "c", parent="p")
+    ledger = ledgerviz.load(tmp_path)
+    assert ledger.keys == ["p", "p.jsonl", "c"]
+    assert [(d.path, d.line, d.kind, d.message) for d in ledger.diagnostics] == [
+        (str(child), 1, "ambiguous_parent",
+         "parentSession 'p' is the id of 2 loaded sessions ('p', 'p.jsonl'): the lineage "
+         "names the first")]
+    lineage = ledger.frames.lineage
+    assert lineage["parent_session"].fillna("-").tolist() == ["-", "-", "p"]
+
+
+def test_the_report_of_the_files_shows_the_warning(tmp_path: Path) -> None:
+    ledger_file(tmp_path / "in" / "a" / "p.jsonl", "p")
+    ledger_file(tmp_path / "in" / "b" / "p.jsonl", "p")
+    ledger_file(tmp_path / "in" / "c.jsonl", "c", parent="p")
+    out = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "in"), "--no-pack", "-o", str(out)]) == 0
+    assert ("parentSession &#x27;p&#x27; is the id of 2 loaded sessions (&#x27;p&#x27;, "
+            "&#x27;p.jsonl&#x27;): the lineage names the first") in out.read_text()

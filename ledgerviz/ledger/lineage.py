@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, Literal, NamedTuple, get_args
+
+from ledgerviz.ledger.diagnostics import Diagnostic
+from ledgerviz.ledger.session import SessionLog
 
 Relation = Literal["root", "fork", "subagent", "forked-subagent"]
 RELATIONS: tuple[Relation, ...] = get_args(Relation)
@@ -107,3 +111,28 @@ def lineage_of(
     else:
         relation = "fork" if seeded or parent else "root"
     return Lineage(parent, relation, seeded, inherited, inherited - 1 if inherited else None)
+
+
+def with_parent_warnings(logs: list[SessionLog]) -> list[SessionLog]:
+    """Return the logs (keys unique), each one whose ``parentSession`` is the id of
+    several others given a warning: its parent cannot be told apart, and the lineage
+    names the first (the one that kept the id as its key). Normalised snapshots, whose
+    ids are all ``{{sessionId}}``, get it too: their lineage is a guess."""
+    holders: dict[str, list[str]] = {}
+    for log in logs:
+        session_id = log.header.get("id")
+        if isinstance(session_id, str):
+            holders.setdefault(session_id, []).append(log.key)
+    warned = []
+    for log in logs:
+        parent = log.header.get("parentSession")
+        held = holders.get(parent, []) if isinstance(parent, str) else []
+        keys = [key for key in held if key != log.key]  # never its own parent
+        if len(keys) < 2:
+            warned.append(log)
+            continue
+        message = (f"parentSession {parent!r} is the id of {len(keys)} loaded sessions "
+                   f"({', '.join(map(repr, keys))}): the lineage names the first")
+        warning = Diagnostic(log.path, 1, "ambiguous_parent", "warning", message)
+        warned.append(replace(log, diagnostics=[*log.diagnostics, warning]))
+    return warned

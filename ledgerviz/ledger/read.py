@@ -8,6 +8,7 @@ from itertools import chain
 
 from ledgerviz.ledger import reader
 from ledgerviz.ledger.formats import Chunk, ReadOptions, detect_format, format_named
+from ledgerviz.ledger.lineage import with_parent_warnings
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import Source, iter_source_chunks
 
@@ -49,7 +50,7 @@ def read_sessions(
     logs = [read_file(path, reader.reported_chunks(chunks, progress), format=format, strict=strict,
                       duplicate_keys=duplicate_keys)
             for path, chunks in iter_source_chunks(source, reader.READ_BYTES)]
-    return reader.with_unique_keys(logs)
+    return with_parent_warnings(reader.with_unique_keys(logs))
 
 
 def read_session(

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ledgerviz.api import Ledger
 from ledgerviz.ledger import SessionLog
-from ledgerviz.ledger.lineage import LINEAGE_EVENTS
+from ledgerviz.ledger.lineage import LINEAGE_EVENTS, with_parent_warnings
 from ledgerviz.ledger.read import read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
 from ledgerviz.ledger.sources import Found, expand_found, found_chunks
@@ -71,6 +71,7 @@ class LedgerFiles:
                  has_errors: list[bool], kept: list[SessionLog] | None) -> None:
         self._found = found
         self._kept = kept
+        self._warnings = [stub.diagnostics for stub in with_parent_warnings(stubs)]
         self.keys = [stub.key for stub in stubs]
         self.sizes = sizes
         self.has_errors = has_errors
@@ -103,7 +104,9 @@ class LedgerFiles:
         """Return a ledger of the sessions ``batch``, their files read again unless kept."""
         logs = [self._kept[i] if self._kept is not None else _read(self._found[i], None)
                 for i in batch]
-        return Ledger([replace(log, key=self.keys[i]) for i, log in zip(batch, logs, strict=True)])
+        return Ledger([replace(log, key=self.keys[i], diagnostics=[*log.diagnostics,
+                                                                   *self._warnings[i]])
+                       for i, log in zip(batch, logs, strict=True)])
 
 
 ReportSessions = LoadedSessions | LedgerFiles
