@@ -14,7 +14,7 @@ import ledgerviz
 import ledgerviz.api
 from ledgerviz import progress as progress_module
 from ledgerviz.ledger import reader
-from ledgerviz.ledger.read import read_session, read_sessions
+from ledgerviz.ledger.read import read_sessions
 
 DSH = sorted((Path(__file__).resolve().parent / "data" / "dsh").glob("*.jsonl"))
 
@@ -35,7 +35,7 @@ def test_small_work_shows_no_bar_even_in_a_terminal(monkeypatch: pytest.MonkeyPa
 
 def test_reading_in_reported_chunks_gives_the_same_sessions(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    whole = [read_session(str(path), path.read_bytes()) for path in DSH]  # one block each
+    whole = read_sessions(DSH)  # files under one block each: read whole
     monkeypatch.setattr(reader, "READ_BYTES", 97)  # chunks end mid-line
     reported: list[int] = []
     chunked = read_sessions(DSH, progress=reported.append)
