@@ -19,8 +19,10 @@ from ledgerviz.ledger.shapes import (
     SUSPECT,
     integer_problem,
     json_type,
+    payload_problem,
     plain_source_seqs,
-    shape_problem,
+    repair_scan_problem,
+    surface_fields_problem,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
 
@@ -175,9 +177,12 @@ def _envelope_problem(event: dict[str, Any]) -> str:
 class CheckState:
     """What checking a file's next block of lines needs from the blocks before it."""
 
-    __slots__ = ("kept", "numbering", "requested")
+    __slots__ = ("kept", "numbering", "requested", "runtime")
 
-    def __init__(self) -> None:
+    def __init__(self, *, runtime: bool = False) -> None:
+        self.runtime = runtime
+        """Read as the runtime does (``runtime_read``): an event without ``seq`` is unusable,
+        and one whose payload only ledgerviz cannot read is kept."""
         self.requested: set[str] = set()
         """Every call id an assistant message has requested so far."""
         self.numbering = Numbering()
@@ -252,6 +257,8 @@ def check_events(
                 if chunks is None:
                     rejected.add(index)
                 else:
+                    if _CHUNK not in table:
+                        _unknown_type(log, first_line + index, _CHUNK, False)
                     expanded[index] = chunks
                     fields.extend(chunks, start + len(fields))
             expected = numbering.expected
@@ -260,19 +267,19 @@ def check_events(
         seq = event.get("seq", _MISSING)
         has_seq = seq is not _MISSING
         if not has_seq:
+            if state.runtime and name is not None:
+                log.add(first_line + index, "invalid_event", f"{kind}: {_NO_SEQ}")
+                rejected.add(index)
+                continue
             seq = expected
         time = event.get("time")
-        if (
-            name is None
-            or data.__class__ is not dict
-            or seq.__class__ is not int
-            or not (time is None or time.__class__ is int)
-            or not MIN_INTEGER <= seq <= MAX_INTEGER
-            or not (time is None or MIN_INTEGER <= time <= MAX_INTEGER)
-        ):
-            log.add(first_line + index, "invalid_event", _envelope_problem(event))
-            rejected.add(index)
-            continue
+        if not _usable_envelope(name, data, seq, time):
+            if _read_integral_floats(event, ("seq", "time"), "", first_line + index, log):
+                seq, time = event.get("seq", seq), event.get("time")
+            if not _usable_envelope(name, data, seq, time):
+                log.add(first_line + index, "invalid_event", _envelope_problem(event))
+                rejected.add(index)
+                continue
         turn = data.get("turn")
         step = data.get("step")
         payload = check(data) if check is not None else None
@@ -287,12 +294,23 @@ def check_events(
             and (op is _MISSING or op.__class__ is str)
             and (seqs is _MISSING or plain_source_seqs(seqs))
         ):
-            problem = shape_problem(kind, event, data)
+            line = first_line + index
+            if name != "user/message" and _read_integral_floats(data, ("turn", "step"), "data.",
+                                                                line, log):
+                turn, step = data.get("turn"), data.get("step")
+            problem = surface_fields_problem(event)
             if problem is not None:
-                log.add(first_line + index, "invalid_event", f"{kind}: {problem}")
+                log.add(line, "invalid_event", f"{kind}: {problem}")
+                rejected.add(index)
+                continue
+            problem = payload_problem(kind, data)
+            if problem is not None and not _unusual_payload(kind, data, problem, line, log,
+                                                            state.runtime):
                 rejected.add(index)
                 continue
             payload = _RECHECK
+        if name == "assistant/message" or name == "tool/result":
+            _fails_repair_scan(kind, data, first_line + index, log)  # an error; still read
         if seq == expected:
             expected = seq + 1
         else:
@@ -314,7 +332,10 @@ def check_events(
                 message = f"{kind}: 'surfaceOp' missing or not understood"
                 log.add(first_line + index, "invalid_event", message)
             if name == "assistant/message":
-                requested.update(requested_call_ids(data) if payload is _RECHECK else payload)
+                if payload is _RECHECK:
+                    requested.update(i for i in requested_call_ids(data) if i.__class__ is str)
+                else:
+                    requested.update(payload)
             elif name == "tool/result":
                 call_id = result_call_id(data) if payload is _RECHECK else payload
                 _check_result(log, first_line + index, call_id, requested)
@@ -349,6 +370,61 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
 _MISSING: Any = object()
 """Stands in for a key an event does not have."""
 
+_NO_SEQ = "no 'seq': the runtime stops reading at an event it cannot number (format §3)"
+
+
+def _usable_envelope(name: Any, data: Any, seq: Any, time: Any) -> bool:
+    """Return whether an envelope has a known type string, a data object and integer
+    seq and time (time may be absent) the runtime could have written."""
+    return (
+        name is not None
+        and data.__class__ is dict
+        and seq.__class__ is int
+        and (time is None or time.__class__ is int)
+        and MIN_INTEGER <= seq <= MAX_INTEGER
+        and (time is None or MIN_INTEGER <= time <= MAX_INTEGER)
+    )
+
+
+def _read_integral_floats(
+    container: dict[str, Any], keys: tuple[str, ...], label: str, line: int, log: DiagnosticSink
+) -> bool:
+    """Replace each of ``keys`` written as a whole float (``4.0``, ``4e0``) by the integer
+    the runtime reads (JavaScript has one number type); return whether any was."""
+    changed = False
+    for key in keys:
+        value = container.get(key)
+        if value.__class__ is float and value.is_integer() and abs(value) <= MAX_INTEGER:
+            container[key] = int(value)
+            message = (f"'{label}{key}' written as {value!r}: read as {int(value)}, as the "
+                       "runtime reads it (JSON numbers have no integer type)")
+            log.add(line, "integer_as_float", message, "warning")
+            changed = True
+    return changed
+
+
+def _unusual_payload(kind: str, data: dict[str, Any], problem: str, line: int,
+                     log: DiagnosticSink, runtime: bool) -> bool:
+    """Record a payload the runtime reads as it is but ledgerviz's frames cannot (a warning);
+    return whether the event is kept (read as the runtime: yes; loaded: left out)."""
+    if _fails_repair_scan(kind, data, line, log):
+        return False
+    where = "kept as the runtime reads it" if runtime else "left out of the frames"
+    message = f"{kind}: {problem}; the runtime reads this line as it is ({where})"
+    log.add(line, "unusual_payload", message, "warning")
+    return runtime
+
+
+def _fails_repair_scan(kind: str, data: dict[str, Any], line: int, log: DiagnosticSink) -> bool:
+    """Record (an error) a payload the runtime's repair scan fails on; return whether it does."""
+    problem = repair_scan_problem(kind, data)
+    if problem is None:
+        return False
+    message = (f"{kind}: {problem}: the runtime's crash-repair scan fails on it, so the "
+               "runtime refuses to open this log")
+    log.add(line, "unopenable_event", message)
+    return True
+
 _RECHECK: Any = object()
 """The payload passed ``shape_problem`` but not the fast test: its call ids are read again."""
 
@@ -364,13 +440,20 @@ _NOT_A_TYPE: KindEntry = (None, None, False)
 _KIND_TABLES: dict[int | None, dict[str, KindEntry]] = {}
 
 
+_CHUNK = "assistant/chunk"
+"""The event type of v0/v1 only (v2 moved streams into ``assistant/message``)."""
+
+
 def _kind_table(version: int | None) -> dict[str, KindEntry]:
     """Return what checking needs per known event type in ``version`` (built once)."""
     table = _KIND_TABLES.get(version)
     if table is None:
         surface = surface_types(version)
+        known = KNOWN_EVENT_TYPES | surface
+        if version is not None and version >= 2:
+            known = known - {_CHUNK}
         table = {kind: (kind, FAST_PAYLOAD_CHECKS.get(kind), kind in surface)
-                 for kind in KNOWN_EVENT_TYPES | surface}
+                 for kind in known}
         special = ("session", *PACKED_CHUNK_ROWS)
         table.update({kind: (kind, _SPECIAL, False) for kind in special})
         table = _KIND_TABLES[version] = table
@@ -474,6 +557,6 @@ class Numbering:
 def _check_result(log: DiagnosticSink, line: int, call_id: str | None, requested: set[str]) -> None:
     """Record a ``tool/result`` that names no call, or a call no assistant message requested."""
     if call_id is None:
-        log.add(line, "invalid_event", "tool/result names no call id")
+        log.add(line, "orphan_result", "tool/result names no call id")
     elif call_id not in requested:
         log.add(line, "orphan_result", f"tool/result answers call {call_id!r}, never requested")

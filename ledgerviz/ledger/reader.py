@@ -84,9 +84,11 @@ class FileScan:
 
     def __init__(
         self, path: str, *, strict: bool = False, duplicate_keys: bool = False,
-        typed: bool = False,
+        typed: bool = False, runtime: bool = False,
     ) -> None:
         self.path = path
+        self.runtime = runtime
+        """Whether events are checked as the runtime reads them (see ``CheckState``)."""
         self.duplicate_keys = duplicate_keys
         self.typed = typed and not duplicate_keys
         """Whether blocks may be read by the typed decoder (``typed.stream_block``), as
@@ -209,7 +211,7 @@ class FileScan:
             if not self.header.line_is_event:
                 lines, first_line = lines[1:], first_line + 1
             if self.header.readable:
-                self._state = CheckState()
+                self._state = CheckState(runtime=self.runtime)
         if self._state is None:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None

@@ -29,6 +29,12 @@ STOP_KINDS = frozenset(
 TAIL_KINDS = frozenset({"torn_tail"})
 """Diagnostics of a last line the runtime drops silently (and that must be cut)."""
 
+HEADER_REFUSALS = {
+    "byte_order_mark": "the runtime parses line 1 as it is, and a byte order mark is no JSON",
+    "unknown_header_key": "the runtime's header check refuses a key outside the released ones",
+}
+"""Header diagnostics ledgerviz reads past (warnings) but the runtime refuses the log for."""
+
 
 class Fragment(NamedTuple):
     """Bytes at the end of a file that must be cut before anything is appended."""
@@ -67,7 +73,7 @@ def runtime_read(
 
     Keys repeated within a line are looked for, as the runtime's reader refuses them.
     """
-    scan = FileScan(path, duplicate_keys=True)
+    scan = FileScan(path, duplicate_keys=True, runtime=True)
     offsets = LineOffsets(chunks, lambda: scan.lines_read)
     used = 0
     stop: Diagnostic | None = None
@@ -121,8 +127,13 @@ def _refusal(
     """Return why the runtime refuses the log outright, or None.
 
     It refuses a log whose damage was committed (a turn/end after the stop), one with an
-    error before the stop, and one without a header.
+    error before the stop, one whose header it does not accept, and one without a header.
     """
+    for diagnostic in diagnostics:
+        why = HEADER_REFUSALS.get(diagnostic.kind)
+        if why is not None:
+            return (f"line {diagnostic.line}: {diagnostic.message} [{diagnostic.kind}]: {why}, "
+                    "so it refuses this log")
     if stop is not None and committed is not None:
         return (
             f"line {stop.line}: {stop.message}; line {committed} after it holds a "

@@ -197,12 +197,22 @@ def _source_seqs_problem(seqs: Any) -> str | None:
     return None
 
 
-def shape_problem(kind: str, event: dict[str, Any], data: dict[str, Any]) -> str | None:
-    """Return why an event with a usable envelope still cannot be used, or None.
+def surface_fields_problem(event: dict[str, Any]) -> str | None:
+    """Return what is wrong with an event's ``surfaceOp`` or ``sourceEventSeqs``, or None."""
+    problem = None
+    if "surfaceOp" in event:
+        problem = _surface_op_problem(event["surfaceOp"])
+    if problem is None and "sourceEventSeqs" in event:
+        problem = _source_seqs_problem(event["sourceEventSeqs"])
+    return problem
 
-    Checked: ``data.turn``/``data.step`` (integers when present), the payload fields
-    recovery and frames read for ``kind``, an object ``surfaceOp`` and
-    ``sourceEventSeqs``.
+
+def payload_problem(kind: str, data: dict[str, Any]) -> str | None:
+    """Return why recovery and frames cannot read an event's payload, or None.
+
+    Checked: ``data.turn``/``data.step`` (integers when present) and the payload fields
+    recovery and frames read for ``kind``. The runtime reads such payloads as they are
+    (unless ``repair_scan_problem`` says its repair scan fails on them).
     """
     for name in ("turn", "step"):
         value = data.get(name)
@@ -211,12 +221,33 @@ def shape_problem(kind: str, event: dict[str, Any], data: dict[str, Any]) -> str
             if problem:
                 return problem
     check = _PAYLOAD_CHECKS.get(kind)
-    problem = check(data) if check is not None else None
-    if problem is None and "surfaceOp" in event:
-        problem = _surface_op_problem(event["surfaceOp"])
-    if problem is None and "sourceEventSeqs" in event:
-        problem = _source_seqs_problem(event["sourceEventSeqs"])
-    return problem
+    return check(data) if check is not None else None
+
+
+def repair_scan_problem(kind: str, data: dict[str, Any]) -> str | None:
+    """Return why the runtime's crash-repair scan fails on this payload, or None.
+
+    The runtime scans every event of a log it opens (format §9.1): it iterates the
+    ``content`` of each ``assistant/message`` (an array or a string) and reads each block's
+    ``type``, and reads ``message.source.callId`` of each ``tool/result``. A payload on
+    which that fails (JavaScript's TypeError) makes it refuse the whole log.
+    """
+    if kind == "assistant/message":
+        message = data.get("message")
+        if message.__class__ is not dict:
+            return f"'data.message' is {json_type(message)}, not an object"
+        content = message.get("content")
+        if content.__class__ is not list and content.__class__ is not str:
+            return f"'data.message.content' is {json_type(content)}, not an array"
+        if content.__class__ is list and None in content:
+            return "'data.message.content' holds a null block"
+    elif kind == "tool/result":
+        message = data.get("message")
+        if message.__class__ is not dict:
+            return f"'data.message' is {json_type(message)}, not an object"
+        if message.get("source") is None:
+            return "'data.message.source' is missing or null"
+    return None
 
 
 SUSPECT: Any = object()

@@ -251,6 +251,8 @@ def stream_block(
         if role == "dispatch":
             calls.append(("dispatch", data.callId, None, False))
         elif role == "answer":
+            if data.message is None or data.message.source is None:
+                return None  # the runtime's repair scan fails on it: an error to record
             answer = _answer(data)
             if answer is None:
                 return None
@@ -259,6 +261,8 @@ def stream_block(
                 return None  # names no call, or a call never requested
             calls.append(fact)
         else:
+            if role == "request" and (data.message is None or data.message.content is None):
+                return None  # the runtime's repair scan fails on it: an error to record
             ids = _call_ids(data if role == "user" else data.message)
             if ids is None:
                 return None

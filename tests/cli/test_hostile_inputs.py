@@ -68,7 +68,8 @@ def test_repair_on_each_bad_input(bad_folder: Path, capsys: Capture) -> None:
             assert captured.out == "", path.name  # nothing to append unless exit 0
     assert set(codes.values()) <= {0, 1}
     assert codes["open-tail.jsonl"] == 0 and codes["torn-tail.jsonl"] == 1
-    assert codes["reason-kind-object.jsonl"] == 1  # an error-level line: not exit 0
+    assert codes["reason-kind-object.jsonl"] == 0  # the runtime reads it: nothing to cut
+    assert codes["message-list.jsonl"] == 1  # its repair scan fails on it: refused
 
 
 def test_a_fifo_or_device_named_directly_is_refused_at_once(

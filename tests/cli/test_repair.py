@@ -105,14 +105,15 @@ def test_a_seq_gap_stops_the_reading_like_the_runtime(tmp_path: Path, capsys: Ca
     assert f"truncate -s {len(encode(HEADER, events[:4]))} FILE" in err
 
 
-@pytest.mark.parametrize("header", [HEADER, {**HEADER, "version": 3}, V0_HEADER])
-def test_packed_rows_are_expanded_in_every_version(
-    tmp_path: Path, capsys: Capture, header: dict
-) -> None:
+def packed_tail(header: dict) -> bytes:
     row = {"type": "text-chunks", "seq0": 4, "time0": 2000,
            "data": {"turn": 1, "step": 1, "index": 0, "dt": [1], "texts": ["a", "b"]}}
+    return encode(header, [*OPEN_TAIL[:4], row])
+
+
+def test_packed_rows_are_expanded(tmp_path: Path, capsys: Capture) -> None:
     path = tmp_path / "packed.jsonl"
-    path.write_bytes(encode(header, [*OPEN_TAIL[:4], row]))
+    path.write_bytes(packed_tail(V0_HEADER))
     code, closers, _ = repair(capsys, path)
     assert code == 0
     # chunks take seqs 4 and 5; call A was requested but never dispatched
@@ -122,16 +123,32 @@ def test_packed_rows_are_expanded_in_every_version(
     assert {e["time"] for e in closers} == {2001}
 
 
-def test_a_byte_order_mark_is_a_warning_not_a_missing_header(
-    tmp_path: Path, capsys: Capture
+@pytest.mark.parametrize("header", [HEADER, {**HEADER, "version": 3}])
+def test_packed_rows_after_v1_make_the_runtime_refuse(
+    tmp_path: Path, capsys: Capture, header: dict
 ) -> None:
+    """They expand into assistant/chunk events, a type the v2+ runtime does not know."""
+    path = tmp_path / "packed.jsonl"
+    path.write_bytes(packed_tail(header))
+    code, closers, err = repair(capsys, path)
+    assert (code, closers) == (1, [])
+    assert "unknown type 'assistant/chunk' not ignorable" in err and "nothing printed" in err
+
+
+def test_a_byte_order_mark_makes_the_runtime_refuse(tmp_path: Path, capsys: Capture) -> None:
     path = tmp_path / "bom.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + encode(HEADER, OPEN_TAIL))
     code, closers, err = repair(capsys, path)
-    assert code == 0 and "byte order mark" in err
-    assert [e["seq"] for e in closers] == [5, 6, 7]
-    apply(path, err, closers)
-    assert check_passes(capsys, path)
+    assert (code, closers) == (1, [])
+    assert "byte order mark" in err and "so it refuses this log" in err
+
+
+def test_an_unknown_header_key_makes_the_runtime_refuse(tmp_path: Path, capsys: Capture) -> None:
+    path = tmp_path / "key.jsonl"
+    path.write_bytes(encode({**HEADER, "colour": "blue"}, OPEN_TAIL))
+    code, closers, err = repair(capsys, path)
+    assert (code, closers) == (1, [])
+    assert "header key 'colour'" in err and "so it refuses this log" in err
 
 
 @pytest.mark.parametrize(

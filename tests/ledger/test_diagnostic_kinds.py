@@ -143,10 +143,20 @@ def test_unknown_ignorable_event_is_kept_without_error(write_ledger: Writer) -> 
     assert not session.has_errors
 
 
-@pytest.mark.parametrize("kind", ["surface/rewind", "surface/restore", "assistant/chunk"])
-def test_plugin_and_legacy_types_are_known(write_ledger: Writer, kind: str) -> None:
-    session = read_one(write_ledger([HEADER, {"type": kind, "seq": 0, "data": {}}]))
+@pytest.mark.parametrize(("kind", "version"), [
+    ("surface/rewind", HEADER.get("version")), ("surface/restore", HEADER.get("version")),
+    ("assistant/chunk", 1),
+])
+def test_plugin_and_legacy_types_are_known(write_ledger: Writer, kind: str, version: int) -> None:
+    header = {**HEADER, "version": version}
+    session = read_one(write_ledger([header, {"type": kind, "seq": 0, "data": {}}]))
     assert session.diagnostics == []
+
+
+def test_chunk_events_are_unknown_from_v2_on(write_ledger: Writer) -> None:
+    header = {**HEADER, "version": 2}
+    session = read_one(write_ledger([header, {"type": "assistant/chunk", "seq": 0, "data": {}}]))
+    assert [(d.kind, d.line) for d in session.diagnostics] == [("unknown_required_event", 2)]
 
 
 def test_orphan_result(write_ledger: Writer) -> None:

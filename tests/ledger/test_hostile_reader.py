@@ -35,52 +35,67 @@ def call_turn() -> list[dict]:
     return [turn_start(0), assistant_calls(1, "A"), tool_result(2, "A")]
 
 
+UNUSUAL, UNOPENABLE, INVALID = "unusual_payload", "unopenable_event", "invalid_event"
+
 SHAPES = [
-    (1, ("data", "message", "content", 0, "id"), ["A"], "content[].id' must be string"),
-    (1, ("data", "message", "content", 0, "name"), {"n": 1}, "content[].name' must be string"),
-    (1, ("data", "message", "content", 0, "arguments"), 5,
+    (1, ("data", "message", "content", 0, "id"), ["A"], UNUSUAL,
+     "content[].id' must be string"),
+    (1, ("data", "message", "content", 0, "name"), {"n": 1}, UNUSUAL,
+     "content[].name' must be string"),
+    (1, ("data", "message", "content", 0, "arguments"), 5, UNUSUAL,
      "content[].arguments' must be string, not number"),
-    (1, ("data", "message", "content"), True, "content' must be an array, not boolean"),
-    (1, ("data", "message"), [1], "'data.message' must be an object, not array"),
-    (2, ("data", "message", "source"), ["tool"], "source' must be an object, not array"),
-    (2, ("data", "message", "toolCallId"), 7, "toolCallId' must be string, not number"),
-    (1, ("data", "message", "role"), {"r": 1}, "'data.message.role' must be string, not object"),
-    (2, ("data", "message", "source"), {"kind": ["tool"]}, "source.kind' must be string"),
-    (1, ("data", "message", "source"), {"provider": {}}, "source.provider' must be string"),
-    (1, ("data", "message", "source"), {"model": 5}, "source.model' must be string, not number"),
-    (0, ("data", "turn"), "1", "'data.turn' must be an integer, not string"),
-    (2, ("data", "step"), "1", "'data.step' must be an integer, not string"),
-    (0, ("data", "turn"), True, "'data.turn' must be an integer, not boolean"),
-    (0, ("data", "turn"), 1.0, "'data.turn' must be an integer, not number"),
-    (2, ("data", "step"), False, "'data.step' must be an integer, not boolean"),
-    (2, ("data", "step"), 1.0, "'data.step' must be an integer, not number"),
-    (2, ("data", "step"), 2**53, "'data.step' 9007199254740992 is beyond"),
-    (0, ("data", "turn"), 2**63, "'data.turn' 9223372036854775808 is beyond"),
-    (0, ("seq",), 2**53, "'seq' 9007199254740992 is beyond"),
-    (0, ("time",), -(2**70), "'time' -1180591620717411303424 is beyond"),
-    (0, ("type",), {"t": 1}, "'type' must be a string, not object"),
-    (2, ("surfaceOp",), [], "'surfaceOp' must be a string or an object, not array"),
-    (2, ("surfaceOp",), {"op": {"x": 1}}, "'surfaceOp.op' must be a string, not object"),
-    (2, ("surfaceOp",), {"op": "replace", "startSeq": [1], "endSeq": 1}, "'surfaceOp.startSeq'"),
-    (2, ("surfaceOp",), {"op": "replace", "start": "1", "end": 2},
+    (1, ("data", "message", "content"), True, UNOPENABLE,
+     "'data.message.content' is boolean, not an array"),
+    (1, ("data", "message"), [1], UNOPENABLE, "'data.message' is array, not an object"),
+    (1, ("data", "message", "content", 0), None, UNOPENABLE, "holds a null block"),
+    (2, ("data", "message", "source"), ["tool"], UNUSUAL,
+     "source' must be an object, not array"),
+    (2, ("data", "message", "toolCallId"), 7, UNUSUAL, "toolCallId' must be string, not number"),
+    (1, ("data", "message", "role"), {"r": 1}, UNUSUAL,
+     "'data.message.role' must be string, not object"),
+    (2, ("data", "message", "source"), {"kind": ["tool"]}, UNUSUAL,
+     "source.kind' must be string"),
+    (1, ("data", "message", "source"), {"provider": {}}, UNUSUAL,
+     "source.provider' must be string"),
+    (1, ("data", "message", "source"), {"model": 5}, UNUSUAL,
+     "source.model' must be string, not number"),
+    (0, ("data", "turn"), "1", UNUSUAL, "'data.turn' must be an integer, not string"),
+    (2, ("data", "step"), "1", UNUSUAL, "'data.step' must be an integer, not string"),
+    (0, ("data", "turn"), True, UNUSUAL, "'data.turn' must be an integer, not boolean"),
+    (0, ("data", "turn"), 1.5, UNUSUAL, "'data.turn' must be an integer, not number"),
+    (2, ("data", "step"), False, UNUSUAL, "'data.step' must be an integer, not boolean"),
+    (2, ("data", "step"), 2**53, UNUSUAL, "'data.step' 9007199254740992 is beyond"),
+    (0, ("data", "turn"), 2**63, UNUSUAL, "'data.turn' 9223372036854775808 is beyond"),
+    (0, ("seq",), 2**53, INVALID, "'seq' 9007199254740992 is beyond"),
+    (0, ("seq",), 0.5, INVALID, "'seq' must be an integer, not number"),
+    (0, ("time",), -(2**70), INVALID, "'time' -1180591620717411303424 is beyond"),
+    (0, ("type",), {"t": 1}, INVALID, "'type' must be a string, not object"),
+    (2, ("surfaceOp",), [], INVALID, "'surfaceOp' must be a string or an object, not array"),
+    (2, ("surfaceOp",), {"op": {"x": 1}}, INVALID, "'surfaceOp.op' must be a string, not object"),
+    (2, ("surfaceOp",), {"op": "replace", "startSeq": [1], "endSeq": 1}, INVALID,
+     "'surfaceOp.startSeq'"),
+    (2, ("surfaceOp",), {"op": "replace", "start": "1", "end": 2}, INVALID,
      "'surfaceOp.start' must be an integer, not string"),
-    (2, ("surfaceOp",), {"op": "replace", "start": 1, "end": 2.5},
+    (2, ("surfaceOp",), {"op": "replace", "start": 1, "end": 2.5}, INVALID,
      "'surfaceOp.end' must be an integer, not number"),
-    (2, ("surfaceOp",), {"op": "replace", "startSeq": 1, "endSeq": None},
+    (2, ("surfaceOp",), {"op": "replace", "startSeq": 1, "endSeq": None}, INVALID,
      "'surfaceOp.endSeq' must be an integer, not null"),
-    (2, ("sourceEventSeqs",), "4", "'sourceEventSeqs' must be an array, not string"),
-    (2, ("sourceEventSeqs",), [[3, 1]], "range [3, 1] runs backwards"),
-    (2, ("sourceEventSeqs",), [[1]], "ranges must be [first, last] pairs"),
-    (2, ("sourceEventSeqs",), {}, "'sourceEventSeqs' must be an array, not object"),
-    (2, ("sourceEventSeqs",), 4, "'sourceEventSeqs' must be an array, not number"),
-    (2, ("sourceEventSeqs",), [2**53], "'sourceEventSeqs[]' 9007199254740992 is beyond"),
+    (2, ("sourceEventSeqs",), "4", INVALID, "'sourceEventSeqs' must be an array, not string"),
+    (2, ("sourceEventSeqs",), [[3, 1]], INVALID, "range [3, 1] runs backwards"),
+    (2, ("sourceEventSeqs",), [[1]], INVALID, "ranges must be [first, last] pairs"),
+    (2, ("sourceEventSeqs",), {}, INVALID, "'sourceEventSeqs' must be an array, not object"),
+    (2, ("sourceEventSeqs",), 4, INVALID, "'sourceEventSeqs' must be an array, not number"),
+    (2, ("sourceEventSeqs",), [2**53], INVALID, "'sourceEventSeqs[]' 9007199254740992 is beyond"),
 ]
 
 
-@pytest.mark.parametrize(("index", "path", "value", "message"), SHAPES)
-def test_wrong_shaped_fields_are_invalid_events(
-    index: int, path: tuple, value: Any, message: str
+@pytest.mark.parametrize(("index", "path", "value", "kind", "message"), SHAPES)
+def test_wrong_shaped_fields_are_left_out_with_the_runtimes_verdict(
+    index: int, path: tuple, value: Any, kind: str, message: str
 ) -> None:
+    """An envelope the runtime cannot use and a payload its repair scan fails on are errors;
+    a payload only ledgerviz cannot read (the runtime reads it as it is) is a warning. All
+    three leave the event out of the frames."""
     events = call_turn()
     target: Any = events[index]
     for key in path[:-1]:
@@ -88,17 +103,57 @@ def test_wrong_shaped_fields_are_invalid_events(
     target[path[-1]] = value
     content = b"".join(dumps(line) + b"\n" for line in [HEADER, *events])
     log = read_session("x.jsonl", content)
-    (problem,) = [d for d in log.diagnostics if d.kind == "invalid_event"]
-    assert problem.line == index + 2 and message in problem.message
+    (problem,) = [d for d in log.diagnostics if d.kind in (UNUSUAL, UNOPENABLE, INVALID)]
+    assert (problem.kind, problem.line) == (kind, index + 2) and message in problem.message
+    assert problem.severity == ("warning" if kind == UNUSUAL else "error")
     assert len(log.events) == 2 and log.lines_skipped == 1
-    with pytest.raises(LedgerError, match=r"x\.jsonl"):
-        read_session("x.jsonl", content, strict=True)
+    if kind != UNUSUAL:
+        with pytest.raises(LedgerError, match=r"x\.jsonl"):
+            read_session("x.jsonl", content, strict=True)
 
 
-def test_reason_kind_object_is_refused(write_ledger: Writer) -> None:
+@pytest.mark.parametrize(("index", "path"), [(0, ("seq",)), (0, ("time",)),
+                                             (0, ("data", "turn")), (2, ("data", "step"))])
+def test_whole_floats_are_read_as_the_runtime_reads_them(index: int, path: tuple) -> None:
+    events = call_turn()
+    target: Any = events[index]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = float(target[path[-1]])
+    content = b"".join(dumps(line) + b"\n" for line in [HEADER, *events])
+    log = read_session("x.jsonl", content)
+    (warning,) = log.diagnostics
+    assert (warning.kind, warning.severity, warning.line) == ("integer_as_float", "warning",
+                                                              index + 2)
+    assert log.events == call_turn()
+    fields = log.event_fields()
+    assert all(type(value) is int for value in [*fields.seqs, *fields.times, fields.turns[0]])
+
+
+@pytest.mark.parametrize(("index", "path", "message"), [
+    (1, ("data", "message"), "'data.message' is null, not an object"),
+    (2, ("data", "message", "source"), "'data.message.source' is missing or null"),
+])
+def test_payloads_the_repair_scan_fails_on_are_errors_but_read(
+    index: int, path: tuple, message: str
+) -> None:
+    """Frames read them as they are (nothing to leave out); the runtime refuses the log."""
+    events = call_turn()
+    target: Any = events[index]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = None
+    log = read_session("x.jsonl", b"".join(dumps(line) + b"\n" for line in [HEADER, *events]))
+    (problem,) = [d for d in log.diagnostics if d.kind == UNOPENABLE]
+    assert (problem.severity, problem.line) == ("error", index + 2)
+    assert message in problem.message and "runtime refuses to open this log" in problem.message
+    assert len(log.events) == 3
+
+
+def test_reason_kind_object_is_left_out(write_ledger: Writer) -> None:
     end = {"type": "turn/end", "seq": 1, "time": 0, "data": {"turn": 1, "reason": {"kind": {}}}}
     (log,) = read_sessions(write_ledger([HEADER, turn_start(0), end]))
-    assert [(d.kind, d.line) for d in log.diagnostics] == [("invalid_event", 3)]
+    assert [(d.kind, d.line) for d in log.diagnostics] == [(UNUSUAL, 3)]
     assert "'data.reason.kind' must be a string, not object" in log.diagnostics[0].message
 
 
@@ -332,7 +387,7 @@ def test_request_route_labels_must_be_strings(config: dict, message: str) -> Non
     events = [turn_start(0), request_header(1, config), assistant_calls(2, "A")]
     content = b"".join(dumps(line) + b"\n" for line in [HEADER, *events])
     log = read_session("x.jsonl", content)
-    (problem,) = [d for d in log.diagnostics if d.kind == "invalid_event"]
+    (problem,) = [d for d in log.diagnostics if d.kind == UNUSUAL]
     assert problem.line == 3 and message in problem.message
     assert [event["seq"] for event in log.events] == [0, 2]
 

@@ -15,6 +15,13 @@ from ledger_lines import HEADER, assistant_calls, encode, turn_start
 
 from ledgerviz.ledger import read_session
 
+LEFT_OUT = "; the runtime reads this line as it is (left out of the frames)"
+"""How an ``unusual_payload`` warning ends: the runtime reads what ledgerviz's frames cannot."""
+
+
+def unusual(line: int, problem: str) -> tuple[str, int, str]:
+    return ("unusual_payload", line, problem + LEFT_OUT)
+
 
 def found(events: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
     log = read_session("x.jsonl", encode([HEADER, *events]))
@@ -35,7 +42,7 @@ def tool_call(data: dict[str, Any]) -> dict[str, Any]:
 ])
 def test_tool_call_payloads(data: dict[str, Any], problem: str | None) -> None:
     events = [turn_start(0), assistant_calls(1, "A"), tool_call(data)]
-    expected = [] if problem is None else [("invalid_event", 4, f"tool/call: {problem}")]
+    expected = [] if problem is None else [unusual(4, f"tool/call: {problem}")]
     assert found(events) == expected
 
 
@@ -48,7 +55,7 @@ def test_tool_call_payloads(data: dict[str, Any], problem: str | None) -> None:
 def test_request_context_payloads(route: dict[str, Any], problem: str | None) -> None:
     context = {"type": "request/context", "seq": 1, "time": 1001,
                "data": {"turn": 1, "step": 1, **route}}
-    expected = [] if problem is None else [("invalid_event", 3, f"request/context: {problem}")]
+    expected = [] if problem is None else [unusual(3, f"request/context: {problem}")]
     assert found([turn_start(0), context]) == expected
 
 
@@ -65,20 +72,22 @@ def test_request_context_payloads(route: dict[str, Any], problem: str | None) ->
      "user/message: 'data.content' holds a number, not a block object"),
 ])
 def test_turn_end_and_user_message_payloads(event: dict[str, Any], problem: str) -> None:
-    assert found([turn_start(0), event]) == [("invalid_event", 3, problem)]
+    assert found([turn_start(0), event]) == [unusual(3, problem)]
 
 
 @pytest.mark.parametrize(("message", "problem"), [
-    ({"role": 5}, "'data.message.role' must be string, not number"),
+    ({"role": 5, "source": {"kind": "tool", "callId": "A"}},
+     "'data.message.role' must be string, not number"),
     ({"role": "tool", "toolCallId": "A", "source": {"kind": "tool", "callId": 5}},
      "'data.message.source.callId' must be string, not number"),
-    ({"role": "tool", "toolCallId": ["A"]}, "'data.message.toolCallId' must be string, not array"),
+    ({"role": "tool", "toolCallId": ["A"], "source": {"kind": "tool", "callId": "A"}},
+     "'data.message.toolCallId' must be string, not array"),
 ])
 def test_tool_result_payloads(message: dict[str, Any], problem: str) -> None:
     bad = {"type": "tool/result", "seq": 2, "time": 1002, "surfaceOp": "append",
            "data": {"turn": 1, "step": 1, "message": {"id": "r2", **message}}}
     events = [turn_start(0), assistant_calls(1, "A"), bad]
-    assert found(events) == [("invalid_event", 4, f"tool/result: {problem}")]
+    assert found(events) == [unusual(4, f"tool/result: {problem}")]
 
 
 @pytest.mark.parametrize(("seqs", "problem"), [
@@ -133,10 +142,22 @@ def test_results_pair_with_requested_calls_on_either_path(full_check: bool) -> N
     if full_check:
         for event in events[1:]:
             event["sourceEventSeqs"] = [[0, 0]]
-    assert found(events) == [
-        ("orphan_result", 6, "tool/result answers call 'C', never requested"),
-        ("invalid_event", 7, "tool/result names no call id"),
-        ("invalid_event", 8, "tool/result names no call id"),
-        ("invalid_event", 9, "tool/result names no call id"),
-        ("invalid_event", 10, "tool/result names no call id"),
+    no_source = ("unopenable_event", "tool/result: 'data.message.source' is missing or null: "
+                 "the runtime's crash-repair scan fails on it, so the runtime refuses to open "
+                 "this log")
+    no_message = "'data.message' is null, not an object: the runtime's crash-repair scan " \
+        "fails on it, so the runtime refuses to open this log"
+    no_id = ("orphan_result", "tool/result names no call id")
+    assert [(kind, line) for kind, line, _ in found(events)] == [
+        ("unopenable_event", 5), ("unopenable_event", 6), ("orphan_result", 6),
+        ("unopenable_event", 7), ("orphan_result", 7),
+        ("unopenable_event", 8), ("orphan_result", 8),
+        ("orphan_result", 9), ("unopenable_event", 10), ("orphan_result", 10),
+        ("unopenable_event", 11),
     ]
+    messages = {(kind, message) for kind, _, message in found(events)}
+    assert messages == {
+        no_source, no_id, ("orphan_result", "tool/result answers call 'C', never requested"),
+        ("unopenable_event", f"tool/result: {no_message}"),
+        ("unopenable_event", f"assistant/message: {no_message}"),
+    }

@@ -138,7 +138,8 @@ def test_packed_tool_call_row(write_ledger: Writer) -> None:
     (session,) = read_sessions(write_ledger([{**V0_HEADER, "version": 1}, packed]))
     assert [e["data"]["chunk"] for e in session.events] == [
         {"type": "tool-call-delta", "index": 1, "id": "c1", "name": "ls", "argumentsDelta": '{"p'},
-        {"type": "tool-call-delta", "index": 1, "id": "c1", "argumentsDelta": 'ath":1}'},
+        {"type": "tool-call-delta", "index": 1, "id": "c1", "name": "ls",
+         "argumentsDelta": 'ath":1}'},
     ]
     assert [e["time"] for e in session.events] == [50, 51]
 
@@ -153,11 +154,12 @@ def test_malformed_packed_row(write_ledger: Writer) -> None:
 
 @pytest.mark.parametrize("version", [2, 3, 4])
 def test_packed_rows_are_expanded_in_every_version(write_ledger: Writer, version: int) -> None:
-    """The runtime's reader expands packed rows whatever the header version (issue 12)."""
-    data = {"dt": [2], "texts": ["a", "b"]}
+    """The runtime's reader expands packed rows whatever the header version (issue 12), into
+    assistant/chunk events, a type only v0/v1 know: a later runtime refuses the log."""
+    data = {"turn": 1, "step": 1, "index": 0, "dt": [2], "texts": ["a", "b"]}
     packed = {"type": "text-chunks", "seq0": 0, "time0": 7, "data": data}
     (session,) = read_sessions(write_ledger([{**V0_HEADER, "version": version}, packed]))
-    assert session.diagnostics == []
+    assert [(d.kind, d.line) for d in session.diagnostics] == [("unknown_required_event", 2)]
     rows = [(e["type"], e["seq"], e["time"], e["data"]["chunk"]["text"]) for e in session.events]
     assert rows == [
         ("assistant/chunk", 0, 7, "a"),
@@ -169,10 +171,16 @@ def test_packed_rows_are_expanded_in_every_version(write_ledger: Writer, version
     ("row", "problem"),
     [
         ({"type": {"a": 1}, "seq0": 0, "data": {}}, "'type' must be a string, not object"),
-        ({"type": "text-chunks", "seq0": 2**60, "data": {"dt": [], "texts": ["a"]}}, "'seq0'"),
-        ({"type": "text-chunks", "data": {"turn": "1", "dt": [], "texts": ["a"]}}, "data.turn"),
-        ({"type": "tool-call-chunks", "data": {"dt": [], "args": [{"x": 1}]}}, "hold strings"),
-        ({"type": "text-chunks", "data": {"dt": [-5], "texts": ["a", "b"]}}, "non-negative"),
+        ({"type": "text-chunks", "seq0": 2**60, "time0": 0,
+          "data": {"turn": 1, "step": 1, "index": 0, "dt": [], "texts": ["a"]}}, "'seq0'"),
+        ({"type": "text-chunks", "seq0": 0, "time0": 0,
+          "data": {"turn": "1", "step": 1, "index": 0, "dt": [], "texts": ["a"]}}, "'turn'"),
+        ({"type": "tool-call-chunks", "seq0": 0, "time0": 0,
+          "data": {"turn": 1, "step": 1, "index": 0, "id": "A", "dt": [], "args": [{"x": 1}]}},
+         "list of strings"),
+        ({"type": "text-chunks", "seq0": 0, "time0": 0,
+          "data": {"turn": 1, "step": 1, "index": 0, "dt": [0.5], "texts": ["a", "b"]}},
+         "safe integers"),
     ],
 )
 def test_wrong_shaped_packed_rows(write_ledger: Writer, row: dict, problem: str) -> None:

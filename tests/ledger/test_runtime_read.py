@@ -176,9 +176,9 @@ def test_an_error_without_a_stop_refuses_the_log() -> None:
 
 
 def test_warnings_and_infos_refuse_nothing() -> None:
-    header = {**HEADER, "extra": 1}  # unknown_header_key: a warning
+    start = {**turn_start(0), "seq": 0.0}  # integer_as_float: a warning
     ignorable = {"type": "x/y", "seq": 1, "data": {}, "ignorable": True}  # an info
-    log, read_back, used = read(encode([header, turn_start(0), ignorable]))
+    log, read_back, used = read(encode([HEADER, start, ignorable]))
     assert {d.severity for d in log.diagnostics} == {"warning", "info"}
     assert read_back == RuntimeRead(2, None, None, None, 4, log.diagnostics)
     assert used == [0, 1]

@@ -103,18 +103,23 @@ EDITS: dict[str, tuple[str, Any, str]] = {
     "an integer beyond 64 bits": (
         "step/end", appended(b'"x":123456789012345678901234'), "big_integer"),
     "a tool-call id that is a number": (
-        "assistant/message", on_event(lambda e: first_call(e).update(id=5)), "invalid_event"),
+        "assistant/message", on_event(lambda e: first_call(e).update(id=5)), "unusual_payload"),
     "a tool-call name that is a list": (
         "assistant/message", on_event(lambda e: first_call(e).update(name=["ls"])),
-        "invalid_event"),
+        "unusual_payload"),
     "a dispatch with no call id": (
-        "tool/call", on_event(lambda e: e["data"].pop("callId")), "invalid_event"),
+        "tool/call", on_event(lambda e: e["data"].pop("callId")), "unusual_payload"),
     "a seq that skips one": (
         "step/start", on_event(lambda e: e.update(seq=e["seq"] + 1)), "seq_gap"),
     "a time that is a float": (
         "turn/start", on_event(lambda e: e.update(time=1.5)), "invalid_event"),
+    "a time that is a whole float": (
+        "turn/start", on_event(lambda e: e.update(time=float(e["time"]))), "integer_as_float"),
+    "a tool result with no source": (
+        "tool/result", on_event(lambda e: e["data"]["message"].pop("source")),
+        "unopenable_event"),
     "a turn that is a string": (
-        "step/end", on_event(lambda e: e["data"].update(turn="1")), "invalid_event"),
+        "step/end", on_event(lambda e: e["data"].update(turn="1")), "unusual_payload"),
     "an unknown type": (
         "step/end", on_event(lambda e: e.update(type="step/ended")), "unknown_required_event"),
     "a surface op on a step": (
@@ -127,10 +132,10 @@ EDITS: dict[str, tuple[str, Any, str]] = {
         "tool/result", on_event(lambda e: e["data"]["message"]["source"].update(callId="nobody")),
         "orphan_result"),
     "a reason that is a string": (
-        "turn/end", on_event(lambda e: e["data"].update(reason="done")), "invalid_event"),
+        "turn/end", on_event(lambda e: e["data"].update(reason="done")), "unusual_payload"),
     "a request's provider that is a number": (
         "request/header", on_event(lambda e: e["data"]["header"]["config"].update(provider=7)),
-        "invalid_event"),
+        "unusual_payload"),
     "a type given twice, the last one unknown": (
         "step/end", appended(b'"type":"step/ended"'), "unknown_required_event"),
     "a blank line": ("step/end", lambda line: b"", "blank_line"),
@@ -192,10 +197,11 @@ def _containers(value: Any) -> Any:
 
 
 def wrapped_result(seq: int, call_id: str, is_error: bool) -> dict[str, Any]:
-    """A v0-v3 tool/result: a user-role wrapper whose one block names the call (§9.2)."""
+    """A v0-v3 tool/result: a user-role wrapper whose one block names the call (§9.2; its
+    source names none)."""
     block = {"type": "tool-result", "toolCallId": call_id, "isError": is_error,
              "content": [{"type": "text", "text": "done"}]}
-    message = {"id": f"r{seq}", "role": "user", "content": [block]}
+    message = {"id": f"r{seq}", "role": "user", "source": {"kind": "tool"}, "content": [block]}
     return {"type": "tool/result", "seq": seq, "data": {"turn": 1, "step": 1, "message": message},
             "surfaceOp": "append"}
 

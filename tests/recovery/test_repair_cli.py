@@ -20,13 +20,25 @@ def run_repair(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, lis
 
 
 def test_open_tail_gets_step_and_turn_end(capsys: pytest.CaptureFixture[str]) -> None:
-    (path,) = DSH.glob("*plain-turn__session.v3.jsonl")
+    path = CONFORMANCE / "inputs" / "fixture-plain-turn__session.v3.jsonl"  # seqs filled in
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     code, events = run_repair(capsys, str(path))
     assert code == 0
     assert [(e["type"], e["seq"]) for e in events] == [("step/end", 5), ("turn/end", 6)]
     assert events[1]["data"]["reason"] == {"kind": "interrupted"}
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_a_snapshot_without_seqs_is_not_read_by_the_runtime(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The runtime numbers nothing itself: it stops at the first event without ``seq``."""
+    (path,) = DSH.glob("*plain-turn__session.v3.jsonl")
+    assert main(["repair", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert ":2: error [invalid_event] turn/start: no 'seq'" in captured.err
+    assert "stops reading at line 2" in captured.err
 
 
 def test_fork_policy_points_to_fork(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
