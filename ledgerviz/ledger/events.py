@@ -51,7 +51,8 @@ def decode_lines(
     """Return the decoded value of every line (``UNREADABLE`` where decoding failed).
 
     A failing final line is a torn tail when ``last_may_be_torn``; other failures are
-    recorded as ``blank_line``, ``invalid_utf8`` or ``invalid_json``. With
+    recorded as ``blank_line`` (an error: the runtime stops reading there; a warning for the
+    last line), ``invalid_utf8`` or ``invalid_json``. With
     ``big_integers`` (the file may hold integers beyond 64 bits, see ``numbers``) such
     lines are decoded exactly and flagged with a ``big_integer`` warning. With
     ``duplicate_keys`` a key repeated within one object is a ``duplicate_key`` warning.
@@ -96,7 +97,8 @@ def _decode_all(
     for index, raw in enumerate(raw_lines):
         if not raw or raw.isspace():  # never JSON: not handed to the decoder to fail
             values.append(UNREADABLE)
-            log.add(first_line + index, "blank_line", "empty line between events", "warning")
+            severity = "warning" if index == last and last_may_be_torn else "error"
+            log.add(first_line + index, "blank_line", "empty line between events", severity)
             continue
         if big_integers and may_hold_big_integers(raw):
             exact = _exact_value(raw, first_line + index, log)
@@ -177,7 +179,7 @@ def _envelope_problem(event: dict[str, Any]) -> str:
 class CheckState:
     """What checking a file's next block of lines needs from the blocks before it."""
 
-    __slots__ = ("kept", "numbering", "requested", "runtime")
+    __slots__ = ("kept", "numbered", "numbering", "requested", "runtime")
 
     def __init__(self, *, runtime: bool = False) -> None:
         self.runtime = runtime
@@ -189,6 +191,8 @@ class CheckState:
         """The seq numbering so far (the seq the next event should have)."""
         self.kept = 0
         """How many usable events the blocks checked so far gave."""
+        self.numbered = False
+        """Whether an event so far had a ``seq``: a raw log, not a normalised snapshot."""
 
 
 class CheckedEvents(NamedTuple):
@@ -234,6 +238,7 @@ def check_events(
     shared = strings.setdefault  # one str object per unknown type name and op (see EventFields)
     numbering = state.numbering
     expected = numbering.expected  # moved on inline while seqs count up by one
+    numbered = state.numbered
     for index, event in enumerate(values):
         if event.__class__ is not dict:
             if event is not UNREADABLE:
@@ -266,11 +271,16 @@ def check_events(
         data = event.get("data")
         seq = event.get("seq", _MISSING)
         has_seq = seq is not _MISSING
-        if not has_seq:
-            if state.runtime and name is not None:
+        if has_seq:
+            numbered = True
+        else:
+            if name is not None and state.runtime:
                 log.add(first_line + index, "invalid_event", f"{kind}: {_NO_SEQ}")
                 rejected.add(index)
                 continue
+            if name is not None and numbered:  # a raw log, where every event has one
+                log.add(first_line + index, "missing_seq",
+                        f"{kind}: numbered by its position, but {_NO_SEQ}")
             seq = expected
         time = event.get("time")
         if not _usable_envelope(name, data, seq, time):
@@ -306,7 +316,10 @@ def check_events(
             problem = payload_problem(kind, data)
             if problem is not None and not _unusual_payload(kind, data, problem, line, log,
                                                             state.runtime):
-                rejected.add(index)
+                rejected.add(index)  # left out, but committed: its seq is in the numbering
+                numbering.ran_to(expected)
+                numbering.see(log, line, seq)
+                expected = numbering.expected
                 continue
             payload = _RECHECK
         if name == "assistant/message" or name == "tool/result":
@@ -345,6 +358,7 @@ def check_events(
             log.add(first_line + index, "invalid_event", _not_surface(kind, version))
     numbering.ran_to(expected)
     state.kept += len(fields)
+    state.numbered = numbered
     if not rejected and not expanded:
         return CheckedEvents(values, fields, range(first_line, first_line + len(values)), 0)
     events, lines = _usable(values, first_line, rejected, expanded)

@@ -38,8 +38,8 @@ def read_header(raw: bytes, log: DiagnosticLog) -> Header:
     if type(value.get("createdAt")) is not int:
         log.add(1, "bad_header", "header 'createdAt' must be integer epoch milliseconds")
     for key in sorted(set(value) - HEADER_KEYS):
-        message = f"header key {key!r} is not in any known version"
-        log.add(1, "unknown_header_key", message, "warning")
+        message = f"header key {key!r} is not in any known version: the runtime refuses the log"
+        log.add(1, "unknown_header_key", message)
     if "version" not in value:
         log.add(1, "missing_version", "header has no 'version': read as v0", "info")
         return Header(value, None, True, False)

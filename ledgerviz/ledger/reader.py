@@ -169,8 +169,9 @@ class FileScan:
             self.log.add(1, first.kind, first.message)
             return None
         if first.startswith(UTF8_BOM):
-            message = "file starts with a UTF-8 byte order mark: ignored"
-            self.log.add(1, "byte_order_mark", message, "warning")
+            message = ("file starts with a UTF-8 byte order mark: read past it, but the runtime "
+                       "refuses the file")
+            self.log.add(1, "byte_order_mark", message)
             first = first[len(UTF8_BOM):]
         for magic, name in COMPRESSION_MAGIC.items():
             if first.startswith(magic):

@@ -211,9 +211,9 @@ def test_header_without_id(write_ledger: Writer) -> None:
     assert session.key == "noid"
 
 
-def test_unknown_header_key(write_ledger: Writer) -> None:
+def test_unknown_header_key_is_an_error_the_runtime_refuses(write_ledger: Writer) -> None:
     session = read_one(write_ledger([{**HEADER, "colour": "red"}]))
-    assert only(session, "unknown_header_key").severity == "warning"
+    assert only(session, "unknown_header_key").severity == "error"
 
 
 def test_header_without_version_reads_as_v0(write_ledger: Writer) -> None:
@@ -233,11 +233,19 @@ def test_empty_file(tmp_path: Path) -> None:
     assert (session.key, session.header, session.events) == ("empty", {}, [])
 
 
-def test_blank_line_between_events(write_ledger: Writer) -> None:
+def test_blank_line_between_events_is_an_error_the_runtime_stops_at(
+    write_ledger: Writer,
+) -> None:
     session = read_one(write_ledger([HEADER, turn_start(0), b"", turn_start(1, 2)]))
     blank = only(session, "blank_line")
-    assert (blank.line, blank.severity) == (3, "warning")
+    assert (blank.line, blank.severity) == (3, "error")
     assert len(session.events) == 2
+
+
+def test_a_blank_last_line_is_a_warning(write_ledger: Writer) -> None:
+    session = read_one(write_ledger([HEADER, turn_start(0), b""]))
+    assert (only(session, "blank_line").line, only(session, "blank_line").severity) == (
+        3, "warning")
 
 
 @pytest.mark.parametrize(("seed_length", "warned"), [(3, False), (10, True)])
@@ -266,3 +274,16 @@ def test_an_end_seed_that_claims_more_events_than_come_before_it(
     assert found == ([(4, "warning", "session/end-seed says 999 events were inherited, but 2 "
                        "come before it: the first 4 events are read as inherited from the "
                        "parent")] if warned else [])
+
+
+def test_an_event_without_seq_in_a_numbered_log_is_an_error(write_ledger: Writer) -> None:
+    """A snapshot numbers every event by position; a raw log has a seq on each, and the
+    runtime stops reading at one without."""
+    unnumbered = {key: value for key, value in turn_start(1, 2).items() if key != "seq"}
+    session = read_one(write_ledger([HEADER, turn_start(0), unnumbered]))
+    missing = only(session, "missing_seq")
+    assert (missing.line, missing.severity) == (3, "error")
+    assert "runtime stops reading" in missing.message
+    assert [event.get("seq") for event in session.events] == [0, None]
+    snapshot = [{k: v for k, v in turn_start(seq).items() if k != "seq"} for seq in range(2)]
+    assert read_one(write_ledger([HEADER, *snapshot])).diagnostics == []

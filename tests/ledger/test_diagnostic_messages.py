@@ -136,7 +136,7 @@ def test_a_blank_line_and_a_line_of_bad_json_word_for_word() -> None:
     content = encode([HEADER]) + b"\n{nope\n" + encode([turn_start(0)])
     log = read_session("x.jsonl", content)
     assert [(d.kind, d.line, d.message, d.severity) for d in log.diagnostics] == [
-        ("blank_line", 2, "empty line between events", "warning"),
+        ("blank_line", 2, "empty line between events", "error"),
         ("invalid_json", 3, f"not valid JSON: {orjson_refusal(b'{nope')}", "error"),
     ]
 
@@ -191,7 +191,8 @@ def test_header_and_file_level_messages_word_for_word() -> None:
         ("missing_version", 1, "header has no 'version': read as v0")
     ]
     assert diagnostics(b"\xef\xbb\xbf" + encode([HEADER, turn_start(0)])) == [
-        ("byte_order_mark", 1, "file starts with a UTF-8 byte order mark: ignored")
+        ("byte_order_mark", 1, "file starts with a UTF-8 byte order mark: read past it, but "
+         "the runtime refuses the file")
     ]
     assert diagnostics(b"") == [("empty_file", 1, "file is empty: no header, no events")]
 
@@ -230,7 +231,8 @@ def test_header_problems_word_for_word() -> None:
     odd = {"type": "session", "version": 4, "id": "t", "createdAt": "noon", "colour": "red"}
     assert diagnostics(encode([odd, turn_start(0)])) == [
         ("bad_header", 1, "header 'createdAt' must be integer epoch milliseconds"),
-        ("unknown_header_key", 1, "header key 'colour' is not in any known version"),
+        ("unknown_header_key", 1,
+         "header key 'colour' is not in any known version: the runtime refuses the log"),
     ]
     assert diagnostics(encode([[1, 2], turn_start(0)])) == [
         ("bad_header", 1, "missing session header: line 1 holds no session header"),

@@ -229,9 +229,9 @@ def test_a_file_that_is_not_a_ledger_says_so_once() -> None:
     assert log.lines_skipped == 999 and log.events == []  # line 1 is the (missing) header
 
 
-def test_a_byte_order_mark_is_tolerated_with_a_warning() -> None:
+def test_a_byte_order_mark_is_read_past_with_an_error() -> None:
     log = read_session("x.jsonl", b"\xef\xbb\xbf" + encode([HEADER, turn_start(0)]))
-    assert [(d.kind, d.severity) for d in log.diagnostics] == [("byte_order_mark", "warning")]
+    assert [(d.kind, d.severity) for d in log.diagnostics] == [("byte_order_mark", "error")]
     assert log.header == HEADER and len(log.events) == 1
 
 

@@ -1,0 +1,95 @@
+"""``repair``, ``fork`` and ``check`` agree with the runtime on every damaged or hostile probe.
+
+The expected values are the runtime's own outcomes, computed with its rebuilt repair,
+chunk-rows and fork code (``tests/data/runtime-vectors/README.md``): whether it refuses
+the log, which events it uses and which bytes it discards, the closers it appends, and
+the child its fork seed writes. Nothing here is computed by ledgerviz.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledgerviz.cli import main
+from ledgerviz.ledger.runtime_read import runtime_read
+
+VECTORS = Path(__file__).parents[1] / "data" / "runtime-vectors"
+CASES = [json.loads(line) for line in (VECTORS / "vectors.jsonl").open(encoding="utf-8")]
+FORKS = [case for case in CASES if "fork" in case]
+
+Capture = pytest.CaptureFixture[str]
+
+
+def probe(tmp_path: Path, case: dict[str, Any]) -> Path:
+    """Return a copy of the case's input (repair's advice is carried out on it)."""
+    path = tmp_path / case["input"]
+    path.write_bytes((VECTORS / "inputs" / case["input"]).read_bytes())
+    return path
+
+
+def run(capsys: Capture, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_vectors_cover_every_outcome() -> None:
+    outcomes = {case["runtime"]["outcome"] for case in CASES}
+    cuts = {(case["runtime"].get("cut") or {}).get("kind") for case in CASES}
+    forks = {case["fork"]["outcome"] for case in FORKS}
+    assert (outcomes, cuts, forks) == ({"refuse", "read"}, {None, "torn", "damaged"},
+                                       {"refuse", "child"})
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case["input"])
+def test_repair_says_what_the_runtime_does(tmp_path: Path, capsys: Capture,
+                                           case: dict[str, Any]) -> None:
+    """Refused: exit 1, nothing printed. Read: the events used are the runtime's; a cut is
+    asked for at exactly its byte offset, and after it the closers printed are its own."""
+    path, runtime = probe(tmp_path, case), case["runtime"]
+    code, out, err = run(capsys, "repair", str(path))
+    if runtime["outcome"] == "refuse":
+        assert (code, out) == (1, "") and "nothing printed" in err
+        return
+    assert runtime_read(str(path), [path.read_bytes()], lambda _: None).used == runtime["used"]
+    cut = runtime["cut"]
+    if cut is not None:
+        assert (code, out) == (1, "") and f"`truncate -s {cut['offset']} FILE`" in err
+        if cut["kind"] == "damaged":
+            assert f"stops reading at line {cut['line']}" in err
+        os.truncate(path, cut["offset"])
+        code, out, err = run(capsys, "repair", str(path))
+    assert code == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == runtime["closers"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case["input"])
+def test_check_fails_where_the_runtime_refuses_or_stops(tmp_path: Path, capsys: Capture,
+                                                       case: dict[str, Any]) -> None:
+    """A log the runtime reads whole (a torn last line aside) checks with warnings at most."""
+    runtime = case["runtime"]
+    damaged = (runtime.get("cut") or {}).get("kind") == "damaged"
+    code, _, _ = run(capsys, "check", str(probe(tmp_path, case)))
+    assert code == (1 if runtime["outcome"] == "refuse" or damaged else 0)
+
+
+@pytest.mark.parametrize("case", FORKS, ids=lambda case: case["input"])
+def test_fork_writes_the_runtimes_child_or_refuses(tmp_path: Path, capsys: Capture,
+                                                   case: dict[str, Any]) -> None:
+    fork, runtime = case["fork"], case["runtime"]
+    at = fork["at"] if fork["at"] != "last" else runtime.get("used", 1) - 1
+    child = tmp_path / "child.jsonl"
+    code, _, err = run(capsys, "fork", str(probe(tmp_path, case)), "-o", str(child),
+                       "--at", str(at), "--id", fork["childId"],
+                       "--created-at", str(fork["createdAt"]))
+    if fork["outcome"] == "refuse":
+        assert code != 0 and not child.exists() and err
+        return
+    assert code == 0, err
+    lines = child.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == fork["child"]
