@@ -72,9 +72,4 @@ def run(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr if output.target is None else sys.stdout,
     )
-    if written.skipped:
-        first = f" (first: {written.first_error})" if written.first_error else ""
-        say_error("fork", f"warning: {written.skipped} line(s) of {args.path} before the "
-                  f"boundary gave no event and are not in the child{first}; "
-                  f"`ledgerviz check {args.path}` lists them")
     return 0

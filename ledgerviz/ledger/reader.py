@@ -90,7 +90,7 @@ class FileScan:
         self.runtime = runtime
         """Whether events are checked as the runtime reads them (see ``CheckState``)."""
         self.duplicate_keys = duplicate_keys
-        self.typed = typed and not duplicate_keys
+        self.typed = typed and not duplicate_keys and not runtime
         """Whether blocks may be read by the typed decoder (``typed.stream_block``), as
         ``StreamBlock``s without their dicts: for a reader that drops the events."""
         self.log = DiagnosticLog(path, strict=strict)

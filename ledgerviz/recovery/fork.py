@@ -23,6 +23,10 @@ SEEDED_VERSIONS = frozenset({2, 3, 4})
 """Generations that mark a fork with ``isSeeded`` and ``session/end-seed {inherited}``."""
 
 SEED_MARKER = "session/end-seed"
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer the runtime holds exactly (a JavaScript number)."""
+DEPTH_VERSIONS = frozenset({0, 1, 2})
+"""Generations whose header requires ``delegationDepth`` (format §2)."""
 
 
 class ForkRefused(ValueError):
@@ -40,11 +44,28 @@ def fork_boundary(events: Sequence[Event], *, version: int | None) -> int | None
 
 
 def fork_header(parent: dict[str, Any], *, session_id: str, created_at: int) -> dict[str, Any]:
-    """Return the child's header: new id and createdAt, the parent's cwd, version and depth,
-    ``parentSession`` = the parent's id, ``isSeeded: true`` (keys in the runtime's order)."""
+    """Return the child's header as the runtime's ``SessionStore.fork`` writes it: type,
+    version, the new id and createdAt, the parent's cwd, ``parentSession`` = the parent's
+    id, ``isSeeded: true``, in that order; no ``delegationDepth``, ``origin`` or
+    ``agentPreset``.
+
+    The runtime writes version 4 (it migrates an older parent first). A v2/v3 parent's
+    child keeps the parent's version, since its events are copied unmigrated in that
+    generation's shapes, and, for v2, the ``delegationDepth`` that generation's header
+    requires. Raises :class:`ForkRefused` for the parent's own id (the runtime refuses a
+    fork onto an existing session) or a createdAt that is not epoch milliseconds from 0
+    to 2^53 - 1.
+    """
+    if session_id == parent.get("id"):
+        raise ForkRefused(f"the child's id {session_id!r} is the parent's: the runtime "
+                          "refuses to fork onto a session that exists; give another id")
+    if type(created_at) is not int or not 0 <= created_at <= MAX_SAFE_INTEGER:
+        raise ForkRefused(f"createdAt {created_at!r} is not epoch milliseconds the reader "
+                          f"accepts (an integer from 0 to {MAX_SAFE_INTEGER})")
+    version = parent.get("version")
     header: dict[str, Any] = {
         "type": "session",
-        "version": parent.get("version"),
+        "version": version,
         "id": session_id,
         "createdAt": created_at,
     }
@@ -52,7 +73,7 @@ def fork_header(parent: dict[str, Any], *, session_id: str, created_at: int) -> 
         header["cwd"] = parent["cwd"]
     header["parentSession"] = parent.get("id")
     header["isSeeded"] = True
-    if "delegationDepth" in parent:
+    if version in DEPTH_VERSIONS and "delegationDepth" in parent:
         header["delegationDepth"] = parent["delegationDepth"]
     return header
 

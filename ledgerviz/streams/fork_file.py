@@ -1,9 +1,11 @@
 """Fork a ledger file as a stream: the child seed written without holding the parent.
 
 :func:`write_fork` writes the child that ``Ledger.fork`` returns (``recovery.fork_seed``),
-line for line, reading the parent twice one block at a time (``READ_BYTES``): first to
-find the boundary (the fork policy's, the read stopping at the first fork point, or the
-seq asked for) and its position, then to copy the events up to it and close the seed.
+line for line, reading the parent three times one block at a time (``READ_BYTES``): first
+as the runtime reads it (``runtime_read``: a parent it refuses, or a boundary past the
+events it uses, is refused), then to find the boundary (the fork policy's, the read
+stopping at the first fork point, or the seq asked for) and its position, then to copy the
+events up to it, as the runtime reads them, and close the seed.
 Only the block being read, the reader's set of requested call ids, and, until the
 boundary is known, the recovery scan's state and the seqs read are held: a few numbers
 per event without ``at``, never the events themselves.
@@ -17,11 +19,10 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.events import CheckedEvents
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
+from ledgerviz.ledger.runtime_read import RuntimeRead, runtime_read
 from ledgerviz.ledger.sources import iter_source_chunks
-from ledgerviz.ledger.typed import StreamBlock
 from ledgerviz.ledger.writer import encode_line
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery import ForkRefused, PendingCalls, first_fork_point, fork_header
@@ -37,15 +38,14 @@ from ledgerviz.recovery.fork import (
 @dataclass(frozen=True)
 class ForkWritten:
     """The child :func:`write_fork` wrote: its header, how many events it inherits, the seq
-    of its seed marker, how many forked closers follow it, and the parent's lines up to
-    the boundary that gave no event (not in the child) with the reader's first error."""
+    of its seed marker and how many forked closers follow it (every line of the parent up
+    to the boundary gave one event: the runtime reads no further than a line that does
+    not)."""
 
     header: dict[str, Any]
     inherited: int
     marker_seq: int
     closers: int
-    skipped: int
-    first_error: Diagnostic | None
 
 
 def write_fork(
@@ -69,19 +69,19 @@ def write_fork(
     when this returns, as ``ledgerviz fork`` does.
     """
     path = _one_file(path)
+    reading = _runtime_reading(path, chunk_bytes)
+    if reading.refusal is not None:
+        raise ForkRefused(f"{path}: {reading.refusal}; no child written")
     parent, version, boundary, index = _find_boundary(path, at, chunk_bytes)
+    if boundary >= reading.used:
+        raise ForkRefused(_past_the_runtimes_read(path, boundary, reading))
     header = fork_header(parent, session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
                          created_at=created_at)
     write(encode_line(header))
-    tracker, scan, line = _copy_events(path, index, boundary, write, chunk_bytes)
+    tracker = _copy_events(path, index, boundary, write, chunk_bytes)
     tail = seed_end(version, boundary, tracker)
     write("".join(map(encode_line, tail)))
-    # Each line up to the boundary's, the header line aside, gave one event or none.
-    assert scan.header is not None  # the file gave events
-    skipped = line - (index + 1) - (0 if scan.header.line_is_event else 1)
-    error = next((d for d in scan.diagnostics() if d.severity == "error" and d.line <= line),
-                 None)
-    return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1, skipped, error)
+    return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
 
 
 def _find_boundary(path: str, at: int | None, chunk_bytes: int
@@ -89,8 +89,7 @@ def _find_boundary(path: str, at: int | None, chunk_bytes: int
     """Return the parent's header fields and version, the boundary seq and its position:
     the checks and refusals of ``fork_seed``, in its order. Nothing else of the read is
     kept (its scan holds every requested call id)."""
-    # Given the boundary, the read wants only seqs: the typed decoder reads them.
-    scan, blocks = _blocks(path, chunk_bytes, "reading", typed=at is not None)
+    scan, blocks = _blocks(path, chunk_bytes, "reading")
     if not scan.readable:
         error = next((d for d in scan.diagnostics() if d.severity == "error"), None)
         if error is not None:
@@ -110,25 +109,39 @@ def _find_boundary(path: str, at: int | None, chunk_bytes: int
 
 
 def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], object],
-                 chunk_bytes: int) -> tuple[PendingCalls, FileScan, int]:
+                 chunk_bytes: int) -> PendingCalls:
     """Write the parent's events up to position ``index``, whose seq is ``boundary``;
-    return a tracker that has observed them, the scan that read them and the file line of
-    the last one (raise ForkRefused if the file changed so that they are not there)."""
-    tracker, count, line = PendingCalls(), index + 1, 0
-    scan, blocks = _blocks(path, chunk_bytes, "writing", typed=False)
+    return a tracker that has observed them (raise ForkRefused if the file changed so that
+    they are not there)."""
+    tracker, count = PendingCalls(), index + 1
+    _, blocks = _blocks(path, chunk_bytes, "writing")
     for block in blocks:
-        assert isinstance(block, CheckedEvents)  # read untyped: its events are written
         taken, fields = min(count, len(block.events)), block.fields
         write("".join(map(encode_line, islice(block.events, taken))))
         tracker.observe_columns(fields.types[:taken], fields.seqs[:taken],
                                 fields.times[:taken], fields.datas[:taken])
         count -= taken
         if not count:
-            line = block.lines[taken - 1]
             break
     if count or tracker.last_seq != boundary:
         raise ForkRefused(f"{path} changed while it was read; fork it again")
-    return tracker, scan, line
+    return tracker
+
+
+def _runtime_reading(path: str, chunk_bytes: int) -> RuntimeRead:
+    """Return how the runtime reads the file (its events are not kept)."""
+    ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
+    with progress(source_size(path), BYTES_THRESHOLD, "checking", unit="B") as step:
+        return runtime_read(path, reported_chunks(chunks, step), lambda _: None)
+
+
+def _past_the_runtimes_read(path: str, boundary: int, reading: RuntimeRead) -> str:
+    """Return why there is no fork at ``boundary``, past the events the runtime uses."""
+    used = f"seqs 0..{reading.used - 1}" if reading.used else "no event"
+    stop = reading.stop
+    where = f" (it stops at line {stop.line}: {stop.message})" if stop is not None else ""
+    return (f"{path}: the runtime reads {used}{where}, so a child inheriting seq {boundary} "
+            "is one it would not resume; fork at an earlier seq")
 
 
 def _one_file(path: str | os.PathLike[str]) -> str:
@@ -139,37 +152,32 @@ def _one_file(path: str | os.PathLike[str]) -> str:
     return found[0]
 
 
-Block = CheckedEvents | StreamBlock
-
-
-def _blocks(path: str, chunk_bytes: int, doing: str, *, typed: bool
-            ) -> tuple[FileScan, Iterator[Block]]:
-    """Return a new scan of the file and its blocks, with the file's header read (progress
-    drawn as ``doing`` for a large file; ``typed``: see ``FileScan``)."""
-    scan = FileScan(path, typed=typed)
+def _blocks(path: str, chunk_bytes: int, doing: str) -> tuple[FileScan, Iterator[CheckedEvents]]:
+    """Return a new scan of the file, reading its events as the runtime does, and its blocks,
+    with the file's header read (progress drawn as ``doing`` for a large file)."""
+    scan = FileScan(path, runtime=True)
     blocks = _scanned(scan, path, chunk_bytes, doing)
     first = next(blocks, None)  # reads the header
     return scan, chain([first] if first is not None else [], blocks)
 
 
-def _scanned(scan: FileScan, path: str, chunk_bytes: int, doing: str) -> Iterator[Block]:
+def _scanned(scan: FileScan, path: str, chunk_bytes: int, doing: str
+             ) -> Iterator[CheckedEvents]:
     """Yield the blocks of ``scan`` over the file's chunks, drawing progress."""
     ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
     with progress(source_size(path), BYTES_THRESHOLD, doing, unit="B") as step:
         yield from scan.blocks(reported_chunks(chunks, step))
 
 
-def _seqs(block: Block) -> Sequence[Any]:
+def _seqs(block: CheckedEvents) -> Sequence[Any]:
     """Return the seqs of a block's events."""
-    return block.seqs if isinstance(block, StreamBlock) else block.fields.seqs
+    return block.fields.seqs
 
 
-def _holding_seqs(blocks: Iterable[Block], held: list[Sequence[Any]]
+def _holding_seqs(blocks: Iterable[CheckedEvents], held: list[Sequence[Any]]
                   ) -> Iterator[tuple[list[dict[str, Any]], Any]]:
-    """Yield each (untyped) block's events and columns for the recovery scan, keeping its
-    seqs."""
+    """Yield each block's events and columns for the recovery scan, keeping its seqs."""
     for block in blocks:
-        assert isinstance(block, CheckedEvents)
         held.append(block.fields.seqs)
         yield block.events, block.fields
 

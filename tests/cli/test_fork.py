@@ -46,7 +46,6 @@ def crash_child(session_id: str, created_at: int) -> list[dict]:
             "cwd": parent_header["cwd"],
             "parentSession": parent_header["id"],
             "isSeeded": True,
-            "delegationDepth": parent_header["delegationDepth"],
         },
         *(json.loads(line) for line in parent_lines[1:19]),
         {"type": "session/end-seed", "seq": 18, "time": time, "data": {"inherited": True}},
@@ -158,9 +157,9 @@ def test_fork_messages_cannot_drive_the_terminal(tmp_path: Path, capsys) -> None
     assert "gone\\x1b[2J.jsonl" in err and "\x1b" not in err
 
 
-def test_fork_at_a_seq_of_a_log_not_numbered_from_zero(tmp_path: Path, capsys) -> None:
-    """Seqs 5..9: no event sits at position 6, so ``--at 6`` forks after the first event
-    whose seq is 6, the second one (worked out by hand)."""
+def test_a_log_not_numbered_from_zero_is_not_forked(tmp_path: Path, capsys) -> None:
+    """Seqs 5..9: the runtime reads no event of it (its first seq is not 0), so no child
+    inheriting any of them is one it would resume."""
     events = base_events()[:5]  # turn/start, step/start, user, assistant asking A, A dispatched
     for event in events:
         event["seq"] += 5
@@ -168,17 +167,11 @@ def test_fork_at_a_seq_of_a_log_not_numbered_from_zero(tmp_path: Path, capsys) -
     parent.write_bytes(encode(HEADER, events))
     child = tmp_path / "child.jsonl"
     argv = ["fork", str(parent), "-o", str(child), "--at", "6", "--id", "c", "--created-at", "1"]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert "2 inherited events, seed marker at seq 7, 2 forked closer(s)" in out
-    time = events[1]["time"]
-    assert [json.loads(line) for line in lines_of(child)[1:]] == [
-        *events[:2],
-        {"type": "session/end-seed", "seq": 7, "time": time, "data": {"inherited": True}},
-        {"type": "step/end", "seq": 8, "time": time, "data": {"turn": 1, "step": 1}},
-        {"type": "turn/end", "seq": 9, "time": time,
-         "data": {"turn": 1, "reason": {"kind": "forked"}}},
-    ]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "the runtime reads no event (it stops at line 2: expected seq 0, found 5" in err
+    assert "a child inheriting seq 6 is one it would not resume" in err
+    assert not child.exists()
     assert main(["fork", str(parent), "-o", str(tmp_path / "x.jsonl"), "--at", "-1"]) == 1
     assert "no event with seq -1 to fork at (seqs run 0..9)" in capsys.readouterr().err
 
@@ -238,17 +231,26 @@ def test_memory_grows_with_the_scan_state_not_with_the_events(
     assert peak(big) * 3 < traced_peak(lambda: ledgerviz.load(big).fork(created_at=0))  # whole
 
 
-def test_lines_before_the_boundary_that_gave_no_event_are_counted(tmp_path: Path,
-                                                                  capsys) -> None:
+def test_a_damaged_line_before_the_boundary_is_refused(tmp_path: Path, capsys) -> None:
+    """The runtime stops at line 5, and a turn/end after it proves the damage committed:
+    it refuses the parent, so no child is written (before, one was, without that line)."""
     lines = lines_of(CRASH)  # header, then seqs 0..21; the boundary is seq 17 (line 19)
     parent = tmp_path / "parent.jsonl"
-    parent.write_text("\n".join([*lines[:4], "{oops", *lines[4:], "{late"]) + "\n",
-                      encoding="utf-8")  # line 5 before the boundary, the last line after
+    parent.write_text("\n".join([*lines[:4], "{oops", *lines[4:]]) + "\n", encoding="utf-8")
+    child = tmp_path / "child.jsonl"
+    assert main(["fork", str(parent), "-o", str(child), "--id", "kid",
+                 "--created-at", "5"]) == 1
+    err = capsys.readouterr().err
+    assert "line 5: not valid JSON" in err and "the runtime refuses this log" in err
+    assert "no child written" in err and not child.exists()
+
+
+def test_a_damaged_line_after_the_boundary_is_no_bar(tmp_path: Path, capsys) -> None:
+    lines = lines_of(CRASH)
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text("\n".join([*lines, "{late"]) + "\n", encoding="utf-8")
     assert main(["fork", str(parent), "-o", str(tmp_path / "child.jsonl"), "--id", "kid",
                  "--created-at", "5"]) == 0
-    captured = capsys.readouterr()
-    assert "18 inherited events, seed marker at seq 18" in captured.out
-    assert (f"warning: 1 line(s) of {parent} before the boundary gave no event and are not "
-            f"in the child (first: {parent}:5: error [invalid_json]") in captured.err
+    assert "18 inherited events, seed marker at seq 18" in capsys.readouterr().out
     assert [json.loads(line) for line in lines_of(tmp_path / "child.jsonl")] == crash_child(
         "kid", 5)

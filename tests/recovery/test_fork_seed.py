@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ledgerviz.recovery import ForkRefused, fork_boundary, fork_seed
+from ledgerviz.recovery import ForkRefused, fork_boundary, fork_header, fork_seed
 from ledgerviz.recovery.fork import position_of_seq
 from ledgerviz.streams.fork_file import write_fork
 
@@ -62,7 +62,6 @@ def runtime_seed(case: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, A
         **({"cwd": header["cwd"]} if "cwd" in header else {}),
         "parentSession": header["id"],
         "isSeeded": True,
-        **({"delegationDepth": header["delegationDepth"]} if "delegationDepth" in header else {}),
     }
     return child_header, [*events[:cut], marker, *(after_marker(c) for c in case["closers"])]
 
@@ -88,7 +87,8 @@ def test_seed_written_from_the_file_matches_runtime(case: dict[str, Any]) -> Non
     assert (child_header, child) == runtime_seed(case)
 
 
-def test_header_keeps_cwd_version_and_depth_in_runtime_order() -> None:
+def test_header_is_the_runtimes_keys_in_its_order() -> None:
+    """``SessionStore.fork`` writes version 4 and no delegationDepth, origin or preset."""
     parent = {
         "type": "session",
         "version": 4,
@@ -112,8 +112,25 @@ def test_header_keeps_cwd_version_and_depth_in_runtime_order() -> None:
         ("cwd", "/w"),
         ("parentSession", "p"),
         ("isSeeded", True),
-        ("delegationDepth", 2),
     ]
+    header = fork_header({**parent, "version": 2}, session_id="c", created_at=9)
+    assert (header["version"], header["delegationDepth"]) == (2, 2)  # a v2 header needs it
+
+
+@pytest.mark.parametrize(("session_id", "created_at", "problem"), [
+    ("p", 9, "the child's id 'p' is the parent's"),
+    ("c", -1, "createdAt -1 is not epoch milliseconds"),
+    ("c", 2**53, "createdAt 9007199254740992 is not epoch milliseconds"),
+    ("c", 9.0, "createdAt 9.0 is not epoch milliseconds"),
+])
+def test_a_child_the_runtime_would_refuse_is_refused(
+    session_id: str, created_at: Any, problem: str
+) -> None:
+    b = LedgerBuilder()
+    b.turn_start()
+    with pytest.raises(ForkRefused, match=problem):
+        fork_seed({"type": "session", "version": 4, "id": "p", "createdAt": 5}, b.events, 0,
+                  session_id=session_id, created_at=created_at)
 
 
 def test_policy_boundary_is_the_event_before_the_fork_point() -> None:

@@ -49,9 +49,9 @@ def header_problems(header: dict[str, Any]) -> list[str]:
     if header.get("type") != "session" or header.get("version") != 4:
         problems.append("header is not a v4 session header")
     if not isinstance(header.get("isSeeded"), bool) or not isinstance(
-        header.get("delegationDepth"), int
-    ):
-        problems.append("header needs a boolean isSeeded and an integer delegationDepth")
+        header.get("delegationDepth", 0), int
+    ):  # format §2: delegationDepth is required only in v0-v2 headers (a fork child has none)
+        problems.append("header needs a boolean isSeeded and, if any, an integer delegationDepth")
     if header.get("isSeeded") and not isinstance(header.get("parentSession"), str):
         problems.append("a seeded header needs the parentSession it was forked from")
     return problems
