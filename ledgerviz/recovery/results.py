@@ -6,6 +6,7 @@ import copy
 from typing import Any, Literal
 
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE, Event, Generation
+from ledgerviz.recovery.runtime_values import js_string
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
 Cause = Literal["interrupted", "forked"]
@@ -72,7 +73,7 @@ def synthetic_result(
     """
     started = call.call_seq is not None
     prefix = cause if generation == "v4" else "interrupted"
-    message_id = f"{prefix}-tool-result-{call.call_id}-{id_seq}"
+    message_id = f"{prefix}-tool-result-{js_string(call.call_id)}-{id_seq}"
     text_block = {"type": "text", "text": RESULT_TEXTS[(cause, started)]}
     source = {"kind": "tool", "callId": call.call_id}
     if generation == "v4":

@@ -6,19 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerviz.recovery.events import (
-    Event,
-    data_of,
-    payload_result_call_id,
-    payload_tool_call_blocks,
-)
+from ledgerviz.recovery.events import Event, data_of, payload_tool_call_blocks
+from ledgerviz.recovery.runtime_values import call_key
 
 
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A tool call requested by an assistant message and not yet answered."""
 
-    call_id: str
+    call_id: Any
+    """The id as written (a string, unless the ledger is unusual)."""
     turn: int | None
     step: int | None
     call_seq: int | None
@@ -29,9 +26,12 @@ class PendingCall:
 class PendingCalls:
     """Follows committed events one at a time, keeping only what closing the tail needs.
 
-    ``pending`` maps call id -> :class:`PendingCall` in request order. The rules are
-    exactly the runtime's crash-repair scan: turn/start, turn/end and step/end clear
-    it; step/start does not; any tool/result removes its call.
+    ``pending`` maps each call's ``call_key`` -> :class:`PendingCall` in request order.
+    The rules are exactly the runtime's crash-repair scan: turn/start, turn/end and
+    step/end clear it; step/start does not; an assistant message asking again for a
+    pending call keeps its place and forgets its dispatch; each tool/call of a pending
+    call records its seq (the last one is cited); a tool/result removes the call its
+    ``message.source.callId`` names (a second result finds nothing to remove).
     """
 
     __slots__ = ("_count", "last_seq", "last_time", "open_step", "open_turn", "pending")
@@ -39,7 +39,7 @@ class PendingCalls:
     def __init__(self) -> None:
         self.open_turn: int | None = None
         self.open_step: int | None = None
-        self.pending: dict[str, PendingCall] = {}
+        self.pending: dict[Any, PendingCall] = {}
         self.last_seq: int | None = None
         self.last_time: int | None = None
         self._count = 0
@@ -58,19 +58,18 @@ class PendingCalls:
         self.last_seq = seq
         self.last_time = time
         if kind == "tool/result":
-            call_id = payload_result_call_id(data)
-            if call_id is not None:
-                self.pending.pop(call_id, None)
+            self.pending.pop(call_key(_source_call_id(data)), None)
         elif kind == "tool/call":
-            call = self.pending.get(data.get("callId"))  # type: ignore[arg-type]
+            key = call_key(data.get("callId", _NO_ID))
+            call = self.pending.get(key)
             if call is not None:
-                self.pending[call.call_id] = PendingCall(
+                self.pending[key] = PendingCall(
                     call.call_id, call.turn, call.step, seq, call.name, call.requested_seq
                 )
         elif kind == "assistant/message":
             for block in payload_tool_call_blocks(data):
                 call_id = block.get("id")
-                self.pending[call_id] = PendingCall(
+                self.pending[call_key(call_id)] = PendingCall(
                     call_id, data.get("turn"), data.get("step"), None, block.get("name"), seq
                 )
         elif kind == "step/start":
@@ -104,6 +103,19 @@ class PendingCalls:
         self._count += start
         for row in zip(types[start:], seqs[start:], times[start:], datas[start:], strict=True):
             self.observe_fields(*row)
+
+
+def _source_call_id(data: dict[str, Any]) -> Any:
+    """Return ``data.message.source.callId``, the id the runtime removes for a tool/result
+    (``_NO_ID`` when it gives none)."""
+    message = data.get("message")
+    source = message.get("source") if message.__class__ is dict else None
+    return source.get("callId", _NO_ID) if source.__class__ is dict else _NO_ID
+
+
+_NO_ID = object()
+"""Stands in for an id an event does not give (``call_key`` files it under a key of its
+own: it matches no call, as JavaScript's undefined matches no id a call was given)."""
 
 
 TURN_BOUNDARIES = ("turn/start", "turn/end")

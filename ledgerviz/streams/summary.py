@@ -113,7 +113,7 @@ def summarize_file(
         closers=len(closers),
         open_turn=tracker.open_turn,
         open_step=tracker.open_step,
-        pending=list(tracker.pending),
+        pending=[call.call_id for call in tracker.pending.values()],
     )
 
 

@@ -131,8 +131,12 @@ def test_observe_fields_reads_only_what_it_is_given() -> None:
     (call,) = tracker.pending.values()
     assert (call.call_id, call.turn, call.step, call.call_seq, call.name, call.requested_seq) == (
         "c", 3, 2, 13, "ls", 12)
+    # the runtime removes the call named by message.source.callId, nothing else
     wrapped = {"message": {"content": [{"type": "tool-result", "toolCallId": "c"}]}}
-    tracker.observe_fields("tool/result", 14, 8, wrapped)  # the v0-v3 wrapper form
+    tracker.observe_fields("tool/result", 14, 8, wrapped)
+    assert len(tracker.pending) == 1
+    wrapped["message"]["source"] = {"kind": "tool", "callId": "c"}  # the v0-v3 wrapper form
+    tracker.observe_fields("tool/result", 14, 8, wrapped)
     assert tracker.pending == {} and tracker.open_step == 2
     tracker.observe_fields("step/end", 15, 9, {})
     assert tracker.open_step is None and tracker.open_turn == 3
