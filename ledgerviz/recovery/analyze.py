@@ -33,6 +33,7 @@ from ledgerviz.recovery.events import (
     payload_tool_call_blocks,
 )
 from ledgerviz.recovery.results import synthetic_result
+from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
@@ -140,8 +141,8 @@ class _Scan:
         self.seqs: list[int | None] = []
         self.surface = SurfaceFold(self.seqs)
         self.calls: list[list[Any]] = []
-        self.by_id: dict[str, list[Any]] = {}
-        self.step_calls: dict[str, list[Any]] = {}
+        self.by_id: dict[Any, list[Any]] = {}  # by call_key(call id)
+        self.step_calls: dict[Any, list[Any]] = {}
         self.open_turn: int | None = None
         self.boundary = 0
         self.synthetic: list[int] = []
@@ -196,8 +197,9 @@ class _Scan:
                 call_id, code, is_error, synthetic = payload_result_facts(data)
                 if synthetic or code is not None:
                     self._recovery_result(key, code, recorded and synthetic)
-                forget(call_id, None)
-                call = find(call_id)  # type: ignore[arg-type]
+                filed = call_key(call_id)
+                forget(filed, None)
+                call = find(filed)
                 if call is not None and call[_RESULT] is None:
                     call[_RESULT], call[_RESULT_SEQ] = key, seq
                     call[_CODE], call[_IS_ERROR] = code, is_error
@@ -206,8 +208,10 @@ class _Scan:
                         if self.fork:
                             self._fork_at(call)
             elif action == _CALL_KIND:
-                call = find(data.get("callId"))
-                if call is not None and call[_DISPATCHED] is None:
+                # the runtime's rule (format §9.1): a call records the seq of each
+                # tool/call until it is answered, so the closers cite the last one
+                call = find(call_key(data.get("callId")))
+                if call is not None and call[_RESULT] is None:
                     call[_DISPATCHED] = seq
             elif action == _ASSISTANT_KIND:
                 turn, step = data.get("turn"), data.get("step")
@@ -228,7 +232,8 @@ class _Scan:
                         False,
                     ]
                     add_call(call)
-                    step_calls[call_id] = by_id[call_id] = call
+                    filed = call_key(call_id)
+                    step_calls[filed] = by_id[filed] = call
             elif action == _CLOSING_KIND:
                 if step_calls:
                     self._close_step(event, kind, seq, recorded, logged)

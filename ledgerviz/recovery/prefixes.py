@@ -34,6 +34,7 @@ from ledgerviz.recovery.analyze import (
     _Scan,
 )
 from ledgerviz.recovery.events import EnvelopeColumns, Event, envelope_rows, generation_for
+from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.surface import SurfaceFold
 
 CHECKPOINT_EVERY = 2_000
@@ -83,7 +84,7 @@ class _Checkpoint:
     surface: SurfaceFold
     calls: list[list[Any]]
     open_calls: list[int]
-    step_calls: list[tuple[str, int]]
+    step_calls: list[tuple[Any, int]]
     scalars: tuple[Any, ...]
     rewound_forks: dict[Any, tuple[int, int | None]]
     policy_mattered: bool
@@ -122,14 +123,14 @@ def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Ch
 
 
 class _CallIndex:
-    """Where each call id occurs among the whole-session scan's calls."""
+    """Where each call id occurs among the whole-session scan's calls (by ``call_key``)."""
 
     def __init__(self, calls: list[list[Any]]) -> None:
         self._last: dict[Any, int] = {}
         self._repeated: dict[Any, list[int]] = {}
         """Every position of each id given to more than one call."""
         for position, call in enumerate(calls):
-            call_id = call[_ID]
+            call_id = call_key(call[_ID])  # as the scan files it
             if call_id in self._last:
                 self._repeated.setdefault(call_id, [self._last[call_id]]).append(position)
             self._last[call_id] = position
