@@ -252,7 +252,9 @@ class Ledger:
         built by ``recovery.fork_seed`` at boundary seq ``at``, by default the fork
         policy's ``F - 1``. ``session_id`` defaults to ``<parent id>-fork-<boundary>``,
         ``created_at`` to the current clock (epoch ms). Raises ``ForkRefused`` when there
-        is no unresolved dispatched call to fork at, or the seed cannot be written.
+        is no unresolved dispatched call to fork at, the seed cannot be written, or the
+        parent as loaded is not what the runtime reads up to the boundary (a line it
+        refuses or stops at, or one the loader left out).
         """
         log = self._single(session, "fork")
         boundary = at if at is not None else fork_boundary(log.events, version=log.version)
@@ -266,6 +268,12 @@ class Ledger:
             created_at=created_at if created_at is not None else time.time_ns() // 1_000_000,
         )
         inherited = _seed_marker_position(events)  # the parent's events come first
+        damage = _damage_through(log, inherited)
+        if damage is not None:
+            raise ForkRefused(
+                f"{damage}: the runtime would not read the parent as loaded up to seq "
+                f"{boundary}, so the child would not be the one it seeds; "
+                "`ledgerviz fork` says where it stops")
         child = SessionLog(
             path=f"{log.path} (fork at seq {boundary})",
             key=header["id"],
@@ -354,6 +362,19 @@ def _sharing(whole: SessionFrames, analysis: Analysis, recorded: int
     first ``recorded`` recorded events) shares with it, or None (see ``SessionFrames``)."""
     shared = whole.shared_with(analysis, recorded)
     return None if shared is None else (whole.analysis, shared)
+
+
+RUNTIME_DISAGREES = frozenset({"unusual_payload"})
+"""Warnings of lines the loader leaves out although the runtime reads them."""
+
+
+def _damage_through(log: SessionLog, count: int) -> Diagnostic | None:
+    """Return the first problem that may make the loaded events up to the ``count``-th differ
+    from the runtime's, or None: an error anywhere (the runtime may refuse the whole log
+    for it), or a line up to the ``count``-th event's that only the loader leaves out."""
+    last_line = log.lines[count - 1] if count and log.lines else 1
+    return next((d for d in log.diagnostics if d.severity == "error" or (
+        d.kind in RUNTIME_DISAGREES and d.line <= last_line)), None)
 
 
 def _seed_marker_position(events: Sequence[dict[str, Any]]) -> int:

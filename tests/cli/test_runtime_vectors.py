@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.ledger.runtime_read import runtime_read
+from ledgerviz.recovery import ForkRefused
 
 VECTORS = Path(__file__).parents[1] / "data" / "runtime-vectors"
 CASES = [json.loads(line) for line in (VECTORS / "vectors.jsonl").open(encoding="utf-8")]
@@ -93,3 +95,21 @@ def test_fork_writes_the_runtimes_child_or_refuses(tmp_path: Path, capsys: Captu
     assert code == 0, err
     lines = child.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == fork["child"]
+
+
+@pytest.mark.parametrize("case", FORKS, ids=lambda case: case["input"])
+def test_ledger_fork_builds_the_runtimes_child_or_refuses(case: dict[str, Any]) -> None:
+    """In memory, from the parent as loaded: the same child, or a refusal wherever the
+    runtime refuses (the loader may refuse more: it leaves out lines the runtime reads)."""
+    fork, runtime = case["fork"], case["runtime"]
+    at = fork["at"] if fork["at"] != "last" else runtime.get("used", 1) - 1
+    parent = ledgerviz.load(VECTORS / "inputs" / case["input"])
+    options = {"session_id": fork["childId"], "created_at": fork["createdAt"]}
+    try:
+        child = parent.fork(at, **options).sessions[0]
+    except ForkRefused:
+        assert fork["outcome"] == "refuse" or any(
+            d.severity == "error" or d.kind == "unusual_payload" for d in parent.diagnostics)
+        return
+    assert fork["outcome"] == "child"
+    assert [child.header, *child.events] == fork["child"]
