@@ -8,6 +8,7 @@ import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.events import describe_undecodable
+from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
 from ledgerviz.ledger.vocabulary import HEADER_KEYS, KNOWN_VERSIONS
 
 
@@ -35,7 +36,8 @@ def read_header(raw: bytes, log: DiagnosticLog) -> Header:
         return Header({}, None, True, looks_like_event)
     if not isinstance(value.get("id"), str):
         log.add(1, "bad_header", "header 'id' must be a string")
-    if type(value.get("createdAt")) is not int:
+    created_at = value.get("createdAt")
+    if type(created_at) is not int or not MIN_INTEGER <= created_at <= MAX_INTEGER:
         log.add(1, "bad_header", "header 'createdAt' must be integer epoch milliseconds")
     for key in sorted(set(value) - HEADER_KEYS):
         message = f"header key {key!r} is not in any known version: the runtime refuses the log"

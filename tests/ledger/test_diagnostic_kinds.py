@@ -287,3 +287,12 @@ def test_an_event_without_seq_in_a_numbered_log_is_an_error(write_ledger: Writer
     assert [event.get("seq") for event in session.events] == [0, None]
     snapshot = [{k: v for k, v in turn_start(seq).items() if k != "seq"} for seq in range(2)]
     assert read_one(write_ledger([HEADER, *snapshot])).diagnostics == []
+
+
+@pytest.mark.parametrize("created_at", [2**53, -(2**53), 1.5])
+def test_a_created_at_the_runtime_cannot_hold_is_a_bad_header(
+    write_ledger: Writer, created_at: object
+) -> None:
+    session = read_one(write_ledger([{**HEADER, "createdAt": created_at}]))
+    assert only(session, "bad_header").message == (
+        "header 'createdAt' must be integer epoch milliseconds")
