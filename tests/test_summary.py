@@ -81,7 +81,8 @@ def test_streamed_and_whole_list_diagnostics_in_the_same_line_order(tmp_path: Pa
     header = {"type": "session", "version": 4, "id": "mixed", "createdAt": 0}
     lines = [orjson.dumps(e) for e in [header, *events]]
     lines[5] = orjson.dumps({"type": "tool/result", "seq": 4, "surfaceOp": "append", "data": {
-        "message": {"role": "tool", "toolCallId": "never-asked", "content": []}}})  # line 6
+        "message": {"role": "tool", "toolCallId": "never-asked", "content": [],
+                    "source": {"kind": "tool", "callId": "never-asked"}}}})  # line 6
     lines[2500] = b"{oops"  # line 2501, seq 2499 lost: the seq at line 2502 jumps
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
@@ -120,6 +121,7 @@ def assistant(seq: int, step: int, *call_ids: str) -> dict:
 
 def test_calls_counted_as_settled_in_any_chunk_size(tmp_path: Path) -> None:
     result = {"id": "r4", "role": "tool", "toolCallId": "A", "isError": True,
+              "source": {"kind": "tool", "callId": "A"},
               "content": [{"type": "text", "text": "no such file"}]}
     events = [
         {"type": "session", "version": 4, "id": "calls", "createdAt": 0},
