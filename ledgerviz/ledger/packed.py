@@ -49,8 +49,11 @@ def row_problem(row: dict[str, Any]) -> str | None:
     """Return why the runtime's decoder refuses a packed row, or None."""
     kind = row["type"]
     if set(row) != _ENVELOPE:
-        extra = ", ".join(sorted(map(repr, set(row) ^ _ENVELOPE)))
-        return f"packed {kind} row must have exactly type, seq0, time0, data (not: {extra})"
+        extra, missing = sorted(set(row) - _ENVELOPE), sorted(_ENVELOPE - set(row))
+        found = [f"{word} {', '.join(map(repr, keys))}"
+                 for word, keys in (("lacks", missing), ("has", extra)) if keys]
+        return (f"packed {kind} row must have exactly type, seq0, time0, data "
+                f"(it {' and '.join(found)})")
     if not _safe_integer(row["seq0"]) or _number(row["seq0"]) < 0:
         return f"packed {kind} row: 'seq0' must be a non-negative safe integer"
     if not _safe_integer(row["time0"]):

@@ -36,9 +36,10 @@ def tool_row(**data: object) -> dict:
     ("row", "message"),
     [
         ({"type": "text-chunks", "data": []},
-         "packed text-chunks row must have exactly type, seq0, time0, data (not: 'seq0', 'time0')"),
+         "packed text-chunks row must have exactly type, seq0, time0, data "
+         "(it lacks 'seq0', 'time0')"),
         ({**text_row(texts=["a"]), "extra": 1},
-         "packed text-chunks row must have exactly type, seq0, time0, data (not: 'extra')"),
+         "packed text-chunks row must have exactly type, seq0, time0, data (it has 'extra')"),
         ({**text_row(texts=["a"]), "data": []},
          "packed text-chunks row: 'data' must be an object, not array"),
         (text_row(texts=["a"], extra=1), TEXT_KEYS),
