@@ -16,11 +16,13 @@ __all__ = [
     "explore",
     "load",
     "timeline",
+    "to_otlp",
 ]
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger, load
     from ledgerviz.compare import SessionDiff, diff
+    from ledgerviz.export.otlp import to_otlp
     from ledgerviz.ledger import LedgerError
     from ledgerviz.plot import diff_timeline, timeline
     from ledgerviz.widgets import explore
@@ -34,6 +36,7 @@ _LAZY = {
     "timeline": "ledgerviz.plot",
     "diff_timeline": "ledgerviz.plot",
     "explore": "ledgerviz.widgets",
+    "to_otlp": "ledgerviz.export.otlp",
 }
 
 

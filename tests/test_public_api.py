@@ -13,7 +13,7 @@ import ledgerviz
 import ledgerviz.recovery
 
 PUBLIC = ["Ledger", "LedgerError", "SessionDiff", "__version__", "diff", "diff_timeline",
-          "explore", "load", "timeline"]
+          "explore", "load", "timeline", "to_otlp"]
 
 RECOVERY = [
     "DEFAULT_POLICY", "FORK_VERSION", "POLICIES", "PROVIDERS", "Analysis", "CallFacts",

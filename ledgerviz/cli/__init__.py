@@ -12,7 +12,7 @@ from ledgerviz.cli.stdout import discard_stdout, guarded_stdout
 from ledgerviz.cli.terminate import TERMINATED_EXIT, Terminated, terminate_as_exception
 from ledgerviz.cli.text import say_error
 
-COMMANDS = ("check", "repair", "fork", "simulate", "report", "export", "diff")
+COMMANDS = ("check", "repair", "fork", "simulate", "report", "export", "diff", "otlp")
 
 EXIT_CODES = """\
 exit codes (the same in every command):

@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
@@ -248,9 +248,19 @@ def write_sessions(states: Sequence[FileState], root: Path, policy: Policy,
     return [log.key for log in ledger.sessions if log.has_errors]
 
 
-def batches(states: Sequence[FileState]) -> list[list[FileState]]:
+class Sized(Protocol):
+    """A file with its size in bytes (a ``FileState``, or any file to read in batches)."""
+
+    @property
+    def size(self) -> int: ...
+
+
+SizedFile = TypeVar("SizedFile", bound=Sized)
+
+
+def batches(states: Sequence[SizedFile]) -> list[list[SizedFile]]:
     """Return ``states`` in groups of at most 64 MiB of input or 2,000 files (one if larger)."""
-    groups: list[list[FileState]] = []
+    groups: list[list[SizedFile]] = []
     size = 0
     for state in states:
         if not groups or size + state.size > _BATCH_BYTES or len(groups[-1]) >= _BATCH_FILES:

@@ -98,7 +98,8 @@ def test_text_escapes_what_an_ascii_stdout_cannot_hold_and_json_stays_utf8(tmp_p
 
 
 @pytest.mark.parametrize("command", [["check"], ["repair"], ["report", "-o", "r.html"],
-                                     ["fork", "-o", "c.jsonl"], ["export", "-o", "out"]])
+                                     ["fork", "-o", "c.jsonl"], ["export", "-o", "out"],
+                                     ["otlp", "-o", "spans.json"]])
 def test_an_empty_path_is_refused_not_read_as_the_current_folder(
     command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str]

@@ -1,0 +1,228 @@
+"""Sessions as OpenTelemetry traces: sent to an OTLP/HTTP endpoint or written as OTLP/JSON.
+
+Quick start (``pip install "ledgerviz[otlp]"``)::
+
+    >>> import ledgerviz as lv                                        # doctest: +SKIP
+    >>> ledger = lv.load("sessions/")                                 # doctest: +SKIP
+    >>> lv.to_otlp(ledger, "http://127.0.0.1:6006", policy="fork")    # doctest: +SKIP
+
+One trace per session, spans per the GenAI semantic conventions (``otlp_spans``), ids
+derived from the session id and seqs (``otlp_ids``): a re-export sends the same ids
+again, never new ones. Spans leave in batches of ``batch_spans`` while they are made,
+so memory holds one batch of files' frames and one batch of spans; :func:`export_otlp`
+reads a fleet folder 64 MiB of files at a time. docs/otlp.md lists every attribute.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import islice
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import urlsplit
+
+from ledgerviz import __version__
+from ledgerviz.api import Ledger, load
+from ledgerviz.export.dataset import batches, input_files
+from ledgerviz.ledger import UnreadableSourceError
+from ledgerviz.progress import SPANS_THRESHOLD, progress
+from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Policy
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.trace.export import SpanExporter
+
+OTLP_HINT = 'pip install "ledgerviz[otlp]"'
+"""How to install what OTLP export needs."""
+
+BATCH_SPANS = 2048
+"""Spans per request (per OTLP/JSON line)."""
+
+TRACES_PATH = "/v1/traces"
+
+
+class OtlpError(Exception):
+    """An OTLP export that cannot run or was refused; ``str()`` is one line for the user."""
+
+
+@dataclass(slots=True)
+class OtlpSummary:
+    """What one OTLP export sent."""
+
+    target: str
+    """The endpoint URL or the output file."""
+    policy: Policy
+    sessions: list[str] = field(default_factory=list)
+    spans: int = 0
+    error_sessions: list[str] = field(default_factory=list)
+    """Sessions with error-level diagnostics (exported leniently)."""
+
+
+@cache
+def require_opentelemetry() -> ModuleType:
+    """Return ``opentelemetry.sdk.trace``; raise ImportError with a pip hint when the
+    OpenTelemetry SDK or its OTLP/HTTP exporter is missing."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter
+        import opentelemetry.sdk.trace
+    except ImportError as error:
+        raise ImportError(f"OTLP export needs the OpenTelemetry SDK: {OTLP_HINT}") from error
+    return opentelemetry.sdk.trace
+
+
+def traces_url(endpoint: str) -> str:
+    """Return the OTLP/HTTP traces URL of ``endpoint``: as given when it has a path, else
+    with ``/v1/traces`` added (``http://host:4318`` -> ``http://host:4318/v1/traces``)."""
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise OtlpError(f"{endpoint}: not an http(s) URL of an OTLP endpoint")
+    return endpoint if parts.path.strip("/") else endpoint.rstrip("/") + TRACES_PATH
+
+
+def ledger_spans(ledger: Ledger, policy: Policy = DEFAULT_POLICY) -> Iterator[ReadableSpan]:
+    """Yield the spans of every session of ``ledger`` under ``policy``, session by session."""
+    require_opentelemetry()
+    from opentelemetry.sdk.resources import OTELResourceDetector, Resource
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+
+    from ledgerviz.export.otlp_rows import SessionRows, clock_of, session_rows
+    from ledgerviz.export.otlp_spans import Session, session_spans, wanted_seqs
+
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    view = ledger.recovery(policy)
+    rows = session_rows(view.frames)
+    # no random service.instance.id (Resource.create adds one): a re-export is the same file
+    resource = Resource({"service.name": "ledgerviz", "service.version": __version__}).merge(
+        OTELResourceDetector().detect())
+    scope = InstrumentationScope("ledgerviz", __version__)
+    for log in ledger.sessions:
+        held = rows.get(log.key, SessionRows([], [], [], None))
+        clock = clock_of(view.analyses[log.key], wanted_seqs(held))
+        yield from session_spans(Session(log.key, policy, held, clock, resource, scope))
+
+
+def span_count(ledger: Ledger, policy: Policy) -> int:
+    """Return how many spans ``ledger`` makes under ``policy`` (turns + steps + calls)."""
+    frames = ledger.recovery(policy).frames
+    return len(frames.turns) + len(frames.steps) + len(frames.calls)
+
+
+@contextmanager
+def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
+                  headers: Mapping[str, str] | None) -> Iterator[SpanExporter]:
+    """Yield the exporter of one run: OTLP/HTTP to ``endpoint``, or OTLP/JSON lines into
+    ``output`` (written to a temporary file renamed into place when every batch is in)."""
+    require_opentelemetry()
+    if (endpoint is None) == (output is None):
+        raise OtlpError("give exactly one of an endpoint URL and an output file")
+    if endpoint is not None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        exporter = OTLPSpanExporter(endpoint=traces_url(endpoint), headers=dict(headers or {}))
+        try:
+            yield exporter
+        finally:
+            exporter.shutdown()
+        return
+    from ledgerviz.export.otlp_json import OtlpJsonFileExporter
+
+    path = Path(os.fspath(output))
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "wb") as stream:
+        try:
+            yield OtlpJsonFileExporter(stream)
+        except BaseException:
+            stream.close()
+            temporary.unlink(missing_ok=True)
+            raise
+    os.replace(temporary, path)
+
+
+def send(spans: Iterable[ReadableSpan], exporter: SpanExporter, target: str,
+         batch_spans: int = BATCH_SPANS, step: Any = None) -> int:
+    """Export ``spans`` in batches of ``batch_spans``; return how many were sent.
+
+    ``step``, if given, is called with each batch's size. Raises ``OtlpError`` naming the
+    target and the spans of a batch the exporter could not deliver.
+    """
+    from opentelemetry.sdk.trace.export import SpanExportResult
+
+    iterator = iter(spans)
+    sent = 0
+    while batch := list(islice(iterator, batch_spans)):
+        if exporter.export(batch) is not SpanExportResult.SUCCESS:
+            raise OtlpError(f"{target}: spans {sent + 1}..{sent + len(batch)} were not "
+                            "accepted (is an OTLP/HTTP receiver listening there?)")
+        sent += len(batch)
+        if step is not None:
+            step(len(batch))
+    return sent
+
+
+def to_otlp(
+    ledger: Ledger,
+    endpoint: str | None = None,
+    *,
+    output: str | os.PathLike[str] | None = None,
+    policy: Policy = DEFAULT_POLICY,
+    headers: Mapping[str, str] | None = None,
+    batch_spans: int = BATCH_SPANS,
+) -> OtlpSummary:
+    """Send every session of ``ledger`` under ``policy`` as one trace each to the OTLP/HTTP
+    ``endpoint``, or write them as OTLP/JSON lines to ``output``; return what was sent.
+
+    ``headers`` go with every request (an API key, say). Raises ``OtlpError`` for a bad
+    endpoint or a refused batch, ``ImportError`` (with a pip hint) without the SDK.
+    """
+    target = endpoint if endpoint is not None else os.fspath(output or "")
+    summary = OtlpSummary(target, policy)
+    with span_exporter(endpoint, output, headers) as exporter:
+        _send_ledger(ledger, exporter, summary, batch_spans)
+    return summary
+
+
+def _send_ledger(ledger: Ledger, exporter: SpanExporter, summary: OtlpSummary,
+                 batch_spans: int) -> None:
+    """Send one loaded ledger's spans, with a progress bar when they are many."""
+    total = lambda: span_count(ledger, summary.policy)  # noqa: E731 (counted when watched)
+    with progress(total, SPANS_THRESHOLD, "sending spans", unit="span") as step:
+        summary.spans += send(ledger_spans(ledger, summary.policy), exporter, summary.target,
+                              batch_spans, step)
+    summary.sessions += ledger.keys
+    summary.error_sessions += [log.key for log in ledger.sessions if log.has_errors]
+
+
+class _File(NamedTuple):
+    path: str
+    size: int
+
+
+def export_otlp(
+    paths: Sequence[str | os.PathLike[str]],
+    endpoint: str | None = None,
+    *,
+    output: str | os.PathLike[str] | None = None,
+    policy: Policy = DEFAULT_POLICY,
+    headers: Mapping[str, str] | None = None,
+    batch_spans: int = BATCH_SPANS,
+) -> OtlpSummary:
+    """Export the ledger files ``paths`` name as :func:`to_otlp` does, loading them 64 MiB
+    (or 2,000 files) at a time. Raises ``UnreadableSourceError`` for a path naming no file."""
+    files = []
+    for path in input_files(paths):
+        try:
+            files.append(_File(path, os.path.getsize(path)))
+        except OSError as error:
+            raise UnreadableSourceError(f"{path}: cannot read: {error.strerror}") from error
+    target = endpoint if endpoint is not None else os.fspath(output or "")
+    summary = OtlpSummary(target, policy)
+    with span_exporter(endpoint, output, headers) as exporter:
+        for group in batches(files):
+            _send_ledger(load([file.path for file in group]), exporter, summary, batch_spans)
+    return summary

@@ -1,0 +1,245 @@
+"""One session's spans, shaped by the OpenTelemetry GenAI semantic conventions.
+
+Per session one trace (``gen_ai.conversation.id`` = the session id); per turn an
+``invoke_agent`` span (a root); per step a ``chat {model}`` span inside its turn, with the
+step's token usage; per requested tool call an ``execute_tool {tool}`` span inside the step
+that requested it. Recovery facts are in the ``ledgerviz.*`` namespace; docs/otlp.md gives
+every attribute and how each call status maps onto span status, Langfuse and Phoenix.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from ledgerviz.export.otlp_ids import call_key, span_id, step_key, trace_id, turn_key
+from ledgerviz.export.otlp_rows import (
+    CallRow,
+    LineageRow,
+    SessionClock,
+    SessionRows,
+    StepRow,
+    TurnRow,
+)
+
+CALL_STATUS = "ledgerviz.call.status"
+BRANCH = "ledgerviz.branch"
+SYNTHETIC = "ledgerviz.synthetic"
+FORK_POINT = "ledgerviz.fork_point"
+LANGFUSE_LEVEL = "langfuse.observation.level"
+OPENINFERENCE_KIND = "openinference.span.kind"
+
+LEVELS = {"ok": "DEFAULT", "error": "ERROR", "outcome_unknown": "WARNING",
+          "not_started": "DEFAULT"}
+"""``langfuse.observation.level`` of a tool call span, by call status."""
+
+_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
+_OK, _UNSET = Status(StatusCode.OK), Status(StatusCode.UNSET)
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """Everything one session's spans are made from."""
+
+    session_id: str
+    policy: str
+    rows: SessionRows
+    clock: SessionClock
+    resource: Resource
+    scope: InstrumentationScope
+
+
+def wanted_seqs(rows: SessionRows) -> set[int]:
+    """Return the seqs whose event times the spans need beyond the frames: the assistant
+    messages of calls never dispatched (where such a call's span starts and ends)."""
+    return {call.requested_seq for call in rows.calls if call.dispatched_seq is None}
+
+
+def session_spans(session: Session) -> Iterator[ReadableSpan]:
+    """Yield the spans of one session: each turn's, then each step's, then each call's."""
+    return _Builder(session).spans()
+
+
+class _Builder:
+    """Makes one session's spans; keeps the ids already given so that none repeats."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.trace = trace_id(session.session_id)
+        self.given: Counter[str] = Counter()
+        self.latest: dict[str, SpanContext] = {}
+        """The context of the latest span made for each key (the parent of what follows)."""
+
+    def spans(self) -> Iterator[ReadableSpan]:
+        rows = self.session.rows
+        links = self._lineage_links(rows.lineage, rows.turns)
+        for turn in rows.turns:
+            yield self._turn_span(turn, links)
+        for step in rows.steps:
+            yield self._step_span(step)
+        for call in rows.calls:
+            yield self._call_span(call)
+
+    def _context(self, key: str) -> SpanContext:
+        """Return a new span context for ``key`` (``key#n`` for its n-th repeat)."""
+        self.given[key] += 1
+        count = self.given[key]
+        unique = key if count == 1 else f"{key}#{count}"
+        context = SpanContext(self.trace, span_id(self.session.session_id, unique),
+                              is_remote=False, trace_flags=_SAMPLED)
+        self.latest[key] = context
+        return context
+
+    def _span(self, name: str, key: str, parent: SpanContext | None, kind: SpanKind,
+              times: tuple[int, int], attributes: dict[str, Any], status: Status = _UNSET,
+              links: tuple[Link, ...] = ()) -> ReadableSpan:
+        session = self.session
+        common = {"gen_ai.conversation.id": session.session_id, "ledgerviz.policy": session.policy}
+        return ReadableSpan(
+            name,
+            context=self._context(key),
+            parent=parent,
+            resource=session.resource,
+            attributes={name: value for name, value in {**common, **attributes}.items()
+                        if value is not None},
+            links=links,
+            kind=kind,
+            status=status,
+            start_time=times[0],
+            end_time=max(times),
+            instrumentation_scope=session.scope,
+        )
+
+    def _branch(self, last: int | None) -> str:
+        """Return ``abandoned`` when a span ending at seq ``last`` (None: open) reaches into
+        the abandoned suffix, else ``active``."""
+        start = self.session.clock.abandoned_from
+        abandoned = start is not None and (last is None or last >= start)
+        return "abandoned" if abandoned else "active"
+
+    def _fork_point(self, first: int | None, last: int | None) -> int | None:
+        """Return the fork point within seqs ``first``..``last`` (None: unbounded), if any."""
+        return next((point for point in self.session.clock.fork_points
+                     if (first is None or first <= point) and (last is None or point <= last)),
+                    None)
+
+    def _recovery(self, first: int | None, last: int | None) -> dict[str, Any]:
+        """Return the recovery attributes of a span covering seqs ``first``..``last``."""
+        return {
+            BRANCH: self._branch(last),
+            SYNTHETIC: last in self.session.clock.synthetic,
+            FORK_POINT: self._fork_point(first, last),
+        }
+
+    def _lineage_links(self, lineage: LineageRow | None, turns: list[TurnRow]
+                       ) -> tuple[Link, ...]:
+        """Return the link to the parent session's trace: to its turn holding the fork
+        boundary, else (a subagent, whose spawning turn the ledger does not name) to its
+        first turn."""
+        if lineage is None or lineage.parent_session is None:
+            return ()
+        boundary = lineage.boundary_seq
+        holding = [turn.turn for turn in turns if boundary is not None
+                   and turn.start_seq is not None and turn.start_seq <= boundary
+                   and (turn.end_seq is None or boundary <= turn.end_seq)]
+        parent = lineage.parent_session
+        target = SpanContext(trace_id(parent), span_id(parent, turn_key(holding[-1] if holding
+                                                                         else 1)),
+                             is_remote=True, trace_flags=_SAMPLED)
+        attributes = {"ledgerviz.relation": lineage.relation or "child",
+                      "ledgerviz.boundary_seq": boundary}
+        return (Link(target, {name: value for name, value in attributes.items()
+                              if value is not None}),)
+
+    def _turn_span(self, turn: TurnRow, links: tuple[Link, ...]) -> ReadableSpan:
+        clock = self.session.clock
+        start = _first(turn.start_time, turn.end_time, clock.end)
+        failed = turn.end_reason == "error"
+        agent = self.session.rows.lineage.agent_preset if self.session.rows.lineage else None
+        return self._span(
+            f"invoke_agent {agent}" if agent else "invoke_agent",
+            turn_key(turn.turn), None, SpanKind.INTERNAL,
+            (start, _first(turn.end_time, clock.end)),
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": agent,
+                OPENINFERENCE_KIND: "AGENT",
+                "ledgerviz.turn": turn.turn,
+                "ledgerviz.turn.end_reason": turn.end_reason,
+                "error.type": turn.end_reason if failed else None,
+                **self._recovery(turn.start_seq, turn.end_seq),
+            },
+            Status(StatusCode.ERROR, "turn ended with an error") if failed else _UNSET,
+            links,
+        )
+
+    def _step_span(self, step: StepRow) -> ReadableSpan:
+        clock = self.session.clock
+        start = _first(step.start_time, step.end_time, clock.end)
+        return self._span(
+            f"chat {step.model}" if step.model else "chat",
+            step_key(step.turn, step.step), self.latest.get(turn_key(step.turn)),
+            SpanKind.CLIENT, (start, _first(step.end_time, clock.end)),
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": step.provider,
+                "gen_ai.request.model": step.model,
+                "gen_ai.usage.input_tokens": step.input_tokens,
+                "gen_ai.usage.output_tokens": step.output_tokens,
+                "gen_ai.usage.cache_read.input_tokens": step.cache_read_tokens,
+                "ledgerviz.usage.reasoning_tokens": step.reasoning_tokens,
+                OPENINFERENCE_KIND: "LLM",
+                "ledgerviz.turn": step.turn,
+                "ledgerviz.step": step.step,
+                **self._recovery(step.start_seq, step.end_seq),
+            },
+        )
+
+    def _call_span(self, call: CallRow) -> ReadableSpan:
+        clock = self.session.clock
+        requested = clock.times.get(call.requested_seq)
+        start = _first(call.dispatch_time, requested, call.result_time, clock.end)
+        open_end = clock.end if call.status == "outcome_unknown" else start
+        parent = (self.latest.get(step_key(call.turn, call.step))
+                  or self.latest.get(turn_key(call.turn)))
+        error = (call.error_code or "tool_error") if call.status == "error" else None
+        status = (Status(StatusCode.ERROR, error) if error
+                  else _OK if call.status == "ok" else _UNSET)
+        return self._span(
+            f"execute_tool {call.tool}" if call.tool else "execute_tool",
+            call_key(call.requested_seq, call.call_id), parent, SpanKind.INTERNAL,
+            (start, _first(call.result_time, open_end)),
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": call.tool,
+                "gen_ai.tool.call.id": call.call_id,
+                "gen_ai.tool.type": "function",
+                "error.type": error,
+                OPENINFERENCE_KIND: "TOOL",
+                LANGFUSE_LEVEL: LEVELS[call.status],
+                CALL_STATUS: call.status,
+                "ledgerviz.call.code": call.error_code,
+                "ledgerviz.call.settled": call.settled,
+                "ledgerviz.call.requested_seq": call.requested_seq,
+                "ledgerviz.call.dispatched_seq": call.dispatched_seq,
+                "ledgerviz.call.result_seq": call.result_seq,
+                "ledgerviz.turn": call.turn,
+                "ledgerviz.step": call.step,
+                BRANCH: call.branch,
+                SYNTHETIC: call.result_seq in clock.synthetic,
+                FORK_POINT: self._fork_point(call.requested_seq, call.requested_seq),
+            },
+            status,
+        )
+
+
+def _first(*times: int | None) -> int:
+    """Return the first time given (the last one always is)."""
+    return next(time for time in times if time is not None)
