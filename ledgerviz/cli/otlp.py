@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
 
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT
@@ -52,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     from ledgerviz.export.otlp import OtlpError, export_otlp
     from ledgerviz.ledger import UnreadableSourceError
 
+    # the exporter logs each refused batch; the one line below says so for the command
+    logging.getLogger("opentelemetry.exporter").setLevel(logging.CRITICAL)
     try:
         summary = export_otlp(args.paths, args.endpoint, output=args.output,
                               policy=args.policy, headers=parse_headers(args.headers))

@@ -180,7 +180,7 @@ def to_otlp(
     ``headers`` go with every request (an API key, say). Raises ``OtlpError`` for a bad
     endpoint or a refused batch, ``ImportError`` (with a pip hint) without the SDK.
     """
-    target = endpoint if endpoint is not None else os.fspath(output or "")
+    target = traces_url(endpoint) if endpoint is not None else os.fspath(output or "")
     summary = OtlpSummary(target, policy)
     with span_exporter(endpoint, output, headers) as exporter:
         _send_ledger(ledger, exporter, summary, batch_spans)
@@ -220,7 +220,7 @@ def export_otlp(
             files.append(_File(path, os.path.getsize(path)))
         except OSError as error:
             raise UnreadableSourceError(f"{path}: cannot read: {error.strerror}") from error
-    target = endpoint if endpoint is not None else os.fspath(output or "")
+    target = traces_url(endpoint) if endpoint is not None else os.fspath(output or "")
     summary = OtlpSummary(target, policy)
     with span_exporter(endpoint, output, headers) as exporter:
         for group in batches(files):

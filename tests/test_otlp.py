@@ -1,0 +1,232 @@
+"""OTLP export: the OTLP/JSON file parses as the protobuf schema, and its spans are the turns,
+steps and calls of the examples, counted by hand from the files."""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
+
+import ledgerviz
+from ledgerviz.cli import main
+from ledgerviz.examples import example_path
+from ledgerviz.export.otlp import OtlpError, to_otlp, traces_url
+
+CRASH = example_path("crash-mid-dispatch")
+TOOL_ERROR = example_path("tool-error")
+RESUME_FORK = example_path("resume-fork")
+
+
+def read_otlp_json(path: Path) -> list[ExportTraceServiceRequest]:
+    """Parse each line of an OTLP/JSON file as an ``ExportTraceServiceRequest``.
+
+    OTLP/JSON writes ids as hex where protobuf's JSON mapping has base64 (OTLP spec, "JSON
+    Protobuf Encoding"); they are turned back before ``json_format.Parse``, which refuses
+    any field the schema does not have.
+    """
+    requests = []
+    for line in path.read_text().splitlines():
+        document = json.loads(line)
+        for resource in document["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                for span in scope["spans"]:
+                    for holder in [span, *span.get("links", [])]:
+                        for name in ("traceId", "spanId", "parentSpanId"):
+                            if name in holder:
+                                holder[name] = base64.b64encode(
+                                    bytes.fromhex(holder[name])).decode()
+        requests.append(json_format.Parse(json.dumps(document), ExportTraceServiceRequest()))
+    return requests
+
+
+def spans_of(requests: list[ExportTraceServiceRequest]) -> list[Span]:
+    return [span for request in requests for resource in request.resource_spans
+            for scope in resource.scope_spans for span in scope.spans]
+
+
+def attributes(span: Span) -> dict[str, Any]:
+    values = {}
+    for pair in span.attributes:
+        kind = pair.value.WhichOneof("value")
+        values[pair.key] = getattr(pair.value, kind)
+    return values
+
+
+def operation(spans: list[Span], name: str) -> list[Span]:
+    return [span for span in spans if attributes(span)["gen_ai.operation.name"] == name]
+
+
+def export_file(tmp_path: Path, source: Path, policy: str, name: str = "spans.json") -> Path:
+    out = tmp_path / name
+    assert main(["otlp", str(source), "-o", str(out), "--policy", policy]) == 0
+    return out
+
+
+def event_times_ns(path: Path) -> dict[int, int]:
+    """Return the recorded time of every seq of a ledger file, in epoch ns."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    return {event["seq"]: event["time"] * 1_000_000 for event in lines}
+
+
+def test_crash_mid_dispatch_under_fork_counted_by_hand(tmp_path: Path) -> None:
+    # crash-mid-dispatch.jsonl, read line by line:
+    #   turn 1 (seq 0..14): step 1 (seq 1..10) asks for edit + read (seq 5), both answered
+    #   (results seq 8, 9); step 2 (seq 11..13) answers in text, no call.
+    #   turn 2 (seq 15..): step 1 (seq 16..) asks for read, grep, read, web_fetch (seq 18);
+    #   read and grep are dispatched (seq 19, 20), read answered (seq 21), then the file ends.
+    # So 2 invoke_agent + 3 chat + 6 execute_tool = 11 spans, one trace. Fork point: seq 18
+    # (grep, dispatched with no result): turn 2, its step and its 4 calls are abandoned.
+    spans = spans_of(read_otlp_json(export_file(tmp_path, CRASH, "fork")))
+    assert len(spans) == 11
+    assert len({span.trace_id for span in spans}) == 1
+    assert all(len(span.trace_id) == 16 and len(span.span_id) == 8 for span in spans)
+    turns, chats = operation(spans, "invoke_agent"), operation(spans, "chat")
+    tools = operation(spans, "execute_tool")
+    assert (len(turns), len(chats), len(tools)) == (2, 3, 6)
+    turn_ids = {attributes(span)["ledgerviz.turn"]: span.span_id for span in turns}
+    assert Counter(turn_ids[attributes(c)["ledgerviz.turn"]] == c.parent_span_id
+                   for c in chats) == {True: 3}
+    assert Counter(attributes(c)["ledgerviz.turn"] for c in chats) == {1: 2, 2: 1}
+    chat_of = {(attributes(c)["ledgerviz.turn"], attributes(c)["ledgerviz.step"]): c.span_id
+               for c in chats}
+    per_step = Counter(next(key for key, sid in chat_of.items() if sid == t.parent_span_id)
+                       for t in tools)
+    assert per_step == {(1, 1): 2, (2, 1): 4}
+    calls = {attributes(t)["gen_ai.tool.call.id"]: attributes(t) for t in tools}
+    assert {call: (a["gen_ai.tool.name"], a["ledgerviz.call.status"], a["ledgerviz.branch"])
+            for call, a in calls.items()} == {
+        "call-881eae2eb154": ("edit", "ok", "active"),
+        "call-c6f86d76b07e": ("read", "ok", "active"),
+        "call-eeea26e87555": ("read", "ok", "abandoned"),
+        "call-6bf47d2caf82": ("grep", "outcome_unknown", "abandoned"),
+        "call-f6460a097c97": ("read", "not_started", "abandoned"),
+        "call-13deab1031d0": ("web_fetch", "not_started", "abandoned"),
+    }
+    assert {attributes(s)["ledgerviz.turn"]: attributes(s)["ledgerviz.branch"]
+            for s in turns} == {1: "active", 2: "abandoned"}
+    assert [attributes(s).get("ledgerviz.fork_point") for s in turns] == [None, 18]
+    assert calls["call-6bf47d2caf82"]["langfuse.observation.level"] == "WARNING"
+    assert calls["call-6bf47d2caf82"]["openinference.span.kind"] == "TOOL"
+    by_call = {attributes(t)["gen_ai.tool.call.id"]: t for t in tools}
+    times = event_times_ns(CRASH)
+    edit = by_call["call-881eae2eb154"]  # dispatched at seq 6, answered at seq 8
+    assert (edit.start_time_unix_nano, edit.end_time_unix_nano) == (times[6], times[8])
+    assert edit.status.code == Status.STATUS_CODE_OK
+    grep = by_call["call-6bf47d2caf82"]  # dispatched at seq 20; open until the last event
+    assert (grep.start_time_unix_nano, grep.end_time_unix_nano) == (times[20], times[21])
+    assert grep.status.code == Status.STATUS_CODE_UNSET
+    never = by_call["call-13deab1031d0"]  # requested at seq 18, never dispatched
+    assert (never.start_time_unix_nano, never.end_time_unix_nano) == (times[18], times[18])
+    step_1 = next(c for c in chats if attributes(c)["ledgerviz.step"] == 1
+                  and attributes(c)["ledgerviz.turn"] == 1)
+    assert {name: attributes(step_1)[name] for name in (
+        "gen_ai.request.model", "gen_ai.provider.name", "gen_ai.usage.input_tokens",
+        "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens")} == {
+        "gen_ai.request.model": "deepseek-v4-flash", "gen_ai.provider.name": "deepseek-official",
+        "gen_ai.usage.input_tokens": 44, "gen_ai.usage.output_tokens": 46,
+        "gen_ai.usage.cache_read.input_tokens": 0}
+    assert step_1.kind == Span.SPAN_KIND_CLIENT and step_1.name == "chat deepseek-v4-flash"
+    assert {attributes(s)["gen_ai.conversation.id"] for s in spans} == {"sim-crash-mid-dispatch-7"}
+
+
+def test_tool_error_under_synthesize_counted_by_hand(tmp_path: Path) -> None:
+    # tool-error.jsonl: turn 1 has steps 1 (read + web_fetch, both ok) and 2 (text);
+    # turn 2 has steps 1 (read -> isError ENOENT, grep ok), 2 (read ok) and 3 (text).
+    # 2 invoke_agent + 5 chat + 5 execute_tool = 12 spans; one call is an error.
+    spans = spans_of(read_otlp_json(export_file(tmp_path, TOOL_ERROR, "synthesize")))
+    assert Counter(attributes(s)["gen_ai.operation.name"] for s in spans) == {
+        "invoke_agent": 2, "chat": 5, "execute_tool": 5}
+    chats = operation(spans, "chat")
+    assert Counter(attributes(c)["ledgerviz.turn"] for c in chats) == {1: 2, 2: 3}
+    tools = {attributes(t)["gen_ai.tool.call.id"]: t for t in operation(spans, "execute_tool")}
+    failed = tools["call-f6460a097c97"]
+    assert failed.status.code == Status.STATUS_CODE_ERROR
+    assert attributes(failed)["error.type"] == "ENOENT"
+    assert attributes(failed)["langfuse.observation.level"] == "ERROR"
+    assert Counter(attributes(t)["ledgerviz.call.status"] for t in tools.values()) == {
+        "ok": 4, "error": 1}
+    assert {attributes(s)["ledgerviz.synthetic"] for s in spans} == {False}  # nothing closed
+
+
+def test_synthesize_marks_what_crash_repair_appended(tmp_path: Path) -> None:
+    # crash repair answers grep (TOOL_OUTCOME_UNKNOWN), read and web_fetch (TOOL_NOT_STARTED)
+    # with synthetic results, then appends step/end and turn/end (interrupted).
+    spans = spans_of(read_otlp_json(export_file(tmp_path, CRASH, "synthesize")))
+    synthetic = sorted(s.name for s in spans if attributes(s)["ledgerviz.synthetic"])
+    assert synthetic == ["chat deepseek-v4-flash", "execute_tool grep", "execute_tool read",
+                         "execute_tool web_fetch", "invoke_agent"]
+    turn_2 = next(s for s in operation(spans, "invoke_agent")
+                  if attributes(s)["ledgerviz.turn"] == 2)
+    assert attributes(turn_2)["ledgerviz.turn.end_reason"] == "interrupted"
+
+
+def test_a_reexport_has_the_same_ids_and_bytes(tmp_path: Path) -> None:
+    first = export_file(tmp_path, CRASH, "fork", "first.json")
+    again = export_file(tmp_path, CRASH, "fork", "again.json")
+    assert first.read_bytes() == again.read_bytes()
+    other_policy = spans_of(read_otlp_json(export_file(tmp_path, CRASH, "synthesize", "s.json")))
+    ids = {(span.trace_id, span.span_id) for span in spans_of(read_otlp_json(first))}
+    assert {(span.trace_id, span.span_id) for span in other_policy} == ids
+    assert len(ids) == 11
+
+
+def test_a_forked_child_links_to_its_parents_turn_at_the_boundary(tmp_path: Path) -> None:
+    # resume-fork: the child's header names parentSession sim-resume-fork-7 and inherits
+    # seqs 0..17 (boundary 17, in the parent's turn 2, seq 15..)
+    spans = spans_of(read_otlp_json(export_file(tmp_path, RESUME_FORK, "fork")))
+    by_session: dict[str, list[Span]] = {}
+    for span in spans:
+        by_session.setdefault(attributes(span)["gen_ai.conversation.id"], []).append(span)
+    parent_turn_2 = next(s for s in operation(by_session["sim-resume-fork-7"], "invoke_agent")
+                         if attributes(s)["ledgerviz.turn"] == 2)
+    child_turns = operation(by_session["sim-resume-fork-7-fork"], "invoke_agent")
+    assert len(child_turns) == 3
+    for turn in child_turns:
+        (link,) = turn.links
+        assert (link.trace_id, link.span_id) == (parent_turn_2.trace_id, parent_turn_2.span_id)
+        assert {pair.key: pair.value.WhichOneof("value") for pair in link.attributes} == {
+            "ledgerviz.relation": "string_value", "ledgerviz.boundary_seq": "int_value"}
+    assert all(not span.links for span in by_session["sim-resume-fork-7"])
+
+
+def test_to_otlp_is_public_and_refuses_two_targets(tmp_path: Path) -> None:
+    ledger = ledgerviz.load(CRASH)
+    summary = ledgerviz.to_otlp(ledger, output=tmp_path / "a.json", policy="fork")
+    assert (summary.sessions, summary.spans) == (["sim-crash-mid-dispatch-7"], 11)
+    with pytest.raises(OtlpError, match="exactly one"):
+        to_otlp(ledger, "http://127.0.0.1:1", output=tmp_path / "b.json")
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_endpoint_urls() -> None:
+    assert traces_url("http://127.0.0.1:4318") == "http://127.0.0.1:4318/v1/traces"
+    assert traces_url("http://127.0.0.1:6006/v1/traces") == "http://127.0.0.1:6006/v1/traces"
+    with pytest.raises(OtlpError, match="not an http"):
+        traces_url("127.0.0.1:4318")
+
+
+def test_a_refused_endpoint_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+    assert main(["otlp", str(CRASH), "--endpoint", f"http://127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ledgerviz otlp: http://127.0.0.1:{port}/v1/traces: spans 1..11 ")
+    assert err.count("\n") == 1
+
+
+def test_bad_headers_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["otlp", str(CRASH), "-o", str(tmp_path / "x.json"), "--headers", "nope"]) == 2
+    assert capsys.readouterr().err == "ledgerviz otlp: --headers 'nope': expected NAME=VALUE\n"
+    assert not list(tmp_path.iterdir())
