@@ -30,6 +30,7 @@ from ledgerviz import __version__
 from ledgerviz.api import Ledger, load
 from ledgerviz.export.dataset import batches, input_files
 from ledgerviz.ledger import UnreadableSourceError
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.progress import SPANS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Policy
 
@@ -155,14 +156,18 @@ def send(spans: Iterable[ReadableSpan], exporter: SpanExporter, target: str,
 
     iterator = iter(spans)
     sent = 0
-    while batch := list(islice(iterator, batch_spans)):
-        if exporter.export(batch) is not SpanExportResult.SUCCESS:
+    while True:
+        with paused_gc():  # spans and their encodings hold no cycles; the ledger is large
+            batch = list(islice(iterator, batch_spans))
+            accepted = not batch or exporter.export(batch) is SpanExportResult.SUCCESS
+        if not batch:
+            return sent
+        if not accepted:
             raise OtlpError(f"{target}: spans {sent + 1}..{sent + len(batch)} were not "
                             "accepted (is an OTLP/HTTP receiver listening there?)")
         sent += len(batch)
         if step is not None:
             step(len(batch))
-    return sent
 
 
 def to_otlp(
