@@ -230,3 +230,18 @@ def test_bad_headers_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["otlp", str(CRASH), "-o", str(tmp_path / "x.json"), "--headers", "nope"]) == 2
     assert capsys.readouterr().err == "ledgerviz otlp: --headers 'nope': expected NAME=VALUE\n"
     assert not list(tmp_path.iterdir())
+
+
+def test_many_spans_draw_a_bar_and_leave_in_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ledgerviz.export.otlp as otlp
+    import ledgerviz.progress as progress_module
+
+    monkeypatch.setattr(progress_module, "where_interactive", lambda: "terminal")
+    monkeypatch.setattr(otlp, "SPANS_THRESHOLD", 1)
+    out = tmp_path / "spans.json"
+    summary = to_otlp(ledgerviz.load(CRASH), output=out, policy="fork", batch_spans=4)
+    assert summary.spans == 11
+    assert "sending spans" in capsys.readouterr().err
+    assert [len(spans_of([request])) for request in read_otlp_json(out)] == [4, 4, 3]
