@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.recovery.vocab import CallStatus
 
 _NS_PER_MS = 1_000_000
 
@@ -60,7 +61,7 @@ class CallRow(NamedTuple):
     result_seq: int | None
     dispatch_time: int | None
     result_time: int | None
-    status: str
+    status: CallStatus
     error_code: str | None
     branch: str
     settled: bool

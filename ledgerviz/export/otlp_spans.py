@@ -28,6 +28,7 @@ from ledgerviz.export.otlp_rows import (
     StepRow,
     TurnRow,
 )
+from ledgerviz.recovery.vocab import CallStatus
 
 CALL_STATUS = "ledgerviz.call.status"
 BRANCH = "ledgerviz.branch"
@@ -36,8 +37,8 @@ FORK_POINT = "ledgerviz.fork_point"
 LANGFUSE_LEVEL = "langfuse.observation.level"
 OPENINFERENCE_KIND = "openinference.span.kind"
 
-LEVELS = {"ok": "DEFAULT", "error": "ERROR", "outcome_unknown": "WARNING",
-          "not_started": "DEFAULT"}
+LEVELS: dict[CallStatus, str] = {
+    "ok": "DEFAULT", "error": "ERROR", "outcome_unknown": "WARNING", "not_started": "DEFAULT"}
 """``langfuse.observation.level`` of a tool call span, by call status."""
 
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
