@@ -245,3 +245,18 @@ def test_many_spans_draw_a_bar_and_leave_in_batches(
     assert summary.spans == 11
     assert "sending spans" in capsys.readouterr().err
     assert [len(spans_of([request])) for request in read_otlp_json(out)] == [4, 4, 3]
+
+
+def test_a_folder_read_in_batches_gives_the_same_spans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # resume-fork/ holds parent.jsonl and child.jsonl, whose turns link to the parent's
+    # trace: read one file per batch, every span (links included) is the same
+    whole = spans_of(read_otlp_json(export_file(tmp_path, RESUME_FORK, "fork", "whole.json")))
+    import ledgerviz.export.dataset as dataset
+
+    monkeypatch.setattr(dataset, "_BATCH_FILES", 1)
+    batched = read_otlp_json(export_file(tmp_path, RESUME_FORK, "fork", "batched.json"))
+    assert len(batched) == 2  # one request per file batch
+    assert sorted(s.SerializeToString() for s in spans_of(batched)) == sorted(
+        s.SerializeToString() for s in whole)
