@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from ledgerviz import __version__
-from ledgerviz.api import Ledger, load
-from ledgerviz.export.dataset import batches, input_files
-from ledgerviz.ledger import UnreadableSourceError
+from ledgerviz.api import Ledger
+from ledgerviz.export.dataset import batches
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.progress import SPANS_THRESHOLD, progress
+from ledgerviz.ledger.read import read_file
+from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
+from ledgerviz.ledger.sources import Found, expand_found, found_chunks
+from ledgerviz.progress import BYTES_THRESHOLD, SPANS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Policy
 
 if TYPE_CHECKING:
@@ -204,10 +206,36 @@ def _send_ledger(ledger: Ledger, exporter: SpanExporter, summary: OtlpSummary,
 
 
 class _File(NamedTuple):
-    """An input file and its size (what ``batches`` groups by)."""
+    """A ledger file found in the inputs and its size (what ``batches`` groups by)."""
 
-    path: str
+    found: Found
     size: int
+
+
+def _files(paths: Sequence[str | os.PathLike[str]]) -> list[_File]:
+    """Return every file ``paths`` name with its size (0 when it cannot be read: it is read
+    all the same, to a diagnostic, as ``load`` reads it). Raises ``UnreadableSourceError``
+    for a path naming no file."""
+    files = []
+    for path in paths:
+        for found in expand_found(os.fspath(path)):
+            try:
+                size = 0 if found.problem else os.stat(found.path).st_size
+            except OSError:
+                size = 0
+            files.append(_File(found, size))
+    return files
+
+
+def _read(group: Sequence[_File]) -> Ledger:
+    """Return a ledger of a batch of files (keys unique within the batch), a bar drawn while
+    more than 64 MiB are read."""
+    with progress(sum(file.size for file in group), BYTES_THRESHOLD, "reading",
+                  unit="B") as step:
+        logs = [read_file(file.found.path,
+                          reported_chunks(found_chunks(file.found, READ_BYTES), step))
+                for file in group]
+    return Ledger(with_unique_keys(logs))
 
 
 def export_otlp(
@@ -219,17 +247,13 @@ def export_otlp(
     headers: Mapping[str, str] | None = None,
     batch_spans: int = BATCH_SPANS,
 ) -> OtlpSummary:
-    """Export the ledger files ``paths`` name as :func:`to_otlp` does, loading them 64 MiB
-    (or 2,000 files) at a time. Raises ``UnreadableSourceError`` for a path naming no file."""
-    files = []
-    for path in input_files(paths):
-        try:
-            files.append(_File(path, os.path.getsize(path)))
-        except OSError as error:
-            raise UnreadableSourceError(f"{path}: cannot read: {error.strerror}") from error
+    """Export the ledger files ``paths`` name (files, folders, globs) as :func:`to_otlp`
+    does, reading them 64 MiB (or 2,000 files) at a time. Raises ``UnreadableSourceError``
+    for a path naming no file; a file in a folder that cannot be read is a diagnostic."""
+    files = _files(paths)
     target = traces_url(endpoint) if endpoint is not None else os.fspath(output or "")
     summary = OtlpSummary(target, policy)
     with span_exporter(endpoint, output, headers) as exporter:
         for group in batches(files):
-            _send_ledger(load([file.path for file in group]), exporter, summary, batch_spans)
+            _send_ledger(_read(group), exporter, summary, batch_spans)
     return summary

@@ -40,7 +40,8 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "argv",
-    [["check"], ["check", "--strict"], ["check", "--json"], ["report", "-o", "REPORT"]],
+    [["check"], ["check", "--strict"], ["check", "--json"], ["report", "-o", "REPORT"],
+     ["otlp", "-o", "REPORT"]],
 )
 def test_every_command_over_the_whole_folder(
     bad_folder: Path, tmp_path: Path, capsys: Capture, argv: list[str]
