@@ -129,6 +129,7 @@ class SessionClock:
     abandoned_from: int | None
     """The first abandoned seq (the fork policy's suffix), or None."""
     fork_points: tuple[int, ...]
+    """The policy's fork points, ascending."""
 
 
 def clock_of(analysis: Analysis, wanted: set[int]) -> SessionClock:
@@ -145,4 +146,5 @@ def clock_of(analysis: Analysis, wanted: set[int]) -> SessionClock:
     synthetic = frozenset(seq for seq in compress(analysis.seqs, analysis.synthetic)
                           if seq is not None)
     return SessionClock(latest * _NS_PER_MS, times, synthetic,
-                        min(analysis.abandoned_seqs, default=None), tuple(analysis.fork_points))
+                        min(analysis.abandoned_seqs, default=None),
+                        tuple(sorted(analysis.fork_points)))

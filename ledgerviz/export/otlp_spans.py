@@ -9,6 +9,7 @@ every attribute and how each call status maps onto span status, Langfuse and Pho
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -108,7 +109,7 @@ class _Builder:
             context=self._context(key),
             parent=parent,
             resource=session.resource,
-            attributes={name: value for name, value in {**common, **attributes}.items()
+            attributes={attribute: value for attribute, value in {**common, **attributes}.items()
                         if value is not None},
             links=links,
             kind=kind,
@@ -126,10 +127,12 @@ class _Builder:
         return "abandoned" if abandoned else "active"
 
     def _fork_point(self, first: int | None, last: int | None) -> int | None:
-        """Return the fork point within seqs ``first``..``last`` (None: unbounded), if any."""
-        return next((point for point in self.session.clock.fork_points
-                     if (first is None or first <= point) and (last is None or point <= last)),
-                    None)
+        """Return the first fork point within seqs ``first``..``last`` (None: unbounded)."""
+        points = self.session.clock.fork_points
+        at = 0 if first is None else bisect_left(points, first)
+        if at < len(points) and (last is None or points[at] <= last):
+            return points[at]
+        return None
 
     def _recovery(self, first: int | None, last: int | None) -> dict[str, Any]:
         """Return the recovery attributes of a span covering seqs ``first``..``last``."""
