@@ -30,7 +30,7 @@ COLUMNS = {
     "steps": "session turn step start_seq end_seq start_time end_time provider model input_tokens "
     "output_tokens cache_read_tokens reasoning_tokens calls",
     "calls": "session call_id tool turn step requested_seq dispatched_seq result_seq dispatch_time "
-    "result_time status error_code is_error duration arguments branch settled",
+    "result_time status status_reason error_code is_error duration arguments branch settled",
     "messages": "session seq role kind text branch",
     "lineage": "session parent_session relation seeded inherited_events boundary_seq origin "
     "delegation_depth "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ledgerviz.frames.columns import (
@@ -17,8 +17,9 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.events import TOOL_EVENTS
 from ledgerviz.frames.view import SessionsView
-from ledgerviz.recovery.analysis import CallFacts
-from ledgerviz.recovery.vocab import BRANCHES, CALL_STATUSES
+from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.events import RECOVERY_CODES
+from ledgerviz.recovery.vocab import BRANCHES, CALL_STATUSES, STATUS_REASONS, StatusReason
 
 CALL_SCHEMA = {
     "call_id": string_column,
@@ -31,6 +32,7 @@ CALL_SCHEMA = {
     "dispatch_time": time_column,
     "result_time": time_column,
     "status": lambda values: category_column(values, CALL_STATUSES),
+    "status_reason": lambda values: category_column(values, STATUS_REASONS),
     "error_code": category_column,
     "is_error": bool_column,
     "duration": duration_column,
@@ -58,6 +60,7 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
         "dispatch_time": dispatch_times,
         "result_time": result_times,
         "status": facts["status"],
+        "status_reason": view_status_reasons(view),
         "error_code": facts["error_code"],
         "is_error": facts["is_error"],
         "duration": result_times - dispatch_times,
@@ -65,6 +68,37 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
         "branch": facts["branch"],
         "settled": facts["settled"],
     }
+
+
+def view_status_reasons(view: SessionsView) -> list[StatusReason]:
+    """Return the ``status_reason`` of every call of ``view`` (see ``recovery.vocab``)."""
+    reasons = [StatusReasons(log.call_reasons, analysis)
+               for log, analysis in zip(view.logs, view.analyses, strict=True)]
+    return [reasons[session].of(call)
+            for session, call in zip(view.call_sessions, view.calls, strict=True)]
+
+
+class StatusReasons:
+    """Why the calls of one session's analysis have their status: the reason the session's
+    reader gave for a call, else one derived from the analysis."""
+
+    __slots__ = ("_closed", "_computed", "_given")
+
+    def __init__(self, given: Mapping[str, str], analysis: Analysis) -> None:
+        self._given = given
+        self._closed = set(analysis.unanswered_in_closed_steps)
+        self._computed = {event.get("seq") for event in analysis.closers}
+
+    def of(self, call: CallFacts) -> StatusReason:
+        """Return the reason of one call."""
+        given = self._given.get(call.call_id)
+        if given is not None:
+            return given  # type: ignore[return-value]
+        if call.result_seq is None or call.result_seq in self._computed:
+            if call.call_id in self._closed:
+                return "no result in a closed step"
+            return "no result at end of file"
+        return "synthetic closer" if call.error_code in RECOVERY_CODES else "answered"
 
 
 def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], list[int]]:

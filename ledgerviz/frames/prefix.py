@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.frames import Frames
-from ledgerviz.frames.calls import CALL_SCHEMA, call_columns
+from ledgerviz.frames.calls import CALL_SCHEMA, StatusReasons, call_columns
 from ledgerviz.frames.columns import (
     assemble,
     category_column,
@@ -514,6 +514,8 @@ class PrefixFrames(Frames):
                 "result_seq": patched("result_seq", "result_seq"),
                 **times,
                 "status": patched("status", "status"),
+                "status_reason": list(map(StatusReasons(self._sessions[0][1].call_reasons,
+                                                        self._analysis).of, calls)),
                 "error_code": patched("error_code", "error_code"),
                 "is_error": patched("is_error", "is_error"),
                 "duration": times["result_time"] - times["dispatch_time"],

@@ -1,5 +1,21 @@
-"""The engine's vocabulary, written once: policies, branches and call statuses as ``Literal``
-types and the tuples of their values (in display order), for every layer to import."""
+"""The engine's vocabulary, written once: policies, branches, call statuses and the reasons
+for them as ``Literal`` types and the tuples of their values (in display order), for every
+layer to import (``ledger/`` too: it is stdlib).
+
+``StatusReason`` says why a call has the status it has. A format's reader names a reason
+where its file proves more than the events show (``SessionLog.call_reasons``); otherwise
+the ``calls`` frame derives one from the analysis:
+
+- ``answered``: a result the tool (or the agent) recorded: ``ok`` or ``error``;
+- ``synthetic closer``: a recovery result a runtime wrote into the file
+  (``TOOL_OUTCOME_UNKNOWN`` or ``TOOL_NOT_STARTED``);
+- ``no result in a closed step``: the step, or its turn, was closed with the call unanswered;
+- ``no result at end of file``: the file ends with the call unanswered (a crash, or a
+  session still running); the synthesize policy's closer for it keeps this reason;
+- ``rejected by user``: the user refused the call before it ran (``not_started``);
+- ``interrupted mid-run``: the file records a rejection, but also shows the tool running
+  (an interrupt), so it may have acted (``outcome_unknown``).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +24,18 @@ from typing import Final, Literal, get_args
 Policy = Literal["recorded", "synthesize", "fork"]
 Branch = Literal["active", "abandoned", "log"]
 CallStatus = Literal["ok", "error", "outcome_unknown", "not_started"]
+StatusReason = Literal[
+    "answered",
+    "synthetic closer",
+    "no result in a closed step",
+    "no result at end of file",
+    "rejected by user",
+    "interrupted mid-run",
+]
 
 POLICIES: Final[tuple[Policy, ...]] = get_args(Policy)
 BRANCHES: Final[tuple[Branch, ...]] = get_args(Branch)
 CALL_STATUSES: Final[tuple[CallStatus, ...]] = get_args(CallStatus)
+STATUS_REASONS: Final[tuple[StatusReason, ...]] = get_args(StatusReason)
 OPEN_STATUSES: Final[tuple[CallStatus, ...]] = ("outcome_unknown", "not_started")
 """The statuses of calls whose outcome no recorded result settles."""
