@@ -129,9 +129,9 @@ def test_a_report_drawn_in_batches_is_the_report_drawn_at_once(monkeypatch) -> N
         drawn.append(list(batch))
         DRAW(self, batch, step)
 
-    def recorded_read(found: Any, step: Any) -> Any:
+    def recorded_read(found: Any, step: Any, format: str | None) -> Any:
         read.append(found.path)
-        return READ(found, step)
+        return READ(found, step, format)
 
     monkeypatch.setattr(report._Drawing, "draw", recorded_draw)
     monkeypatch.setattr(report_sessions, "_read", recorded_read)
@@ -147,9 +147,9 @@ def test_files_holding_one_batch_are_read_once(monkeypatch) -> None:
     paths = sorted(EXAMPLES.glob("*.jsonl"))
     read: list[str] = []
 
-    def recorded_read(found: Any, step: Any) -> Any:
+    def recorded_read(found: Any, step: Any, format: str | None) -> Any:
         read.append(found.path)
-        return READ(found, step)
+        return READ(found, step, format)
 
     monkeypatch.setattr(report_sessions, "_read", recorded_read)
     files = LedgerFiles.read(paths)

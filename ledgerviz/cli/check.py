@@ -7,11 +7,13 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ledgerviz.cli.output import write_stdout
+from ledgerviz.cli.source_format import add_format_argument
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
@@ -43,6 +45,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="ledger files, folders or globs")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    add_format_argument(parser)
     parser.add_argument(
         "--strict", action="store_true", help="stop reading a PATH at its first error"
     )
@@ -183,12 +186,14 @@ def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
 
 def _summaries(
     path: str, *, stream: bool, strict: bool, step: Callable[[int], Any] | None = None,
+    format: str | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     """Return ``(file, JSON summary)`` for every file of one PATH, each file read and
     summarised before the next is read: read whole (then dropped), or as a stream when
     large or ``stream``. Keys are the files' own; ``run`` makes them unique. ``step``,
     if given, is called with the size of each chunk read."""
     from ledgerviz.api import Ledger
+    from ledgerviz.ledger.formats import FALLBACK, detect_format, format_named
     from ledgerviz.ledger.read import read_file
     from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
@@ -197,10 +202,14 @@ def _summaries(
     summaries = []
     for name, found in iter_source_chunks(path, READ_BYTES):
         chunks = reported_chunks(found, step)
-        if stream or _size(name) > STREAM_ABOVE_BYTES:
+        head = next(chunks, b"")
+        chunks = chain([head], chunks)
+        read_as = format_named(format) if format is not None else detect_format(head)
+        if read_as.name == FALLBACK and (stream or _size(name) > STREAM_ABOVE_BYTES):
             summary = streamed_summary(summarize_file(name, chunks, strict=strict))
         else:
-            log = read_file(name, chunks, strict=strict, duplicate_keys=True)
+            log = read_file(name, chunks, format=read_as.name, strict=strict,
+                            duplicate_keys=True)
             summary = session_summary(Ledger([log]), log)
         summaries.append((name, summary))
     return summaries
@@ -225,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
                   unit="B") as step:
         for path in args.paths:
             try:
-                read.extend(_summaries(path, stream=args.stream, strict=args.strict, step=step))
+                read.extend(_summaries(path, stream=args.stream, strict=args.strict, step=step,
+                                       format=args.format))
             except UnreadableSourceError as error:
                 unreadable = True
                 failures.append(str(error))

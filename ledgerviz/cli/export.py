@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT
+from ledgerviz.cli.source_format import add_format_argument
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.recovery.analysis import POLICIES
 
@@ -31,6 +32,7 @@ def register(subparsers: Any) -> None:
                         "input folder, inside one, or holding an input")
     parser.add_argument("--policy", choices=POLICIES, default="recorded",
                         help="recovery policy the frames are built under (default: recorded)")
+    add_format_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ledgerviz.ledger import UnreadableSourceError
 
     try:
-        summary = export(args.paths, args.output, args.policy)
+        summary = export(args.paths, args.output, args.policy, format=args.format)
     except (ExportError, UnreadableSourceError, ImportError) as error:
         say_error("export", error)
         return OUTPUT_ERROR_EXIT

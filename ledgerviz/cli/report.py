@@ -14,6 +14,7 @@ from ledgerviz.cli.output import (
     add_output_arguments,
     open_output,
 )
+from ledgerviz.cli.source_format import add_format_argument
 from ledgerviz.cli.text import file_uri, say_error, terminal_safe
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
 
@@ -29,6 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="ledger files, folders or globs")
     add_output_arguments(parser, default="report.html", what="where to write the report")
+    add_format_argument(parser)
     parser.add_argument("--examples", action="store_true",
                         help="include the example ledgers bundled with ledgerviz")
     parser.add_argument("--policy", choices=POLICIES, default=DEFAULT_POLICY,
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         say_error("report", "give at least one PATH or --examples")
         return 2
     try:
-        files = LedgerFiles.read(sources)
+        files = LedgerFiles.read(sources, format=args.format)
         output = open_output(args.output, inputs=files.paths,
                              follow_symlinks=args.follow_symlinks)
         pieces = report_pieces(files, policy=args.policy, axis=args.axis, packed=args.packed)

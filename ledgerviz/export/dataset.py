@@ -140,12 +140,15 @@ def check_output_dir(
     return root
 
 
-def known_states(manifest: dict[str, Any] | None, policy: Policy) -> dict[str, FileState]:
-    """Return the manifest's files by path; none when its format, schema or policy differs."""
+def known_states(manifest: dict[str, Any] | None, policy: Policy, read_format: str | None = None
+                 ) -> dict[str, FileState]:
+    """Return the manifest's files by path; none when its format, schema, policy or the
+    format the files were read in (``read_format``, None: each file's own) differs."""
     if manifest is None:
         return {}
-    same = (manifest.get("format"), manifest.get("schema"), manifest.get("policy"))
-    if same != (FORMAT, schema_id(), policy):
+    same = (manifest.get("format"), manifest.get("schema"), manifest.get("policy"),
+            manifest.get("read_format"))
+    if same != (FORMAT, schema_id(), policy, read_format):
         return {}
     return {row["path"]: FileState(**row) for row in manifest["files"]}
 
@@ -234,13 +237,15 @@ def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
 
 
 def write_sessions(states: Sequence[FileState], root: Path, policy: Policy,
-                   step: Callable[[int], Any] | None = None) -> list[str]:
+                   step: Callable[[int], Any] | None = None, format: str | None = None
+                   ) -> list[str]:
     """Read, recover and write the partitions of ``states``' files; return the error sessions.
 
-    The files are loaded together (frames across sessions are built in one pass).
-    ``step``, if given, is called with 1 for each partition file written.
+    The files are loaded together (frames across sessions are built in one pass), in
+    ``format`` (None: each file's own). ``step``, if given, is called with 1 for each
+    partition file written.
     """
-    loaded = load([state.path for state in states])  # a bar while large files are read
+    loaded = load([state.path for state in states], format=format)  # a bar for large files
     ledger = Ledger([replace(log, key=state.key)
                      for log, state in zip(loaded.sessions, states, strict=True)])
     for name in FRAME_NAMES:
@@ -271,12 +276,15 @@ def batches(states: Sequence[SizedFile]) -> list[list[SizedFile]]:
     return groups
 
 
-def manifest_document(policy: Policy, states: Sequence[FileState]) -> dict[str, Any]:
-    """Return the manifest of a dataset of ``states`` under ``policy``."""
+def manifest_document(policy: Policy, states: Sequence[FileState],
+                      read_format: str | None = None) -> dict[str, Any]:
+    """Return the manifest of a dataset of ``states`` under ``policy``, read in
+    ``read_format`` (None: each file's own)."""
     return {
         "format": FORMAT,
         "schema": schema_id(),
         "policy": policy,
+        "read_format": read_format,
         "sessions": [state.key for state in states],
         "files": [_row(state) for state in states],
     }
@@ -304,6 +312,8 @@ class Plan:
     removed: list[str]
     skipped: list[tuple[str, str]]
     """``(path, problem)`` of each file found in a folder that cannot be exported."""
+    read_format: str | None = None
+    """The format every file is read in (None: each file's own)."""
 
     @property
     def staging(self) -> Path:
@@ -316,6 +326,7 @@ def plan_export(
     out_dir: str | os.PathLike[str],
     policy: Policy,
     fingerprints: Fingerprints | None = None,
+    read_format: str | None = None,
 ) -> Plan:
     """Return the plan of exporting ``paths`` into ``out_dir`` under ``policy``.
 
@@ -330,7 +341,7 @@ def plan_export(
     files = input_files(paths)
     root = check_output_dir(out_dir, paths, files)
     manifest = read_manifest(root)
-    known = known_states(manifest, policy)
+    known = known_states(manifest, policy, read_format)
     items = [(file, known.get(file.path)) for file in files]
     results = fingerprints(items) if fingerprints else [fingerprint(*item) for item in items]
     skipped = [(file.path, result.message) for file, result in zip(files, results, strict=True)
@@ -348,7 +359,7 @@ def plan_export(
     given = {state.path for state in states}
     last_run = [row["path"] for row in manifest["files"]] if manifest else []
     removed = [path for path in last_run if path not in given]
-    return Plan(root, policy, states, to_write, removed, skipped)
+    return Plan(root, policy, states, to_write, removed, skipped, read_format)
 
 
 def _has_partition(root: Path, key: str) -> bool:
@@ -361,19 +372,22 @@ def export(
     paths: Sequence[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str],
     policy: Policy = "recorded",
+    *,
+    format: str | None = None,
 ) -> ExportSummary:
-    """Export every frame of the ledger files in ``paths`` under ``policy`` into ``out_dir``.
+    """Export every frame of the ledger files in ``paths`` under ``policy`` into ``out_dir``,
+    each file read in ``format`` (None: its own, see ``ledgerviz.ledger.formats``).
 
     Incremental: see the module docstring. Raises ``ExportError`` for an unsafe or
     unusable output folder, ``UnreadableSourceError`` for a path that names no file and
     ``ImportError`` (with a pip hint) without pyarrow.
     """
-    plan = plan_export(paths, out_dir, policy)
+    plan = plan_export(paths, out_dir, policy, read_format=format)
     files = len(plan.to_write) * len(FRAME_NAMES)
     with staged(plan.root) as staging, progress(
             files, FILES_THRESHOLD, "writing Parquet", unit="file") as step:
         errors = [key for group in batches(plan.to_write)
-                  for key in write_sessions(group, staging, policy, step)]
+                  for key in write_sessions(group, staging, policy, step, format)]
     return finish_export(plan, errors)
 
 
@@ -382,7 +396,7 @@ def finish_export(plan: Plan, error_sessions: list[str]) -> ExportSummary:
     the run's summary."""
     publish(plan.staging, plan.root, FRAME_NAMES)
     remove_stale_partitions(plan.root, [state.key for state in plan.states])
-    write_manifest(plan.root, manifest_document(plan.policy, plan.states))
+    write_manifest(plan.root, manifest_document(plan.policy, plan.states, plan.read_format))
     written = {state.path for state in plan.to_write}
     return ExportSummary(
         plan.root,

@@ -118,6 +118,7 @@ def expand_path(text: str) -> list[Path]:
 def expand_found(text: str) -> list[Found]:
     """Return the files a path, folder or glob pattern names; refuse names matching nothing.
 
+    A leading ``~`` is the user's home folder (``~/.claude/projects``).
     A path named directly must be a regular file (a FIFO or device would block or never
     end). Files found in folders that cannot be read become ``SourceProblem``s. An empty
     name is refused: ``Path("")`` is the current folder, which an unset shell variable
@@ -125,6 +126,7 @@ def expand_found(text: str) -> list[Found]:
     """
     if not text:
         raise UnreadableSourceError("an empty path names no file (an unset variable?)")
+    text = os.path.expanduser(text)
     path = Path(text)
     try:
         info = path.stat()

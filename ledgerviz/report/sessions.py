@@ -68,8 +68,10 @@ class LedgerFiles:
     """
 
     def __init__(self, found: list[Found], stubs: list[SessionLog], sizes: list[int],
-                 has_errors: list[bool], kept: list[SessionLog] | None) -> None:
+                 has_errors: list[bool], kept: list[SessionLog] | None,
+                 format: str | None = None) -> None:
         self._found = found
+        self._format = format
         self._kept = kept
         self._warnings = [stub.diagnostics for stub in with_parent_warnings(stubs)]
         self.keys = [stub.key for stub in stubs]
@@ -79,9 +81,11 @@ class LedgerFiles:
         self.lineage = _lineage(stubs)
 
     @classmethod
-    def read(cls, sources: Sequence[str | os.PathLike[str]]) -> LedgerFiles:
-        """Read every ledger file ``sources`` name (files, folders, globs, as ``load``);
-        a name that gives no file raises ``UnreadableSourceError``."""
+    def read(cls, sources: Sequence[str | os.PathLike[str]], *, format: str | None = None
+             ) -> LedgerFiles:
+        """Read every ledger file ``sources`` name (files, folders, globs, as ``load``), in
+        ``format`` (None: each file's own); a name that gives no file raises
+        ``UnreadableSourceError``."""
         found = [item for source in sources for item in expand_found(os.fspath(source))]
         stubs, sizes, has_errors = [], [], []
         kept: list[SessionLog] | None = []
@@ -89,7 +93,7 @@ class LedgerFiles:
         with progress(partial(source_size, list(sources)), BYTES_THRESHOLD, "reading",
                       unit="B") as step:
             for item in found:
-                log = _read(item, step)
+                log = _read(item, step, format)
                 sizes.append(len(log.events))
                 has_errors.append(log.has_errors)
                 stubs.append(_lineage_stub(log))
@@ -98,11 +102,12 @@ class LedgerFiles:
                     kept_events += len(log.events)
                     if len(found) > 1 and kept_events > BATCH_EVENTS:
                         kept = None  # read again, a batch at a time
-        return cls(found, with_unique_keys(stubs), sizes, has_errors, kept)
+        return cls(found, with_unique_keys(stubs), sizes, has_errors, kept, format)
 
     def part(self, batch: Sequence[int]) -> Ledger:
         """Return a ledger of the sessions ``batch``, their files read again unless kept."""
-        logs = [self._kept[i] if self._kept is not None else _read(self._found[i], None)
+        logs = [self._kept[i] if self._kept is not None
+                else _read(self._found[i], None, self._format)
                 for i in batch]
         return Ledger([replace(log, key=self.keys[i], diagnostics=[*log.diagnostics,
                                                                    *self._warnings[i]])
@@ -112,10 +117,11 @@ class LedgerFiles:
 ReportSessions = LoadedSessions | LedgerFiles
 
 
-def _read(found: Found, step: Callable[[int], Any] | None) -> SessionLog:
-    """Return the session of one file (``step``: told the size of each chunk read)."""
+def _read(found: Found, step: Callable[[int], Any] | None, format: str | None) -> SessionLog:
+    """Return the session of one file in ``format`` (None: its own; ``step``: told the size
+    of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
-    return read_file(found.path, reported_chunks(chunks, step))
+    return read_file(found.path, reported_chunks(chunks, step), format=format)
 
 
 def _lineage(stubs: list[SessionLog]) -> pd.DataFrame:
