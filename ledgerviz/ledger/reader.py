@@ -9,7 +9,7 @@ from itertools import chain, count
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics
+from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics, Severity
 from ledgerviz.ledger.events import (
     CheckedEvents,
     CheckState,
@@ -139,10 +139,10 @@ class FileScan:
         byte order mark is dropped with a warning; a compressed file, or a file that
         could not be read (a ``SourceProblem``), is one error and gives no events.
         """
-        opened = self._opening(iter(chunks))
+        opened = opened_chunks(iter(chunks), self.log)
         if opened is None:
             return
-        pieces = _lines_of(_after_leading_blanks(_bounded(opened)))
+        pieces = line_blocks(opened)
         current = next(pieces, None)
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
@@ -160,25 +160,6 @@ class FileScan:
                 del checked, columns  # not held while the next block is decoded
             current = following
         self._check_seed()
-
-    def _opening(self, chunks: Iterator[Chunk]) -> Iterator[bytes] | None:
-        """Return the chunks with a leading byte order mark dropped, or None (with its
-        diagnostic) for a file that gives no events: unreadable or compressed."""
-        first = next(chunks, b"")
-        if isinstance(first, SourceProblem):
-            self.log.add(1, first.kind, first.message)
-            return None
-        if first.startswith(UTF8_BOM):
-            message = ("file starts with a UTF-8 byte order mark: read past it, but the runtime "
-                       "refuses the file")
-            self.log.add(1, "byte_order_mark", message)
-            first = first[len(UTF8_BOM):]
-        for magic, name in COMPRESSION_MAGIC.items():
-            if first.startswith(magic):
-                message = f"{name}-compressed file: decompress it first (ledgerviz reads JSONL)"
-                self.log.add(1, "compressed_file", message)
-                return None
-        return chain([first], chunks)  # type: ignore[list-item]
 
     def _check_seed(self) -> None:
         """Warn when the inherited prefix the lineage claims runs past the events it covers."""
@@ -288,6 +269,39 @@ class FileScan:
         message = (f"not a ledger: no line is a JSON event (line 1: {self._opening_text!r}; "
                    f"{self.skipped} lines skipped)")
         return [Diagnostic(self.path, 1, "not_a_ledger", "error", message)]
+
+
+BOM_NOTE: tuple[str, Severity] = (
+    "file starts with a UTF-8 byte order mark: read past it, but the runtime refuses the file",
+    "error")
+"""What a dsh ledger's byte order mark is: read past, an error (the runtime refuses it)."""
+
+
+def opened_chunks(chunks: Iterator[Chunk], log: DiagnosticLog,
+                  bom: tuple[str, Severity] = BOM_NOTE) -> Iterator[bytes] | None:
+    """Return a file's chunks with a leading byte order mark dropped (``bom``: the message
+    and severity it is reported with), or None (with its diagnostic in ``log``) for a file
+    that gives no lines: unreadable or compressed."""
+    first = next(chunks, b"")
+    if isinstance(first, SourceProblem):
+        log.add(1, first.kind, first.message)
+        return None
+    if first.startswith(UTF8_BOM):
+        log.add(1, "byte_order_mark", *bom)
+        first = first[len(UTF8_BOM):]
+    for magic, name in COMPRESSION_MAGIC.items():
+        if first.startswith(magic):
+            message = f"{name}-compressed file: decompress it first (ledgerviz reads JSONL)"
+            log.add(1, "compressed_file", message)
+            return None
+    return chain([first], chunks)  # type: ignore[list-item]
+
+
+def line_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes, bytes]]:
+    """Yield ``(complete lines, what follows the last newline, the bytes split)`` per block
+    of at most ``READ_BYTES`` that ends a line (leading blank lines held as counted, see
+    ``_after_leading_blanks``), then once more if the file does not end with a newline."""
+    return _lines_of(_after_leading_blanks(_bounded(chunks)))
 
 
 def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
