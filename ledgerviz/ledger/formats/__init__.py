@@ -93,6 +93,7 @@ def _register_builtins() -> None:
     """Register the formats ledgerviz ships (once, on first use)."""
     if FALLBACK in _FORMATS:
         return
-    from ledgerviz.ledger.formats import dsh
+    from ledgerviz.ledger.formats import claude_code, dsh
 
     register_format(dsh.FORMAT)
+    register_format(claude_code.FORMAT)

@@ -1,0 +1,186 @@
+"""Claude Code session transcripts (``~/.claude/projects/<project>/<sessionId>.jsonl`` and
+``<sessionId>/subagents/agent-<agentId>.jsonl``) read into the dsh event model.
+
+One file is one session; its id is the file's name without ``.jsonl`` (Claude Code names
+the file by the session id). A subagent's file is a child of the session named by the
+folder above ``subagents/`` (``origin: subagent``). Records at the start of a file whose
+``sessionId`` is another session's are the prefix a resume copied: inherited, and counted
+once, in that session (``session/end-seed {inherited: true}``, as a dsh fork seed).
+See ``claude_code_events`` for how records become events and ``claude_code_branches``
+for rewinds and replays.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
+from ledgerviz.ledger.events import UNREADABLE, decode_lines
+from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.formats.claude_code_branches import plan_branches
+from ledgerviz.ledger.formats.claude_code_events import EventWriter, refusals
+from ledgerviz.ledger.formats.claude_code_records import (
+    BOOKKEEPING_KINDS,
+    CONVERSATION_KINDS,
+    FOREIGN,
+    Record,
+    is_prompt,
+    record_of,
+)
+from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
+from ledgerviz.ledger.session import SessionLog
+
+NAME = "claude_code"
+_KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
+
+
+def sniff(head: bytes) -> bool:
+    """Return whether ``head`` starts a Claude Code transcript: its first line a record with
+    a Claude Code kind and ``uuid``/``sessionId``-style keys (a first line cut short by
+    ``head`` is judged by its keys)."""
+    first = head.removeprefix(UTF8_BOM).lstrip(b" \t\r\n").split(b"\n", 1)[0]
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return b'"parentUuid"' in first and b'"sessionId"' in first
+    if not isinstance(value, dict) or value.get("type") not in _KINDS:
+        return False
+    return any(key in value for key in ("uuid", "parentUuid", "leafUuid", "sessionId",
+                                        "messageId"))
+
+
+def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
+    """Return the session of one Claude Code transcript given as its chunks."""
+    log = DiagnosticLog(path, strict=options.strict)
+    records, total = _records(chunks, log)
+    identity = _Identity(path, records)
+    in_graph = [r.uuid is not None and r.kind != FOREIGN and identity.owns(r) for r in records]
+    in_chain = [owned and r.kind in ("user", "assistant") for owned, r in zip(in_graph, records,
+                                                                              strict=True)]
+    branches = plan_branches(records, in_graph, is_prompt, log)
+    reasons = refusals(records, branches.order)
+    writer = EventWriter(records, in_chain, branches, reasons, log)
+    inherited = identity.inherited(records, branches.order)
+    for position, index in enumerate(branches.order):
+        if position == inherited and inherited:
+            writer.emit("session/end-seed", {"inherited": True})
+        writer.write(index)
+    writer.finish()
+    _count_unknown_kinds(records, log)
+    unreadable = total - len(records)
+    written = len(branches.order) - writer.merged
+    log.add(1, "line_counts", f"{total} lines: {written} records written as events, "
+            f"{writer.merged} assistant records merged into the step of an earlier one "
+            f"(same message.id), {branches.copies} replayed copies skipped, {unreadable} "
+            "unreadable (blank, invalid, torn or not an object)", "info")
+    return SessionLog(
+        path, identity.id, identity.header(records, inherited), 4, writer.events,
+        log.finish(), total - written, writer.lines, format=NAME, call_reasons=reasons,
+    )
+
+
+def _records(chunks: Iterable[Chunk], log: DiagnosticLog) -> tuple[list[Record], int]:
+    """Return the records of a file's lines and how many lines it has."""
+    records: list[Record] = []
+    opened = opened_chunks(iter(chunks), log)
+    if opened is None:
+        return records, 0
+    line = 1
+    end = b""  # what follows the file's last newline
+    for lines, tail, _block in line_blocks(opened):
+        _add_records(records, lines, line, log, last=False)
+        line += len(lines)
+        end = tail
+    if end.strip():
+        _add_records(records, [end], line, log, last=True)
+        line += 1
+    return records, line - 1
+
+
+def _add_records(records: list[Record], lines: Sequence[bytes], first: int,
+                 log: DiagnosticLog, *, last: bool) -> None:
+    """Decode ``lines`` (the first is line ``first``) and append their records; their
+    diagnostics are added in line order."""
+    found = PendingDiagnostics()
+    for offset, value in enumerate(decode_lines(lines, first, found, last_may_be_torn=last)):
+        if value is not UNREADABLE:
+            record = record_of(value, first + offset, found)
+            if record is not None:
+                records.append(record)
+    found.replay(log)
+
+
+def _count_unknown_kinds(records: Sequence[Record], log: DiagnosticLog) -> None:
+    """Add one warning per record kind the reader does not know (kept as log-only events)."""
+    known = CONVERSATION_KINDS | BOOKKEEPING_KINDS | {FOREIGN}
+    counts = Counter(r.kind for r in records if r.kind not in known)
+    first = {}
+    for record in records:
+        first.setdefault(record.kind, record.line)
+    for kind, count in counts.items():
+        log.add(first[kind], "unknown_record", f"{count} record(s) of unknown kind "
+                f"{kind[:60]!r} kept as log-only events (first at line {first[kind]})",
+                "warning")
+
+
+class _Identity:
+    """Which session a file is, and what it inherits or descends from."""
+
+    def __init__(self, path: str, records: Sequence[Record]) -> None:
+        where = Path(path)
+        self.subagent = where.parent.name == "subagents" or any(
+            r.sidechain for r in records[:1] if r.uuid is not None)
+        self.id = where.stem
+        sessions = [r.session for r in records if r.session is not None]
+        if self.subagent:
+            above = where.parent.parent.name if where.parent.name == "subagents" else None
+            self.parent = above or (sessions[0] if sessions else None)
+            self.own = None
+        else:
+            self.own = self.id if self.id in sessions else (sessions[-1] if sessions else None)
+            self.parent = None
+
+    def owns(self, record: Record) -> bool:
+        """Whether ``record`` is part of this session's conversation (in a main transcript,
+        an older build's inline sidechain is not: it is kept as a log-only event)."""
+        return self.subagent or not record.sidechain
+
+    def inherited(self, records: Sequence[Record], order: Sequence[int]) -> int:
+        """Return how many records, in writing order, a resume copied from another session
+        (those before the first of this session's own, if they name another session)."""
+        if self.own is None:
+            return 0
+        count = 0
+        for index in order:
+            session = records[index].session
+            if session == self.own:
+                break
+            if session is not None and self.parent is None:
+                self.parent = session
+            count += 1
+        else:
+            return 0
+        return count if self.parent is not None else 0
+
+    def header(self, records: Sequence[Record], inherited: int) -> dict[str, Any]:
+        """Return the dsh header this session is read with."""
+        times = [r.time for r in records if r.time is not None]
+        cwd = next((r.raw["cwd"] for r in records if isinstance(r.raw.get("cwd"), str)), None)
+        header: dict[str, Any] = {"type": "session", "version": 4, "id": self.id,
+                                  "createdAt": min(times) if times else 0,
+                                  "isSeeded": inherited > 0}
+        if cwd is not None:
+            header["cwd"] = cwd
+        if self.parent is not None:
+            header["parentSession"] = self.parent
+        if self.subagent:
+            header.update(origin="subagent", delegationDepth=1)
+        return header
+
+
+FORMAT = Format(NAME, sniff, read, "Claude Code session transcripts (~/.claude/projects)")

@@ -1,0 +1,344 @@
+"""Claude Code records written as dsh v4 events (``LEDGER_FORMAT.md`` §4): turns, steps,
+assistant messages with tool calls, dispatches, results, rewinds (stdlib + orjson).
+
+- A typed prompt opens a turn (closing the one before it); assistant records sharing
+  ``message.id`` are one step, one ``assistant/message`` whose usage is counted once.
+- A ``tool_use`` is logged before it runs, so it gets a ``tool/call`` unless its result is
+  Claude Code's fixed refusal alone: that result gets code ``TOOL_NOT_STARTED``. A refusal
+  that also shows the tool running (an interrupt note in its turn, a ``progress`` record for
+  it, a structured ``toolUseResult``) gets ``TOOL_OUTCOME_UNKNOWN``. ``is_error`` counts
+  only when it is ``true``.
+- A rewind writes the abandoned branch, then a ``surface/rewind`` hiding its messages, then
+  the active branch; a compaction summary replaces the surface (``LEDGER_FORMAT.md`` §6).
+- Every other record is a log-only ``claude-code/<kind>`` event holding the record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticSink
+from ledgerviz.ledger.formats.claude_code_branches import Branches
+from ledgerviz.ledger.formats.claude_code_records import (
+    INTERRUPT_FOR_TOOL,
+    INTERRUPT_PREFIX,
+    Record,
+    block_text,
+    content_blocks,
+    is_prompt,
+    is_rejection,
+    tool_results,
+)
+from ledgerviz.recovery.vocab import StatusReason
+
+LOG_ONLY_PREFIX = "claude-code/"
+NOT_STARTED = {"name": "ToolRejectedError", "code": "TOOL_NOT_STARTED"}
+OUTCOME_UNKNOWN = {"name": "ToolInterruptedError", "code": "TOOL_OUTCOME_UNKNOWN"}
+_USAGE_KEYS = (("inputTokens", "input_tokens"), ("outputTokens", "output_tokens"),
+               ("cacheReadTokens", "cache_read_input_tokens"),
+               ("cacheWriteTokens", "cache_creation_input_tokens"))
+
+
+def refusals(records: Sequence[Record], order: Sequence[int]) -> dict[str, StatusReason]:
+    """Return the calls whose result is Claude Code's refusal, by call id: ``rejected by
+    user`` when nothing shows the tool running, else ``interrupted mid-run``."""
+    refused: dict[str, int] = {}
+    ran: set[Any] = set()
+    interrupted_turns: set[int] = set()
+    turn = 0
+    for index in order:
+        record = records[index]
+        if record.kind == "progress":
+            ran.update((record.raw.get("toolUseID"), record.raw.get("parentToolUseID")))
+        elif is_prompt(record):
+            turn += 1
+        elif record.kind == "user":
+            blocks = content_blocks(record.message)
+            if any(block_text(b).startswith(INTERRUPT_FOR_TOOL) for b in blocks
+                   if isinstance(b, dict) and b.get("type") == "text"):
+                interrupted_turns.add(turn)
+            results = tool_results(record)
+            if isinstance(record.raw.get("toolUseResult"), dict):
+                ran.update(b.get("tool_use_id") for b in results)
+            refused.update((b.get("tool_use_id"), turn) for b in results if is_rejection(b))
+    return {call: "interrupted mid-run" if call in ran or turn in interrupted_turns
+            else "rejected by user" for call, turn in refused.items() if isinstance(call, str)}
+
+
+class EventWriter:
+    """Writes the events of one session, record by record in the branch plan's order."""
+
+    def __init__(self, records: Sequence[Record], in_chain: Sequence[bool], branches: Branches,
+                 reasons: dict[str, StatusReason], log: DiagnosticSink) -> None:
+        self.records = records
+        self.in_chain = in_chain
+        self.branches = branches
+        self.reasons = reasons
+        self.log = log
+        self.events: list[dict[str, Any]] = []
+        self.lines: list[int] = []
+        self.merged = 0
+        """Assistant records written into the step of an earlier record."""
+        self._line = 0
+        self._time: int | None = None
+        self._turn = 0
+        self._turn_open = False
+        self._step = 0
+        self._step_open = False
+        self._step_calls: list[str] = []
+        self._interrupted = False
+        self._calls: dict[str, int | None] = {}  # call id -> tool/call seq
+        self._answered: set[str] = set()
+        self._surface: list[int] = []
+        self._surface_of: dict[int, list[int]] = {}  # record index -> its surface seqs
+        self._messages: dict[str, list[int]] = {}  # message.id -> its records, in order
+        for index in branches.order:
+            if in_chain[index] and records[index].kind == "assistant":
+                key = _message_id(records[index])
+                if key is not None:
+                    self._messages.setdefault(key, []).append(index)
+        self._written_messages: set[str] = set()
+
+    def write(self, index: int) -> None:
+        """Write the events of record ``index`` (a log-only event unless it is part of this
+        session's conversation)."""
+        record = self.records[index]
+        self._line = record.line
+        if record.time is not None:
+            self._time = record.time
+        abandoned = self.branches.rewinds.get(index)
+        if abandoned is not None:
+            self._rewind(abandoned)
+        start = len(self.events)
+        if not self.in_chain[index] or record.message is None:
+            self._log_only(record)
+        elif record.kind == "assistant":
+            self._assistant(record)
+        elif is_prompt(record):
+            self._prompt(record)
+        else:
+            self._user(record)
+        self._surface_of[index] = [seq for seq in range(start, len(self.events))
+                                   if self.events[seq].get("surfaceOp") is not None]
+
+    def finish(self) -> None:
+        """Close what the file proves finished: a turn whose last step answered without
+        calls or was interrupted; a step whose calls were all answered. What is left open
+        is a crash tail, for recovery to close."""
+        if not self._turn_open:
+            return
+        if self._interrupted or (self._step_open and not self._step_calls):
+            self._close_turn()
+        elif self._step_open and set(self._step_calls) <= self._answered:
+            self.emit("step/end", {"turn": self._turn, "step": self._step})
+            self._step_open = False
+
+    def emit(self, kind: str, data: dict[str, Any], **envelope: Any) -> int:
+        """Append one event; return its seq."""
+        seq = len(self.events)
+        self.events.append({"type": kind, "seq": seq, "time": self._time, "data": data,
+                            **envelope})
+        self.lines.append(self._line)
+        return seq
+
+    def _surface_event(self, kind: str, data: dict[str, Any], op: Any = "append",
+                       **envelope: Any) -> int:
+        """Append one model-visible event and fold it into the surface kept here."""
+        seq = self.emit(kind, data, surfaceOp=op, **envelope)
+        if op == "append":
+            self._surface.append(seq)
+        else:
+            self._surface = [seq]
+        return seq
+
+    def _log_only(self, record: Record) -> None:
+        self.emit(LOG_ONLY_PREFIX + record.kind, record.raw)
+
+    def _open_turn(self) -> None:
+        self._turn += 1
+        self._turn_open, self._interrupted = True, False
+        self._step, self._step_open, self._step_calls = 0, False, []
+        self.emit("turn/start", {"turn": self._turn})
+
+    def _close_turn(self) -> None:
+        """End the open turn: completed when its last step answered without calls,
+        aborted by the user otherwise."""
+        if self._step_open:
+            self.emit("step/end", {"turn": self._turn, "step": self._step})
+            self._step_open = False
+        finished = not self._interrupted and not self._step_calls and self._step > 0
+        reason = {"kind": "completed"} if finished else {"kind": "aborted",
+                                                         "reason": {"kind": "user"}}
+        self.emit("turn/end", {"turn": self._turn, "reason": reason})
+        self._turn_open = False
+
+    def _rewind(self, abandoned: list[int]) -> None:
+        """Close the abandoned branch's turn and hide its messages (``surface/rewind``)."""
+        if self._turn_open:
+            self._close_turn()
+        shadowed = sorted(seq for index in abandoned for seq in self._surface_of.get(index, ()))
+        if shadowed:
+            self.emit("surface/rewind", {"start": shadowed[0], "end": shadowed[-1],
+                                          "shadowedSeqs": shadowed})
+            hidden = set(shadowed)
+            self._surface = [seq for seq in self._surface if seq not in hidden]
+
+    def _prompt(self, record: Record) -> None:
+        if self._turn_open:
+            self._close_turn()
+        self._open_turn()
+        self._user_message(record, "user")
+
+    def _user_message(self, record: Record, source: str) -> None:
+        blocks = [_user_block(b) for b in content_blocks(record.message)
+                  if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        message = {"id": record.uuid, "role": "user", "content": blocks,
+                   "source": {"kind": source}}
+        if record.raw.get("isCompactSummary") is True and self._surface:
+            op = {"op": "replace", "startSeq": self._surface[0], "endSeq": self._surface[-1]}
+            self._surface_event("user/message", message, op)
+        else:
+            self._surface_event("user/message", message)
+
+    def _user(self, record: Record) -> None:
+        """A user record that is no prompt: tool results, then any other text (an
+        interrupt note, injected context, a compaction summary)."""
+        results = tool_results(record)
+        for block in results:
+            self._result(record, block)
+        texts = [b for b in content_blocks(record.message)
+                 if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        if texts or not results:
+            first = block_text(texts[0]) if texts else ""
+            if first.startswith(INTERRUPT_PREFIX):
+                self._interrupted = True
+                self._user_message(record, "interrupt")
+            elif record.raw.get("isCompactSummary") is True:
+                self._user_message(record, "compact-checkpoint")
+            else:
+                self._user_message(record, "runtime-context")
+
+    def _assistant(self, record: Record) -> None:
+        key = _message_id(record)
+        if key in self._written_messages:
+            self.merged += 1
+            return
+        self._written_messages.add(key)  # type: ignore[arg-type]
+        parts = [self.records[i] for i in self._messages.get(key, [])] or [record]  # type: ignore[arg-type]
+        if not self._turn_open:
+            self._open_turn()
+        if self._step_open:
+            self.emit("step/end", {"turn": self._turn, "step": self._step})
+        self._step += 1
+        self._step_open = True
+        self.emit("step/start", {"turn": self._turn, "step": self._step})
+        content = [_assistant_block(b) for part in parts for b in content_blocks(part.message)]
+        model = record.message.get("model") if record.message else None
+        message = {"id": key, "role": "assistant", "content": content,
+                   "source": {"kind": "model", "provider": "anthropic",
+                              "model": model if isinstance(model, str) else None}}
+        data: dict[str, Any] = {"turn": self._turn, "step": self._step, "message": message,
+                                "stream": []}
+        usage = _usage(parts)
+        if usage:
+            data["usage"] = usage
+        self._surface_event("assistant/message", data)
+        self._step_calls = [b["id"] for b in content if b["type"] == "tool-call"]
+        for block in content:
+            if block["type"] != "tool-call" or block["id"] in self._calls:
+                continue
+            dispatched = self.reasons.get(block["id"]) != "rejected by user"
+            self._calls[block["id"]] = self.emit("tool/call", {
+                "turn": self._turn, "step": self._step, "callId": block["id"],
+                "name": block["name"], "arguments": block["arguments"]}) if dispatched else None
+
+    def _result(self, record: Record, block: dict[str, Any]) -> None:
+        call_id = block.get("tool_use_id")
+        if not isinstance(call_id, str):
+            self.log.add(record.line, "wrong_shape", "tool_result without a string "
+                         "'tool_use_id': kept as a result of no call", "warning")
+            call_id = None
+        elif call_id not in self._calls:
+            self.log.add(record.line, "orphan_result", "tool_result answers no tool_use of "
+                         "this file", "warning")
+        flag = block.get("is_error")
+        if flag is not None and not isinstance(flag, bool):
+            self.log.add(record.line, "wrong_shape", f"'is_error' is {type(flag).__name__}, "
+                         "not a boolean: read as not an error", "warning")
+        reason = self.reasons.get(call_id) if call_id is not None else None
+        message = {"id": record.uuid, "role": "tool", "toolCallId": call_id,
+                   "isError": flag is True, "source": {"kind": "tool", "callId": call_id},
+                   "content": _result_content(block.get("content"))}
+        data: dict[str, Any] = {"turn": self._turn, "step": self._step, "message": message}
+        if reason is not None:
+            data["error"] = OUTCOME_UNKNOWN if reason == "interrupted mid-run" else NOT_STARTED
+        dispatched = self._calls.get(call_id) if call_id is not None else None
+        envelope = {"sourceEventSeqs": [dispatched]} if dispatched is not None else {}
+        self._surface_event("tool/result", data, **envelope)
+        if call_id is not None:
+            self._answered.add(call_id)
+
+
+def _message_id(record: Record) -> str | None:
+    """Return the step key of an assistant record: ``message.id``, else its ``uuid``."""
+    message_id = record.message.get("id") if record.message else None
+    return message_id if isinstance(message_id, str) else record.uuid
+
+
+def _usage(parts: list[Record]) -> dict[str, int]:
+    """Return the dsh usage of one step: the last ``message.usage`` of its records (each
+    repeats it; counted once)."""
+    for part in reversed(parts):
+        usage = part.message.get("usage") if part.message else None
+        if isinstance(usage, dict):
+            return {ours: usage[theirs] for ours, theirs in _USAGE_KEYS
+                    if type(usage.get(theirs)) is int}
+    return {}
+
+
+def _assistant_block(block: Any) -> dict[str, Any]:
+    """Return an assistant content block in dsh shape (unknown ones kept, renamed)."""
+    if not isinstance(block, dict):
+        return {"type": "plugin:claude-code", "value": block}
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block_text(block)}
+    if kind == "thinking":
+        thinking = block.get("thinking")
+        return {"type": "reasoning", "text": thinking if isinstance(thinking, str) else ""}
+    if kind == "tool_use" and isinstance(block.get("id"), str):
+        name = block.get("name")
+        return {"type": "tool-call", "id": block["id"],
+                "name": name if isinstance(name, str) else None,
+                "arguments": _json_text(block.get("input", {}))}
+    return {**block, "type": f"plugin:{kind}"}
+
+
+def _json_text(value: Any) -> str:
+    """Return a tool call's input as the JSON text dsh keeps (integers beyond 64 bits too)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
+def _user_block(block: Any) -> dict[str, Any]:
+    """Return a user content block in dsh shape."""
+    if isinstance(block, dict) and block.get("type") == "text":
+        return {"type": "text", "text": block_text(block)}
+    if isinstance(block, dict) and block.get("type") == "image":
+        return {"type": "image", "attachment": block.get("source")}
+    return {"type": "plugin:claude-code", "value": block}
+
+
+def _result_content(content: Any) -> list[dict[str, Any]]:
+    """Return a tool_result's content as dsh blocks."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [_user_block(b) for b in content]
+    return []

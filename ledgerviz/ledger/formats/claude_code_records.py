@@ -1,0 +1,179 @@
+"""Claude Code session records: each decoded line checked into a ``Record`` (stdlib).
+
+Claude Code has no published record spec; the kinds and fields read here are the ones
+``/work/shared/FOREIGN_FORMATS.md`` §1 lists. A field of the wrong shape is a diagnostic
+and reads as absent, never an exception.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any, NamedTuple
+
+from ledgerviz.ledger.diagnostics import DiagnosticSink
+
+CONVERSATION_KINDS = frozenset({"user", "assistant", "system"})
+"""Record kinds that may carry model-visible messages."""
+BOOKKEEPING_KINDS = frozenset({
+    "summary", "progress", "attachment", "queue-operation", "file-history-snapshot",
+    "custom-title", "agent-name", "ai-title", "tag", "pr-link", "agent-setting", "last-prompt",
+})
+"""Known kinds that never reach the model: kept as log-only events, not diagnosed."""
+UNKNOWN = "unknown"
+"""The kind of a record whose ``type`` is missing or not a string."""
+FOREIGN = "foreign"
+"""The kind of a line in another transcript format (dsh, Codex, Gemini)."""
+
+REJECTION_PREFIXES = (
+    "The user doesn't want to proceed with this tool use",
+    "The user doesn't want to take this action right now",
+)
+"""How Claude Code's fixed texts for a refused (or cancelled) tool call begin."""
+INTERRUPT_PREFIX = "[Request interrupted by user"
+INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+_CODEX_KINDS = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
+                          "compacted"})
+
+
+class Record(NamedTuple):
+    """One Claude Code line as the reader uses it."""
+
+    line: int
+    kind: str
+    """``type`` (``user``, ``assistant``, ``system``, a bookkeeping kind, any other string),
+    ``UNKNOWN`` or ``FOREIGN``."""
+    raw: dict[str, Any]
+    uuid: str | None
+    parent: str | None
+    """``parentUuid``; for a ``compact_boundary`` with none, its ``logicalParentUuid``."""
+    time: int | None
+    """``timestamp`` as epoch milliseconds."""
+    session: str | None
+    sidechain: bool
+    message: dict[str, Any] | None
+    """The ``message`` object of a user or assistant record."""
+
+
+def record_of(value: Any, line: int, log: DiagnosticSink) -> Record | None:
+    """Return the ``Record`` of one decoded line (None, with an error, if not an object)."""
+    if not isinstance(value, dict):
+        log.add(line, "not_an_object", f"line is JSON {type(value).__name__}, not an object")
+        return None
+    kind = value.get("type")
+    if _is_foreign(value, kind):
+        log.add(line, "mixed_format", "line is in another transcript format (dsh, Codex or "
+                "Gemini): kept as a log-only event", "warning")
+        kind = FOREIGN
+    elif not isinstance(kind, str):
+        log.add(line, "wrong_shape", "record has no string 'type': kept as a log-only event",
+                "warning")
+        kind = UNKNOWN
+    parent = _string(value, "parentUuid", line, log)
+    if parent is None and kind == "system" and value.get("subtype") == "compact_boundary":
+        parent = _string(value, "logicalParentUuid", line, log)
+    message = value.get("message")
+    if kind in ("user", "assistant") and not isinstance(message, dict):
+        log.add(line, "wrong_shape", f"{kind} record has no 'message' object: kept as a "
+                "log-only event", "warning")
+        message = None
+    return Record(
+        line,
+        kind,
+        value,
+        _string(value, "uuid", line, log),
+        parent,
+        _time(value.get("timestamp"), line, log),
+        _string(value, "sessionId", line, log),
+        value.get("isSidechain") is True,
+        message if isinstance(message, dict) else None,
+    )
+
+
+def content_blocks(message: dict[str, Any] | None) -> list[Any]:
+    """Return a message's content as a list of blocks (a string is one text block)."""
+    content = message.get("content") if message is not None else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else []
+
+
+def block_text(block: Any) -> str:
+    """Return the text of a text block, or of a tool_result's content (else "")."""
+    if not isinstance(block, dict):
+        return ""
+    if block.get("type") == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else ""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(block_text(part) for part in content)
+    return ""
+
+
+def tool_results(record: Record) -> list[dict[str, Any]]:
+    """Return the ``tool_result`` blocks of a user record."""
+    return [b for b in content_blocks(record.message)
+            if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def is_prompt(record: Record) -> bool:
+    """Return whether ``record`` starts a turn: a user record with typed text (no
+    ``tool_result``), neither ``isMeta`` nor ``isCompactSummary`` nor an interrupt note."""
+    if record.kind != "user" or record.message is None:
+        return False
+    raw = record.raw
+    if raw.get("isMeta") is True or raw.get("isCompactSummary") is True:
+        return False
+    blocks = content_blocks(record.message)
+    texts = [block_text(b) for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    if not texts or any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+        return False
+    return not texts[0].startswith(INTERRUPT_PREFIX)
+
+
+def is_rejection(block: dict[str, Any]) -> bool:
+    """Return whether a tool_result is Claude Code's fixed refusal (an error whose text
+    begins with one of ``REJECTION_PREFIXES``)."""
+    return block.get("is_error") is True and block_text(block).startswith(REJECTION_PREFIXES)
+
+
+def _is_foreign(value: dict[str, Any], kind: Any) -> bool:
+    """Return whether a line is a dsh, Codex or Gemini line rather than a Claude Code one."""
+    if kind == "session" and "version" in value:
+        return True  # a dsh header
+    if isinstance(kind, str) and "/" in kind and "data" in value:
+        return True  # a dsh event
+    if kind in _CODEX_KINDS and "payload" in value:
+        return True
+    return "projectHash" in value or "$rewindTo" in value or "$set" in value  # Gemini
+
+
+def _string(value: dict[str, Any], key: str, line: int, log: DiagnosticSink) -> str | None:
+    """Return ``value[key]`` when it is a string; a present non-string, non-null value is
+    a warning and reads as absent."""
+    found = value.get(key)
+    if found is None or isinstance(found, str):
+        return found
+    log.add(line, "wrong_shape", f"'{key}' is {type(found).__name__}, not a string: ignored",
+            "warning")
+    return None
+
+
+def _time(value: Any, line: int, log: DiagnosticSink) -> int | None:
+    """Return an ISO 8601 ``timestamp`` as epoch milliseconds (naive: UTC); a value that is
+    not one is a warning and reads as absent."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        log.add(line, "wrong_shape", "'timestamp' is not an ISO 8601 time: ignored", "warning")
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _MS

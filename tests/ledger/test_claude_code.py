@@ -1,0 +1,238 @@
+"""The Claude Code reader: every expected value below was worked out by hand from the
+fixtures' lines (``tests/data/claude_code/README.md`` describes them)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+import ledgerviz
+from ledgerviz.ledger import LedgerError, formats
+from ledgerviz.ledger.formats import claude_code
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
+PROJECTS = DATA / "projects"
+
+BASIC_TYPES = [
+    "claude-code/file-history-snapshot",
+    "turn/start", "user/message", "step/start", "assistant/message", "tool/call", "tool/call",
+    "tool/result", "claude-code/progress", "tool/result",
+    "step/end", "step/start", "assistant/message", "claude-code/bridge-status",
+    "step/end", "turn/end",
+    "turn/start", "user/message", "step/start", "assistant/message", "tool/result",
+    "step/end", "step/start", "assistant/message", "step/end", "turn/end",
+    "turn/start", "user/message", "step/start", "assistant/message", "tool/call",
+    "claude-code/progress", "tool/result", "user/message", "step/end", "turn/end",
+    "turn/start", "user/message", "step/start", "assistant/message", "tool/call",
+]
+
+
+def load(name: str) -> ledgerviz.Ledger:
+    return ledgerviz.load(DATA / name)
+
+
+def test_a_transcript_is_recognised_by_its_first_line() -> None:
+    for name in ("basic.jsonl", "rewind.jsonl"):  # a file-history-snapshot; a prompt
+        assert formats.detect_format((DATA / name).read_bytes()).name == "claude_code"
+    assert claude_code.sniff(b'{"parentUuid":null,"sessionId":"s","type":"us')  # cut short
+    dsh = b'{"type":"session","version":4,"id":"s","createdAt":0,"isSeeded":false}\n'
+    gemini = b'{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t"}\n'
+    codex = b'{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}\n'
+    assert not any(map(claude_code.sniff, (dsh, gemini, codex, b"", b"[1]\n")))
+
+
+def test_basic_events_turns_steps_and_lines() -> None:
+    session = load("basic.jsonl").sessions[0]
+    assert session.format == "claude_code" and session.key == "basic"
+    assert [event["type"] for event in session.events] == BASIC_TYPES
+    assert [event["seq"] for event in session.events] == list(range(41))
+    # the three records of msg_1 (lines 3-5) are one step: its events all cite line 3
+    assert session.lines[3:7] == [3, 3, 3, 3] and session.lines[7] == 6
+    assert session.header == {"type": "session", "version": 4, "id": "basic",
+                              "createdAt": 1767607200000, "isSeeded": False,
+                              "cwd": "/home/dev/repo"}
+    message = session.events[4]["data"]["message"]
+    assert [block["type"] for block in message["content"]] == ["text", "tool-call", "tool-call"]
+    assert message["content"][1]["arguments"] == '{"command":"ls"}'
+
+
+def test_basic_every_line_is_accounted_for() -> None:
+    session = load("basic.jsonl").sessions[0]
+    counts = [d for d in session.diagnostics if d.kind == "line_counts"]
+    assert counts[0].message.startswith("21 lines: 19 records written as events, 2 assistant "
+                                        "records merged")
+    assert session.lines_skipped == 2  # 19 + 2 = 21
+    unknown = [d for d in session.diagnostics if d.kind == "unknown_record"]
+    assert [(d.line, d.severity) for d in unknown] == [(10, "warning")]
+    assert "1 record(s) of unknown kind 'bridge-status'" in unknown[0].message
+
+
+def test_basic_usage_is_counted_once_per_step() -> None:
+    steps = load("basic.jsonl").frames.steps
+    assert steps[["turn", "step"]].values.tolist() == [[1, 1], [1, 2], [2, 1], [2, 2], [3, 1],
+                                                       [4, 1]]
+    first = steps.iloc[0]
+    assert (first["input_tokens"], first["output_tokens"], first["cache_read_tokens"]) == (
+        10, 5, 100)
+    assert steps["input_tokens"].sum() == 10 + 30 + 40 + 50 + 60 + 70
+
+
+def test_basic_call_statuses_and_reasons() -> None:
+    calls = load("basic.jsonl").frames.calls.set_index("call_id")
+    assert calls[["status", "status_reason", "is_error"]].values.tolist() == [
+        ["ok", "answered", False],
+        ["error", "answered", True],
+        ["not_started", "rejected by user", True],
+        ["outcome_unknown", "interrupted mid-run", True],
+        ["outcome_unknown", "no result at end of file", False],
+    ]
+    # a refusal alone never ran: no tool/call; an interrupted one did
+    assert calls["dispatched_seq"].tolist()[2:] == [pd.NA, 30, 40]
+    assert calls.loc["toolu_4", "error_code"] == "TOOL_OUTCOME_UNKNOWN"
+
+
+def test_basic_turn_ends() -> None:
+    turns = load("basic.jsonl").frames.turns
+    assert turns["end_reason"].tolist()[:3] == ["completed", "completed", "aborted"]
+    assert turns["end_reason"].isna().tolist()[3]  # turn 4 is left open by the crash
+    assert turns[["steps", "calls"]].values.tolist() == [[2, 2], [2, 1], [1, 1], [1, 1]]
+
+
+def test_a_crashed_tool_use_is_invalid_as_recorded_and_valid_after_synthesize() -> None:
+    ledger = load("basic.jsonl")
+    recorded = ledger.context("recorded", provider="anthropic")
+    assert recorded.valid["anthropic"] is False
+    assert [(p.kind, p.call_id) for p in recorded.problems["anthropic"]] == [
+        ("missing_result", "toolu_5")]
+    assert ledger.context("synthesize", provider="anthropic").valid["anthropic"] is True
+    closers = ledger.recovery("synthesize").analyses["basic"].closers
+    assert [(e["type"], e["data"].get("error", {}).get("code")) for e in closers] == [
+        ("tool/result", "TOOL_OUTCOME_UNKNOWN"), ("step/end", None), ("turn/end", None)]
+    assert closers[0]["sourceEventSeqs"] == [40]
+
+
+def test_fork_points_are_the_calls_that_may_have_run() -> None:
+    # toolu_4 (interrupted mid-run, msg_5 at seq 29); after the fork, toolu_5 (msg_6, seq 39).
+    # The refused toolu_3 (not started) is no fork point.
+    assert load("basic.jsonl").recovery("fork").analyses["basic"].fork_points == [29, 39]
+
+
+def test_a_rewind_abandons_the_older_branch() -> None:
+    ledger = load("rewind.jsonl")
+    session = ledger.sessions[0]
+    rewind = session.events[17]
+    assert rewind["type"] == "surface/rewind"
+    assert rewind["data"] == {"start": 7, "end": 14, "shadowedSeqs": [7, 9, 11, 14]}
+    assert [e["type"] for e in session.events[15:19]] == ["step/end", "turn/end",
+                                                          "surface/rewind", "turn/start"]
+    analysis = ledger.recovery("recorded").analyses["rewind"]
+    assert analysis.surface == [1, 3, 19, 21]
+    assert analysis.abandoned_seqs == [7, 9, 11, 14]
+    call = ledger.frames.calls.iloc[0]
+    assert (call["call_id"], call["status"], call["branch"], call["settled"]) == (
+        "toolu_1", "ok", "abandoned", False)
+    messages = ledger.frames.messages
+    assert messages[messages["branch"] == "abandoned"]["seq"].tolist() == [7, 9, 11, 14]
+
+
+def test_the_newest_branch_is_active_wherever_it_sits_in_the_file(tmp_path: Path) -> None:
+    lines = (DATA / "rewind.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "rewind.jsonl"  # the rewound branch written first, the older one after
+    path.write_bytes(b"".join([*lines[:2], *lines[6:], *lines[2:6]]))
+    ledger = ledgerviz.load(path)
+    analysis = ledger.recovery("recorded").analyses["rewind"]
+    texts = [ledger.sessions[0].events[i]["data"].get("content", [{}])[0].get("text")
+             for i in analysis.surface if ledger.sessions[0].events[i]["type"] == "user/message"]
+    assert texts == ["write a poem about roses", "make it shorter instead"]
+    assert len(analysis.abandoned_seqs) == 4
+
+
+def test_false_forks_are_linearised() -> None:
+    ledger = load("false_forks.jsonl")
+    session = ledger.sessions[0]
+    types = [event["type"] for event in session.events]
+    assert "surface/rewind" not in types
+    assert types == [
+        "turn/start", "user/message", "step/start", "assistant/message", "tool/call",
+        "tool/call", "tool/result", "tool/result", "claude-code/attachment",
+        "claude-code/progress", "step/end", "step/start", "assistant/message",
+        "claude-code/system", "user/message", "step/end", "turn/end", "turn/start",
+        "user/message", "step/start", "assistant/message", "step/end", "turn/end",
+    ]
+    # one merged record (line 3), two copies (the replayed prompt and the repeated uuid)
+    assert session.lines_skipped == 3
+    summary = session.events[14]
+    assert summary["surfaceOp"] == {"op": "replace", "startSeq": 1, "endSeq": 12}
+    assert summary["data"]["source"] == {"kind": "compact-checkpoint"}
+    assert ledger.recovery("recorded").analyses["false_forks"].surface == [14, 18, 20]
+    assert ledger.frames.calls["status"].tolist() == ["ok", "ok"]
+    assert not ledger.frames.events["branch"].eq("abandoned").any()
+
+
+def test_a_projects_folder_links_subagents_and_resumes(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(PROJECTS, home / ".claude" / "projects")
+    monkeypatch.setenv("HOME", str(home))
+    ledger = ledgerviz.load("~/.claude/projects")
+    assert ledger.keys == ["0b5e7c1e-main", "agent-a7f3", "9d2f4a60-resumed"]
+    lineage = ledger.frames.lineage.set_index("session")
+    assert lineage["parent_session"].tolist()[1:] == ["0b5e7c1e-main", "0b5e7c1e-main"]
+    assert lineage["relation"].tolist() == ["root", "subagent", "fork"]
+    # the resume replays 5 lines (summary + 4 records) = 10 events; counted once, in the main
+    assert lineage.loc["9d2f4a60-resumed", "inherited_events"] == 10
+    events = ledger.frames.events
+    own = events[~events["inherited"]]
+    assert own.groupby("session", observed=True).size().to_dict() == {
+        "0b5e7c1e-main": 11, "agent-a7f3": 11, "9d2f4a60-resumed": 14}
+
+
+def test_hostile_lines_become_diagnostics(tmp_path: Path) -> None:
+    good = (DATA / "rewind.jsonl").read_bytes().splitlines(keepends=True)
+    hostile = [
+        good[0],
+        b'{"type":"user","uuid":7,"parentUuid":["x"],"timestamp":"yesterday","message":"hi"}\n',
+        b'[1, 2, 3]\n',
+        b'{"type": \n',
+        b'{"type":"session","version":4,"id":"s","createdAt":0,"isSeeded":false}\n',
+        b'{"uuid":"c1","parentUuid":"c2","type":"assistant","message":{"id":"m","content":[]}}\n',
+        b'{"uuid":"c2","parentUuid":"c1","type":"system"}\n',
+        b'{"type":"user","uuid":"r9","parentUuid":"a1","message":{"content":[{"type":'
+        b'"tool_result","tool_use_id":"nope","is_error":"true","content":5}]}}\n',
+        b'{"no_type":true}\n',
+        good[1],
+        b'{"type":"assistant","uuid":"t',  # torn
+    ]
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(b"".join(hostile))
+    session = ledgerviz.load(path, format="claude_code").sessions[0]
+    kinds = {(d.line, d.kind) for d in session.diagnostics}
+    assert {(2, "wrong_shape"), (3, "not_an_object"), (4, "invalid_json"),
+            (5, "mixed_format"), (8, "orphan_result"), (8, "wrong_shape"),
+            (9, "wrong_shape"), (11, "torn_tail")} <= kinds
+    assert sum(d.kind == "parent_cycle" for d in session.diagnostics) == 1
+    counts = next(d for d in session.diagnostics if d.kind == "line_counts")
+    assert counts.message.startswith("11 lines: 8 records written as events, 0 assistant "
+                                     "records merged into the step of an earlier one (same "
+                                     "message.id), 0 replayed copies skipped, 3 unreadable")
+    ledger = ledgerviz.load(path, format="claude_code")
+    assert len(ledger.frames.events) == len(session.events)
+    with pytest.raises(LedgerError, match="not_an_object"):
+        ledgerviz.load(path, format="claude_code", strict=True)
+
+
+def test_a_50_mb_line_is_read(tmp_path: Path) -> None:
+    big = {"parentUuid": "a1", "type": "user", "uuid": "big", "sessionId": "s",
+           "timestamp": "2026-01-05T10:00:06.000Z",
+           "message": {"role": "user", "content": "x" * (50 << 20)}}
+    lines = (DATA / "rewind.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"".join([*lines[:2], orjson.dumps(big) + b"\n"]))
+    session = ledgerviz.load(path).sessions[0]
+    assert session.format == "claude_code"
+    assert [e["type"] for e in session.events][-2:] == ["turn/start", "user/message"]
+    assert len(session.events[-1]["data"]["content"][0]["text"]) == 50 << 20
