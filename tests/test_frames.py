@@ -431,3 +431,18 @@ def test_calls_take_their_times_from_the_events_with_their_seqs(seqs: tuple[obje
     assert calls["dispatch_time"].tolist() == [pd.Timestamp(2000, unit="ms", tz="UTC")]
     assert calls["result_time"].tolist() == [pd.Timestamp(3500, unit="ms", tz="UTC")]
     assert calls["duration"].tolist() == [pd.Timedelta(1500, unit="ms")]
+
+
+def test_status_reasons_of_dsh_calls_are_derived() -> None:
+    reasons = {
+        policy: ledgerviz.load(UNRECOVERED).recovery(policy).frames.calls["status_reason"].tolist()
+        for policy in ("recorded", "synthesize")
+    }
+    # the scheduler failed with three calls unanswered; synthesize's results keep the reason
+    assert reasons["recorded"] == reasons["synthesize"] == [
+        "answered", "answered", "answered", *["no result in a closed step"] * 3]
+    semantic = ledgerviz.load(next(DSH.glob("*semantic-checkpoint*"))).frames.calls
+    assert semantic["status_reason"].tolist() == ["synthetic closer"]  # a runtime's closer
+    assert ledgerviz.load(EXAMPLES).frames.calls["status_reason"].cat.categories.tolist() == [
+        "answered", "synthetic closer", "no result in a closed step", "no result at end of file",
+        "rejected by user", "interrupted mid-run"]

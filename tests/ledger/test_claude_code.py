@@ -236,3 +236,23 @@ def test_a_50_mb_line_is_read(tmp_path: Path) -> None:
     assert session.format == "claude_code"
     assert [e["type"] for e in session.events][-2:] == ["turn/start", "user/message"]
     assert len(session.events[-1]["data"]["content"][0]["text"]) == 50 << 20
+
+
+def test_the_reader_imports_only_stdlib_orjson_and_the_vocabulary() -> None:
+    import ast
+    import sys
+
+    package = Path(claude_code.__file__).parent
+    for path in sorted(package.glob("claude_code*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                allowed = (name.split(".")[0] in {*sys.stdlib_module_names, "orjson"}
+                           or name.startswith("ledgerviz.ledger")
+                           or name == "ledgerviz.recovery.vocab")
+                assert allowed, f"{path.name} imports {name}"
