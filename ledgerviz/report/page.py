@@ -286,7 +286,9 @@ def _session_section(wide: _Ledgerwide, log: SessionLog, index: int, axis: Axis,
     the fork policy) one story of the session and each child instead."""
     key = log.key
     recorded = wide.ledger.recovery("recorded").analyses[key]
-    meta = (f"file <code>{escape(log.path)}</code> · format version {escape(log.version)}"
+    read_as = (f"format version {escape(log.version)}" if log.format == "dsh"
+               else f"format {escape(log.format)}")
+    meta = (f"file <code>{escape(log.path)}</code> · {read_as}"
             f" · timeline policy: <b>{escape(wide.policy)}</b>")
     stories = _story_figures(log, children, wide.policy, axis)
     if stories:

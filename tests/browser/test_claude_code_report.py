@@ -1,0 +1,72 @@
+"""``ledgerviz report`` of a ``~/.claude/projects`` folder, opened in headless Chromium: the
+Claude Code session with a rewind draws its abandoned branch in its own lanes, beside the
+active one. With LEDGERVIZ_README_SCREENSHOT=1 it refreshes docs/images/claude-code-rewind.png."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
+from playwright.sync_api import Browser, sync_playwright
+
+from ledgerviz.cli import main
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "claude_code"
+SCREENSHOT = ROOT / "docs" / "images" / "claude-code-rewind.png"
+REWIND_ID = "3f1c2a9e-rewind"
+
+DRAWN = """div => {
+    const lanes = div._fullLayout.yaxis.ticktext || [];
+    const traces = Object.fromEntries((div.data || []).map(t =>
+        [t.name, (t.x || []).filter(x => x !== null).length]));
+    return {lanes, traces, svg: div.querySelectorAll('.scatterlayer .trace').length};
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM.exists(), MISSING
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+def test_the_abandoned_branch_of_a_rewind_is_drawn(browser: Browser, tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    shutil.copytree(DATA / "projects", projects)
+    shutil.copy(DATA / "rewind.jsonl", projects / "-home-dev-repo" / f"{REWIND_ID}.jsonl")
+    report = tmp_path / "report.html"
+    assert main(["report", str(projects), "-o", str(report)]) == 0
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(report.as_uri())
+    section = page.locator("section.session", has_text=f"Session {REWIND_ID}")
+    section.scroll_into_view_if_needed()
+    plot = section.locator("div.lv-plot")
+    page.wait_for_function("div => div.dataset.state === 'drawn'", arg=plot.element_handle(),
+                           timeout=30_000)
+    shown = plot.evaluate(DRAWN)
+    assert "abandoned events" in shown["lanes"] and "abandoned calls" in shown["lanes"]
+    # the four messages of the rewound prompt's branch (seqs 7, 9, 11, 14), its one call
+    assert shown["traces"]["abandoned event"] == 4
+    assert shown["traces"]["event the model sees"] == 4
+    assert shown["svg"] == len(shown["traces"])
+    assert errors == []
+    page.mouse.move(1, 1)
+    shot = tmp_path / "rewind.png"
+    section.screenshot(path=str(shot))
+    assert shot.stat().st_size > 20_000
+    if os.environ.get("LEDGERVIZ_README_SCREENSHOT") == "1":
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, SCREENSHOT)
+    page.close()
