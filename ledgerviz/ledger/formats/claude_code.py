@@ -29,9 +29,9 @@ from ledgerviz.ledger.formats.claude_code_records import (
     CONVERSATION_KINDS,
     FOREIGN,
     Record,
-    is_prompt,
     record_of,
 )
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
 
@@ -56,13 +56,18 @@ def sniff(head: bytes) -> bool:
 
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
     """Return the session of one Claude Code transcript given as its chunks."""
-    log = DiagnosticLog(path, strict=options.strict)
+    with paused_gc():  # millions of acyclic dicts: collections would cost more than reading
+        return _read(path, chunks, DiagnosticLog(path, strict=options.strict))
+
+
+def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
+    """Return the session of one transcript, its problems recorded in ``log``."""
     records, total = _records(chunks, log)
     identity = _Identity(path, records)
     in_graph = [r.uuid is not None and r.kind != FOREIGN and identity.owns(r) for r in records]
     in_chain = [owned and r.kind in ("user", "assistant") for owned, r in zip(in_graph, records,
                                                                               strict=True)]
-    branches = plan_branches(records, in_graph, is_prompt, log)
+    branches = plan_branches(records, in_graph, log)
     reasons = refusals(records, branches.order)
     writer = EventWriter(records, in_chain, branches, reasons, log)
     inherited = identity.inherited(records, branches.order)

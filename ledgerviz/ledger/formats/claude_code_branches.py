@@ -12,7 +12,7 @@ replay) and everything below them: copies are skipped, counted once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
@@ -34,7 +34,6 @@ class Branches(NamedTuple):
 def plan_branches(
     records: Sequence[Record],
     in_graph: Sequence[bool],
-    is_prompt: Callable[[Record], bool],
     log: DiagnosticSink,
 ) -> Branches:
     """Return the writing plan of ``records`` (``in_graph``: which take part in the
@@ -55,7 +54,7 @@ def plan_branches(
     rewinds: dict[int, list[int]] = {}
     below = _Subtrees(records, children)
     for siblings in list(children.values()):
-        prompts = [i for i in siblings if is_prompt(records[i])]
+        prompts = [i for i in siblings if records[i].prompt]
         if len(prompts) < 2:
             continue
         distinct = _without_replays(records, prompts, below, skipped)

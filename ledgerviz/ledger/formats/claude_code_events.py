@@ -29,7 +29,6 @@ from ledgerviz.ledger.formats.claude_code_records import (
     Record,
     block_text,
     content_blocks,
-    is_prompt,
     is_rejection,
     tool_results,
 )
@@ -54,7 +53,7 @@ def refusals(records: Sequence[Record], order: Sequence[int]) -> dict[str, Statu
         record = records[index]
         if record.kind == "progress":
             ran.update((record.raw.get("toolUseID"), record.raw.get("parentToolUseID")))
-        elif is_prompt(record):
+        elif record.prompt:
             turn += 1
         elif record.kind == "user":
             blocks = content_blocks(record.message)
@@ -118,7 +117,7 @@ class EventWriter:
             self._log_only(record)
         elif record.kind == "assistant":
             self._assistant(record)
-        elif is_prompt(record):
+        elif record.prompt:
             self._prompt(record)
         else:
             self._user(record)

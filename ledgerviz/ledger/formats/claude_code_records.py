@@ -55,6 +55,9 @@ class Record(NamedTuple):
     sidechain: bool
     message: dict[str, Any] | None
     """The ``message`` object of a user or assistant record."""
+    prompt: bool
+    """Whether the record starts a turn: a user record with typed text (no ``tool_result``),
+    neither ``isMeta`` nor ``isCompactSummary`` nor an interrupt note."""
 
 
 def record_of(value: Any, line: int, log: DiagnosticSink) -> Record | None:
@@ -89,6 +92,7 @@ def record_of(value: Any, line: int, log: DiagnosticSink) -> Record | None:
         _string(value, "sessionId", line, log),
         value.get("isSidechain") is True,
         message if isinstance(message, dict) else None,
+        kind == "user" and isinstance(message, dict) and _is_prompt(value, message),
     )
 
 
@@ -121,15 +125,11 @@ def tool_results(record: Record) -> list[dict[str, Any]]:
             if isinstance(b, dict) and b.get("type") == "tool_result"]
 
 
-def is_prompt(record: Record) -> bool:
-    """Return whether ``record`` starts a turn: a user record with typed text (no
-    ``tool_result``), neither ``isMeta`` nor ``isCompactSummary`` nor an interrupt note."""
-    if record.kind != "user" or record.message is None:
-        return False
-    raw = record.raw
+def _is_prompt(raw: dict[str, Any], message: dict[str, Any]) -> bool:
+    """Return whether a user record's ``raw`` fields and ``message`` start a turn."""
     if raw.get("isMeta") is True or raw.get("isCompactSummary") is True:
         return False
-    blocks = content_blocks(record.message)
+    blocks = content_blocks(message)
     texts = [block_text(b) for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
     if not texts or any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
         return False

@@ -1,0 +1,178 @@
+"""Foreign-format benchmark: a Claude Code transcript beside a dsh ledger of the same size.
+
+Run: python benchmarks/bench_foreign.py [--mib 64] [--rounds 1] [--keep DIR]
+
+Generates a Claude Code-shaped transcript and a dsh v4 ledger (``bench_load``'s) of about
+``--mib`` MiB each (1024 for the issue's ~1 GB), then, in a fresh Python process per route
+and format (peak memory is the process's own), times ``ledgerviz.load`` alone and
+``ledgerviz.load`` + every frame. Figures are per MiB of file, and the Claude Code / dsh
+ratio of each, so that the two files need not be exactly the same size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+from bench_load import in_fresh_process, load_average, run_route, write_ledger
+
+ROUTES = ("load", "frames")
+FORMATS = ("claude_code", "dsh")
+DSH_BYTES_PER_EVENT = 237
+"""About what ``bench_load.write_ledger`` writes per event (226 MiB for 1M events)."""
+START = datetime(2026, 1, 5, 10, tzinfo=UTC)
+
+
+def _turn_records(turn: int, parent: str | None) -> Iterator[dict[str, Any]]:
+    """Yield one realistic Claude Code turn: a prompt; an API message split over three
+    assistant records (thinking, two tool_use) with the same usage; two results with their
+    ``toolUseResult`` copies and a progress record; a final answer."""
+    session = "b3c1f0de-5a8e-4c1e-9f7e-0d2f1a9b7c31"
+    envelope = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/repo",
+                "sessionId": session, "version": "2.0.31", "gitBranch": "main"}
+    clock = START + timedelta(seconds=30 * turn)
+    usage = {"input_tokens": 12 + turn % 50, "output_tokens": 140,
+             "cache_read_input_tokens": 18_000 + turn, "cache_creation_input_tokens": 900,
+             "service_tier": "standard"}
+    count = 0
+
+    def record(kind: str, **fields: Any) -> dict[str, Any]:
+        nonlocal parent, count
+        count += 1
+        uuid = f"{turn:08x}-0000-4000-8000-{count:012x}"
+        made = {"parentUuid": parent, **envelope, "type": kind, "uuid": uuid,
+                "timestamp": (clock + timedelta(milliseconds=250 * count)).isoformat(), **fields}
+        parent = uuid
+        return made
+
+    yield record("user", message={"role": "user", "content": f"Please look at module {turn} "
+                                  "and run its tests; fix what fails."})
+    message = {"id": f"msg_{turn:024x}", "type": "message", "role": "assistant",
+               "model": "claude-sonnet-4-5-20250929", "stop_reason": None, "usage": usage}
+    calls = [(f"toolu_{turn:08x}read", "Read", {"file_path": f"/home/dev/repo/src/mod{turn}.py"}),
+             (f"toolu_{turn:08x}bash", "Bash", {"command": f"pytest tests/test_mod{turn}.py -q",
+                                                "description": "Run the module's tests"})]
+    blocks = [{"type": "thinking", "thinking": "I should read the module first, then run the "
+               "tests to see what fails." * 2, "signature": "EqQBCkYIBxgCKkB" * 8}]
+    blocks += [{"type": "tool_use", "id": cid, "name": name, "input": inp}
+               for cid, name, inp in calls]
+    for block in blocks:
+        yield record("assistant", message={**message, "content": [block]},
+                     requestId=f"req_{turn:024x}")
+    output = "def f(x):\n    return x * 2\n" * 12
+    for cid, name, _ in calls:
+        if name == "Bash":
+            yield record("progress", toolUseID=cid, parentToolUseID=cid,
+                         data={"type": "bash_progress", "output": "collected 12 items"})
+        yield record("user", message={"role": "user", "content": [
+            {"tool_use_id": cid, "type": "tool_result", "content": output}]},
+            toolUseResult={"stdout": output, "stderr": "", "interrupted": False})
+    yield record("assistant", message={**message, "id": f"msg_{turn:024x}b", "content": [
+        {"type": "text", "text": f"Module {turn} reads fine and its 12 tests pass."}]},
+        requestId=f"req_{turn:024x}b")
+
+
+def write_transcript(path: Path, size: int) -> int:
+    """Write a Claude Code transcript of at least ``size`` bytes; return its line count."""
+    lines = turn = 0
+    parent: str | None = None
+    written = 0
+    with path.open("wb") as out:
+        while written < size:
+            turn += 1
+            chunk = []
+            for made in _turn_records(turn, parent):
+                chunk.append(orjson.dumps(made))
+                parent = made["uuid"]
+            data = b"\n".join(chunk) + b"\n"
+            out.write(data)
+            written += len(data)
+            lines += len(chunk)
+    return lines
+
+
+def route_load(path: Path) -> tuple[int, Any]:
+    import ledgerviz
+
+    ledger = ledgerviz.load(path)
+    return len(ledger.sessions[0].events), ledger
+
+
+def route_frames(path: Path) -> tuple[int, Any]:
+    import ledgerviz
+
+    ledger = ledgerviz.load(path)
+    frames = ledger.frames
+    built = [frames.events, frames.turns, frames.steps, frames.calls, frames.messages,
+             frames.lineage]
+    return len(built[0]), (ledger, built)
+
+
+def _measure(files: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[dict]]:
+    """Run every route on every file once per round, each in a fresh process."""
+    results: dict[tuple[str, str], list[dict]] = {}
+    for number in range(1, rounds + 1):
+        print(f"round {number}/{rounds} ({load_average()} at its start)", flush=True)
+        for route in ROUTES:
+            for name in FORMATS:
+                figures = in_fresh_process(__file__, route, files[name])
+                results.setdefault((route, name), []).append(figures)
+                print(f"  {route:6} {name:11} {figures['seconds']:8.2f} s "
+                      f"{figures['peak_mib']:8.0f} MiB  ({figures['rows']:,} rows)", flush=True)
+    return results
+
+
+def _report(files: dict[str, Path], results: dict[tuple[str, str], list[dict]]) -> None:
+    """Print median time and peak memory per MiB of file, and the Claude Code / dsh ratios."""
+    size = {name: path.stat().st_size / 2**20 for name, path in files.items()}
+    print(f"files: claude_code {size['claude_code']:.0f} MiB, dsh {size['dsh']:.0f} MiB")
+    for route in ROUTES:
+        per: dict[str, tuple[float, float]] = {}
+        for name in FORMATS:
+            runs = results[(route, name)]
+            seconds = statistics.median(r["seconds"] for r in runs)
+            peak = statistics.median(r["peak_mib"] for r in runs)
+            per[name] = (seconds / size[name], peak / size[name])
+            print(f"{route:6} {name:11} {seconds:8.2f} s  {size[name] / seconds:7.1f} MiB/s  "
+                  f"peak {peak:7.0f} MiB = {per[name][1]:.2f} x file")
+        ratio_time = per["claude_code"][0] / per["dsh"][0]
+        ratio_memory = per["claude_code"][1] / per["dsh"][1]
+        print(f"{route:6} claude_code / dsh per byte: time {ratio_time:.2f}x, "
+              f"peak memory {ratio_memory:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mib", type=int, default=64, help="size of each file (default 64)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="write (or reuse) the files in this folder")
+    parser.add_argument("--route", choices=ROUTES, help=argparse.SUPPRESS)
+    parser.add_argument("--path", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.route:  # one measured route in this fresh process
+        route = {"load": route_load, "frames": route_frames}[args.route]
+        print(json.dumps(run_route(route, args.path)))
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        files = {"claude_code": folder / f"claude-code-{args.mib}mib.jsonl",
+                 "dsh": folder / f"dsh-{args.mib}mib.jsonl"}
+        size = args.mib << 20
+        if not files["claude_code"].exists():
+            write_transcript(files["claude_code"], size)
+        if not files["dsh"].exists():
+            write_ledger(files["dsh"], size // DSH_BYTES_PER_EVENT)
+        _report(files, _measure(files, args.rounds))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
