@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 
 from ledgerviz.ledger import reader
-from ledgerviz.ledger.formats import Chunk, ReadOptions, detect_format, format_named
+from ledgerviz.ledger.formats import Chunk, ReadOptions, detect_format, format_named, related
 from ledgerviz.ledger.lineage import with_parent_warnings
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import Source, iter_source_chunks
@@ -46,11 +46,12 @@ def read_sessions(
     given, is called with the size of each chunk read, once the reader has taken it.
     ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
     costs a re-encoding of every line). Files are read ``reader.READ_BYTES`` at a time.
+    Sessions that copy other files' records are linked to them (``Format.relate``).
     """
     logs = [read_file(path, reader.reported_chunks(chunks, progress), format=format, strict=strict,
                       duplicate_keys=duplicate_keys)
             for path, chunks in iter_source_chunks(source, reader.READ_BYTES)]
-    return with_parent_warnings(reader.with_unique_keys(logs))
+    return with_parent_warnings(related(reader.with_unique_keys(logs)))
 
 
 def read_session(

@@ -183,12 +183,34 @@ def test_a_projects_folder_links_subagents_and_resumes(tmp_path: Path,
     lineage = ledger.frames.lineage.set_index("session")
     assert lineage["parent_session"].tolist()[1:] == ["0b5e7c1e-main", "0b5e7c1e-main"]
     assert lineage["relation"].tolist() == ["root", "subagent", "fork"]
-    # the resume replays 5 lines (summary + 4 records) = 10 events; counted once, in the main
+    # the resume copies 4 records with the main's uuids (its own sessionId): the summary
+    # line and their events, 10 in all, are inherited; the prompt n1 closes the copied turn
     assert lineage.loc["9d2f4a60-resumed", "inherited_events"] == 10
+    resumed = ledger.sessions[2]
+    assert resumed.events[10]["data"] == {"inherited": True}
+    assert [e["type"] for e in resumed.events[9:14]] == [
+        "assistant/message", "session/end-seed", "step/end", "turn/end", "turn/start"]
+    assert [e["seq"] for e in resumed.events] == list(range(24))
+    assert resumed.events[17]["data"]["callId"] == "toolu_e"  # references shifted by one
+    assert resumed.events[18]["sourceEventSeqs"] == [17]
     events = ledger.frames.events
     own = events[~events["inherited"]]
     assert own.groupby("session", observed=True).size().to_dict() == {
         "0b5e7c1e-main": 11, "agent-a7f3": 11, "9d2f4a60-resumed": 14}
+
+
+def test_a_copied_prefix_naming_its_session_is_inherited_in_one_file(tmp_path: Path) -> None:
+    resumed = PROJECTS / "-home-dev-repo" / "9d2f4a60-resumed.jsonl"
+    records = [orjson.loads(line) for line in resumed.read_bytes().splitlines()]
+    for record in records[1:5]:  # the copies keep the main session's id (older builds)
+        record["sessionId"] = "0b5e7c1e-main"
+    path = tmp_path / "9d2f4a60-resumed.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    session = ledgerviz.load(path).sessions[0]
+    assert session.header["isSeeded"] and session.header["parentSession"] == "0b5e7c1e-main"
+    assert session.events[10] == {"type": "session/end-seed", "seq": 10,
+                                  "time": session.events[9]["time"],
+                                  "data": {"inherited": True}}
 
 
 def test_hostile_lines_become_diagnostics(tmp_path: Path) -> None:

@@ -46,6 +46,10 @@ class Format(NamedTuple):
     ``SourceProblem``: the reader reports it as the file's one diagnostic)."""
     description: str
     """One line for help texts."""
+    relate: Callable[[list[SessionLog]], list[SessionLog]] | None = None
+    """Links sessions of one load that descend from one another across files (a resume's
+    copy of another file's records): given every session of the load, keys unique, it
+    returns them with those it links replaced. None: a file's lineage is its own."""
 
 
 _FORMATS: dict[str, Format] = {}
@@ -87,6 +91,15 @@ def detect_format(head: Chunk) -> Format:
             if _FORMATS[name].sniff(start):
                 return _FORMATS[name]
     return format_named(FALLBACK)
+
+
+def related(logs: list[SessionLog]) -> list[SessionLog]:
+    """Return the sessions of one load with the links across files every format finds."""
+    _register_builtins()
+    for format in list(_FORMATS.values()):
+        if format.relate is not None:
+            logs = format.relate(logs)
+    return logs
 
 
 def _register_builtins() -> None:

@@ -4,8 +4,9 @@
 One file is one session; its id is the file's name without ``.jsonl`` (Claude Code names
 the file by the session id). A subagent's file is a child of the session named by the
 folder above ``subagents/`` (``origin: subagent``). Records at the start of a file whose
-``sessionId`` is another session's are the prefix a resume copied: inherited, and counted
-once, in that session (``session/end-seed {inherited: true}``, as a dsh fork seed).
+``sessionId`` is another session's, or (across the files of one load) whose ``uuid``s an
+older session holds, are the prefix a resume copied: inherited, and counted once, in that
+session (``session/end-seed {inherited: true}``, as a dsh fork seed).
 See ``claude_code_events`` for how records become events and ``claude_code_branches``
 for rewinds and replays.
 """
@@ -31,6 +32,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     Record,
     record_of,
 )
+from ledgerviz.ledger.formats.claude_code_resumes import link_resumes
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
@@ -188,4 +190,10 @@ class _Identity:
         return header
 
 
-FORMAT = Format(NAME, sniff, read, "Claude Code session transcripts (~/.claude/projects)")
+def relate(logs: list[SessionLog]) -> list[SessionLog]:
+    """Return the sessions of one load with resumes linked to the sessions they copy."""
+    return link_resumes(logs, NAME)
+
+
+FORMAT = Format(NAME, sniff, read, "Claude Code session transcripts (~/.claude/projects)",
+                relate)
