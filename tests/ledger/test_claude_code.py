@@ -9,6 +9,8 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ledgerviz
 from ledgerviz.ledger import LedgerError, formats
@@ -278,3 +280,31 @@ def test_the_reader_imports_only_stdlib_orjson_and_the_vocabulary() -> None:
                            or name.startswith("ledgerviz.ledger")
                            or name == "ledgerviz.recovery.vocab")
                 assert allowed, f"{path.name} imports {name}"
+
+
+_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId", "message",
+         "isSidechain", "isMeta", "isCompactSummary", "toolUseResult", "toolUseID", "subtype")
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.sampled_from(
+        ["user", "assistant", "system", "progress", "u1", "u2", "a1", "t1", "text", "tool_use",
+         "tool_result", "2026-01-05T10:00:00Z", "[Request interrupted by user for tool use]",
+         "The user doesn't want to proceed with this tool use.", "compact_boundary"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(("id", "type", "content", "text", "tool_use_id", "is_error", "input",
+                         "name", "usage", "role")), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=7), max_size=12))
+def test_any_records_read_without_a_traceback(records: list[dict]) -> None:
+    data = b"".join(orjson.dumps(r) + b"\n" for r in records)
+    session = formats.format_named("claude_code").read("x.jsonl", [data],
+                                                       formats.ReadOptions())
+    assert [e["seq"] for e in session.events] == list(range(len(session.events)))
+    counts = next(d for d in session.diagnostics if d.kind == "line_counts")
+    assert counts.message.startswith(f"{len(records)} lines:")
+    ledger = ledgerviz.Ledger([session])
+    for policy in ("recorded", "synthesize", "fork"):
+        assert len(ledger.recovery(policy).frames.calls) >= 0
+    ledger.context("synthesize", provider="anthropic")

@@ -223,11 +223,14 @@ class EventWriter:
 
     def _assistant(self, record: Record) -> None:
         key = _message_id(record)
-        if key in self._written_messages:
+        if key is None:  # neither message.id nor uuid: a step of its own
+            parts = [record]
+        elif key in self._written_messages:
             self.merged += 1
             return
-        self._written_messages.add(key)  # type: ignore[arg-type]
-        parts = [self.records[i] for i in self._messages.get(key, [])] or [record]  # type: ignore[arg-type]
+        else:
+            self._written_messages.add(key)
+            parts = [self.records[i] for i in self._messages[key]]
         if not self._turn_open:
             self._open_turn()
         if self._step_open:

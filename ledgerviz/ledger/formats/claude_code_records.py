@@ -144,13 +144,13 @@ def is_rejection(block: dict[str, Any]) -> bool:
 
 def _is_foreign(value: dict[str, Any], kind: Any) -> bool:
     """Return whether a line is a dsh, Codex or Gemini line rather than a Claude Code one."""
+    if "projectHash" in value or "$rewindTo" in value or "$set" in value:
+        return True  # Gemini
+    if not isinstance(kind, str):
+        return False
     if kind == "session" and "version" in value:
         return True  # a dsh header
-    if isinstance(kind, str) and "/" in kind and "data" in value:
-        return True  # a dsh event
-    if kind in _CODEX_KINDS and "payload" in value:
-        return True
-    return "projectHash" in value or "$rewindTo" in value or "$set" in value  # Gemini
+    return ("/" in kind and "data" in value) or (kind in _CODEX_KINDS and "payload" in value)
 
 
 def _string(value: dict[str, Any], key: str, line: int, log: DiagnosticSink) -> str | None:
