@@ -201,6 +201,13 @@ def test_a_projects_folder_links_subagents_and_resumes(tmp_path: Path,
         "0b5e7c1e-main": 11, "agent-a7f3": 11, "9d2f4a60-resumed": 14}
 
 
+def test_sessions_that_copy_nothing_are_not_linked() -> None:
+    names = ("basic.jsonl", "rewind.jsonl", "false_forks.jsonl")
+    ledger = ledgerviz.load([DATA / name for name in names])  # all begin at 10:00:00
+    assert [log.header["isSeeded"] for log in ledger.sessions] == [False] * 3
+    assert ledger.frames.lineage["relation"].tolist() == ["root"] * 3
+
+
 def test_a_copied_prefix_naming_its_session_is_inherited_in_one_file(tmp_path: Path) -> None:
     resumed = PROJECTS / "-home-dev-repo" / "9d2f4a60-resumed.jsonl"
     records = [orjson.loads(line) for line in resumed.read_bytes().splitlines()]
@@ -225,7 +232,7 @@ def test_hostile_lines_become_diagnostics(tmp_path: Path) -> None:
         b'{"type":"session","version":4,"id":"s","createdAt":0,"isSeeded":false}\n',
         b'{"uuid":"c1","parentUuid":"c2","type":"assistant","message":{"id":"m","content":[]}}\n',
         b'{"uuid":"c2","parentUuid":"c1","type":"system"}\n',
-        b'{"type":"user","uuid":"r9","parentUuid":"a1","message":{"content":[{"type":'
+        b'{"type":"user","uuid":"r9","parentUuid":"r-a1","message":{"content":[{"type":'
         b'"tool_result","tool_use_id":"nope","is_error":"true","content":5}]}}\n',
         b'{"no_type":true}\n',
         good[1],
@@ -250,7 +257,7 @@ def test_hostile_lines_become_diagnostics(tmp_path: Path) -> None:
 
 
 def test_a_50_mb_line_is_read(tmp_path: Path) -> None:
-    big = {"parentUuid": "a1", "type": "user", "uuid": "big", "sessionId": "s",
+    big = {"parentUuid": "r-a1", "type": "user", "uuid": "big", "sessionId": "s",
            "timestamp": "2026-01-05T10:00:06.000Z",
            "message": {"role": "user", "content": "x" * (50 << 20)}}
     lines = (DATA / "rewind.jsonl").read_bytes().splitlines(keepends=True)

@@ -18,21 +18,25 @@ Event = dict[str, Any]
 
 def link_resumes(logs: list[SessionLog], format_name: str) -> list[SessionLog]:
     """Return ``logs`` with each Claude Code session (read as ``format_name``) that begins
-    with an earlier one's records seeded from it. Sessions are taken oldest first (by their
-    first and last times); subagents and sessions already seeded keep their lineage."""
+    with a copy of an earlier one's records, from its first, seeded from it. Sessions are
+    taken oldest first (by their first and last times); subagents and sessions already
+    seeded keep their lineage."""
     candidates = [i for i, log in enumerate(logs)
                   if log.format == format_name and log.header.get("origin") != "subagent"]
     candidates.sort(key=lambda i: (logs[i].header.get("createdAt") or 0, _last_time(logs[i])))
     owner: dict[str, int] = {}
+    firsts: dict[str, int] = {}  # the first record of each session: where a copy begins
     linked = list(logs)
     for index in candidates:
         log = logs[index]
-        if not log.header.get("isSeeded"):
-            copied, parent = _copied_prefix(log, owner)
-            if copied:
-                linked[index] = _seeded(log, copied, logs[parent].key)
-        for key in filter(None, map(_record_key, log.events)):
+        keys = list(filter(None, map(_record_key, log.events)))
+        if not log.header.get("isSeeded") and keys and firsts.get(keys[0]) is not None:
+            copied = _copied_prefix(log, owner, firsts[keys[0]])
+            linked[index] = _seeded(log, copied, logs[firsts[keys[0]]].key)
+        for key in keys:
             owner.setdefault(key, index)
+        if keys:
+            firsts.setdefault(keys[0], index)
     return linked
 
 
@@ -57,25 +61,15 @@ def _record_key(event: Event) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _copied_prefix(log: SessionLog, owner: dict[str, int]) -> tuple[int, int]:
-    """Return how many leading events copy one earlier session's records, and which
-    session (0 events: none). The events written for the first record of its own belong
-    to it, including the closers of the copied turn that record triggers."""
-    parent: int | None = None
-    own_line: int | None = None
+def _copied_prefix(log: SessionLog, owner: dict[str, int], parent: int) -> int:
+    """Return how many leading events copy session ``parent``'s records (the file's first
+    record is that session's first). The events written for the first record of its own
+    belong to it, including the closers of the copied turn that record triggers."""
     for event, line in zip(log.events, log.lines, strict=True):
         key = _record_key(event)
-        if key is None:
-            continue
-        if key not in owner or (parent is not None and owner[key] != parent):
-            own_line = line
-            break
-        parent = owner[key]
-    if parent is None:
-        return 0, 0
-    if own_line is None:
-        return len(log.events), parent
-    return next(i for i, line in enumerate(log.lines) if line >= own_line), parent
+        if key is not None and owner.get(key) != parent:
+            return next(i for i, held in enumerate(log.lines) if held >= line)
+    return len(log.events)
 
 
 def _seeded(log: SessionLog, copied: int, parent: str) -> SessionLog:
