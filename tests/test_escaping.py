@@ -1,9 +1,10 @@
 """Every string a ledger holds, made hostile in turn, reaches no HTML as markup.
 
-Real ledgers (the dsh fixtures and the bundled examples) are rewritten with each string
-leaf replaced by a payload that would open an element, add an attribute, break out of a
-quoted attribute and out of a ``<script>``: ids, call ids, tool names, arguments, error
-names and codes, provider, model, event types, texts, header fields, and the file name.
+Real ledgers (the dsh fixtures, the bundled examples, the Claude Code transcripts) are
+rewritten with each string leaf replaced by a payload that would open an element, add an
+attribute, break out of a quoted attribute and out of a ``<script>``: ids, call ids, tool
+names, arguments, error names and codes, provider, model, event types, texts, header
+fields, and the file name.
 Each rewritten ledger is drawn as the report, the timeline's labels, the explorer's panes
 and every HTML repr; html.parser reads each output and no element or attribute name may
 carry the payload's marker, nor may any attribute that a browser acts on hold it.
@@ -40,9 +41,10 @@ from ledgerviz.widgets.explorer import Explorer
 
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = example_path("clean").parent
-CORPUS = sorted((DATA / "dsh").glob("*.jsonl")) + sorted(EXAMPLES.glob("*.jsonl"))
+CORPUS = (sorted((DATA / "dsh").glob("*.jsonl")) + sorted(EXAMPLES.glob("*.jsonl"))
+          + sorted((DATA / "claude_code").glob("*.jsonl")))  # Claude Code transcripts
 MARK = "lvpwn"
-STRUCTURAL = {"type", "id", "callId", "toolCallId", "code"}
+STRUCTURAL = {"type", "id", "callId", "toolCallId", "code", "uuid", "parentUuid", "tool_use_id"}
 # Attributes that only show text: escaped ledger text inside them is harmless.
 INERT_ATTRIBUTES = {"title", "alt", "value", "aria-label", "data-label"}
 
