@@ -23,6 +23,8 @@ def link_resumes(logs: list[SessionLog], format_name: str) -> list[SessionLog]:
     seeded keep their lineage."""
     candidates = [i for i, log in enumerate(logs)
                   if log.format == format_name and log.header.get("origin") != "subagent"]
+    if len(candidates) < 2:
+        return logs
     candidates.sort(key=lambda i: (logs[i].header.get("createdAt") or 0, _last_time(logs[i])))
     owner: dict[str, int] = {}
     firsts: dict[str, int] = {}  # the first record of each session: where a copy begins
