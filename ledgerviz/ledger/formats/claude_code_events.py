@@ -93,7 +93,8 @@ class EventWriter:
         self._calls: dict[str, int | None] = {}  # call id -> tool/call seq
         self._answered: set[str] = set()
         self._surface: list[int] = []
-        self._surface_of: dict[int, list[int]] = {}  # record index -> its surface seqs
+        self._surface_of: dict[int, list[int]] = {}  # abandoned record -> its surface seqs
+        self._abandoned = {index for held in branches.rewinds.values() for index in held}
         self._messages: dict[str, list[int]] = {}  # message.id -> its records, in order
         for index in branches.order:
             if in_chain[index] and records[index].kind == "assistant":
@@ -121,8 +122,9 @@ class EventWriter:
             self._prompt(record)
         else:
             self._user(record)
-        self._surface_of[index] = [seq for seq in range(start, len(self.events))
-                                   if self.events[seq].get("surfaceOp") is not None]
+        if index in self._abandoned:  # a later rewind hides its messages
+            self._surface_of[index] = [seq for seq in range(start, len(self.events))
+                                       if self.events[seq].get("surfaceOp") is not None]
 
     def finish(self) -> None:
         """Close what the file proves finished: a turn whose last step answered without
