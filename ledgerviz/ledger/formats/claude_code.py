@@ -70,7 +70,7 @@ def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
     in_chain = [owned and r.kind in ("user", "assistant") for owned, r in zip(in_graph, records,
                                                                               strict=True)]
     branches = plan_branches(records, in_graph, log)
-    reasons = refusals(records, branches.order)
+    reasons = refusals(records, branches.order, in_chain)
     writer = EventWriter(records, in_chain, branches, reasons, log)
     inherited = identity.inherited(records, branches.order)
     for position, index in enumerate(branches.order):

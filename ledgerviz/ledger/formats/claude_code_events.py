@@ -42,9 +42,11 @@ _USAGE_KEYS = (("inputTokens", "input_tokens"), ("outputTokens", "output_tokens"
                ("cacheWriteTokens", "cache_creation_input_tokens"))
 
 
-def refusals(records: Sequence[Record], order: Sequence[int]) -> dict[str, StatusReason]:
+def refusals(records: Sequence[Record], order: Sequence[int], in_chain: Sequence[bool]
+             ) -> dict[str, StatusReason]:
     """Return the calls whose result is Claude Code's refusal, by call id: ``rejected by
-    user`` when nothing shows the tool running, else ``interrupted mid-run``."""
+    user`` when nothing shows the tool running, else ``interrupted mid-run`` (``in_chain``:
+    which records are this session's conversation)."""
     refused: dict[str, int] = {}
     ran: set[Any] = set()
     interrupted_turns: set[int] = set()
@@ -53,6 +55,8 @@ def refusals(records: Sequence[Record], order: Sequence[int]) -> dict[str, Statu
         record = records[index]
         if record.kind == "progress":
             ran.update((record.raw.get("toolUseID"), record.raw.get("parentToolUseID")))
+        elif not in_chain[index]:
+            continue
         elif record.prompt:
             turn += 1
         elif record.kind == "user":
