@@ -54,7 +54,8 @@ def refusals(records: Sequence[Record], order: Sequence[int], in_chain: Sequence
     for index in order:
         record = records[index]
         if record.kind == "progress":
-            ran.update((record.raw.get("toolUseID"), record.raw.get("parentToolUseID")))
+            ran.update(record.raw.get(key) for key in ("toolUseID", "parentToolUseID")
+                       if isinstance(record.raw.get(key), str))
         elif not in_chain[index]:
             continue
         elif record.prompt:
@@ -65,11 +66,13 @@ def refusals(records: Sequence[Record], order: Sequence[int], in_chain: Sequence
                    if isinstance(b, dict) and b.get("type") == "text"):
                 interrupted_turns.add(turn)
             results = tool_results(record)
+            ids = [b.get("tool_use_id") for b in results]
             if isinstance(record.raw.get("toolUseResult"), dict):
-                ran.update(b.get("tool_use_id") for b in results)
-            refused.update((b.get("tool_use_id"), turn) for b in results if is_rejection(b))
+                ran.update(i for i in ids if isinstance(i, str))
+            refused.update((i, turn) for i, b in zip(ids, results, strict=True)
+                           if isinstance(i, str) and is_rejection(b))
     return {call: "interrupted mid-run" if call in ran or turn in interrupted_turns
-            else "rejected by user" for call, turn in refused.items() if isinstance(call, str)}
+            else "rejected by user" for call, turn in refused.items()}
 
 
 class EventWriter:
