@@ -80,7 +80,7 @@ def view_status_reasons(view: SessionsView) -> list[StatusReason]:
 
 class StatusReasons:
     """Why the calls of one session's analysis have their status: the reason the session's
-    reader gave for a call, else one derived from the analysis."""
+    reader gave for a call's recorded result, else one derived from the analysis."""
 
     __slots__ = ("_closed", "_computed", "_given")
 
@@ -90,14 +90,15 @@ class StatusReasons:
         self._computed = {event.get("seq") for event in analysis.closers}
 
     def of(self, call: CallFacts) -> StatusReason:
-        """Return the reason of one call."""
-        given = self._given.get(call.call_id)
-        if given is not None:
-            return given  # type: ignore[return-value]
+        """Return the reason of one call (the reader's explains a recorded result, so a
+        cut of the session before that result derives its own)."""
         if call.result_seq is None or call.result_seq in self._computed:
             if call.call_id in self._closed:
                 return "no result in a closed step"
             return "no result at end of file"
+        given = self._given.get(call.call_id)
+        if given is not None:
+            return given  # type: ignore[return-value]
         return "synthetic closer" if call.error_code in RECOVERY_CODES else "answered"
 
 

@@ -3,8 +3,9 @@ for them as ``Literal`` types and the tuples of their values (in display order),
 layer to import (``ledger/`` too: it is stdlib).
 
 ``StatusReason`` says why a call has the status it has. A format's reader names a reason
-where its file proves more than the events show (``SessionLog.call_reasons``); otherwise
-the ``calls`` frame derives one from the analysis:
+where its file proves more than the events show (``SessionLog.call_reasons``, read for a
+call whose result the events hold); otherwise the ``calls`` frame derives one from the
+analysis:
 
 - ``answered``: a result the tool (or the agent) recorded: ``ok`` or ``error``;
 - ``synthetic closer``: a recovery result a runtime wrote into the file

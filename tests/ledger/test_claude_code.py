@@ -104,6 +104,16 @@ def test_basic_turn_ends() -> None:
     assert turns[["steps", "calls"]].values.tolist() == [[2, 2], [2, 1], [1, 1], [1, 1]]
 
 
+def test_a_cut_before_a_result_derives_its_own_reason() -> None:
+    ledger = load("basic.jsonl")
+    # cut before toolu_4's tool/call (seq 30): requested, never dispatched in the cut
+    calls = ledger.cut(30, reuse=True).frames.calls.set_index("call_id")
+    assert calls.loc["toolu_4", ["status", "status_reason"]].tolist() == [
+        "not_started", "no result at end of file"]
+    calls = ledger.cut(33).frames.calls.set_index("call_id")  # its refusal recorded
+    assert calls.loc["toolu_4", "status_reason"] == "interrupted mid-run"
+
+
 def test_a_crashed_tool_use_is_invalid_as_recorded_and_valid_after_synthesize() -> None:
     ledger = load("basic.jsonl")
     recorded = ledger.context("recorded", provider="anthropic")
