@@ -185,6 +185,16 @@ def test_false_forks_are_linearised() -> None:
     assert not ledger.frames.events["branch"].eq("abandoned").any()
 
 
+def test_a_result_between_the_records_of_one_message_changes_nothing(tmp_path: Path) -> None:
+    lines = (DATA / "false_forks.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "false_forks.jsonl"  # a1, toolu_A's result, then a2 (same message)
+    path.write_bytes(b"".join([lines[0], lines[1], lines[3], lines[2], *lines[4:]]))
+    moved, original = ledgerviz.load(path).sessions[0], load("false_forks.jsonl").sessions[0]
+    assert [e["type"] for e in moved.events] == [e["type"] for e in original.events]
+    assert moved.events[3]["data"]["message"] == original.events[3]["data"]["message"]
+    assert moved.lines[6:8] == [3, 5]  # the results keep their own lines
+
+
 def test_a_projects_folder_links_subagents_and_resumes(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
