@@ -67,7 +67,7 @@ def test_streamed_check_agrees_with_the_whole_file_check(
     whole = json.loads(capsys.readouterr().out)["sessions"]
     assert main(["check", "--json", "--stream", str(DSH), str(EXAMPLES)]) == 0
     streamed = json.loads(capsys.readouterr().out)["sessions"]
-    shared = ("path", "id", "version", "events", "turns", "lines_skipped", "diagnostics",
+    shared = ("path", "id", "format", "version", "events", "turns", "lines_skipped", "diagnostics",
               "calls", "unanswered", "closers")  # fmt: skip
     assert [{k: s[k] for k in shared} for s in streamed] == [
         {k: s[k] for k in shared} for s in whole

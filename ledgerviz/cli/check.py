@@ -68,6 +68,7 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
     return {
         "path": valid_unicode(log.path),
         "id": valid_unicode(key),
+        "format": log.format,
         "version": log.version,
         "events": len(log.events),
         "turns": log.event_fields().types.count("turn/start"),
@@ -89,6 +90,13 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
     }
 
 
+def _read_as(summary: dict[str, Any]) -> str:
+    """Return what a session was read as: a dsh ledger's version, another format's name."""
+    if summary["format"] == "dsh":
+        return f"version {summary['version']}"
+    return f"format {summary['format']}"
+
+
 def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
     """Return the JSON summary of a session read as a stream (see ``session_summary``).
 
@@ -98,6 +106,7 @@ def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
     return {
         "path": summary.path,
         "id": summary.key,
+        "format": "dsh",
         "version": summary.version,
         "events": summary.events,
         "turns": summary.turns,
@@ -141,7 +150,7 @@ def _render(summary: dict[str, Any]) -> str:
     unpaired = "not checked (streamed)" if streamed else ", ".join(invalid)
     lines = [
         f"{summary['id']}  ({summary['path']})",
-        f"  version {summary['version']} · {summary['events']} events · {summary['turns']} turns"
+        f"  {_read_as(summary)} · {summary['events']} events · {summary['turns']} turns"
         f" · calls: {calls or 'none'}",
         f"  unanswered: {unanswered or 'none'} · crash closers: {summary['closers']}"
         f" · fork points: {forks or 'none'}",

@@ -19,9 +19,15 @@ def test_check_reads_claude_code_by_content_and_when_named(
     for extra in ([], ["--format", "claude_code"]):
         assert main(["check", "--json", *extra, str(BASIC)]) == 0
         (session,) = json.loads(capsys.readouterr().out)["sessions"]
-        assert (session["id"], session["events"], session["turns"]) == ("basic", 41, 4)
+        assert (session["id"], session["format"], session["events"], session["turns"]) == (
+            "basic", "claude_code", 41, 4)
         assert session["calls"] == {"ok": 1, "error": 1, "not_started": 1,
                                     "outcome_unknown": 2}
+
+
+def test_check_text_names_the_format(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(BASIC)]) == 0
+    assert "  format claude_code · 41 events · 4 turns" in capsys.readouterr().out
 
 
 def test_check_stream_reads_a_foreign_file_whole(capsys: pytest.CaptureFixture[str]) -> None:
