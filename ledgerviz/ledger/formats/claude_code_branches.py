@@ -50,7 +50,7 @@ def plan_branches(
     children: dict[str | None, list[int]] = {}
     for index in node_of.values():
         children.setdefault(parents[index], []).append(index)
-    keys = [float(index) for index in range(len(records))]
+    moved: dict[int, float] = {}  # a record's place in writing order, where not its own
     rewinds: dict[int, list[int]] = {}
     below = _Subtrees(records, children)
     for siblings in list(children.values()):
@@ -66,8 +66,10 @@ def plan_branches(
         rewinds[active] = abandoned
         late = [j for j in abandoned if j > active]
         for rank, j in enumerate(late, 1):  # written just before the active branch
-            keys[j] = active - 1 + rank / (len(late) + 1)
-    order = sorted((i for i in range(len(records)) if i not in skipped), key=keys.__getitem__)
+            moved[j] = active - 1 + rank / (len(late) + 1)
+    order = [i for i in range(len(records)) if i not in skipped]
+    if moved:
+        order.sort(key=lambda i: moved.get(i, i))
     return Branches(order, rewinds, len(skipped))
 
 
