@@ -297,10 +297,11 @@ def opened_chunks(chunks: Iterator[Chunk], log: DiagnosticLog,
     return chain([first], chunks)  # type: ignore[list-item]
 
 
-def line_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[list[bytes], bytes, bytes]]:
-    """Yield ``(complete lines, what follows the last newline, the bytes split)`` per block
-    of at most ``READ_BYTES`` that ends a line (leading blank lines held as counted, see
-    ``_after_leading_blanks``), then once more if the file does not end with a newline."""
+def line_blocks(chunks: Iterable[bytes]) -> Iterator[Piece]:
+    """Yield a ``Piece`` (complete lines, what follows the last newline, the bytes split)
+    per block of at most ``READ_BYTES`` that ends a line (leading blank lines held as
+    counted, see ``_after_leading_blanks``), then once more if the file does not end with a
+    newline."""
     return _lines_of(_after_leading_blanks(_bounded(chunks)))
 
 

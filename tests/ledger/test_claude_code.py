@@ -276,6 +276,14 @@ def test_hostile_lines_become_diagnostics(tmp_path: Path) -> None:
         ledgerviz.load(path, format="claude_code", strict=True)
 
 
+def test_a_byte_order_mark_is_a_warning() -> None:
+    data = b"\xef\xbb\xbf" + (DATA / "rewind.jsonl").read_bytes()
+    session = formats.format_named("claude_code").read("r.jsonl", [data], formats.ReadOptions())
+    first = session.diagnostics[0]
+    assert (first.kind, first.severity) == ("byte_order_mark", "warning")
+    assert len(session.events) == 24
+
+
 def test_a_50_mb_line_is_read(tmp_path: Path) -> None:
     big = {"parentUuid": "r-a1", "type": "user", "uuid": "big", "sessionId": "s",
            "timestamp": "2026-01-05T10:00:06.000Z",

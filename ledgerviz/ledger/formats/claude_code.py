@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
+from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics, Severity
 from ledgerviz.ledger.events import UNREADABLE, decode_lines
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
@@ -39,6 +39,7 @@ from ledgerviz.ledger.session import SessionLog
 
 NAME = "claude_code"
 _KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
+_BOM_NOTE: tuple[str, Severity] = ("file starts with a UTF-8 byte order mark: ignored", "warning")
 
 
 def sniff(head: bytes) -> bool:
@@ -94,15 +95,15 @@ def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
 def _records(chunks: Iterable[Chunk], log: DiagnosticLog) -> tuple[list[Record], int]:
     """Return the records of a file's lines and how many lines it has."""
     records: list[Record] = []
-    opened = opened_chunks(iter(chunks), log)
+    opened = opened_chunks(iter(chunks), log, _BOM_NOTE)
     if opened is None:
         return records, 0
     line = 1
     end = b""  # what follows the file's last newline
-    for lines, tail, _block in line_blocks(opened):
-        _add_records(records, lines, line, log, last=False)
-        line += len(lines)
-        end = tail
+    for piece in line_blocks(opened):
+        _add_records(records, piece.lines, line, log, last=False)
+        line += len(piece.lines)
+        end = piece.tail
     if end.strip():
         _add_records(records, [end], line, log, last=True)
         line += 1
