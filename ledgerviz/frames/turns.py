@@ -19,6 +19,7 @@ from ledgerviz.frames.columns import (
     transpose,
 )
 from ledgerviz.frames.view import SessionsView
+from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.recovery.events import payload_end_reason_kind
 
 TURN_SCHEMA = {
@@ -276,5 +277,5 @@ def _add_assistant(row: list[Any], data: dict[str, Any]) -> None:
         return
     for slot, key in _S_USAGE:
         count = usage.get(key)
-        if type(count) is int:
+        if type(count) is int and 0 <= count <= MAX_INTEGER:
             row[slot] = (row[slot] or 0) + count

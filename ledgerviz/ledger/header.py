@@ -8,7 +8,8 @@ import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.events import describe_undecodable
-from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
+from ledgerviz.ledger.schema import HEADER_FIELDS
+from ledgerviz.ledger.shapes import type_problem
 from ledgerviz.ledger.vocabulary import HEADER_KEYS, KNOWN_VERSIONS
 
 
@@ -34,11 +35,7 @@ def read_header(raw: bytes, log: DiagnosticLog) -> Header:
         found = f"a {value['type']!r} event" if looks_like_event else "no session header"
         log.add(1, "bad_header", f"missing session header: line 1 holds {found}")
         return Header({}, None, True, looks_like_event)
-    if not isinstance(value.get("id"), str):
-        log.add(1, "bad_header", "header 'id' must be a string")
-    created_at = value.get("createdAt")
-    if type(created_at) is not int or not MIN_INTEGER <= created_at <= MAX_INTEGER:
-        log.add(1, "bad_header", "header 'createdAt' must be integer epoch milliseconds")
+    value = _typed_fields(value, log)
     for key in sorted(set(value) - HEADER_KEYS):
         message = f"header key {key!r} is not in any known version: the runtime refuses the log"
         log.add(1, "unknown_header_key", message)
@@ -55,3 +52,22 @@ def read_header(raw: bytes, log: DiagnosticLog) -> Header:
         )
         return Header(value, None, False, False)
     return Header(value, version, True, False)
+
+
+REQUIRED_KEYS = ("id", "createdAt")
+"""Header keys every version has (format §2)."""
+
+
+def _typed_fields(header: dict[str, Any], log: DiagnosticLog) -> dict[str, Any]:
+    """Return the header without the keys whose value is not of their declared type
+    (``schema.HEADER_FIELDS``; the version is judged apart), each one an error."""
+    for key in REQUIRED_KEYS:
+        if key not in header:
+            log.add(1, "bad_header", f"header has no '{key}'")
+    wrong = [key for key, expected in HEADER_FIELDS.items()
+             if key in header and key != "version"
+             and type_problem(key, header[key], expected) is not None]
+    for key in wrong:
+        problem = type_problem(key, header[key], HEADER_FIELDS[key])
+        log.add(1, "bad_header", f"header {problem}: ignored")
+    return {key: item for key, item in header.items() if key not in wrong} if wrong else header

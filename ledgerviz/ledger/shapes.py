@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ledgerviz.ledger.schema import JsonType
+
 MAX_INTEGER = 2**53 - 1
 """The largest integer the runtime (JavaScript numbers) writes exactly."""
 MIN_INTEGER = -MAX_INTEGER
@@ -26,8 +28,24 @@ def integer_problem(name: str, value: Any) -> str | None:
     if value.__class__ is not int:
         return f"'{name}' must be an integer, not {json_type(value)}"
     if not MIN_INTEGER <= value <= MAX_INTEGER:
-        return f"'{name}' {value} is beyond ±(2^53-1), outside what the runtime writes"
+        shown = value if value.bit_length() <= 128 else f"of {value.bit_length()} bits"
+        return f"'{name}' {shown} is beyond ±(2^53-1), outside what the runtime writes"
     return None
+
+
+_ARTICLES: dict[str, str] = {"integer": "an integer", "string": "a string",
+                             "boolean": "a boolean", "object": "an object", "array": "an array"}
+_CLASSES: dict[str, type] = {"string": str, "boolean": bool, "object": dict, "array": list}
+
+
+def type_problem(label: str, value: Any, expected: JsonType) -> str | None:
+    """Return why ``value`` is not of the ``expected`` JSON type (``schema.JsonType``; an
+    integer also within what the runtime writes), or None."""
+    if expected == "integer":
+        return integer_problem(label, value)
+    if value.__class__ is _CLASSES[expected]:
+        return None
+    return f"'{label}' must be {_ARTICLES[expected]}, not {json_type(value)}"
 
 
 def _optional(container: dict[str, Any], name: str, kind: type, label: str) -> str | None:
@@ -92,9 +110,26 @@ def _tool_call(data: dict[str, Any]) -> str | None:
     )
 
 
+_ERROR_STRINGS = ("name", "code")
+"""The fields of a result's ``error`` that recovery and frames read: strings when present."""
+
+
+def _error_problem(error: Any) -> str | None:
+    """Return what is wrong with a ``tool/result``'s ``data.error``, or None."""
+    if error is None:
+        return None
+    if error.__class__ is not dict:
+        return f"'data.error' must be an object, not {json_type(error)}"
+    for key in _ERROR_STRINGS:
+        problem = _optional(error, key, str, f"data.error.{key}")
+        if problem:
+            return problem
+    return None
+
+
 def _tool_result(data: dict[str, Any]) -> str | None:
     message = data.get("message")
-    problem = _message_problem(message, "data.message")
+    problem = _error_problem(data.get("error")) or _message_problem(message, "data.message")
     if problem or message is None:
         return problem
     return _optional(message, "toolCallId", str, "data.message.toolCallId") or _optional(
@@ -151,6 +186,34 @@ def _user_message(data: dict[str, Any]) -> str | None:
     return _message_problem(data, "data")
 
 
+def _integers_problem(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """Return why one of ``keys`` of ``data`` is present and no integer in range, or None."""
+    for key in keys:
+        value = data.get(key)
+        problem = None if value is None else integer_problem(f"data.{key}", value)
+        if problem:
+            return problem
+    return None
+
+
+def _surface_rewind(data: dict[str, Any]) -> str | None:
+    problem = _integers_problem(data, ("start", "end"))
+    seqs = data.get("shadowedSeqs")
+    if problem or seqs is None:
+        return problem
+    if seqs.__class__ is not list:
+        return f"'data.shadowedSeqs' must be an array, not {json_type(seqs)}"
+    for seq in seqs:
+        problem = integer_problem("data.shadowedSeqs[]", seq)
+        if problem:
+            return problem
+    return None
+
+
+def _surface_restore(data: dict[str, Any]) -> str | None:
+    return _integers_problem(data, ("rewindSeq",))
+
+
 _PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "assistant/message": _carries_message,
     "system/message": _carries_message,
@@ -161,6 +224,8 @@ _PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "turn/end": _turn_end,
     "request/header": _request_header,
     "request/context": _request_context,
+    "surface/rewind": _surface_rewind,
+    "surface/restore": _surface_restore,
 }
 
 
@@ -311,6 +376,11 @@ def _fast_tool_call(data: dict[str, Any]) -> Any:
 
 def _fast_tool_result(data: dict[str, Any]) -> Any:
     """Return the call id a well-shaped result answers (see ``result_call_id``), or SUSPECT."""
+    error = data.get("error")
+    if error is not None and not (
+        error.__class__ is dict and _labels_are_strings(error, _ERROR_STRINGS)
+    ):
+        return SUSPECT
     message = data.get("message")
     if message is None:
         return None
@@ -353,6 +423,11 @@ def _fast_request_header(data: dict[str, Any]) -> Any:
     return _fast_route(_request_config(data))
 
 
+def _suspect_when(check: Callable[[dict[str, Any]], str | None]) -> Callable[[dict[str, Any]], Any]:
+    """Return a fast check of a rare event type: its full check, SUSPECT on a problem."""
+    return lambda data: None if check(data) is None else SUSPECT
+
+
 FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "assistant/message": _fast_carries_message,
     "system/message": _fast_carries_message,
@@ -363,6 +438,8 @@ FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "turn/end": _fast_turn_end,
     "request/header": _fast_request_header,
     "request/context": _fast_route,
+    "surface/rewind": _suspect_when(_surface_rewind),
+    "surface/restore": _suspect_when(_surface_restore),
 }
 """Per event type, a check that accepts a payload only when ``shape_problem`` would (it
 may refuse more: SUSPECT). Message checks return the message's tool-call ids, the

@@ -81,9 +81,14 @@ class _ToolCall(_TurnStep, kw_only=True):
     arguments: str | None = None
 
 
+class _Error(Struct, gc=False):
+    name: str | None = None
+    code: str | None = None
+
+
 class _ToolResult(_TurnStep):
     message: _ResultMessage | None = None
-    error: Any = None
+    error: _Error | None = None
 
 
 class _Reason(Struct, gc=False):
@@ -112,6 +117,16 @@ class _RequestHeader(_TurnStep):
     header: _Header | None = None
 
 
+class _Rewind(_TurnStep):
+    start: Int | None = None
+    end: Int | None = None
+    shadowedSeqs: list[Int] | None = None
+
+
+class _Restore(_TurnStep):
+    rewindSeq: Int | None = None
+
+
 _PAYLOADS: dict[str, type[Struct]] = {
     "assistant/message": _CarriesMessage,
     "system/message": _CarriesMessage,
@@ -122,6 +137,8 @@ _PAYLOADS: dict[str, type[Struct]] = {
     "turn/end": _TurnEnd,
     "request/header": _RequestHeader,
     "request/context": _Route,
+    "surface/rewind": _Rewind,
+    "surface/restore": _Restore,
 }
 """The payload schema per event type with a payload check; every other type: ``_TurnStep``."""
 
@@ -314,8 +331,7 @@ def _call_ids(message: _Message | None) -> list[str] | None:
 def _answer(data: _ToolResult) -> tuple[str | None, CallFact] | None:
     """Return the call id the reader's check reads from a tool/result, and its call fact
     (as ``recovery.events.payload_result_facts`` reads it); None: a suspect tool-call block."""
-    error = data.error
-    code = error.get("code") if error.__class__ is dict else None
+    code = data.error.code if data.error is not None else None
     message = data.message
     if message is None:
         return None, ("answer", None, code, False)

@@ -184,7 +184,7 @@ def test_header_and_file_level_messages_word_for_word() -> None:
         f"{orjson_refusal(b'{nope')}",
     )
     assert diagnostics(encode([{**HEADER, "id": 5}, turn_start(0)])) == [
-        ("bad_header", 1, "header 'id' must be a string")
+        ("bad_header", 1, "header 'id' must be a string, not number: ignored")
     ]
     versionless = {key: value for key, value in HEADER.items() if key != "version"}
     assert diagnostics(encode([versionless, turn_start(0)])) == [
@@ -230,7 +230,7 @@ def test_events_counting_on_after_a_packed_row_that_steps_back_are_not_reported(
 def test_header_problems_word_for_word() -> None:
     odd = {"type": "session", "version": 4, "id": "t", "createdAt": "noon", "colour": "red"}
     assert diagnostics(encode([odd, turn_start(0)])) == [
-        ("bad_header", 1, "header 'createdAt' must be integer epoch milliseconds"),
+        ("bad_header", 1, "header 'createdAt' must be an integer, not string: ignored"),
         ("unknown_header_key", 1,
          "header key 'colour' is not in any known version: the runtime refuses the log"),
     ]

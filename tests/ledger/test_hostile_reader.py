@@ -435,3 +435,22 @@ def test_label_fields_of_another_json_type_never_reach_the_frames(tmp_path: Path
     for policy in ("synthesize", "fork"):
         frames = ledger.recovery(policy).frames
         assert frames.messages["seq"].tolist() == [2]
+
+
+def test_a_packed_row_whose_times_run_past_2_53_is_dropped_on_its_line() -> None:
+    import ledgerviz as lv
+    from ledgerviz.ledger import read_session
+
+    v0 = {"type": "session", "version": 0, "id": "dt", "createdAt": 0, "delegationDepth": 0}
+    turn = {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}}
+    # 3 chunks at time0, time0 + 2^53 - 1, time0 + 2 * (2^53 - 1): past what the runtime writes
+    row = {"type": "text-chunks", "seq0": 1, "time0": 5,
+           "data": {"turn": 1, "step": 1, "index": 0, "dt": [2**53 - 1] * 2,
+                    "texts": ["a", "b", "c"]}}
+    content = b"".join(json.dumps(line).encode() + b"\n" for line in (v0, turn, row))
+    log = read_session("dt.jsonl", content)
+    assert [(d.line, d.kind) for d in log.diagnostics] == [(3, "invalid_event")]
+    assert "times must stay safe integers" in log.diagnostics[0].message
+    assert len(log.events) == 1
+    frames = lv.Ledger([log]).recovery("synthesize").frames
+    assert list(frames.events["seq"]) == [0, 1]  # the turn and its interrupted closer
