@@ -11,6 +11,7 @@ from ledgerviz.frames.columns import (
     string_column,
 )
 from ledgerviz.frames.view import SessionsView
+from ledgerviz.recovery.nesting import flat_blocks
 from ledgerviz.recovery.vocab import BRANCHES
 
 MESSAGE_SCHEMA = {
@@ -28,20 +29,11 @@ MESSAGE_EVENTS = frozenset(
 
 def message_text(blocks: Any) -> str:
     """Return the visible text of content blocks: text blocks, nested tool-result text included."""
-    if not isinstance(blocks, list):
-        return ""
     parts = []
-    for block in blocks:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
+    for block in flat_blocks(blocks):
+        if block.get("type") == "text":
             text = block.get("text")
             if isinstance(text, str) and text:
-                parts.append(text)
-        elif kind == "tool-result":
-            text = message_text(block.get("content"))
-            if text:
                 parts.append(text)
     return parts[0] if len(parts) == 1 else "\n".join(parts)
 

@@ -23,6 +23,7 @@ from ledgerviz.ledger.shapes import (
     plain_source_seqs,
     repair_scan_problem,
     surface_fields_problem,
+    shape_warning,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
 
@@ -321,6 +322,9 @@ def check_events(
                 numbering.see(log, line, seq)
                 expected = numbering.expected
                 continue
+            warning = shape_warning(data) if name in _CARRY_MESSAGES else None
+            if warning is not None:
+                log.add(line, "deep_arguments", f"{kind}: {warning}", "warning")
             payload = _RECHECK
         if name == "assistant/message" or name == "tool/result":
             _fails_repair_scan(kind, data, first_line + index, log)  # an error; still read
@@ -438,6 +442,10 @@ def _fails_repair_scan(kind: str, data: dict[str, Any], line: int, log: Diagnost
                "runtime refuses to open this log")
     log.add(line, "unopenable_event", message)
     return True
+
+_CARRY_MESSAGES = frozenset(
+    {"assistant/message", "system/message", "developer/message", "user/message", "tool/result"})
+"""The event types whose payload holds a message (``user/message``: is one)."""
 
 _RECHECK: Any = object()
 """The payload passed ``shape_problem`` but not the fast test: its call ids are read again."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ledgerviz.ledger.schema import JsonType
+from ledgerviz.recovery.nesting import MAX_ARGUMENT_DEPTH, may_nest_deeper, nests_deeper
 
 MAX_INTEGER = 2**53 - 1
 """The largest integer the runtime (JavaScript numbers) writes exactly."""
@@ -315,6 +316,20 @@ def repair_scan_problem(kind: str, data: dict[str, Any]) -> str | None:
     return None
 
 
+def shape_warning(data: dict[str, Any]) -> str | None:
+    """Return what is odd in a payload ``shape_problem`` accepts, or None: a tool call whose
+    arguments nest deeper than ``nesting.MAX_ARGUMENT_DEPTH`` (provider requests then
+    carry them as text)."""
+    message = data.get("message", data)
+    content = message.get("content") if message.__class__ is dict else None
+    for block in content if content.__class__ is list else ():
+        arguments = block.get("arguments") if block.get("type") == "tool-call" else None
+        if arguments is not None and nests_deeper(arguments):
+            return (f"the arguments of tool call {block.get('id')!r} nest deeper than "
+                    f"{MAX_ARGUMENT_DEPTH} levels: provider requests carry them as text")
+    return None
+
+
 SUSPECT: Any = object()
 """What a fast payload check returns for a payload that may be malformed: ``shape_problem``
 then decides, and says what is wrong."""
@@ -355,7 +370,8 @@ def _message_call_ids(message: Any) -> list[str] | Any:
             call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
             if (call_id.__class__ is not str
                     or not (name is None or name.__class__ is str)
-                    or not (arguments is None or arguments.__class__ is str)):
+                    or not (arguments is None or arguments.__class__ is str)
+                    or (arguments is not None and may_nest_deeper(arguments))):
                 return SUSPECT
             ids.append(call_id)
     return ids

@@ -30,6 +30,7 @@ from ledgerviz.ledger.events import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
+from ledgerviz.recovery.nesting import may_nest_deeper
 
 Int = Annotated[int, Meta(ge=MIN_INTEGER, le=MAX_INTEGER)]
 """An integer the runtime could have written (``shapes.integer_problem`` accepts it)."""
@@ -316,13 +317,15 @@ def _numbered(seqs: list[Any], expected: int, kept: int) -> list[int] | None:
 
 def _call_ids(message: _Message | None) -> list[str] | None:
     """Return the ids of a message's tool-call blocks, or None when a tool-call block has
-    no string id (``shapes._message_call_ids`` would call it suspect)."""
+    no string id or arguments that may nest deep (``shapes._message_call_ids`` would call
+    it suspect)."""
     if message is None or not message.content:
         return []
     ids = []
     for block in message.content:
         if block.type == "tool-call":
-            if block.id.__class__ is not str:
+            if block.id.__class__ is not str or (
+                    block.arguments is not None and may_nest_deeper(block.arguments)):
                 return None
             ids.append(block.id)
     return ids

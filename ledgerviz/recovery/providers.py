@@ -21,6 +21,7 @@ from ledgerviz.recovery.events import (
     message_tool_call_blocks,
     result_content,
 )
+from ledgerviz.recovery.nesting import flat_blocks, nests_deeper
 from ledgerviz.recovery.pairing import Seqs
 
 Provider = Literal["openai", "anthropic"]
@@ -50,14 +51,10 @@ def has_text(blocks: Any) -> bool:
 def _text_parts(blocks: Any) -> Iterator[str]:
     """Yield the model-visible text of each content block, in order, nested results' parts
     in their place ("" for a block that shows none)."""
-    for block in blocks if isinstance(blocks, list) else ():
-        if not isinstance(block, dict):
-            continue
+    for block in flat_blocks(blocks):
         kind = block.get("type")
         if kind == "text":
             yield str(block.get("text", ""))
-        elif kind == "tool-result":
-            yield from _text_parts(block.get("content"))
         elif kind in ("tool-addition", "tool-removal"):
             yield f"[{kind}: {block.get('toolName')}]"
         elif kind not in ("reasoning", "tool-call"):
@@ -65,9 +62,10 @@ def _text_parts(blocks: Any) -> Iterator[str]:
 
 
 def _parsed_arguments(raw: Any) -> dict[str, Any]:
-    """Anthropic wants an object: parsed JSON, or the raw text kept under ``_raw_arguments``."""
+    """Anthropic wants an object: parsed JSON, or the raw text kept under ``_raw_arguments``
+    (also when it nests deeper than ``nesting.MAX_ARGUMENT_DEPTH``: the reader warns)."""
     try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
+        value = json.loads(raw) if isinstance(raw, str) and not nests_deeper(raw) else raw
     except ValueError:
         value = None
     return value if isinstance(value, dict) else {"_raw_arguments": raw}

@@ -454,3 +454,40 @@ def test_a_packed_row_whose_times_run_past_2_53_is_dropped_on_its_line() -> None
     assert len(log.events) == 1
     frames = lv.Ledger([log]).recovery("synthesize").frames
     assert list(frames.events["seq"]) == [0, 1]  # the turn and its interrupted closer
+
+
+def test_arguments_nested_too_deep_are_a_warning_on_their_line_in_either_check() -> None:
+    import ledgerviz as lv
+    from ledgerviz.ledger import read_session
+    from ledgerviz.recovery.nesting import MAX_ARGUMENT_DEPTH
+    from ledgerviz.streams.summary import summarize_file
+
+    def line_of(depth: int) -> bytes:
+        asked = assistant_calls(1, "A")
+        asked["data"]["message"]["content"][0]["arguments"] = "[" * depth + "]" * depth
+        return encode([HEADER, turn_start(0), asked])
+
+    for depth, expected in ((MAX_ARGUMENT_DEPTH, []),
+                            (MAX_ARGUMENT_DEPTH + 1, [(3, "deep_arguments", "warning")])):
+        content = line_of(depth)
+        log = read_session("deep.jsonl", content)
+        streamed = summarize_file("deep.jsonl", iter([content]))
+        for diagnostics in (log.diagnostics, streamed.diagnostics):
+            assert [(d.line, d.kind, d.severity) for d in diagnostics] == expected
+        assert len(log.events) == 2  # kept
+        lv.Ledger([log]).context("synthesize", provider="anthropic")
+
+
+def test_a_result_nested_hundreds_deep_shows_its_text_in_the_messages_frame() -> None:
+    import ledgerviz as lv
+    from ledgerviz.ledger import read_session
+
+    content = (b'[{"type":"tool-result","toolCallId":"A","content":' * 400  # 800 levels,
+               + b'[{"type":"text","text":"bottom"}]' + b"}]" * 400)  # within orjson's 1024
+    answer = encode([tool_result(2, "A")]).replace(b'"content":[', b'"content":' + content
+                                                   + b',"was":[', 1)
+    log = read_session("nested.jsonl", encode([HEADER, turn_start(0), assistant_calls(1, "A")])
+                       + answer)
+    assert log.diagnostics == []
+    messages = lv.Ledger([log]).frames.messages
+    assert messages["text"].iloc[-1] == "bottom"
