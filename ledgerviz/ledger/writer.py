@@ -5,7 +5,7 @@ write through here."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -13,8 +13,48 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_line(obj: dict[str, Any]) -> str:
-    """Return one compact JSONL line (with its newline) for ``obj``."""
-    return _ENCODER.encode(obj) + "\n"
+    """Return one compact JSONL line (with its newline) for ``obj``, nested at any depth."""
+    try:
+        return _ENCODER.encode(obj) + "\n"
+    except RecursionError:  # the C encoder recurses once per level: walk it instead
+        return "".join(_encoded_pieces(obj)) + "\n"
+
+
+_END: Any = object()
+
+
+def _encoded_pieces(value: Any) -> list[str]:
+    """Return the compact JSON text of ``value`` in pieces, its arrays and objects walked
+    with an explicit stack (each scalar, and each key with its colon, as ``_ENCODER`` writes
+    it, so the text is the one ``_ENCODER`` gives)."""
+    pieces: list[str] = []
+    open_containers: list[tuple[Iterator[Any], bool]] = []  # (items, is an object)
+    pending = [value]
+    while pending or open_containers:
+        if pending:
+            item = pending.pop()
+            if item.__class__ is dict:
+                pieces.append("{")
+                open_containers.append((iter(item.items()), True))
+            elif item.__class__ is list:
+                pieces.append("[")
+                open_containers.append((iter(item), False))
+            else:
+                pieces.append(_ENCODER.encode(item))
+            continue
+        items, is_object = open_containers[-1]
+        item = next(items, _END)
+        if item is _END:
+            open_containers.pop()
+            pieces.append("}" if is_object else "]")
+            continue
+        if pieces[-1] not in ("{", "["):
+            pieces.append(",")
+        if is_object:
+            pieces.append(_ENCODER.encode({item[0]: 0})[1:-2])  # the key and its colon
+            item = item[1]
+        pending.append(item)
+    return pieces
 
 
 def encode_source_seqs(seqs: Iterable[int]) -> list[int | list[int]]:

@@ -10,6 +10,7 @@ import pandas as pd
 from ledgerviz.display.fragments import expandable
 from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, short_text, text_of
+from ledgerviz.ledger.writer import encode_line
 from ledgerviz.recovery.analysis import Analysis, CallFacts
 
 TYPE_LABEL_LIMIT = 60
@@ -96,7 +97,10 @@ def event_details_html(analysis: Analysis, index: int,
         facts.append("synthetic")
     if analysis.recovery_code[index]:
         facts.append(f"code {escape(analysis.recovery_code[index])}")
-    pretty = json.dumps(analysis.events[index], indent=2, ensure_ascii=False)
+    try:
+        pretty = json.dumps(analysis.events[index], indent=2, ensure_ascii=False)
+    except RecursionError:  # nested too deep for the indenting encoder: shown on one line
+        pretty = encode_line(analysis.events[index])
     return (
         f"<div class='lv-details'><div>{' · '.join(facts)}</div>"
         f"{calls_html(analysis, index, calls)}"
