@@ -77,7 +77,7 @@ def test_streamed_check_agrees_with_the_whole_file_check(
 
 
 def test_streamed_and_whole_list_diagnostics_in_the_same_line_order(tmp_path: Path) -> None:
-    events = [{"type": "turn/start", "seq": seq, "data": {"turn": 1}} for seq in range(3000)]
+    events = [{"type": "plan/mode", "seq": seq, "data": {"active": True}} for seq in range(3000)]
     header = {"type": "session", "version": 4, "id": "mixed", "createdAt": 0}
     lines = [orjson.dumps(e) for e in [header, *events]]
     lines[5] = orjson.dumps({"type": "tool/result", "seq": 4, "surfaceOp": "append", "data": {

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import orjson
 
+from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, OpenBoundaries
 from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.fields import EventFields, concatenated
@@ -22,8 +23,8 @@ from ledgerviz.ledger.shapes import (
     payload_problem,
     plain_source_seqs,
     repair_scan_problem,
-    surface_fields_problem,
     shape_warning,
+    surface_fields_problem,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
 
@@ -180,12 +181,14 @@ def _envelope_problem(event: dict[str, Any]) -> str:
 class CheckState:
     """What checking a file's next block of lines needs from the blocks before it."""
 
-    __slots__ = ("kept", "numbered", "numbering", "requested", "runtime")
+    __slots__ = ("boundaries", "kept", "numbered", "numbering", "requested", "runtime")
 
     def __init__(self, *, runtime: bool = False) -> None:
         self.runtime = runtime
         """Read as the runtime does (``runtime_read``): an event without ``seq`` is unusable,
         and one whose payload only ledgerviz cannot read is kept."""
+        self.boundaries = OpenBoundaries()
+        """The turn and step open after the blocks checked so far."""
         self.requested: set[str] = set()
         """Every call id an assistant message has requested so far."""
         self.numbering = Numbering()
@@ -238,6 +241,7 @@ def check_events(
     strings: dict[str, str] = {}
     shared = strings.setdefault  # one str object per unknown type name and op (see EventFields)
     numbering = state.numbering
+    boundary = state.boundaries.see
     expected = numbering.expected  # moved on inline while seqs count up by one
     numbered = state.numbered
     for index, event in enumerate(values):
@@ -325,7 +329,7 @@ def check_events(
             warning = shape_warning(data) if name in _CARRY_MESSAGES else None
             if warning is not None:
                 log.add(line, "deep_arguments", f"{kind}: {warning}", "warning")
-            payload = _RECHECK
+            payload = _BOUNDARY if name in BOUNDARY_TYPES else _RECHECK
         if name == "assistant/message" or name == "tool/result":
             _fails_repair_scan(kind, data, first_line + index, log)  # an error; still read
         if seq == expected:
@@ -358,8 +362,13 @@ def check_events(
                 _check_result(log, first_line + index, call_id, requested)
         elif not known:
             _unknown_type(log, first_line + index, kind, event.get("ignorable") is True)
-        elif op is not _MISSING or seqs is not _MISSING:
-            log.add(first_line + index, "invalid_event", _not_surface(kind, version))
+        else:
+            if op is not _MISSING or seqs is not _MISSING:
+                log.add(first_line + index, "invalid_event", _not_surface(kind, version))
+            if payload is _BOUNDARY:
+                nested = boundary(name, turn, step, first_line + index)
+                if nested is not None:
+                    log.add(first_line + index, *nested, "warning")
     numbering.ran_to(expected)
     state.kept += len(fields)
     state.numbered = numbered
@@ -450,6 +459,20 @@ _CARRY_MESSAGES = frozenset(
 _RECHECK: Any = object()
 """The payload passed ``shape_problem`` but not the fast test: its call ids are read again."""
 
+_BOUNDARY: Any = object()
+"""The payload check's answer for a turn or step boundary (see ``boundaries``)."""
+
+
+PayloadCheck = Callable[[dict[str, Any]], Any]
+
+
+def _boundary_check(check: PayloadCheck | None) -> PayloadCheck:
+    """Return the payload check of a boundary type: ``check``'s SUSPECT, else _BOUNDARY."""
+    if check is None:
+        return lambda data: _BOUNDARY
+    return lambda data: SUSPECT if check(data) is SUSPECT else _BOUNDARY
+
+
 _SPECIAL: Any = object()
 """The check of a line that is no plain event: a session header, a packed chunk row."""
 
@@ -476,6 +499,8 @@ def _kind_table(version: int | None) -> dict[str, KindEntry]:
             known = known - {_CHUNK}
         table = {kind: (kind, FAST_PAYLOAD_CHECKS.get(kind), kind in surface)
                  for kind in known}
+        table.update({kind: (kind, _boundary_check(FAST_PAYLOAD_CHECKS.get(kind)), False)
+                      for kind in BOUNDARY_TYPES})
         special = ("session", *PACKED_CHUNK_ROWS)
         table.update({kind: (kind, _SPECIAL, False) for kind in special})
         table = _KIND_TABLES[version] = table

@@ -26,6 +26,7 @@ import msgspec
 import orjson
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from ledgerviz.ledger.boundaries import BOUNDARY_TYPES
 from ledgerviz.ledger.events import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
@@ -164,7 +165,8 @@ _READ_APART = frozenset({"session", SEED_MARKER, *PACKED_CHUNK_ROWS})
 payload of (the seed marker): their blocks are checked the usual way."""
 
 _ROLES = {"assistant/message": "request", "tool/call": "dispatch", "tool/result": "answer",
-          "system/message": "message", "developer/message": "message", "user/message": "user"}
+          "system/message": "message", "developer/message": "message", "user/message": "user",
+          **dict.fromkeys(BOUNDARY_TYPES, "boundary")}
 """What reading an event of these types takes beyond its schema."""
 
 
@@ -259,14 +261,19 @@ def stream_block(
         return None
     surface, requested = surface_types(version), state.requested
     fresh: set[str] = set()  # requested in this block: added to ``requested`` on success
+    boundaries = state.boundaries.copy()  # taken on success
     calls: list[CallFact] = []
-    roles = schema.roles
-    for event in events:
+    roles, kinds = schema.roles, schema.kinds
+    for index, event in enumerate(events):
         role = roles.get(event.__class__)
         if role is None:
             continue
         data = event.data
-        if role == "dispatch":
+        if role == "boundary":
+            if boundaries.see(kinds[event.__class__], data.turn, data.step,
+                              first_line + index) is not None:
+                return None  # a turn or step inside an open one: warned the usual way
+        elif role == "dispatch":
             calls.append(("dispatch", data.callId, None, False))
         elif role == "answer":
             if data.message is None or data.message.source is None:
@@ -290,8 +297,8 @@ def stream_block(
                     fresh.update(ids)
     numbering.expected += len(events)
     state.kept += len(events)
+    state.boundaries = boundaries
     requested |= fresh
-    kinds = schema.kinds
     types = [kinds[event.__class__] for event in events]
     times = [event.time for event in events]
     return StreamBlock(types, seqs, times, DecodedOnRead(lines),

@@ -22,6 +22,11 @@ def turn_start(seq: int, turn: int = 1) -> dict[str, Any]:
     return {"type": "turn/start", "seq": seq, "time": 1000 + seq, "data": {"turn": turn}}
 
 
+def mark(seq: int) -> dict[str, Any]:
+    """Return a log-only event (``plan/mode``): an event with a seq, opening nothing."""
+    return {"type": "plan/mode", "seq": seq, "time": 1000 + seq, "data": {"active": False}}
+
+
 def assistant_calls(seq: int, *call_ids: str) -> dict[str, Any]:
     """Return a v4 ``assistant/message`` requesting the given tool calls."""
     blocks = [{"type": "tool-call", "id": c, "name": "ls", "arguments": "{}"} for c in call_ids]

@@ -8,7 +8,7 @@ run (or block) finds them.
 from __future__ import annotations
 
 import pytest
-from ledger_lines import HEADER, encode, tool_result, turn_start
+from ledger_lines import HEADER, encode, mark, tool_result
 
 from ledgerviz.ledger import LedgerError
 from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
@@ -20,7 +20,7 @@ EVENTS = 600  # lines 2..601: runs of 256 lines from line 2 (2..257, 258..513, 5
 
 def ledger(replace: dict[int, object]) -> bytes:
     """Return a header and EVENTS turn/start events, the events at the given lines replaced."""
-    lines: list = [HEADER] + [turn_start(seq) for seq in range(EVENTS)]
+    lines: list = [HEADER] + [mark(seq) for seq in range(EVENTS)]
     for line, value in replace.items():
         lines[line - 1] = value
     return encode(lines)
@@ -133,7 +133,7 @@ def test_strict_raises_at_an_error_past_the_limit_of_its_kind_with_another_sever
 
 
 def test_repeated_keys_are_found_in_every_run_in_line_order() -> None:
-    repeated = b'{"type":"turn/start","seq":%d,"seq":%d,"data":{"turn":1}}'
+    repeated = b'{"type":"plan/mode","seq":%d,"seq":%d,"data":{"active":false}}'
     content = ledger({
         5: repeated % (3, 3),
         300: tool_result(298, "never-asked"),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
+from ledger_lines import HEADER, assistant_calls, encode, mark, tool_result, turn_start
 
 import ledgerviz
 from ledgerviz.ledger import SessionLog, read_session, reader
@@ -36,7 +36,7 @@ BROKEN = {
     "header only": encode([HEADER]),
     "torn tail": encode([HEADER, turn_start(0)]) + b'{"type":"turn/e',
     "undecodable last line": encode([HEADER, turn_start(0), b'{"type":"tu']),
-    "blank and bad lines": encode([HEADER, turn_start(0), b"", b"{oops", b"[1]", turn_start(5)]),
+    "blank and bad lines": encode([HEADER, turn_start(0), b"", b"{oops", b"[1]", mark(5)]),
     "orphan result and bad envelope": encode(
         [
             HEADER,
@@ -49,10 +49,10 @@ BROKEN = {
         ]
     ),
     "a check problem before a decoding problem": encode(
-        [HEADER, turn_start(0), tool_result(1, "never-asked"), b"{oops", turn_start(3)]
+        [HEADER, turn_start(0), tool_result(1, "never-asked"), b"{oops", mark(3)]
     ),
-    "unsupported version": encode([{**HEADER, "version": 99}, turn_start(0), b"", turn_start(1)]),
-    "no header": encode([turn_start(0), turn_start(1)]),
+    "unsupported version": encode([{**HEADER, "version": 99}, turn_start(0), b"", mark(1)]),
+    "no header": encode([turn_start(0), mark(1)]),
     "packed rows": encode(
         [
             V1_HEADER,

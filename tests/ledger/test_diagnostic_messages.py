@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from ledger_lines import HEADER, encode, turn_start
+from ledger_lines import HEADER, encode, mark, turn_start
 
 from ledgerviz.ledger import read_session
 from ledgerviz.ledger.diagnostics import DiagnosticLog
@@ -27,7 +27,7 @@ def orjson_refusal(raw: bytes) -> str:
 
 def test_the_first_bad_byte_of_a_line_is_counted_from_one() -> None:
     bad = b'{"a":"\xff"}'  # the 7th byte is not UTF-8
-    content = encode([HEADER, turn_start(0), bad, turn_start(1, 2)])
+    content = encode([HEADER, turn_start(0), bad, mark(1)])
     assert diagnostics(content) == [
         ("invalid_utf8", 3, "byte 7 of the line is not valid UTF-8")
     ]
@@ -35,7 +35,7 @@ def test_the_first_bad_byte_of_a_line_is_counted_from_one() -> None:
 
 @pytest.mark.parametrize("cut", [None, 3], ids=["whole", "bad line in the first chunk"])
 def test_a_torn_tail_is_listed_first_counted_and_sized(cut: int | None) -> None:
-    lines = [HEADER, turn_start(0), b"{not json", turn_start(1, 2)]
+    lines = [HEADER, turn_start(0), b"{not json", mark(1)]
     torn = b'{"type":"step/st'  # 16 bytes
     chunks = [encode(lines) + torn] if cut is None else [encode(lines[:cut]),
                                                           encode(lines[cut:]) + torn]
@@ -58,7 +58,7 @@ def test_unknown_types_are_named_kept_or_not_ignorable() -> None:
 
 def test_a_second_header_without_an_id_is_not_named() -> None:
     second = {"type": "session", "version": 4, "createdAt": 0}
-    assert diagnostics(encode([HEADER, turn_start(0), second, turn_start(1, 2)])) == [
+    assert diagnostics(encode([HEADER, turn_start(0), second, mark(1)])) == [
         ("second_header", 3, "a second session header in the middle of the file: two ledgers "
          "concatenated? Only the first header counts"),
     ]
@@ -91,7 +91,7 @@ def test_two_unknown_types_keep_their_own_names() -> None:
 def test_a_replayed_stretch_is_reported_once() -> None:
     # seqs 0 1 2 3, then 1 2 3 again, then 4: only the step back (line 6) is reported
     seqs = [0, 1, 2, 3, 1, 2, 3, 4]
-    content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])
+    content = encode([HEADER, *(mark(seq) for turn, seq in enumerate(seqs, 1))])
     assert diagnostics(content) == [
         ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)")
     ]
@@ -101,7 +101,7 @@ def test_a_step_back_after_counting_on_in_order_is_reported_again() -> None:
     # seqs 0 1 2 3, the replay 1 2 3, then 4 5 in order and 4 again: the replay has
     # ended, so the second 4 is a new step back (line 11), not the replay going on
     seqs = [0, 1, 2, 3, 1, 2, 3, 4, 5, 4]
-    content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])
+    content = encode([HEADER, *(mark(seq) for turn, seq in enumerate(seqs, 1))])
     assert diagnostics(content) == [
         ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)"),
         ("seq_gap", 11, "seq 4 repeats or goes backwards (expected 6)"),
@@ -117,7 +117,7 @@ def test_a_first_event_numbered_below_zero_is_a_step_back() -> None:
 
 def test_a_step_back_after_a_gap_is_reported() -> None:
     seqs = [0, 1, 3, 1]  # 2 missing (line 4), then 1 again (line 5)
-    content = encode([HEADER, *(turn_start(seq, turn) for turn, seq in enumerate(seqs, 1))])
+    content = encode([HEADER, *(mark(seq) for turn, seq in enumerate(seqs, 1))])
     assert diagnostics(content) == [
         ("seq_gap", 4, "expected seq 2, found 3: 1 missing"),
         ("seq_gap", 5, "seq 1 repeats or goes backwards (expected 4)"),
@@ -150,7 +150,7 @@ def test_a_blank_line_and_a_line_of_bad_json_word_for_word() -> None:
     (1, -MAX_INTEGER, []),
 ])
 def test_seqs_and_times_at_the_exact_limits_are_kept(seq: int, time: int, expected: list) -> None:
-    edge = {"type": "turn/start", "seq": seq, "time": time, "data": {"turn": 2}}
+    edge = {**mark(seq), "time": time}
     log = read_session("x.jsonl", encode([HEADER, turn_start(0), edge]))
     assert [(d.kind, d.line, d.message) for d in log.diagnostics] == expected
     assert [event["seq"] for event in log.events] == [0, seq]
@@ -164,7 +164,7 @@ def test_seqs_and_times_at_the_exact_limits_are_kept(seq: int, time: int, expect
     ({"type": "tool/call", "seq": 1, "data": {"callId": 5}}, [0, 2]),  # a malformed payload
 ])
 def test_a_line_that_gives_no_event_is_left_out(line: object, kept: list[int]) -> None:
-    log = read_session("x.jsonl", encode([HEADER, turn_start(0), line, turn_start(2, 2)]))
+    log = read_session("x.jsonl", encode([HEADER, turn_start(0), line, mark(2)]))
     assert [event["seq"] for event in log.events] == kept
     assert log.lines_skipped == 1
 
@@ -209,7 +209,7 @@ def test_a_binary_file_is_not_a_ledger_and_its_first_bytes_are_quoted_escaped() 
 
 
 def test_a_block_checked_without_a_state_stands_alone() -> None:
-    events = [turn_start(0), turn_start(2, 2)]
+    events = [turn_start(0), mark(2)]
     log = DiagnosticLog("x.jsonl", strict=False)
     checked = check_events(events, 2, 4, log)
     assert checked.events == events
@@ -221,7 +221,7 @@ def test_events_counting_on_after_a_packed_row_that_steps_back_are_not_reported(
     row = {"type": "text-chunks", "seq0": 1, "time0": 5,
            "data": {"turn": 1, "step": 1, "index": 0, "texts": ["a", "b"], "dt": [1]}}
     # seqs 0 1 2 3, the row's 1 2, then 3 (counting on from the row) and 4
-    lines = [v1, *(turn_start(seq) for seq in range(4)), row, turn_start(3), turn_start(4)]
+    lines = [v1, turn_start(0), *(mark(seq) for seq in range(1, 4)), row, mark(3), mark(4)]
     assert diagnostics(encode(lines)) == [
         ("seq_gap", 6, "seq 1 repeats or goes backwards (expected 4)")
     ]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
+from ledger_lines import HEADER, assistant_calls, encode, mark, tool_result, turn_start
 
 from ledgerviz.ledger import (
     LedgerError,
@@ -183,17 +183,17 @@ def test_the_big_integer_warning_says_the_value_was_kept_exact() -> None:
 def test_numbers_json_does_not_allow_stay_invalid() -> None:
     for number in (b"NaN", b"Infinity", b"1e400"):
         line = b'{"type":"turn/start","seq":0,"time":' + number + b',"data":{"turn":1}}'
-        content = encode([HEADER]) + line + b"\n" + encode([turn_start(1, 2)])
+        content = encode([HEADER]) + line + b"\n" + encode([mark(1)])
         assert kinds(content)[0] == ("invalid_json", 2)
     long_digits = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"x":"\\ud800"},' \
         b'"n":12345678901234567890123}'
-    content = encode([HEADER]) + long_digits + b"\n" + encode([turn_start(1, 2)])
+    content = encode([HEADER]) + long_digits + b"\n" + encode([mark(1)])
     assert kinds(content)[0] == ("invalid_json", 2)  # a lone surrogate, even on the exact path
 
 
 def test_a_second_header_and_its_restarted_seqs_are_reported_once() -> None:
-    second = [dict(HEADER, id="other"), turn_start(0), turn_start(1, 2), turn_start(2, 3)]
-    content = encode([HEADER, turn_start(0), turn_start(1, 2), turn_start(2, 3), *second])
+    second = [dict(HEADER, id="other"), mark(0), mark(1), mark(2)]
+    content = encode([HEADER, turn_start(0), mark(1), mark(2), *second])
     log = read_session("x.jsonl", content)
     assert [(d.kind, d.line) for d in log.diagnostics] == [("second_header", 5), ("seq_gap", 6)]
     assert log.diagnostics[0].message == (
@@ -204,7 +204,7 @@ def test_a_second_header_and_its_restarted_seqs_are_reported_once() -> None:
 
 
 def test_one_stray_seq_is_not_followed_by_a_false_gap() -> None:
-    events = [turn_start(0), turn_start(1, 2), turn_start(2, 3), turn_start(1, 4), turn_start(3, 5)]
+    events = [turn_start(0), mark(1), mark(2), mark(1), mark(3)]
     log = read_session("x.jsonl", encode([HEADER, *events]))
     assert [d.message for d in log.diagnostics] == [
         "seq 1 repeats or goes backwards (expected 3)"
@@ -273,7 +273,7 @@ def test_read_sessions_looks_for_duplicate_keys_only_when_asked(tmp_path: Path) 
 
 def test_every_line_with_a_repeated_key_is_named_not_only_the_first() -> None:
     plain = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}'
-    twice = b'{"type":"turn/start","seq":1,"time":1,"time":2,"data":{"turn":2}}'
+    twice = b'{"type":"plan/mode","seq":1,"time":1,"time":2,"data":{"active":true}}'
     log = read_session("x.jsonl", encode([HEADER, plain, twice]), duplicate_keys=True)
     assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
         ("duplicate_key", 3, "key 'time' repeated within one object: the last value is used")
@@ -284,7 +284,7 @@ def test_repeated_keys_are_looked_for_in_lines_with_big_integers_and_not_in_brok
     big = b'{"type":"turn/start","seq":0,"time":1,"x":1,"x":2,"n":18446744073709551616,' \
         b'"data":{"turn":1,"turn":1}}'
     broken = b'{"type":"turn/start","seq":1,"seq":1,'
-    content = encode([HEADER, big, broken, turn_start(1, 2)])
+    content = encode([HEADER, big, broken, mark(1)])
     log = read_session("x.jsonl", content, duplicate_keys=True)
     assert sorted((d.kind, d.line, d.message) for d in log.diagnostics if d.line == 2) == [
         ("big_integer", 2,

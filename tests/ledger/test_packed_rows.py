@@ -9,7 +9,7 @@ data``; data exactly ``turn, step, index, dt, texts`` (tool rows: ``id``, ``name
 from __future__ import annotations
 
 import pytest
-from ledger_lines import encode, turn_start
+from ledger_lines import encode, mark, turn_start
 
 from ledgerviz.ledger import read_session
 from ledgerviz.ledger.numbers import holds_big_integer
@@ -123,7 +123,7 @@ def packed_ledger(seq0: int) -> bytes:
     row = {"type": "text-chunks", "seq0": seq0, "time0": 5,
            "data": {"turn": 1, "step": 1, "index": 0, "texts": ["a", "b", "c"], "dt": [1, 2]}}
     header = {"type": "session", "version": 1, "id": "packed", "createdAt": 0}
-    return encode([header, turn_start(0), row, turn_start(6, 2)])
+    return encode([header, turn_start(0), row, mark(6)])
 
 
 def test_a_packed_row_takes_seqs_from_its_seq0() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from ledger_lines import HEADER, turn_start
+from ledger_lines import HEADER, mark, turn_start
 
 from ledgerviz.ledger import read_sessions
 
@@ -25,7 +25,7 @@ def big_message(seq: int) -> dict:
 
 def test_a_single_line_of_fifty_megabytes(write_ledger: Writer) -> None:
     (session,) = read_sessions(
-        write_ledger([HEADER, turn_start(0), big_message(1), turn_start(2, 2)])
+        write_ledger([HEADER, turn_start(0), big_message(1), mark(2)])
     )
     assert session.diagnostics == []
     assert len(session.events[1]["data"]["content"][0]["text"]) == FIFTY_MB
@@ -49,7 +49,7 @@ def test_crlf_line_endings(tmp_path: Path) -> None:
 
 def test_a_file_caught_mid_append_then_completed(tmp_path: Path) -> None:
     path = tmp_path / "growing.jsonl"
-    whole = orjson.dumps(turn_start(1, 2)) + b"\n"
+    whole = orjson.dumps(mark(1)) + b"\n"
     path.write_bytes(orjson.dumps(HEADER) + b"\n" + orjson.dumps(turn_start(0)) + b"\n" + whole[:9])
     (snapshot,) = read_sessions(path)
     assert [d.kind for d in snapshot.diagnostics] == ["torn_tail"]
@@ -70,7 +70,7 @@ def test_reading_while_another_thread_appends(tmp_path: Path) -> None:
     def append() -> None:
         with path.open("ab", buffering=0) as handle:
             for seq in range(total):
-                line = orjson.dumps(turn_start(seq, seq + 1)) + b"\n"
+                line = orjson.dumps(mark(seq)) + b"\n"
                 handle.write(line[:7])
                 handle.write(line[7:])
         done.set()

@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from ledger_lines import HEADER, encode, turn_start
+from ledger_lines import HEADER, encode, mark, turn_start
 
 from ledgerviz.ledger import LedgerError, UnreadableSourceError, read_sessions
 from ledgerviz.ledger.numbers import exact_loads
@@ -81,7 +81,7 @@ def test_a_broken_symbolic_link_named_directly_says_so(tmp_path: Path) -> None:
 def test_progress_keeps_the_path_and_the_options(tmp_path: Path) -> None:
     path = tmp_path / "dup.jsonl"
     path.write_bytes(encode([HEADER, b'{"type":"turn/start","seq":0,"seq":0,"data":{"turn":1}}',
-                             b"{oops", turn_start(1, 2)]))
+                             b"{oops", mark(1)]))
     (log,) = read_sessions(path, progress=lambda size: None, duplicate_keys=True)
     assert log.path == str(path)
     assert sorted((d.line, d.kind) for d in log.diagnostics) == [(2, "duplicate_key"),
