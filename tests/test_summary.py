@@ -140,7 +140,9 @@ def test_calls_counted_as_settled_in_any_chunk_size(tmp_path: Path) -> None:
     path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
     for chunk_bytes in (64, 300, 1 << 20):
         summary = one(path, chunk_bytes=chunk_bytes)
-        assert (summary.events, summary.turns, summary.diagnostics) == (10, 1, [])
+        assert (summary.events, summary.turns) == (10, 1)
+        assert [(d.line, d.kind, d.message) for d in summary.diagnostics] == [
+            (9, "repeated_call", "assistant/message requests 'B' again")]  # seq 7
         assert summary.calls == {"error": 1, "not_started": 2, "outcome_unknown": 1}
         assert summary.unanswered == [
             ("B", "not_started"), ("B", "outcome_unknown"), ("C", "not_started")

@@ -8,6 +8,7 @@ from typing import Any
 
 TURN_START, TURN_END, STEP_START, STEP_END = "turn/start", "turn/end", "step/start", "step/end"
 BOUNDARY_TYPES = frozenset({TURN_START, TURN_END, STEP_START, STEP_END})
+TURN_BOUNDARIES = frozenset({TURN_START, TURN_END})
 
 
 class OpenBoundaries:

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, OpenBoundaries
+from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES, OpenBoundaries
 from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.fields import EventFields, concatenated
@@ -181,7 +181,8 @@ def _envelope_problem(event: dict[str, Any]) -> str:
 class CheckState:
     """What checking a file's next block of lines needs from the blocks before it."""
 
-    __slots__ = ("boundaries", "kept", "numbered", "numbering", "requested", "runtime")
+    __slots__ = ("answered", "boundaries", "dispatched", "kept", "numbered", "numbering",
+                 "requested", "runtime")
 
     def __init__(self, *, runtime: bool = False) -> None:
         self.runtime = runtime
@@ -191,6 +192,11 @@ class CheckState:
         """The turn and step open after the blocks checked so far."""
         self.requested: set[str] = set()
         """Every call id an assistant message has requested so far."""
+        self.dispatched: set[str] = set()
+        """Every call id a ``tool/call`` has dispatched in the open turn (the runtime pairs
+        by id within a step; kept per turn, the memory of a streamed check stays bounded)."""
+        self.answered: set[str] = set()
+        """Every call id an appended ``tool/result`` has answered in the open turn."""
         self.numbering = Numbering()
         """The seq numbering so far (the seq the next event should have)."""
         self.kept = 0
@@ -353,13 +359,14 @@ def check_events(
                 message = f"{kind}: 'surfaceOp' missing or not understood"
                 log.add(first_line + index, "invalid_event", message)
             if name == "assistant/message":
-                if payload is _RECHECK:
-                    requested.update(i for i in requested_call_ids(data) if i.__class__ is str)
-                else:
-                    requested.update(payload)
+                ids = ([i for i in requested_call_ids(data) if i.__class__ is str]
+                       if payload is _RECHECK else payload)
+                _note_requests(log, first_line + index, ids, requested)
             elif name == "tool/result":
                 call_id = result_call_id(data) if payload is _RECHECK else payload
                 _check_result(log, first_line + index, call_id, requested)
+                if op == "append" and call_id is not None:
+                    _note_call(log, first_line + index, call_id, state.answered, "answers")
         elif not known:
             _unknown_type(log, first_line + index, kind, event.get("ignorable") is True)
         else:
@@ -369,6 +376,12 @@ def check_events(
                 nested = boundary(name, turn, step, first_line + index)
                 if nested is not None:
                     log.add(first_line + index, *nested, "warning")
+                if name in TURN_BOUNDARIES:
+                    state.dispatched.clear()
+                    state.answered.clear()
+            elif name == "tool/call":
+                call_id = data.get("callId") if payload is _RECHECK else payload
+                _note_call(log, first_line + index, call_id, state.dispatched, "dispatches")
     numbering.ran_to(expected)
     state.kept += len(fields)
     state.numbered = numbered
@@ -599,6 +612,28 @@ class Numbering:
                 log.add(line, "seq_gap", message)
             self.repeat_end = None
         self.expected = max(expected, seq + count)
+
+
+def _note_requests(log: DiagnosticSink, line: int, ids: list[str], requested: set[str]) -> None:
+    """Take the call ids an assistant message requests; warn of those requested before (or
+    twice in it): the runtime pairs by id, so a repeated id makes one call of two."""
+    again = [call_id for call_id in ids if call_id in requested]
+    if len(ids) > 1 and len(set(ids)) < len(ids):
+        again += [call_id for call_id in dict.fromkeys(ids) if ids.count(call_id) > 1]
+    requested.update(ids)
+    if again:
+        named = ", ".join(map(repr, dict.fromkeys(again)))
+        log.add(line, "repeated_call", f"assistant/message requests {named} again", "warning")
+
+
+def _note_call(log: DiagnosticSink, line: int, call_id: str, seen: set[str], verb: str) -> None:
+    """Take a call id a ``tool/call`` dispatches or an appended ``tool/result`` answers
+    (``verb``); warn when it did so before."""
+    if call_id in seen:
+        kind = "tool/call" if verb == "dispatches" else "tool/result"
+        log.add(line, "repeated_call", f"{kind} {verb} call {call_id!r} again", "warning")
+    else:
+        seen.add(call_id)
 
 
 def _check_result(log: DiagnosticSink, line: int, call_id: str | None, requested: set[str]) -> None:

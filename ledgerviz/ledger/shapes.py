@@ -382,11 +382,12 @@ def _fast_carries_message(data: dict[str, Any]) -> list[str] | Any:
 
 
 def _fast_tool_call(data: dict[str, Any]) -> Any:
-    name, arguments = data.get("name"), data.get("arguments")
-    if (data.get("callId").__class__ is str
+    """Return the call id a well-shaped ``tool/call`` dispatches, or SUSPECT."""
+    call_id, name, arguments = data.get("callId"), data.get("name"), data.get("arguments")
+    if (call_id.__class__ is str
             and (name is None or name.__class__ is str)
             and (arguments is None or arguments.__class__ is str)):
-        return None
+        return call_id
     return SUSPECT
 
 
@@ -459,7 +460,8 @@ FAST_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 """Per event type, a check that accepts a payload only when ``shape_problem`` would (it
 may refuse more: SUSPECT). Message checks return the message's tool-call ids, the
-``tool/result`` check the call id the result answers, the others None."""
+``tool/call`` and ``tool/result`` checks the call id dispatched or answered, the others
+None."""
 
 
 def plain_source_seqs(seqs: Any) -> bool:

@@ -26,7 +26,7 @@ import msgspec
 import orjson
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from ledgerviz.ledger.boundaries import BOUNDARY_TYPES
+from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES
 from ledgerviz.ledger.events import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
@@ -261,6 +261,9 @@ def stream_block(
         return None
     surface, requested = surface_types(version), state.requested
     fresh: set[str] = set()  # requested in this block: added to ``requested`` on success
+    dispatched: set[str] = set()  # likewise for ``state.dispatched`` and ``state.answered``
+    answered_here: set[str] = set()
+    dispatched_before, answered_before = state.dispatched, state.answered
     boundaries = state.boundaries.copy()  # taken on success
     calls: list[CallFact] = []
     roles, kinds = schema.roles, schema.kinds
@@ -270,10 +273,15 @@ def stream_block(
             continue
         data = event.data
         if role == "boundary":
-            if boundaries.see(kinds[event.__class__], data.turn, data.step,
-                              first_line + index) is not None:
+            kind = kinds[event.__class__]
+            if boundaries.see(kind, data.turn, data.step, first_line + index) is not None:
                 return None  # a turn or step inside an open one: warned the usual way
+            if kind in TURN_BOUNDARIES:  # the turn's dispatched and answered ids forgotten
+                dispatched_before, answered_before = _NONE, _NONE
+                dispatched, answered_here = set(), set()
         elif role == "dispatch":
+            if not _first_time(data.callId, dispatched_before, dispatched):
+                return None  # dispatched again: warned the usual way
             calls.append(("dispatch", data.callId, None, False))
         elif role == "answer":
             if data.message is None or data.message.source is None:
@@ -284,6 +292,8 @@ def stream_block(
             answered, fact = answer
             if "tool/result" in surface and answered not in fresh and answered not in requested:
                 return None  # names no call, or a call never requested
+            if not _first_time(answered, answered_before, answered_here):
+                return None  # answered again: warned the usual way
             calls.append(fact)
         else:
             if role == "request" and (data.message is None or data.message.content is None):
@@ -294,15 +304,34 @@ def stream_block(
             if role == "request":
                 calls.extend([("request", call_id, None, False) for call_id in ids])
                 if "assistant/message" in surface:
-                    fresh.update(ids)
+                    for call_id in ids:
+                        if not _first_time(call_id, requested, fresh):
+                            return None  # requested again: warned the usual way
     numbering.expected += len(events)
     state.kept += len(events)
     state.boundaries = boundaries
     requested |= fresh
+    if dispatched_before is _NONE:  # a turn began or ended in the block
+        state.dispatched, state.answered = dispatched, answered_here
+    else:
+        state.dispatched |= dispatched
+        state.answered |= answered_here
     types = [kinds[event.__class__] for event in events]
     times = [event.time for event in events]
     return StreamBlock(types, seqs, times, DecodedOnRead(lines),
                        range(first_line, first_line + len(lines)), calls)
+
+
+_NONE: frozenset[str] = frozenset()
+"""The ids seen before a turn boundary of the block: none."""
+
+
+def _first_time(call_id: Any, before: set[str] | frozenset[str], here: set[str]) -> bool:
+    """Return whether ``call_id`` is in neither set, adding it to ``here`` if so."""
+    if call_id in before or call_id in here:
+        return False
+    here.add(call_id)
+    return True
 
 
 def _numbered(seqs: list[Any], expected: int, kept: int) -> list[int] | None:
