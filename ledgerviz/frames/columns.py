@@ -17,11 +17,22 @@ except ImportError:  # pragma: no cover - pyarrow is an optional dependency
 
 _NONE_TYPE = type(None)
 _NAT = np.iinfo(np.int64).min
+_INT64_MIN, _INT64_MAX = _NAT, np.iinfo(np.int64).max
 _EXACT_IN_DOUBLE = 2.0**53
 
 
 def _int_values(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(int64 values, missing mask)``; anything that is not an int counts as missing."""
+    """Return ``(int64 values, missing mask)``; anything that is not an int, or an int beyond
+    int64 (a ledger may hold one), counts as missing."""
+    try:
+        return _int64_values(values)
+    except OverflowError:
+        return _int64_values([v if type(v) is int and _INT64_MIN <= v <= _INT64_MAX else None
+                              for v in values])
+
+
+def _int64_values(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``_int_values`` of ``values``; raise OverflowError for an int beyond int64."""
     kinds = set(map(type, values))
     if kinds <= {int}:
         return _array(values, np.int64), np.zeros(len(values), dtype=bool)

@@ -381,7 +381,8 @@ def check_events(
                     state.answered.clear()
             elif name == "tool/call":
                 call_id = data.get("callId") if payload is _RECHECK else payload
-                _note_call(log, first_line + index, call_id, state.dispatched, "dispatches")
+                if call_id.__class__ is str:  # read as the runtime, a payload may be kept as is
+                    _note_call(log, first_line + index, call_id, state.dispatched, "dispatches")
     numbering.ran_to(expected)
     state.kept += len(fields)
     state.numbered = numbered

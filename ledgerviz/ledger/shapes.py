@@ -317,14 +317,15 @@ def repair_scan_problem(kind: str, data: dict[str, Any]) -> str | None:
 
 
 def shape_warning(data: dict[str, Any]) -> str | None:
-    """Return what is odd in a payload ``shape_problem`` accepts, or None: a tool call whose
-    arguments nest deeper than ``nesting.MAX_ARGUMENT_DEPTH`` (provider requests then
-    carry them as text)."""
+    """Return what is odd in a payload (read as the runtime, one kept whatever its shape),
+    or None: a tool call whose arguments nest deeper than ``nesting.MAX_ARGUMENT_DEPTH``
+    (provider requests then carry them as text)."""
     message = data.get("message", data)
     content = message.get("content") if message.__class__ is dict else None
     for block in content if content.__class__ is list else ():
-        arguments = block.get("arguments") if block.get("type") == "tool-call" else None
-        if arguments is not None and nests_deeper(arguments):
+        tool_call = block.__class__ is dict and block.get("type") == "tool-call"
+        arguments = block.get("arguments") if tool_call else None
+        if arguments.__class__ is str and nests_deeper(arguments):
             return (f"the arguments of tool call {block.get('id')!r} nest deeper than "
                     f"{MAX_ARGUMENT_DEPTH} levels: provider requests carry them as text")
     return None

@@ -140,7 +140,7 @@ class Case(NamedTuple):
     """Whether the field is one the reader checks (``schema.LENIENT_FIELDS`` are not)."""
     wrong: bool
     """Whether the value is not of the field's declared type (or no integer the runtime
-    writes): a checked field then gives an error diagnostic on ``line``."""
+    writes): a checked field then gives a diagnostic on ``line``."""
 
 
 def _declared(kind: str) -> list[tuple[str, JsonType, bool]]:

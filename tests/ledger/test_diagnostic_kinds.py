@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from ledger_lines import HEADER, assistant_calls, tool_result, turn_start
+from ledger_lines import HEADER, assistant_calls, mark, tool_result, turn_start
 
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 
@@ -285,7 +285,8 @@ def test_an_event_without_seq_in_a_numbered_log_is_an_error(write_ledger: Writer
     assert (missing.line, missing.severity) == (3, "error")
     assert "runtime stops reading" in missing.message
     assert [event.get("seq") for event in session.events] == [0, None]
-    snapshot = [{k: v for k, v in turn_start(seq).items() if k != "seq"} for seq in range(2)]
+    snapshot = [{k: v for k, v in event.items() if k != "seq"}
+                for event in (turn_start(0), mark(1))]
     assert read_one(write_ledger([HEADER, *snapshot])).diagnostics == []
 
 
