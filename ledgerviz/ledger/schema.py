@@ -1,10 +1,11 @@
 """The declared JSON type of every field ledgerviz reads, per header and event type.
 
-One table, read three ways: ``header.read_header`` checks the header against
-``HEADER_FIELDS``; ``shapes`` and ``typed`` check the event fields of
-``EVENT_FIELDS`` (an event with a field of another type is dropped with an
-``invalid_event`` diagnostic); the hostile-input sweep of the tests replaces each
-field listed here by a value of every other type. ``LENIENT_FIELDS`` are read only
+One table: ``header.read_header`` checks the header against ``HEADER_FIELDS``;
+``shapes`` (the fast and full checks) and ``typed`` (the streamed check's structs) check
+the fields of ``EVENT_FIELDS``, written out for speed to this table (an event with a
+field of another type gets a diagnostic naming the field and is left out of the frames);
+the hostile-input sweep of the tests replaces each field listed here by a value of every
+other type and so holds both to it. ``LENIENT_FIELDS`` are read only
 when they hold their type and ignored otherwise (the event is kept).
 
 A path names keys from the event object down, ``[]`` standing for each element of
