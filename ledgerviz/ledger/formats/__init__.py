@@ -106,7 +106,8 @@ def _register_builtins() -> None:
     """Register the formats ledgerviz ships (once, on first use)."""
     if FALLBACK in _FORMATS:
         return
-    from ledgerviz.ledger.formats import claude_code, dsh
+    from ledgerviz.ledger.formats import claude_code, codex, dsh
 
     register_format(dsh.FORMAT)
     register_format(claude_code.FORMAT)
+    register_format(codex.FORMAT)

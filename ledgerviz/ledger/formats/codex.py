@@ -1,0 +1,447 @@
+"""Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) read into the dsh
+event model (``FOREIGN_FORMATS.md`` §2, §4, §5).
+
+Each line is ``{timestamp, type, payload}`` (legacy files: a bare ``{id, timestamp}`` first
+line, then bare items and ``{"record_type": "state"}``; told apart line by line). Turns come
+from ``task_started``/``task_complete``/``turn_aborted`` (and their ``turn_*`` aliases),
+else from typed prompts (each ending the turn before it); a step is the model's output
+items and the outputs of the calls they request; usage is each step's
+``last_token_usage``. Echoes of prompts and replies in ``event_msg`` stay log-only, so
+each is counted once. ``thread_rolled_back`` takes the last
+turns off the surface (``surface/rewind``: an abandoned suffix), ``compacted`` replaces it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
+from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.formats.foreign import (
+    COMPLETED,
+    EventWriter,
+    Records,
+    as_dict,
+    as_list,
+    as_text,
+    dsh_header,
+    epoch_ms,
+    opened,
+    session_log,
+    text_block,
+    unknown_kind,
+)
+from ledgerviz.ledger.session import SessionLog
+from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+
+FORMAT_NAME = "codex"
+ENVELOPE_KINDS = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output",
+                          "local_shell_call_output"})
+LOG_ONLY_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary", "other"})
+"""Response items that are neither a message, a call nor an output."""
+SERVER_CALLS = frozenset({"web_search_call", "image_generation_call"})
+"""Output items of tools the provider runs: no output ever follows them, so they are an
+opaque block of the reply, not a call."""
+
+LOG_ONLY_EVENTS = frozenset({
+    "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+    "agent_reasoning_section_break", "exec_command_begin", "exec_command_output_delta",
+    "patch_apply_begin", "patch_apply_end", "mcp_tool_call_begin", "mcp_tool_call_end",
+    "web_search_begin", "web_search_end", "context_compacted", "entered_review_mode",
+    "exited_review_mode", "error", "warning", "stream_error", "turn_diff", "plan_update",
+    "view_image_tool_call", "session_configured", "background_event", "item_started",
+    "item_completed", "undo_started", "undo_completed", "shutdown_complete",
+    "list_custom_prompts_response", "get_history_entry_response", "mcp_list_tools_response",
+    "deprecation_notice", "raw_response_item", "task_started", "turn_started",
+    "task_complete", "turn_complete",
+})
+"""``event_msg`` kinds kept as log-only events without a diagnostic (the turn markers
+among them when no turn is open or closed by them)."""
+
+TURN_STARTS = frozenset({"task_started", "turn_started"})
+TURN_ENDS = frozenset({"task_complete", "turn_complete"})
+
+CONTEXT_PREFIXES = (
+    ("<environment_context>", "runtime-context"),
+    ("<user_instructions>", "agent-instructions"),
+    ("# AGENTS.md instructions", "agent-instructions"),
+    ("<INSTRUCTIONS>", "agent-instructions"),
+    ("<turn_aborted>", "runtime-context"),
+    ("<user_shell_command>", "runtime-context"),
+)
+"""User-role messages Codex writes itself, and the dsh source kind each is read as."""
+
+REJECTED = ("exec command rejected by user", "patch rejected by user")
+EXIT_CODE = re.compile(rb"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
+LEGACY_META = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:')
+
+
+def sniff(head: bytes) -> bool:
+    """Return whether ``head`` starts a Codex rollout: a ``session_meta`` first line, or a
+    legacy ``{"id": …, "timestamp": …}`` one."""
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    try:
+        record = orjson.loads(first)
+    except orjson.JSONDecodeError:  # cut by the sniff window: look at its start
+        start = first[:2048]
+        return (b'"type":"session_meta"' in start.replace(b" ", b"")
+                or LEGACY_META.match(start) is not None)
+    if not isinstance(record, dict):
+        return False
+    if record.get("type") == "session_meta":
+        return True
+    return isinstance(record.get("id"), str) and "timestamp" in record and "type" not in record
+
+
+def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
+    """Return the session of one Codex rollout given as its chunks."""
+    log = DiagnosticLog(path, strict=options.strict)
+    reader = _Rollout(log)
+    records = Records(log)
+    data = opened(chunks, log)
+    if data is not None:
+        for line, record in records.read(data):
+            reader.line(line, record)
+    reader.finish()
+    return session_log(path, FORMAT_NAME, reader.header(), reader.writer, records, log)
+
+
+class _Rollout:
+    """The state of reading one rollout, line by line."""
+
+    def __init__(self, log: DiagnosticLog) -> None:
+        self.log = log
+        self.writer = EventWriter(FORMAT_NAME)
+        self.meta: dict[str, Any] | None = None
+        self.meta_time: int | None = None
+        self.copied_from: int | None = None
+        """The line of the second ``session_meta``: a copied prefix opens there."""
+        self.marked = False
+        """Whether the file marks turns (``task_started``)."""
+        self.model: Any = None
+        self.message: dict[str, Any] | None = None
+        """The assistant/message of the open step."""
+        self.answered = False
+        """Whether a call output came since the open step's last output item (the next
+        output item is then a new model call)."""
+        self.last_message: dict[str, Any] | None = None
+        self.results: dict[str, dict[str, Any]] = {}
+        self.exit_codes: dict[str, int] = {}
+        self.aborts: dict[int, str] = {}
+        """Why each aborted turn ended, by turn."""
+
+    def line(self, line: int, record: dict[str, Any]) -> None:
+        """Read one decoded line (every line leaves at least one event)."""
+        writer = self.writer
+        before = len(writer.events)
+        kind, payload = self._kind(record)
+        time = epoch_ms(record.get("timestamp"))
+        if time is not None:
+            writer.time = time
+        try:
+            self._dispatch(kind, payload, line)
+        except LedgerError:
+            raise
+        except Exception as error:  # a shape no rule foresaw: the line is kept, never lost
+            self.log.add(line, "bad_record", f"{kind} record of an unexpected shape "
+                         f"({type(error).__name__}): kept as a log-only event")
+        if len(writer.events) == before:
+            inner = payload.get("type") if kind in ("response_item", "event_msg") else None
+            writer.log_only(inner if isinstance(inner, str) else kind.removeprefix("item:"),
+                            payload, line)
+
+    def _kind(self, record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Return a line's kind and payload, whichever generation wrote it."""
+        kind = record.get("type")
+        if "payload" in record and isinstance(kind, str):
+            return kind, as_dict(record["payload"])
+        if "record_type" in record:
+            return "state", record
+        if isinstance(kind, str):
+            return f"item:{kind}", record  # a legacy bare response item
+        if self.meta is None and isinstance(record.get("id"), str):
+            return "session_meta", record
+        return "unknown", record
+
+    def _dispatch(self, kind: str, payload: dict[str, Any], line: int) -> None:
+        if kind == "response_item" or kind.startswith("item:"):
+            self._item(as_text(payload.get("type")), payload, line)
+        elif kind == "event_msg":
+            self._event(as_text(payload.get("type")), payload, line)
+        elif kind == "session_meta":
+            self._session_meta(payload, line)
+        elif kind == "turn_context":
+            self.model = payload.get("model", self.model)
+        elif kind == "compacted":
+            self._compacted(payload, line)
+        elif kind != "state":
+            unknown_kind(self.log, line, FORMAT_NAME, kind)
+
+    def _session_meta(self, payload: dict[str, Any], line: int) -> None:
+        if self.meta is None:
+            self.meta = payload
+            self.meta_time = self.writer.time
+            self.writer.time = self.writer.time or epoch_ms(payload.get("timestamp"))
+        elif self.copied_from is None:
+            self.copied_from = line
+            self.log.add(line, "copied_prefix", "a second session_meta: the parent's items "
+                         "copied by a fork follow; the copy's end is not marked, so they are "
+                         "read as this session's own", "info")
+
+    def _compacted(self, payload: dict[str, Any], line: int) -> None:
+        summary = as_text(payload.get("message"))
+        texts = [summary] if summary else [
+            text for item in as_list(payload.get("replacement_history"))
+            if (text := _content_text(as_dict(item).get("content")))]
+        message = {"id": f"codex-compacted-{line}", "role": "user",
+                   "content": [text_block(t) for t in texts],
+                   "source": {"kind": "compact-checkpoint"}}
+        self.writer.replace_surface(message, line)
+
+    def _event(self, kind: str, payload: dict[str, Any], line: int) -> None:
+        writer = self.writer
+        if kind in TURN_STARTS:
+            self.marked = True
+            self.message = None
+            writer.open_turn(line)
+        elif kind in TURN_ENDS:
+            writer.close_turn(COMPLETED, line)
+            self.message = None
+        elif kind == "turn_aborted":
+            reason = as_text(payload.get("reason")) or "unknown"
+            if writer.turn_open:
+                self.aborts[writer.turn] = reason.replace("_", " ")
+            writer.close_turn({"kind": "aborted", "reason": {"kind": reason}}, line)
+            self.message = None
+        elif kind == "token_count":
+            self._usage(as_dict(as_dict(payload.get("info")).get("last_token_usage")))
+        elif kind == "exec_command_end":
+            self._exit_code(payload.get("call_id"), payload.get("exit_code"))
+        elif kind == "thread_rolled_back":
+            self._rollback(payload.get("num_turns"), line)
+        elif kind not in LOG_ONLY_EVENTS:
+            unknown_kind(self.log, line, FORMAT_NAME, f"event_msg {kind}")
+
+    def _item(self, kind: str, item: dict[str, Any], line: int) -> None:
+        if kind == "message":
+            role = item.get("role")
+            if role == "assistant":
+                self._output(line).extend(_blocks(item.get("content"), "output_text"))
+            elif role == "user":
+                self._user(item, line)
+            elif role in ("developer", "system"):
+                self._instructions(role, item, line)
+            else:
+                unknown_kind(self.log, line, FORMAT_NAME, f"message role {as_text(role)}")
+        elif kind == "reasoning":
+            summary = [as_dict(part).get("text") for part in as_list(item.get("summary"))]
+            text = "\n".join(t for t in summary if isinstance(t, str))
+            self._output(line).append({"type": "reasoning", "text": text})
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(kind, item, line)
+        elif kind in RESULT_ITEMS:
+            self._result(item, line)
+        elif kind in SERVER_CALLS:
+            self._output(line).append({**item, "type": f"plugin:codex-{kind}"})
+        elif kind not in LOG_ONLY_ITEMS:
+            unknown_kind(self.log, line, FORMAT_NAME, f"response_item {kind}")
+
+    def _output(self, line: int) -> list[dict[str, Any]]:
+        """Return the content of the open step's assistant message (a new step's, when a
+        call output came since the last output item, or no step is open)."""
+        writer = self.writer
+        if self.message is None or self.answered or not writer.step_open:
+            source = {"kind": "model", "provider": "openai", "model": self.model}
+            self.message = writer.assistant(f"codex-message-{line}", source, line)
+            self.last_message = self.message
+            self.answered = False
+        return self.message["data"]["message"]["content"]
+
+    def _call(self, kind: str, item: dict[str, Any], line: int) -> None:
+        call_id = item.get("call_id") or item.get("id")
+        if not isinstance(call_id, str):
+            self.log.add(line, "bad_record", f"{kind} without a call_id: kept as a log-only "
+                         "event", "warning")
+            return
+        if kind == "function_call":
+            name, arguments = item.get("name"), item.get("arguments")
+        elif kind == "custom_tool_call":
+            name, arguments = item.get("name"), item.get("input")
+        else:
+            name, arguments = "local_shell", item.get("action")
+        self._output(line)
+        assert self.message is not None
+        self.writer.tool_call(self.message, call_id, as_text(name), as_text(arguments), line)
+
+    def _result(self, item: dict[str, Any], line: int) -> None:
+        writer = self.writer
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str):
+            self.log.add(line, "bad_record", "call output without a call_id: kept as a "
+                         "log-only event", "warning")
+            return
+        if call_id not in writer.calls:
+            self.log.add(line, "orphan_result", f"output for call {call_id[:80]!r}, which no "
+                         "earlier item requested", "warning")
+        text, failed = _output_text(item.get("output"))
+        code = reason = None
+        first_line = text.strip()
+        if first_line.startswith(REJECTED):
+            code, reason = NOT_STARTED_CODE, "rejected"
+        elif "\n" not in first_line and (first_line.startswith("aborted by user after")
+                                         or first_line.endswith("aborted by user")):
+            code, reason = UNKNOWN_CODE, "aborted"
+        elif call_id in self.exit_codes:
+            failed = self.exit_codes[call_id] != 0
+        self.results[call_id] = writer.tool_result(call_id, text, line, is_error=failed,
+                                                   code=code, reason=reason)
+        self.answered = True
+
+    def _exit_code(self, call_id: Any, exit_code: Any) -> None:
+        """Take an ``exec_command_end``'s exit code (it settles ok/error of its output)."""
+        if not isinstance(call_id, str) or type(exit_code) is not int:
+            return
+        self.exit_codes[call_id] = exit_code
+        result = self.results.get(call_id)
+        if result is not None and "error" not in result["data"]:
+            message = result["data"]["message"]
+            if exit_code != 0:
+                message["isError"] = True
+            else:
+                message.pop("isError", None)
+
+    def _user(self, item: dict[str, Any], line: int) -> None:
+        writer = self.writer
+        content = _blocks(item.get("content"), "input_text")
+        text = "".join(b.get("text", "") for b in content).lstrip()
+        source = next((kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix)),
+                      "user")
+        if source == "user":
+            if not self.marked:  # the next prompt ends the turn before it
+                writer.open_turn(line, COMPLETED)
+            elif not writer.turn_open:
+                writer.open_turn(line)
+            writer.close_step(line)
+            self.message = None
+        writer.user_message(f"codex-user-{line}", content, source, line)
+
+    def _instructions(self, role: str, item: dict[str, Any], line: int) -> None:
+        writer = self.writer
+        message = {"id": f"codex-{role}-{line}", "role": role,
+                   "content": _blocks(item.get("content"), "input_text"),
+                   "source": {"kind": "runtime-context"}}
+        data = {"turn": writer.turn or None, "step": writer.step or None, "message": message}
+        writer.add(f"{role}/message", data, line, op="append")
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        """Give the latest step without usage the counts of its model call."""
+        message = self.last_message
+        if not usage or message is None or "usage" in message["data"]:
+            return
+        counts = {key: value for key, value in usage.items() if type(value) is int}
+        cached = counts.get("cached_input_tokens", 0)
+        converted = {
+            "inputTokens": counts.get("input_tokens", 0) - cached,
+            "outputTokens": counts.get("output_tokens", 0),
+            "cacheReadTokens": cached,
+            "reasoningTokens": counts.get("reasoning_output_tokens", 0),
+        }
+        if "total_tokens" in counts:
+            converted["totalTokens"] = counts["total_tokens"]
+        message["data"]["usage"] = converted
+
+    def _rollback(self, turns: Any, line: int) -> None:
+        writer = self.writer
+        prompts = writer.prompts
+        if type(turns) is not int or turns < 1 or not prompts:
+            self.log.add(line, "bad_rollback", f"thread_rolled_back of {turns!r} turns with "
+                         f"{len(prompts)} prompts on the surface: nothing taken back",
+                         "warning")
+            return
+        if turns > len(prompts):
+            self.log.add(line, "bad_rollback", f"thread_rolled_back of {turns} turns, but only "
+                         f"{len(prompts)} prompts are on the surface: all taken back",
+                         "warning")
+        writer.rewind(prompts[-min(turns, len(prompts))], line, "rolled back")
+
+    def finish(self) -> None:
+        """Give the calls left without an output the reason the file shows."""
+        writer = self.writer
+
+        def reason_of(call_id: str, turn: int) -> str:
+            if turn in self.aborts:
+                return self.aborts[turn]
+            if writer.turn_open and turn == writer.turn:
+                return "no result at end of file"
+            return "no result before the turn ended"
+
+        writer.explain_unanswered(reason_of)
+
+    def header(self) -> dict[str, Any]:
+        """Return the dsh header of the session (identity and lineage of the first
+        ``session_meta``)."""
+        meta = self.meta or {}
+        source = as_dict(meta.get("source"))
+        spawn = as_dict(as_dict(source.get("subagent")).get("thread_spawn"))
+        parent = meta.get("forked_from_id") or spawn.get("parent_thread_id")
+        depth = spawn.get("depth")
+        return dsh_header(
+            meta.get("id"), epoch_ms(meta.get("timestamp")) or self.meta_time,
+            cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
+            parentSession=parent if isinstance(parent, str) else None,
+            isSeeded=bool(meta.get("forked_from_id")) or self.copied_from is not None,
+            origin="subagent" if "subagent" in source else None,
+            delegationDepth=depth if type(depth) is int else None,
+        )
+
+
+def _blocks(content: Any, text_type: str) -> list[dict[str, Any]]:
+    """Return dsh content blocks of a Codex message's content (text parts as text, other
+    parts as their type, e.g. ``input_image``)."""
+    if isinstance(content, str):
+        return [text_block(content)]
+    blocks = []
+    for part in as_list(content):
+        part = as_dict(part)
+        kind = part.get("type")
+        if kind in (text_type, "input_text", "output_text") and isinstance(part.get("text"), str):
+            blocks.append(text_block(part["text"]))
+        elif kind is not None:
+            blocks.append({"type": f"plugin:codex-{as_text(kind)}"})
+    return blocks
+
+
+def _content_text(content: Any) -> str:
+    """Return the text of a Codex message's content."""
+    return "".join(b["text"] for b in _blocks(content, "input_text") if b["type"] == "text")
+
+
+def _output_text(output: Any) -> tuple[str, bool]:
+    """Return the text of a call output and whether it shows a failure (a non-zero exit
+    code, or ``success: false`` where a writer kept it)."""
+    if isinstance(output, dict):
+        text, _ = _output_text(output.get("content"))
+        return text, output.get("success") is False
+    if isinstance(output, list):
+        return _content_text(output), False
+    text = as_text(output)
+    if text.startswith("{"):  # older exec outputs: {"output": …, "metadata": {"exit_code": …}}
+        try:
+            wrapped = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            wrapped = None
+        if isinstance(wrapped, dict) and "metadata" in wrapped:
+            code = as_dict(wrapped.get("metadata")).get("exit_code")
+            return as_text(wrapped.get("output")), type(code) is int and code != 0
+    found = EXIT_CODE.search(text[:200].encode())
+    return text, found is not None and int(found.group(1)) != 0
+
+
+FORMAT = Format(FORMAT_NAME, sniff, read, "Codex CLI rollout (~/.codex/sessions, JSONL)")

@@ -1,0 +1,361 @@
+"""What the readers of other agents' transcripts share: JSONL records with their
+diagnostics, and a writer of dsh events (``LEDGER_FORMAT.md``) that numbers them, keeps
+the turn and step open, and follows the model-visible surface for rewinds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import SourceProblem, valid_unicode
+from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+
+Event = dict[str, Any]
+
+FOREIGN_VERSION = 4
+"""The dsh format version the events of a foreign transcript are written in."""
+
+COMPLETED = {"kind": "completed"}
+UNMARKED = {"kind": "unmarked"}
+"""The end of a turn whose end the file does not show (a new turn began while it was
+open): the timeline draws it as a turn that did not complete."""
+
+QUOTE_BYTES = 80
+"""How much of a bad line a diagnostic quotes."""
+
+
+class Records:
+    """The JSON objects of one JSONL file, each with its 1-based line, read from chunks.
+
+    Lines that give no object are diagnosed and counted in ``skipped``: blank lines, lines
+    that are no JSON, JSON that is not an object, and an unterminated last line that is no
+    JSON (a torn append). ``lines`` counts every line seen.
+    """
+
+    def __init__(self, log: DiagnosticLog) -> None:
+        self.log = log
+        self.skipped = 0
+        self.lines = 0
+
+    def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object."""
+        for number, line, terminated in _numbered_lines(chunks):
+            self.lines = number
+            record = self._decoded(number, line, terminated)
+            if record is not None:
+                yield number, record
+
+    def _decoded(self, number: int, line: bytes, terminated: bool) -> dict[str, Any] | None:
+        if not line.strip():
+            self.skipped += 1
+            self.log.add(number, "blank_line", "blank line: skipped", "info")
+            return None
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as error:
+            self.skipped += 1
+            if not terminated:
+                self.log.add(number, "torn_tail", f"last line has no newline and is no JSON "
+                             f"({len(line)} bytes): an interrupted append, dropped", "warning")
+            else:
+                self.log.add(number, "invalid_json",
+                             f"not JSON ({error}): {quote(line)}; skipped")
+            return None
+        if not isinstance(value, dict):
+            self.skipped += 1
+            self.log.add(number, "not_an_object",
+                         f"a JSON {type(value).__name__}, not an object: skipped")
+            return None
+        return value
+
+
+def _numbered_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield ``(line number, line, ended by a newline)``; a line split over several chunks
+    is joined once, when it ends."""
+    number = 0
+    carry: list[bytes] = []
+    for chunk in chunks:
+        if b"\n" not in chunk:
+            carry.append(chunk)
+            continue
+        carry.append(chunk)
+        lines = b"".join(carry).split(b"\n")
+        carry = [lines.pop()]
+        for line in lines:
+            number += 1
+            yield number, line.rstrip(b"\r"), True
+    tail = b"".join(carry)
+    if tail:
+        yield number + 1, tail, False
+
+
+def quote(line: bytes) -> str:
+    """Return the start of a line for a diagnostic."""
+    text = line[:QUOTE_BYTES].decode("utf-8", "replace")
+    return repr(text + ("…" if len(line) > QUOTE_BYTES else ""))
+
+
+def opened(chunks: Iterable[bytes | SourceProblem], log: DiagnosticLog
+           ) -> Iterator[bytes] | None:
+    """Return the byte chunks of a file, or None (with its diagnostic) when its first chunk
+    is the ``SourceProblem`` of a file that could not be read."""
+    chunks = iter(chunks)
+    first = next(chunks, b"")
+    if isinstance(first, SourceProblem):
+        log.add(1, first.kind, first.message)
+        return None
+    if first.startswith(b"\xef\xbb\xbf"):
+        first = first[3:]
+    return _bytes_only(first, chunks)
+
+
+def _bytes_only(first: bytes, rest: Iterator[bytes | SourceProblem]) -> Iterator[bytes]:
+    yield first
+    for chunk in rest:
+        if isinstance(chunk, bytes):
+            yield chunk
+
+
+def epoch_ms(value: Any) -> int | None:
+    """Return an ISO 8601 timestamp (``Z`` or an offset; naive is UTC) as epoch ms, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return int((moment - datetime(1970, 1, 1)).total_seconds() * 1000)
+    return int(moment.timestamp() * 1000)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """Return ``value`` if it is a dict, else an empty one (a wrong-shaped field)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """Return ``value`` if it is a list, else an empty one (a wrong-shaped field)."""
+    return value if isinstance(value, list) else []
+
+
+def as_text(value: Any) -> str:
+    """Return ``value`` as text: a string as is, anything else as its JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return orjson.dumps(value, default=repr).decode()
+
+
+def text_block(text: str) -> dict[str, Any]:
+    """Return a dsh text content block."""
+    return {"type": "text", "text": text}
+
+
+def unknown_kind(log: DiagnosticLog, line: int, format: str, kind: str) -> None:
+    """Diagnose a record of a kind the reader does not know (kept as a log-only event)."""
+    log.add(line, "unknown_record",
+            f"unknown {format} record {kind[:80]!r}: kept as a log-only event", "warning")
+
+
+class EventWriter:
+    """Writes one session's dsh events: seqs dense from 0, each event's source line, the
+    open turn and step, and the model-visible surface (for rewinds and replacements).
+
+    Log-only events of the foreign format are named ``<format>/<kind>`` and carry the
+    record as it was decoded.
+    """
+
+    def __init__(self, format: str) -> None:
+        self.format = format
+        self.events: list[Event] = []
+        self.lines: list[int] = []
+        self.time: int | None = None
+        """The time of the line being read (the last one that had a time)."""
+        self.turn = 0
+        self.turn_open = False
+        self.step = 0
+        self.step_open = False
+        self.surface: list[int] = []
+        """Seqs on the model-visible surface, in order (rewound ones removed)."""
+        self.prompts: list[int] = []
+        """Seqs of the typed prompts still on the surface, in order."""
+        self.calls: dict[str, tuple[int, int, int]] = {}
+        """Each requested call's turn, step and the seq of the message that requested it."""
+        self.dispatched: dict[str, int] = {}
+        """The seq of each call's tool/call."""
+        self.call_reasons: dict[str, str] = {}
+        self.rewound: dict[int, str] = {}
+        """Why each seq a rewind took off the surface went."""
+
+    def add(self, kind: str, data: Any, line: int, *, op: Any = None,
+            sources: list[int] | None = None) -> Event:
+        """Append one event and return it."""
+        event: Event = {"type": kind, "seq": len(self.events), "time": self.time, "data": data}
+        if op is not None:
+            event["surfaceOp"] = op
+            if op == "append":
+                self.surface.append(event["seq"])
+        if sources:
+            event["sourceEventSeqs"] = sources
+        self.events.append(event)
+        self.lines.append(line)
+        return event
+
+    def log_only(self, kind: str, record: Any, line: int) -> Event:
+        """Append a log-only event holding a record of the foreign format."""
+        return self.add(f"{self.format}/{kind}", record, line)
+
+    def open_turn(self, line: int, previous: dict[str, Any] = UNMARKED) -> None:
+        """Start the next turn, ending an open one first with the reason ``previous``."""
+        if self.turn_open:
+            self.close_turn(previous, line)
+        self.turn += 1
+        self.step = 0
+        self.turn_open = True
+        self.add("turn/start", {"turn": self.turn}, line)
+
+    def close_turn(self, reason: dict[str, Any], line: int) -> None:
+        """End the open turn (and its open step) with ``reason``; no open turn: nothing."""
+        if not self.turn_open:
+            return
+        self.close_step(line)
+        self.turn_open = False
+        self.add("turn/end", {"turn": self.turn, "reason": reason}, line)
+
+    def open_step(self, line: int) -> None:
+        """Start the next step of the open turn (a turn first when none is open)."""
+        if not self.turn_open:
+            self.open_turn(line)
+        self.close_step(line)
+        self.step += 1
+        self.step_open = True
+        self.add("step/start", {"turn": self.turn, "step": self.step}, line)
+
+    def close_step(self, line: int) -> None:
+        """End the open step; no open step: nothing."""
+        if self.step_open:
+            self.step_open = False
+            self.add("step/end", {"turn": self.turn, "step": self.step}, line)
+
+    def user_message(self, message_id: str, content: list[dict[str, Any]], source_kind: str,
+                     line: int) -> Event:
+        """Append a user/message on the surface; a typed one (``source_kind`` ``user``) is a
+        prompt a rollback or rewind can take back."""
+        message = {"id": message_id, "role": "user", "content": content,
+                   "source": {"kind": source_kind}}
+        event = self.add("user/message", message, line, op="append")
+        if source_kind == "user":
+            self.prompts.append(event["seq"])
+        return event
+
+    def assistant(self, message_id: str, source: dict[str, Any], line: int) -> Event:
+        """Append an assistant/message with no content yet, opening a step for it."""
+        self.open_step(line)
+        message = {"id": message_id, "role": "assistant", "content": [], "source": source}
+        data = {"turn": self.turn, "step": self.step, "message": message}
+        return self.add("assistant/message", data, line, op="append")
+
+    def tool_call(self, message: Event, call_id: str, name: str, arguments: str, line: int,
+                  *, dispatched: bool = True) -> None:
+        """Add a tool-call block to an assistant/message and, when ``dispatched``, the
+        tool/call that says it was started."""
+        data = message["data"]
+        data["message"]["content"].append(
+            {"type": "tool-call", "id": call_id, "name": name, "arguments": arguments})
+        self.calls[call_id] = (data["turn"], data["step"], message["seq"])
+        if dispatched:
+            self.dispatched[call_id] = len(self.events)
+            self.add("tool/call", {"turn": data["turn"], "step": data["step"], "callId": call_id,
+                                   "name": name, "arguments": arguments}, line)
+
+    def tool_result(self, call_id: str, text: str, line: int, *, is_error: bool = False,
+                    code: str | None = None, reason: str | None = None,
+                    result_id: str | None = None) -> Event:
+        """Append a tool/result (v4 tool-role message) for ``call_id``.
+
+        ``code`` ``TOOL_NOT_STARTED`` or ``TOOL_OUTCOME_UNKNOWN`` says what the record
+        proves about a call that did not finish; ``reason`` is why, for ``call_reasons``.
+        """
+        turn, step, _ = self.calls.get(call_id, (self.turn, self.step, None))
+        message: dict[str, Any] = {
+            "id": result_id or f"{self.format}-result-{call_id}", "role": "tool",
+            "source": {"kind": "tool", "callId": call_id}, "toolCallId": call_id,
+            "content": [text_block(text)],
+        }
+        if is_error or code is not None:
+            message["isError"] = True
+        data: dict[str, Any] = {"turn": turn, "step": step, "message": message}
+        if code is not None:
+            name = {NOT_STARTED_CODE: "ToolNotStartedError",
+                    UNKNOWN_CODE: "ToolOutcomeUnknownError"}.get(code, "ToolError")
+            data["error"] = {"name": name, "code": code}
+        if reason is not None:
+            self.call_reasons[call_id] = reason
+        dispatch = self.dispatched.get(call_id)
+        return self.add("tool/result", data, line, op="append",
+                        sources=None if dispatch is None else [dispatch])
+
+    def rewind(self, first: int, line: int, reason: str) -> list[int]:
+        """Take the surface back from seq ``first`` on (a rollback or a rewind) with a
+        ``surface/rewind`` event; return the seqs it hides (none: no event). Calls requested
+        by the hidden messages get ``reason`` unless they are answered by the end."""
+        if first not in self.surface:
+            return []
+        hidden = self.surface[self.surface.index(first):]
+        self.rewound.update((seq, reason) for seq in hidden)
+        del self.surface[len(self.surface) - len(hidden):]
+        gone = set(hidden)
+        self.prompts = [seq for seq in self.prompts if seq not in gone]
+        self.add("surface/rewind", {"start": hidden[0], "end": hidden[-1],
+                                    "shadowedSeqs": hidden}, line)
+        return hidden
+
+    def replace_surface(self, message: dict[str, Any], line: int) -> Event:
+        """Append a user/message that replaces the whole surface (a compaction)."""
+        if not self.surface:
+            event = self.add("user/message", message, line, op="append")
+        else:
+            shadowed = list(self.surface)
+            op = {"op": "replace", "startSeq": shadowed[0], "endSeq": shadowed[-1]}
+            event = self.add("user/message", message, line, op=op, sources=shadowed)
+            self.surface = [event["seq"]]
+        self.prompts = []
+        return event
+
+    def explain_unanswered(self, reason_of: Callable[[str, int], str]) -> None:
+        """Give every requested call without a tool/result a reason: the rewind's that took
+        its message back, else ``reason_of(call id, turn)``."""
+        answered = {e["data"]["message"]["toolCallId"] for e in self.events
+                    if e["type"] == "tool/result"}
+        for call_id, (turn, _, message) in self.calls.items():
+            if call_id not in answered and call_id not in self.call_reasons:
+                self.call_reasons[call_id] = self.rewound.get(message) or reason_of(call_id, turn)
+
+
+def session_log(path: str, format: str, header: dict[str, Any], writer: EventWriter,
+                records: Records, log: DiagnosticLog) -> SessionLog:
+    """Return the ``SessionLog`` of a foreign transcript (key: the header id, else the stem)."""
+    key = header.get("id")
+    if not isinstance(key, str) or not key:
+        key = valid_unicode(Path(path).stem)
+        header["id"] = key
+    return SessionLog(path, key, header, FOREIGN_VERSION, writer.events, log.finish(),
+                      records.skipped, writer.lines, format=format,
+                      call_reasons=writer.call_reasons)
+
+
+def dsh_header(session_id: Any, created_at: int | None, **lineage: Any) -> dict[str, Any]:
+    """Return a dsh v4 header for a foreign session (lineage keys given only when set)."""
+    header: dict[str, Any] = {"type": "session", "version": FOREIGN_VERSION,
+                              "id": session_id if isinstance(session_id, str) else None,
+                              "createdAt": created_at, "isSeeded": False}
+    header.update({key: value for key, value in lineage.items() if value not in (None, False)})
+    return header
