@@ -57,7 +57,7 @@ def test_a_name_is_registered_once(shouting: Format) -> None:
 def test_a_registered_format_reads_the_files_it_claims(shouting: Format, tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_bytes(b"!loud\n")
     (tmp_path / "b.jsonl").write_bytes(HEADER)
-    assert formats.format_names() == ["shout", "codex", "claude_code", "dsh"]
+    assert formats.format_names() == ["shout", "gemini", "codex", "claude_code", "dsh"]
     ledger = ledgerviz.load(tmp_path)
     assert ledger.keys == ["loud", "s-1"]
     assert [log.format for log in ledger.sessions] == ["shout", "dsh"]

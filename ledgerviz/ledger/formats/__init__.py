@@ -106,8 +106,9 @@ def _register_builtins() -> None:
     """Register the formats ledgerviz ships (once, on first use)."""
     if FALLBACK in _FORMATS:
         return
-    from ledgerviz.ledger.formats import claude_code, codex, dsh
+    from ledgerviz.ledger.formats import claude_code, codex, dsh, gemini
 
     register_format(dsh.FORMAT)
     register_format(claude_code.FORMAT)
     register_format(codex.FORMAT)
+    register_format(gemini.FORMAT)

@@ -1,0 +1,352 @@
+"""Gemini CLI chats (``~/.gemini/tmp/<project>/chats/session-*.jsonl``) read into the dsh
+event model (``FOREIGN_FORMATS.md`` §3, §4, §5).
+
+Records, tested in this order: ``{"$rewindTo": id}`` takes that message and every later
+one back (an unknown id: all of them) as a ``surface/rewind``; a message (a string ``id``)
+is upserted, a repeated id replacing the earlier copy in place, so each message is written
+once, where it first came, as its last copy; ``{"$set": {...}}`` merges metadata, and a
+non-empty ``$set.messages`` replaces the list replayed so far; the header is
+``{sessionId, projectHash, startTime, lastUpdated, kind?}``. A ``user`` message starts a
+turn, a ``gemini`` message is a step with its ``toolCalls`` (written once they are
+complete, so a turn ends, completed, at the next prompt or the end of the file), and
+``info``, ``warning`` and ``error`` messages are log-only. A legacy ``session-*.json`` (one object
+holding ``messages``) is read the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
+from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.formats.foreign import (
+    COMPLETED,
+    EventWriter,
+    Records,
+    as_dict,
+    as_list,
+    as_text,
+    dsh_header,
+    epoch_ms,
+    opened,
+    quote,
+    session_log,
+    text_block,
+    unknown_kind,
+)
+from ledgerviz.ledger.session import SessionLog
+from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+
+FORMAT_NAME = "gemini"
+LOG_ONLY_TYPES = frozenset({"info", "warning", "error"})
+NOT_RUN_STATUSES = frozenset({"validating", "scheduled", "awaiting_approval"})
+"""Call statuses that prove the tool had not started when the record was written."""
+DENIED = re.compile(r"denied by policy|policy (?:denied|blocked)|user (?:denied|rejected|did "
+                    r"not allow)|not allowed by (?:the )?policy", re.IGNORECASE)
+HEADER = re.compile(rb'"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')
+
+
+def sniff(head: bytes) -> bool:
+    """Return whether ``head`` starts a Gemini CLI chat: its first line (or, in a legacy
+    ``.json``, its object) opens with ``sessionId`` and ``projectHash``."""
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:4096]
+    if start.split(b"\n", 1)[0].strip() != b"{":  # not a legacy .json: the first line only
+        start = start.split(b"\n", 1)[0]
+    return start.startswith(b"{") and HEADER.search(start) is not None
+
+
+def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
+    """Return the session of one Gemini CLI chat given as its chunks."""
+    log = DiagnosticLog(path, strict=options.strict)
+    records = Records(log)
+    chat = _Chat(log, path)
+    data = opened(chunks, log)
+    if data is not None:
+        first = next(data, b"")
+        if first.lstrip().startswith(b"{") and b"\n" in first and not first.split(b"\n", 1)[
+                0].rstrip().endswith(b"}"):
+            chat.replay(_legacy_records(first, data, log, records))
+        else:
+            chat.replay(records.read(_chained(first, data)))
+    return session_log(path, FORMAT_NAME, chat.header(), chat.writer, records, log)
+
+
+def _chained(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest
+
+
+def _legacy_records(first: bytes, rest: Iterator[bytes], log: DiagnosticLog,
+                    records: Records) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield a legacy single-object chat (``session-*.json``) as its one record."""
+    text = b"".join(_chained(first, rest))
+    records.lines = text.count(b"\n") + 1
+    try:
+        whole = orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        records.skipped = records.lines
+        log.add(1, "invalid_json", f"a legacy chat (.json) that is no JSON ({error}): "
+                f"{quote(text)}")
+        return
+    if isinstance(whole, dict):
+        yield 1, whole
+
+
+def _unpacked(records: Iterable[tuple[int, dict[str, Any]]]
+              ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield the records, a header that holds ``messages`` (a legacy chat) as the header
+    without them and then each message, on the header's line."""
+    for line, record in records:
+        messages = record.get("messages") if "sessionId" in record else None
+        if not isinstance(messages, list):
+            yield line, record
+            continue
+        yield line, {key: value for key, value in record.items() if key != "messages"}
+        for message in messages:
+            if isinstance(message, dict):
+                yield line, message
+
+
+class _Instance:
+    """One message while it is in the replayed list: its last copy and the seq of its first
+    event on the surface (None until written, or when it has none)."""
+
+    __slots__ = ("record", "surface_seq")
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        self.record = record
+        self.surface_seq: int | None = None
+
+
+class _Chat:
+    """The state of reading one chat: its records replayed, then written as events."""
+
+    def __init__(self, log: DiagnosticLog, path: str) -> None:
+        self.log = log
+        self.path = path
+        self.writer = EventWriter(FORMAT_NAME)
+        self.metadata: dict[str, Any] = {}
+        self.started = False
+
+    def replay(self, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
+        """Read every record, then write the events (a message as its last copy, where it
+        first came)."""
+        steps: list[tuple[int, str, Any]] = []
+        live: dict[str, _Instance] = {}
+        replaced_at: int | None = None
+        for line, record in _unpacked(records):
+            if isinstance(record.get("$rewindTo"), str):
+                target = record["$rewindTo"]
+                ids = list(live)
+                cut = ids.index(target) if target in live else 0
+                steps.append((line, "rewind", [live.pop(i) for i in ids[cut:]]))
+            elif isinstance(record.get("id"), str):
+                if replaced_at is not None:
+                    self.log.add(line, "ignored_by_gemini", f"message after the $set.messages "
+                                 f"of line {replaced_at}: gemini-cli would not load it",
+                                 "warning")
+                held = live.get(record["id"])
+                if held is None:
+                    live[record["id"]] = held = _Instance(record)
+                    steps.append((line, "message", held))
+                else:
+                    held.record = record
+                    steps.append((line, "update", record))
+            elif isinstance(record.get("$set"), dict):
+                update = record["$set"]
+                messages = [m for m in as_list(update.get("messages")) if isinstance(m, dict)]
+                self.metadata.update({k: v for k, v in update.items() if k != "messages"})
+                if messages:
+                    replaced_at = line
+                    gone = list(live.values())
+                    live = {as_text(m.get("id")): _Instance(m) for m in messages}
+                    steps.append((line, "set", (gone, list(live.values()))))
+                else:
+                    steps.append((line, "metadata", update))
+            elif "sessionId" in record and "projectHash" in record and not self.started:
+                self.metadata.update(record)
+                self.started = True
+                steps.append((line, "session", record))
+            else:
+                steps.append((line, "unknown", record))
+        for line, kind, value in steps:
+            self._write(line, kind, value)
+        self._finish()
+
+    def _write(self, line: int, kind: str, value: Any) -> None:
+        """Write the events of one replayed step (every line leaves at least one)."""
+        writer = self.writer
+        before = len(writer.events)
+        record = value if isinstance(value, dict) else {}
+        try:
+            if kind == "message":
+                self._message(value, line)
+                record = value.record
+            elif kind == "rewind":
+                self._rewind(value, line, "rewound")
+                record = {"$rewindTo": [i.record.get("id") for i in value]}
+            elif kind == "set":
+                gone, instances = value
+                self._rewind(gone, line, "replaced by $set.messages")
+                for instance in instances:
+                    self._message(instance, line)
+                record = {"$set": "messages"}
+            elif kind == "unknown":
+                unknown_kind(self.log, line, FORMAT_NAME, as_text(sorted(value)[:5]))
+        except LedgerError:
+            raise
+        except Exception as error:  # a shape no rule foresaw: the line is kept, never lost
+            self.log.add(line, "bad_record", f"{kind} record of an unexpected shape "
+                         f"({type(error).__name__}): kept as a log-only event")
+        if len(writer.events) == before:
+            writer.log_only(kind, record, line)
+
+    def _rewind(self, instances: list[_Instance], line: int, reason: str) -> None:
+        first = next((i.surface_seq for i in instances if i.surface_seq is not None), None)
+        if first is not None:
+            self.writer.rewind(first, line, reason)
+
+    def _message(self, instance: _Instance, line: int) -> None:
+        writer = self.writer
+        record = instance.record
+        time = epoch_ms(record.get("timestamp"))
+        if time is not None:
+            writer.time = time
+        kind = record.get("type")
+        message_id = as_text(record.get("id"))
+        if kind == "user":
+            writer.open_turn(line, COMPLETED)
+            event = writer.user_message(message_id, _blocks(record.get("content")), "user", line)
+            instance.surface_seq = event["seq"]
+        elif kind == "gemini":
+            self._reply(instance, message_id, line)
+        elif kind in LOG_ONLY_TYPES:
+            writer.log_only(kind, record, line)
+        else:
+            unknown_kind(self.log, line, FORMAT_NAME, f"message type {as_text(kind)}")
+
+    def _reply(self, instance: _Instance, message_id: str, line: int) -> None:
+        """Write a ``gemini`` message as one step: the reply, then each call's outcome."""
+        writer = self.writer
+        record = instance.record
+        source = {"kind": "model", "provider": "google", "model": record.get("model")}
+        event = writer.assistant(message_id, source, line)
+        instance.surface_seq = event["seq"]
+        data = event["data"]
+        content = data["message"]["content"]
+        for thought in as_list(record.get("thoughts")):
+            thought = as_dict(thought)
+            text = ": ".join(as_text(thought.get(k)) for k in ("subject", "description")
+                             if thought.get(k))
+            content.append({"type": "reasoning", "text": text})
+        content.extend(_blocks(record.get("content")))
+        usage = _usage(as_dict(record.get("tokens")))
+        if usage:
+            data["usage"] = usage
+        calls = [as_dict(call) for call in as_list(record.get("toolCalls"))]
+        for number, call in enumerate(calls):
+            call_id = call.get("id")
+            if not isinstance(call_id, str):
+                call_id = f"{message_id}-call-{number}"
+            status = call.get("status")
+            writer.tool_call(event, call_id, as_text(call.get("name")),
+                             as_text(call.get("args")), line,
+                             dispatched=status not in NOT_RUN_STATUSES)
+        for number, call in enumerate(calls):
+            call_id = call.get("id")
+            self._outcome(call, call_id if isinstance(call_id, str)
+                          else f"{message_id}-call-{number}", line)
+        writer.close_step(line)
+
+    def _outcome(self, call: dict[str, Any], call_id: str, line: int) -> None:
+        """Write what a call's status proves (FOREIGN_FORMATS §4)."""
+        writer = self.writer
+        status = call.get("status")
+        text = _result_text(call)
+        if status == "success":
+            writer.tool_result(call_id, text, line)
+        elif status == "error":
+            reason = "denied by policy" if DENIED.search(text) else None
+            writer.tool_result(call_id, text, line, is_error=True, reason=reason)
+        elif status == "cancelled":
+            if DENIED.search(text):
+                writer.tool_result(call_id, text, line, code=NOT_STARTED_CODE, reason="denied")
+            else:
+                writer.tool_result(call_id, text, line, code=UNKNOWN_CODE, reason="cancelled")
+        elif status in NOT_RUN_STATUSES:
+            writer.call_reasons[call_id] = f"{as_text(status).replace('_', ' ')} when recorded"
+        elif status == "executing":
+            writer.call_reasons[call_id] = "executing when recorded"
+        else:
+            self.log.add(line, "unknown_status", f"call {call_id[:80]!r} has status "
+                         f"{as_text(status)[:40]!r}: its outcome is unknown", "warning")
+            writer.call_reasons[call_id] = "unknown status"
+
+    def _finish(self) -> None:
+        """End the last turn: calls are written once complete, so a chat shows no crash."""
+        writer = self.writer
+        writer.close_turn(COMPLETED, writer.lines[-1] if writer.lines else 1)
+        writer.explain_unanswered(lambda call_id, turn: "no result in the chat")
+
+    def header(self) -> dict[str, Any]:
+        """Return the dsh header (a subagent's parent is the folder its file lies in)."""
+        meta = self.metadata
+        subagent = meta.get("kind") == "subagent"
+        parent = Path(self.path).parent.name if subagent else None
+        return dsh_header(meta.get("sessionId"), epoch_ms(meta.get("startTime")),
+                          parentSession=parent or None,
+                          origin="subagent" if subagent else None)
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    """Return dsh content blocks of a Gemini ``PartListUnion`` (text parts as text, other
+    parts as their first key, e.g. ``inlineData``)."""
+    if isinstance(content, str):
+        return [text_block(content)] if content else []
+    parts = content if isinstance(content, list) else [content]
+    blocks = []
+    for part in parts:
+        if isinstance(part, str):
+            blocks.append(text_block(part))
+        elif isinstance(part, dict):
+            if isinstance(part.get("text"), str) and not part.get("thought"):
+                blocks.append(text_block(part["text"]))
+            elif part and "text" not in part:
+                blocks.append({"type": f"plugin:gemini-{as_text(next(iter(part)))}"})
+    return blocks
+
+
+def _result_text(call: dict[str, Any]) -> str:
+    """Return a call's result as text: its ``functionResponse`` outputs, else its display."""
+    texts = []
+    result = call.get("result")
+    for part in result if isinstance(result, list) else [result]:
+        part = as_dict(part)
+        response = as_dict(as_dict(part.get("functionResponse")).get("response"))
+        if response:
+            texts.append(as_text(response.get("output", response.get("error", response))))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return "\n".join(texts) or as_text(call.get("resultDisplay"))
+
+
+def _usage(tokens: dict[str, Any]) -> dict[str, int]:
+    """Return dsh usage of a Gemini ``tokens`` record (its ``input`` includes ``cached``)."""
+    counts = {key: value for key, value in tokens.items() if type(value) is int}
+    if not counts:
+        return {}
+    cached = counts.get("cached", 0)
+    usage = {"inputTokens": counts.get("input", 0) - cached,
+             "outputTokens": counts.get("output", 0), "cacheReadTokens": cached,
+             "reasoningTokens": counts.get("thoughts", 0)}
+    if "total" in counts:
+        usage["totalTokens"] = counts["total"]
+    return usage
+
+
+FORMAT = Format(FORMAT_NAME, sniff, read, "Gemini CLI chat (~/.gemini/tmp/*/chats, JSONL)")
