@@ -1,0 +1,194 @@
+"""Codex and Gemini transcripts that are damaged or hostile: every line is read, kept as a
+log-only event or diagnosed, and none stops the read with a traceback (FOREIGN_FORMATS.md
+§6, §7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ledgerviz
+from ledgerviz.ledger import LedgerError, SessionLog, read_session
+
+CODEX_META = {"timestamp": "2026-01-05T10:00:00Z", "type": "session_meta",
+              "payload": {"id": "t", "timestamp": "2026-01-05T10:00:00Z"}}
+GEMINI_HEADER = {"sessionId": "g", "projectHash": "p", "startTime": "2026-01-05T10:00:00Z",
+                 "lastUpdated": "2026-01-05T10:00:00Z"}
+
+
+def _codex(*payloads: dict | str) -> bytes:
+    lines = [CODEX_META]
+    for payload in payloads:
+        if isinstance(payload, str):
+            lines.append(payload)
+        else:
+            kind = "event_msg" if payload.get("type") in ("task_started", "task_complete") \
+                else "response_item"
+            lines.append({"timestamp": "2026-01-05T10:00:01Z", "type": kind, "payload": payload})
+    return b"".join((line.encode() if isinstance(line, str) else orjson.dumps(line)) + b"\n"
+                    for line in lines)
+
+
+def _gemini(*records: dict | str) -> bytes:
+    return b"".join((r.encode() if isinstance(r, str) else orjson.dumps(r)) + b"\n"
+                    for r in (GEMINI_HEADER, *records))
+
+
+def _read(content: bytes, **options: bool) -> SessionLog:
+    return read_session("t.jsonl", content, **options)
+
+
+def _accounted(log: SessionLog, content: bytes) -> bool:
+    """Whether every line gave an event or was counted as skipped (and not both)."""
+    lines = content.count(b"\n") + (not content.endswith(b"\n"))
+    return len(set(log.lines)) + log.lines_skipped == lines
+
+
+USER = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+CALL = {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}
+
+
+def test_a_torn_last_line_is_a_warning_and_the_rest_is_kept() -> None:
+    content = _codex(USER, CALL)[:-1] + b'\n{"timestamp":"2026-01-05T10:00:02Z","type":"resp'
+    log = _read(content)
+    assert log.format == "codex"
+    assert [(d.kind, d.severity, d.line) for d in log.diagnostics] == [
+        ("torn_tail", "warning", 4)]
+    assert log.lines_skipped == 1
+    assert _accounted(log, content)
+    gemini = _gemini({"id": "u1", "type": "user", "content": "hi"})[:-1] + b'\n{"id":"g1","ty'
+    glog = _read(gemini)
+    assert [d.kind for d in glog.diagnostics] == ["torn_tail"]
+    assert _accounted(glog, gemini)
+
+
+@pytest.mark.parametrize("build", [_codex, _gemini])
+def test_a_bad_middle_line_is_diagnosed_and_reading_goes_on(build) -> None:
+    later = USER if build is _codex else {"id": "u1", "type": "user", "content": "hi"}
+    content = build("{not json", "[1, 2]", "", later)
+    log = _read(content)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [
+        ("invalid_json", 2), ("not_an_object", 3), ("blank_line", 4)]
+    assert [e["type"] for e in log.events if e["type"] == "user/message"] == ["user/message"]
+    assert log.lines_skipped == 3
+    assert _accounted(log, content)
+    with pytest.raises(LedgerError, match="invalid_json"):
+        _read(content, strict=True)
+
+
+def test_unknown_kinds_are_kept_as_log_only_events_and_counted() -> None:
+    content = _codex(
+        '{"timestamp":"2026-01-05T10:00:01Z","type":"inter_agent_communication","payload":{}}',
+        '{"timestamp":"2026-01-05T10:00:01Z","type":"event_msg","payload":{"type":"brand_new"}}',
+        {"type": "hologram", "id": "h1"})
+    log = _read(content)
+    assert [d.kind for d in log.diagnostics] == ["unknown_record"] * 3
+    assert [e["type"] for e in log.events[1:]] == [
+        "codex/inter_agent_communication", "codex/brand_new", "codex/hologram"]
+    gemini = _gemini({"id": "x", "type": "hologram"}, {"weird": True})
+    glog = _read(gemini)
+    assert [d.kind for d in glog.diagnostics] == ["unknown_record"] * 2
+    assert _accounted(glog, gemini)
+
+
+def test_many_unknown_lines_are_listed_twenty_times_then_counted() -> None:
+    content = _codex(*[{"type": f"hologram{i}"} for i in range(100)])
+    log = _read(content)
+    kinds = [d.kind for d in log.diagnostics]
+    assert kinds == ["unknown_record"] * 20 + ["more_diagnostics"]
+    assert "80 more" in log.diagnostics[-1].message
+    assert len(log.events) == 101
+
+
+WRONG_SHAPES_CODEX = [
+    {"type": "message", "role": "user", "content": 7},
+    {"type": "message", "role": ["x"], "content": [1, None, {"type": 3}]},
+    {"type": "function_call", "name": {"a": 1}, "arguments": {"command": ["ls"]}, "call_id": "c9"},
+    {"type": "function_call", "call_id": 12},
+    {"type": "function_call_output", "call_id": "c9", "output": {"content": [{"type": "x"}]}},
+    {"type": "function_call_output", "output": "no id"},
+    {"type": "reasoning", "summary": "not a list"},
+    '{"timestamp":17,"type":"event_msg","payload":{"type":"token_count","info":[1]}}',
+    '{"timestamp":"never","type":"event_msg","payload":{"type":"thread_rolled_back",'
+    '"num_turns":"2"}}',
+    '{"timestamp":"2026-01-05T10:00:01Z","type":"compacted","payload":["x"]}',
+    '{"timestamp":"2026-01-05T10:00:01Z","type":"event_msg","payload":{"type":"exec_command_end",'
+    '"call_id":"c9","exit_code":"1"}}',
+]
+WRONG_SHAPES_GEMINI = [
+    {"id": "u1", "type": "user", "content": {"nested": [1, 2]}, "timestamp": 5},
+    {"id": "g1", "type": "gemini", "content": None, "toolCalls": "many", "tokens": [1],
+     "thoughts": {"subject": 1}},
+    {"id": "g2", "type": "gemini", "toolCalls": [None, 3, {"id": 4, "status": "success",
+                                                           "result": "text"}]},
+    {"$rewindTo": 5},
+    {"$set": {"messages": "all of them"}},
+    {"$set": {"messages": [1, {"id": None, "type": "user"}]}},
+]
+
+
+@pytest.mark.parametrize(("build", "records"), [(_codex, WRONG_SHAPES_CODEX),
+                                                (_gemini, WRONG_SHAPES_GEMINI)])
+def test_wrong_shaped_fields_never_raise(build, records) -> None:
+    content = build(*records)
+    log = _read(content)
+    assert _accounted(log, content)
+    ledger = ledgerviz.load([_write(content)])
+    assert len(ledger.frames.events) == len(log.events)
+    ledger.context("synthesize", provider="openai")
+
+
+def _write(content: bytes, name: str = "t.jsonl") -> Path:
+    import tempfile
+
+    path = Path(tempfile.mkdtemp()) / name
+    path.write_bytes(content)
+    return path
+
+
+def test_a_50_mb_line_is_read() -> None:
+    big = {"type": "function_call_output", "call_id": "c1", "output": "x" * (50 << 20)}
+    content = _codex(USER, CALL, big)
+    ledger = ledgerviz.load(_write(content))
+    log = ledger.sessions[0]
+    assert log.diagnostics == []
+    result = next(e for e in log.events if e["type"] == "tool/result")
+    assert len(result["data"]["message"]["content"][0]["text"]) == 50 << 20
+    assert ledger.frames.calls["status"].astype(str).tolist() == ["ok"]
+
+
+def test_a_file_mixing_formats_is_diagnosed_line_by_line() -> None:
+    dsh = b'{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}'
+    gemini = orjson.dumps({"id": "u1", "type": "user", "content": "hi"})
+    content = _codex(USER, dsh.decode(), gemini.decode(), json.dumps(GEMINI_HEADER))
+    log = _read(content)
+    assert log.format == "codex"
+    assert [(d.kind, d.line) for d in log.diagnostics] == [
+        ("unknown_record", 3), ("unknown_record", 4), ("unknown_record", 5)]
+    assert _accounted(log, content)
+    flipped = _gemini(orjson.loads(_codex(USER).split(b"\n")[1]), {"type": "session"})
+    glog = _read(flipped)
+    assert glog.format == "gemini"
+    assert [d.kind for d in glog.diagnostics] == ["unknown_record"] * 2
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.sampled_from(
+                        ["type", "id", "payload", "content", "call_id", "toolCalls", "status",
+                         "$set", "$rewindTo", "messages", "role", "output", "arguments"]),
+                        inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(JSON, max_size=6), st.booleans())
+def test_arbitrary_json_lines_never_raise(values: list, gemini: bool) -> None:
+    build = _gemini if gemini else _codex
+    content = build(*[json.dumps(v) for v in values])
+    log = _read(content)
+    assert _accounted(log, content)
