@@ -12,16 +12,18 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple, Union
 
+from ledgerviz.ledger.compressed import ZSTD_SUFFIX, zstd_chunks
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], list[Any], tuple[Any, ...]]
 
 _GLOB_CHARS = frozenset("*?[")
 
-LEDGER_SUFFIXES = (".jsonl",)
-"""File names a folder walk reads."""
+LEDGER_SUFFIXES = (".jsonl", ZSTD_SUFFIX)
+"""File names a folder walk reads (a ``.jsonl.zst`` only when no plain ``.jsonl`` sibling
+holds the same lines)."""
 
-COMPRESSED_SUFFIXES = (".jsonl.gz", ".jsonl.zst", ".jsonl.zstd")
+COMPRESSED_SUFFIXES = (".jsonl.gz", ".jsonl.zstd")
 """File names a folder walk reports as compressed ledgers it cannot read."""
 
 
@@ -199,7 +201,11 @@ def _walk_folder(root: Path) -> list[Found]:
         problem = SourceProblem("unreadable", f"cannot read folder: {error.strerror or error}")
         found.append(Found(str(where), problem, walked=True))
 
-    for path in _walk(root, unreadable):
+    paths = list(_walk(root, unreadable))
+    plain = {path for path in paths if path.endswith(".jsonl")}
+    for path in paths:
+        if path.endswith(ZSTD_SUFFIX) and path.removesuffix(".zst") in plain:
+            continue  # its plain sibling wins
         if path.endswith(LEDGER_SUFFIXES):
             found.append(Found(path, _file_problem(path), walked=True))
         elif path.endswith(COMPRESSED_SUFFIXES):
@@ -290,6 +296,9 @@ def _file_chunks(
     try:
         with open_input(path) as raw:
             opened = True
+            if path.endswith(ZSTD_SUFFIX):
+                yield from _zstd_file_chunks(raw, path, size, walked)
+                return
             if size is not None:
                 while chunk := raw.read(size):
                     yield chunk
@@ -300,6 +309,26 @@ def _file_chunks(
         if opened or not walked:
             raise UnreadableSourceError(f"{path}: {read_error_text(error)}") from error
         yield SourceProblem.of(error)
+
+
+def _zstd_file_chunks(
+    raw: IO[bytes], path: str, size: int | None, walked: bool
+) -> Iterator[bytes | SourceProblem]:
+    """Yield a ``.jsonl.zst`` file decompressed (see ``_file_chunks``): one that cannot be
+    decompressed from its start is a ``SourceProblem`` when found in a folder; any other
+    failure raises ``UnreadableSourceError``."""
+    chunks = zstd_chunks(raw, size)
+    try:
+        yield next(chunks, b"")
+    except (ImportError, ValueError) as error:
+        if not walked:
+            raise UnreadableSourceError(f"{path}: {error}") from error
+        yield SourceProblem("compressed_file", str(error))
+        return
+    try:
+        yield from chunks
+    except ValueError as error:
+        raise UnreadableSourceError(f"{path}: {error}") from error
 
 
 def _stream_chunks(stream: IO[bytes], size: int | None) -> Iterator[bytes]:

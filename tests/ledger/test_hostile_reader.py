@@ -368,8 +368,7 @@ def test_folder_walk_reports_what_it_cannot_read(
         "ok.jsonl": [],
         "old.jsonl.gz": [("compressed_file", "compressed ledger: decompress it to read it "
                                              "(ledgerviz reads JSONL)")],
-        "old.jsonl.zst": [("compressed_file", "compressed ledger: decompress it to read it "
-                                              "(ledgerviz reads JSONL)")],
+        "old.jsonl.zst": [("compressed_file", "Zstandard stream cut short before its first line")],
         "pipe.jsonl": [("not_a_file", "a named pipe (FIFO), not a file: skipped")],
     }
 
