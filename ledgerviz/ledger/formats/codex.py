@@ -35,6 +35,7 @@ from ledgerviz.ledger.formats.foreign import (
     text_block,
     unknown_kind,
 )
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -106,10 +107,11 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
     reader = _Rollout(log)
     records = Records(log)
     data = opened(chunks, log)
-    if data is not None:
-        for line, record in records.read(data):
-            reader.line(line, record)
-    reader.finish()
+    with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
+        if data is not None:
+            for line, record in records.read(data):
+                reader.line(line, record)
+        reader.finish()
     return session_log(path, FORMAT_NAME, reader.header(), reader.writer, records, log)
 
 

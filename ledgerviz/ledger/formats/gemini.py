@@ -39,6 +39,7 @@ from ledgerviz.ledger.formats.foreign import (
     text_block,
     unknown_kind,
 )
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -66,6 +67,14 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
     records = Records(log)
     chat = _Chat(log, path)
     data = opened(chunks, log)
+    with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
+        _replay(chat, data, log, records)
+    return session_log(path, FORMAT_NAME, chat.header(), chat.writer, records, log)
+
+
+def _replay(chat: _Chat, data: Iterator[bytes] | None, log: DiagnosticLog,
+            records: Records) -> None:
+    """Replay a chat's records, a legacy single-object chat as its one record."""
     if data is not None:
         first = next(data, b"")
         if first.lstrip().startswith(b"{") and b"\n" in first and not first.split(b"\n", 1)[
@@ -73,7 +82,6 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
             chat.replay(_legacy_records(first, data, log, records))
         else:
             chat.replay(records.read(_chained(first, data)))
-    return session_log(path, FORMAT_NAME, chat.header(), chat.writer, records, log)
 
 
 def _chained(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
