@@ -65,6 +65,9 @@ def test_a_torn_last_line_is_a_warning_and_the_rest_is_kept() -> None:
     glog = _read(gemini)
     assert [d.kind for d in glog.diagnostics] == ["torn_tail"]
     assert _accounted(glog, gemini)
+    # with its newline written, an undecodable last line is still a torn append
+    ended = _read(content + b"\n")
+    assert [(d.kind, d.line) for d in ended.diagnostics] == [("torn_tail", 4)]
 
 
 @pytest.mark.parametrize("build", [_codex, _gemini])

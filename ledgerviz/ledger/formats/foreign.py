@@ -34,8 +34,8 @@ class Records:
     """The JSON objects of one JSONL file, each with its 1-based line, read from chunks.
 
     Lines that give no object are diagnosed and counted in ``skipped``: blank lines, lines
-    that are no JSON, JSON that is not an object, and an unterminated last line that is no
-    JSON (a torn append). ``lines`` counts every line seen.
+    that are no JSON, JSON that is not an object, and a last line that is no JSON (a torn
+    append, as in the dsh reader). ``lines`` counts every line seen.
     """
 
     def __init__(self, log: DiagnosticLog) -> None:
@@ -45,13 +45,13 @@ class Records:
 
     def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
         """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object."""
-        for number, line, terminated in _numbered_lines(chunks):
+        for number, line, last in _numbered_lines(chunks):
             self.lines = number
-            record = self._decoded(number, line, terminated)
+            record = self._decoded(number, line, last)
             if record is not None:
                 yield number, record
 
-    def _decoded(self, number: int, line: bytes, terminated: bool) -> dict[str, Any] | None:
+    def _decoded(self, number: int, line: bytes, last: bool) -> dict[str, Any] | None:
         if not line.strip():
             self.skipped += 1
             self.log.add(number, "blank_line", "blank line: skipped", "info")
@@ -60,9 +60,9 @@ class Records:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as error:
             self.skipped += 1
-            if not terminated:
-                self.log.add(number, "torn_tail", f"last line has no newline and is no JSON "
-                             f"({len(line)} bytes): an interrupted append, dropped", "warning")
+            if last:
+                self.log.add(number, "torn_tail", f"last line is no JSON ({len(line)} bytes): "
+                             "an interrupted append, dropped", "warning")
             else:
                 self.log.add(number, "invalid_json",
                              f"not JSON ({error}): {quote(line)}; skipped")
@@ -76,23 +76,28 @@ class Records:
 
 
 def _numbered_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line number, line, ended by a newline)``; a line split over several chunks
-    is joined once, when it ends."""
+    """Yield ``(line number, line, whether it is the file's last)``; a line split over
+    several chunks is joined once, when it ends."""
     number = 0
+    held: bytes | None = None  # the line before, yielded once the next one is known
     carry: list[bytes] = []
     for chunk in chunks:
-        if b"\n" not in chunk:
-            carry.append(chunk)
-            continue
         carry.append(chunk)
+        if b"\n" not in chunk:
+            continue
         lines = b"".join(carry).split(b"\n")
         carry = [lines.pop()]
         for line in lines:
-            number += 1
-            yield number, line.rstrip(b"\r"), True
+            if held is not None:
+                number += 1
+                yield number, held, False
+            held = line.rstrip(b"\r")
     tail = b"".join(carry)
+    if held is not None:
+        number += 1
+        yield number, held, not tail
     if tail:
-        yield number + 1, tail, False
+        yield number + 1, tail, True
 
 
 def quote(line: bytes) -> str:
