@@ -152,6 +152,47 @@ def test_a_forked_subagent_names_its_parent_and_is_seeded() -> None:
     assert [d.kind for d in ledger.diagnostics] == ["copied_prefix"]
 
 
+FORK_DAY = DATA / "sessions" / "2026" / "01" / "05"
+
+
+def test_a_forks_copied_prefix_is_found_against_its_parent_and_inherited() -> None:
+    ledger = ledgerviz.load(DATA / "sessions")
+    assert ledger.keys == ["thread-parent", "thread-fork"]
+    assert ledger.diagnostics == []
+    lineage = ledger.frames.lineage.set_index("session").loc["thread-fork"]
+    # child meta (seq 0), the parent's meta and turn 1 (lines 2-8: seqs 1-12) and the
+    # task_started of turn 2 (seq 13) are copied; the seed's end is seq 14
+    assert (lineage["parent_session"], lineage["relation"], bool(lineage["seeded"])) == (
+        "thread-parent", "fork", True)
+    assert (lineage["inherited_events"], lineage["boundary_seq"]) == (14, 13)
+    events = ledger.frames.events
+    own = events[(events["session"] == "thread-fork") & ~events["inherited"]]
+    assert own["type"].astype(str).tolist()[:3] == ["session/end-seed", "turn/end", "turn/start"]
+    log = ledger.sessions[1]
+    assert [e["seq"] for e in log.events] == list(range(len(log.events)))
+    results = [e["sourceEventSeqs"] for e in log.events if e["type"] == "tool/result"]
+    assert results == [[6], [20]]  # the own call's dispatch moved one on, past the marker
+
+
+def test_a_fork_alone_still_finds_its_parent_beside_it() -> None:
+    ledger = ledgerviz.load(FORK_DAY / "rollout-2026-01-05T12-00-00-thread-fork.jsonl")
+    assert ledger.frames.lineage["inherited_events"].tolist() == [14]
+
+
+def test_a_copy_that_differs_from_its_parent_is_read_as_own(tmp_path: Path) -> None:
+    day = tmp_path / "sessions" / "2026" / "01" / "05"
+    day.mkdir(parents=True)
+    parent = (FORK_DAY / "rollout-2026-01-05T10-00-00-thread-parent.jsonl").read_text()
+    (day / "rollout-2026-01-05T10-00-00-thread-parent.jsonl").write_text(
+        parent.replace("thread-parent", "thread-parent", 1).replace('"cli"', '"exec"', 1))
+    fork = FORK_DAY / "rollout-2026-01-05T12-00-00-thread-fork.jsonl"
+    (day / fork.name).write_bytes(fork.read_bytes())
+    ledger = ledgerviz.load(day / fork.name)
+    assert ledger.frames.lineage["inherited_events"].tolist() == [0]
+    assert [(d.kind, d.line) for d in ledger.diagnostics] == [("copied_prefix", 2)]
+    assert "do not repeat" in ledger.diagnostics[0].message
+
+
 def test_a_legacy_rollout_without_envelopes_is_read_line_by_line() -> None:
     ledger = _load("legacy.jsonl")
     log = ledger.sessions[0]
@@ -165,8 +206,9 @@ def test_a_legacy_rollout_without_envelopes_is_read_line_by_line() -> None:
     assert (ledger.frames.events["type"] == "codex/state").sum() == 2
 
 
-@pytest.mark.parametrize("name", ["basic.jsonl", "rollback.jsonl", "compacted.jsonl",
-                                  "fork-child.jsonl", "legacy.jsonl"])
+@pytest.mark.parametrize("name", [
+    "basic.jsonl", "rollback.jsonl", "compacted.jsonl", "fork-child.jsonl", "legacy.jsonl",
+    "sessions/2026/01/05/rollout-2026-01-05T12-00-00-thread-fork.jsonl"])
 def test_every_line_leaves_an_event(name: str) -> None:
     log = _load(name).sessions[0]
     lines = (DATA / name).read_bytes().count(b"\n")

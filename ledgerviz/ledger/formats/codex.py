@@ -21,6 +21,7 @@ import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
     COMPLETED,
     EventWriter,
@@ -111,6 +112,7 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
         if data is not None:
             for line, record in records.read(data):
                 reader.line(line, record)
+        reader.find_copied_prefix(path)
         reader.finish()
     return session_log(path, FORMAT_NAME, reader.header(), reader.writer, records, log)
 
@@ -125,6 +127,8 @@ class _Rollout:
         self.meta_time: int | None = None
         self.copied_from: int | None = None
         """The line of the second ``session_meta``: a copied prefix opens there."""
+        self.copied: list[tuple[int, int]] = []
+        """The line and fingerprint of each record from ``copied_from`` on."""
         self.marked = False
         """Whether the file marks turns (``task_started``)."""
         self.model: Any = None
@@ -144,6 +148,10 @@ class _Rollout:
         writer = self.writer
         before = len(writer.events)
         kind, payload = self._kind(record)
+        if kind == "session_meta" and self.meta is not None:
+            self.copied_from = self.copied_from or line
+        if self.copied_from is not None:
+            self.copied.append((line, fingerprint(record)))
         time = epoch_ms(record.get("timestamp"))
         if time is not None:
             writer.time = time
@@ -191,12 +199,28 @@ class _Rollout:
             self.meta = payload
             self.meta_time = self.writer.time
             self.writer.time = self.writer.time or epoch_ms(payload.get("timestamp"))
-        elif self.copied_from is None:
-            self.copied_from = line
-            self.log.add(line, "copied_prefix", "a second session_meta: the parent's items "
-                         "copied by a fork follow; the copy's end is not marked, so they are "
-                         "read as this session's own", "info")
 
+    def find_copied_prefix(self, path: str) -> None:
+        """Mark the lines a fork copied from its parent as inherited (``session/end-seed``),
+        found against the parent's rollout; without it, say the copy is read as own."""
+        if self.copied_from is None:
+            return
+        parent = self.header().get("parentSession")
+        found = parent_file(path, parent) if isinstance(parent, str) else None
+        length = copied_length(found, [f for _, f in self.copied]) if found else 0
+        end = self.copied[length - 1][0] if length else 0  # the last copied line
+        self.copied = []
+        if not length:
+            why = "the parent's rollout is not beside it" if found is None else \
+                "its lines do not repeat the parent's rollout"
+            self.log.add(self.copied_from, "copied_prefix", "a second session_meta opens the "
+                         f"parent's items copied by a fork, but {why}: they are read as this "
+                         "session's own", "info")
+            return
+        writer = self.writer
+        inherited = next((i for i, line in enumerate(writer.lines) if line > end),
+                         len(writer.lines))
+        writer.seed_end(inherited, end)
     def _compacted(self, payload: dict[str, Any], line: int) -> None:
         summary = as_text(payload.get("message"))
         texts = [summary] if summary else [

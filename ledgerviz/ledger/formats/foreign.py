@@ -335,6 +335,38 @@ class EventWriter:
         self.prompts = []
         return event
 
+    def seed_end(self, inherited: int, line: int) -> None:
+        """Mark the first ``inherited`` events as copied from the parent: insert the dsh
+        ``session/end-seed {inherited: true}`` at seq ``inherited`` (its line: ``line``) and
+        move every later seq, and every seq an event names, one on."""
+
+        def moved(seq: Any) -> Any:
+            return seq + 1 if type(seq) is int and seq >= inherited else seq
+
+        for event in self.events[inherited:]:
+            event["seq"] += 1
+        for event in self.events:
+            if "sourceEventSeqs" in event:
+                event["sourceEventSeqs"] = [moved(seq) for seq in event["sourceEventSeqs"]]
+            op = event.get("surfaceOp")
+            if isinstance(op, dict):
+                op["startSeq"], op["endSeq"] = moved(op["startSeq"]), moved(op["endSeq"])
+            if event["type"] == "surface/rewind":
+                data = event["data"]
+                data["start"], data["end"] = moved(data["start"]), moved(data["end"])
+                data["shadowedSeqs"] = [moved(seq) for seq in data["shadowedSeqs"]]
+        self.surface = [moved(seq) for seq in self.surface]
+        self.prompts = [moved(seq) for seq in self.prompts]
+        self.rewound = {moved(seq): why for seq, why in self.rewound.items()}
+        self.calls = {call: (turn, step, moved(seq)) for call, (turn, step, seq)
+                      in self.calls.items()}
+        self.dispatched = {call: moved(seq) for call, seq in self.dispatched.items()}
+        time = self.events[inherited - 1]["time"] if inherited else self.time
+        marker = {"type": "session/end-seed", "seq": inherited, "time": time,
+                  "data": {"inherited": True}}
+        self.events.insert(inherited, marker)
+        self.lines.insert(inherited, line)
+
     def explain_unanswered(self, reason_of: Callable[[str, int], str]) -> None:
         """Give every requested call without a tool/result a reason: the rewind's that took
         its message back, else ``reason_of(call id, turn)``."""
