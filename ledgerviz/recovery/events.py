@@ -6,11 +6,11 @@ from collections.abc import Iterable, Sequence
 from operator import methodcaller
 from typing import Any, Literal, Protocol
 
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
+
 Event = dict[str, Any]
 Generation = Literal["v0-v3", "v4"]
 
-UNKNOWN_CODE = "TOOL_OUTCOME_UNKNOWN"
-NOT_STARTED_CODE = "TOOL_NOT_STARTED"
 RECOVERY_CODES = frozenset({UNKNOWN_CODE, NOT_STARTED_CODE})
 SYNTHETIC_ID_PREFIXES = ("interrupted-tool-result-", "forked-tool-result-")
 SYNTHETIC_END_KINDS = frozenset({"interrupted", "forked"})

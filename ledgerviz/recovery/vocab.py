@@ -40,3 +40,8 @@ CALL_STATUSES: Final[tuple[CallStatus, ...]] = get_args(CallStatus)
 STATUS_REASONS: Final[tuple[StatusReason, ...]] = get_args(StatusReason)
 OPEN_STATUSES: Final[tuple[CallStatus, ...]] = ("outcome_unknown", "not_started")
 """The statuses of calls whose outcome no recorded result settles."""
+
+UNKNOWN_CODE: Final = "TOOL_OUTCOME_UNKNOWN"
+"""The ``error.code`` of a tool result that says the call may have run (outcome unknown)."""
+NOT_STARTED_CODE: Final = "TOOL_NOT_STARTED"
+"""The ``error.code`` of a tool result that says the call never ran."""

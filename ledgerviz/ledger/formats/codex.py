@@ -38,7 +38,7 @@ from ledgerviz.ledger.formats.foreign import (
 )
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
 FORMAT_NAME = "codex"
 ENVELOPE_KINDS = frozenset(

@@ -14,7 +14,7 @@ import orjson
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import SourceProblem, valid_unicode
-from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
 Event = dict[str, Any]
 
