@@ -61,11 +61,9 @@ LOG_ONLY_EVENTS = frozenset({
     "view_image_tool_call", "session_configured", "background_event", "item_started",
     "item_completed", "undo_started", "undo_completed", "shutdown_complete",
     "list_custom_prompts_response", "get_history_entry_response", "mcp_list_tools_response",
-    "deprecation_notice", "raw_response_item", "task_started", "turn_started",
-    "task_complete", "turn_complete",
+    "deprecation_notice", "raw_response_item",
 })
-"""``event_msg`` kinds kept as log-only events without a diagnostic (the turn markers
-among them when no turn is open or closed by them)."""
+"""``event_msg`` kinds kept as log-only events without a diagnostic."""
 
 TURN_STARTS = frozenset({"task_started", "turn_started"})
 TURN_ENDS = frozenset({"task_complete", "turn_complete"})
@@ -186,7 +184,7 @@ class _Rollout:
         elif kind == "event_msg":
             self._event(as_text(payload.get("type")), payload, line)
         elif kind == "session_meta":
-            self._session_meta(payload, line)
+            self._session_meta(payload)
         elif kind == "turn_context":
             self.model = payload.get("model", self.model)
         elif kind == "compacted":
@@ -194,7 +192,9 @@ class _Rollout:
         elif kind != "state":
             unknown_kind(self.log, line, FORMAT_NAME, kind)
 
-    def _session_meta(self, payload: dict[str, Any], line: int) -> None:
+    def _session_meta(self, payload: dict[str, Any]) -> None:
+        """Take the first ``session_meta`` as the file's identity (a later one opens a copy
+        of the parent's lines: see ``find_copied_prefix``)."""
         if self.meta is None:
             self.meta = payload
             self.meta_time = self.writer.time
@@ -221,6 +221,7 @@ class _Rollout:
         inherited = next((i for i, line in enumerate(writer.lines) if line > end),
                          len(writer.lines))
         writer.seed_end(inherited, end)
+
     def _compacted(self, payload: dict[str, Any], line: int) -> None:
         summary = as_text(payload.get("message"))
         texts = [summary] if summary else [
@@ -318,11 +319,11 @@ class _Rollout:
                          "earlier item requested", "warning")
         text, failed = _output_text(item.get("output"))
         code = reason = None
-        first_line = text.strip()
-        if first_line.startswith(REJECTED):
+        said = text.strip()
+        if said.startswith(REJECTED):
             code, reason = NOT_STARTED_CODE, "rejected"
-        elif "\n" not in first_line and (first_line.startswith("aborted by user after")
-                                         or first_line.endswith("aborted by user")):
+        elif "\n" not in said and (said.startswith("aborted by user after")
+                                   or said.endswith("aborted by user")):
             code, reason = UNKNOWN_CODE, "aborted"
         elif call_id in self.exit_codes:
             failed = self.exit_codes[call_id] != 0

@@ -282,8 +282,7 @@ class EventWriter:
                                    "name": name, "arguments": arguments}, line)
 
     def tool_result(self, call_id: str, text: str, line: int, *, is_error: bool = False,
-                    code: str | None = None, reason: str | None = None,
-                    result_id: str | None = None) -> Event:
+                    code: str | None = None, reason: str | None = None) -> Event:
         """Append a tool/result (v4 tool-role message) for ``call_id``.
 
         ``code`` ``TOOL_NOT_STARTED`` or ``TOOL_OUTCOME_UNKNOWN`` says what the record
@@ -291,7 +290,7 @@ class EventWriter:
         """
         turn, step, _ = self.calls.get(call_id, (self.turn, self.step, None))
         message: dict[str, Any] = {
-            "id": result_id or f"{self.format}-result-{call_id}", "role": "tool",
+            "id": f"{self.format}-result-{call_id}", "role": "tool",
             "source": {"kind": "tool", "callId": call_id}, "toolCallId": call_id,
             "content": [text_block(text)],
         }
@@ -308,12 +307,12 @@ class EventWriter:
         return self.add("tool/result", data, line, op="append",
                         sources=None if dispatch is None else [dispatch])
 
-    def rewind(self, first: int, line: int, reason: str) -> list[int]:
+    def rewind(self, first: int, line: int, reason: str) -> None:
         """Take the surface back from seq ``first`` on (a rollback or a rewind) with a
-        ``surface/rewind`` event; return the seqs it hides (none: no event). Calls requested
-        by the hidden messages get ``reason`` unless they are answered by the end."""
+        ``surface/rewind`` event (none when ``first`` is not on it). Calls requested by the
+        hidden messages get ``reason`` unless they are answered by the end."""
         if first not in self.surface:
-            return []
+            return
         hidden = self.surface[self.surface.index(first):]
         self.rewound.update((seq, reason) for seq in hidden)
         del self.surface[len(self.surface) - len(hidden):]
@@ -321,7 +320,6 @@ class EventWriter:
         self.prompts = [seq for seq in self.prompts if seq not in gone]
         self.add("surface/rewind", {"start": hidden[0], "end": hidden[-1],
                                     "shadowedSeqs": hidden}, line)
-        return hidden
 
     def replace_surface(self, message: dict[str, Any], line: int) -> Event:
         """Append a user/message that replaces the whole surface (a compaction)."""
