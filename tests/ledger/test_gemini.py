@@ -117,3 +117,14 @@ def test_timelines_draw_the_abandoned_suffix_beside_the_active_branch() -> None:
     figure = ledgerviz.timeline(_load("rewind.jsonl"))
     names = {trace.name for trace in figure.data if trace.name}
     assert any("abandoned" in name for name in names)
+
+
+def test_set_merges_metadata_into_the_header(tmp_path: Path) -> None:
+    lines = (DATA / "rewind.jsonl").read_text().splitlines()
+    moved = '{"$set":{"sessionId":"gem-resumed","startTime":"2026-01-05T11:00:00.000Z"}}'
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join([*lines, moved]) + "\n")
+    log = ledgerviz.load(path).sessions[0]
+    # the header's own fields are read as gemini-cli's loader merges them: later wins
+    assert (log.key, log.header["createdAt"]) == ("gem-resumed", 1767610800000)
+    assert [e["type"] for e in log.events[-2:]] == ["gemini/metadata", "turn/end"]
