@@ -75,8 +75,8 @@ def test_each_codex_call_has_the_status_the_file_proves() -> None:
     assert calls.loc["call_make", "tool"] == "local_shell"
     assert calls.loc["call_ls", "arguments"] == '{"command": ["ls"]}'
     assert dict(ledger.sessions[0].call_reasons) == {
-        "call_rm": "rejected", "call_sleep": "aborted", "call_test": "interrupted",
-        "call_again": "no result at end of file"}
+        "call_rm": "rejected by user", "call_sleep": "interrupted mid-run",
+        "call_test": "interrupted mid-run", "call_again": "no result at end of file"}
 
 
 def test_steps_are_output_items_up_to_the_next_model_call() -> None:
@@ -123,6 +123,7 @@ def test_a_rollback_abandons_the_turns_it_takes_back() -> None:
     assert calls["branch"].astype(str).to_dict() == {
         "c1": "active", "c2": "abandoned", "c3": "abandoned", "c4": "active"}
     assert calls["status"].astype(str).tolist() == ["ok"] * 4
+    assert dict(ledger.sessions[0].call_reasons) == {}  # answered, if taken back
     messages = ledger.frames.messages
     assert messages[messages["branch"] == "abandoned"]["text"].tolist()[::4] == ["two", "three"]
     context = ledger.context("recorded", provider="openai")
@@ -223,3 +224,15 @@ def test_a_task_started_while_a_turn_is_open_ends_it_as_not_completed(tmp_path: 
     path.write_text("\n".join(lines[:15] + lines[16:]) + "\n")
     turns = ledgerviz.load(path).frames.turns
     assert turns["end_reason"].astype(str).tolist()[:2] == ["unmarked", "aborted"]
+
+
+def test_a_call_left_unanswered_in_a_rolled_back_turn_says_so(tmp_path: Path) -> None:
+    lines = (DATA / "rollback.jsonl").read_text().splitlines()
+    # drop c3's output (line 17): turn 3, then rolled back, leaves c3 unanswered
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines[:16] + lines[17:]) + "\n")
+    ledger = ledgerviz.load(path)
+    calls = ledger.frames.calls.set_index("call_id")
+    assert (calls.loc["c3", "status"], calls.loc["c3", "branch"]) == (
+        "outcome_unknown", "abandoned")
+    assert dict(ledger.sessions[0].call_reasons) == {"c3": "rolled back"}

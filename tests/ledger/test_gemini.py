@@ -58,8 +58,9 @@ def test_each_gemini_call_has_the_status_the_file_proves() -> None:
         "c-wait": "not_started",            # awaiting_approval when recorded
     }
     assert dict(ledger.sessions[0].call_reasons) == {
-        "c-policy": "denied by policy", "c-cancel": "cancelled", "c-denied": "denied",
-        "c-run": "executing when recorded", "c-wait": "awaiting approval when recorded"}
+        "c-policy": "denied by policy", "c-cancel": "interrupted mid-run",
+        "c-denied": "rejected by user", "c-run": "no result at end of file",
+        "c-wait": "no result at end of file"}
 
 
 def test_usage_is_read_from_tokens_with_cached_input_apart() -> None:

@@ -23,7 +23,12 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
+    AT_END,
     COMPLETED,
+    IN_CLOSED_STEP,
+    INTERRUPTED,
+    REJECTED,
+    ROLLED_BACK,
     EventWriter,
     Records,
     as_dict,
@@ -78,7 +83,7 @@ CONTEXT_PREFIXES = (
 )
 """User-role messages Codex writes itself, and the dsh source kind each is read as."""
 
-REJECTED = ("exec command rejected by user", "patch rejected by user")
+REFUSALS = ("exec command rejected by user", "patch rejected by user")
 EXIT_CODE = re.compile(rb"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
 LEGACY_META = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:')
 
@@ -138,8 +143,8 @@ class _Rollout:
         self.last_message: dict[str, Any] | None = None
         self.results: dict[str, dict[str, Any]] = {}
         self.exit_codes: dict[str, int] = {}
-        self.aborts: dict[int, str] = {}
-        """Why each aborted turn ended, by turn."""
+        self.aborted: set[int] = set()
+        """The turns ended by ``turn_aborted``."""
 
     def line(self, line: int, record: dict[str, Any]) -> None:
         """Read one decoded line (every line leaves at least one event)."""
@@ -244,7 +249,7 @@ class _Rollout:
         elif kind == "turn_aborted":
             reason = as_text(payload.get("reason")) or "unknown"
             if writer.turn_open:
-                self.aborts[writer.turn] = reason.replace("_", " ")
+                self.aborted.add(writer.turn)
             writer.close_turn({"kind": "aborted", "reason": {"kind": reason}}, line)
             self.message = None
         elif kind == "token_count":
@@ -320,11 +325,11 @@ class _Rollout:
         text, failed = _output_text(item.get("output"))
         code = reason = None
         said = text.strip()
-        if said.startswith(REJECTED):
-            code, reason = NOT_STARTED_CODE, "rejected"
+        if said.startswith(REFUSALS):
+            code, reason = NOT_STARTED_CODE, REJECTED
         elif "\n" not in said and (said.startswith("aborted by user after")
                                    or said.endswith("aborted by user")):
-            code, reason = UNKNOWN_CODE, "aborted"
+            code, reason = UNKNOWN_CODE, INTERRUPTED
         elif call_id in self.exit_codes:
             failed = self.exit_codes[call_id] != 0
         self.results[call_id] = writer.tool_result(call_id, text, line, is_error=failed,
@@ -396,18 +401,16 @@ class _Rollout:
             self.log.add(line, "bad_rollback", f"thread_rolled_back of {turns} turns, but only "
                          f"{len(prompts)} prompts are on the surface: all taken back",
                          "warning")
-        writer.rewind(prompts[-min(turns, len(prompts))], line, "rolled back")
+        writer.rewind(prompts[-min(turns, len(prompts))], line, ROLLED_BACK)
 
     def finish(self) -> None:
         """Give the calls left without an output the reason the file shows."""
         writer = self.writer
 
         def reason_of(call_id: str, turn: int) -> str:
-            if turn in self.aborts:
-                return self.aborts[turn]
-            if writer.turn_open and turn == writer.turn:
-                return "no result at end of file"
-            return "no result before the turn ended"
+            if turn in self.aborted:
+                return INTERRUPTED
+            return AT_END if writer.turn_open and turn == writer.turn else IN_CLOSED_STEP
 
         writer.explain_unanswered(reason_of)
 

@@ -26,6 +26,18 @@ UNMARKED = {"kind": "unmarked"}
 """The end of a turn whose end the file does not show (a new turn began while it was
 open): the timeline draws it as a turn that did not complete."""
 
+REJECTED = "rejected by user"
+"""Why a call has its status (``SessionLog.call_reasons``), in the words of the ``calls``
+frame's ``status_reason``: the user refused it, so it never ran."""
+INTERRUPTED = "interrupted mid-run"
+"""Stopped (cancelled, aborted, its turn interrupted) when it may have been running."""
+AT_END = "no result at end of file"
+IN_CLOSED_STEP = "no result in a closed step"
+ROLLED_BACK = "rolled back"
+"""Its turn was taken back (a rollback or a rewind) before any result came."""
+DENIED_BY_POLICY = "denied by policy"
+"""An error result whose text shows a policy refused the call: it never ran."""
+
 QUOTE_BYTES = 80
 """How much of a bad line a diagnostic quotes."""
 

@@ -25,7 +25,12 @@ import orjson
 from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.foreign import (
+    AT_END,
     COMPLETED,
+    DENIED_BY_POLICY,
+    INTERRUPTED,
+    REJECTED,
+    ROLLED_BACK,
     EventWriter,
     Records,
     as_dict,
@@ -196,11 +201,11 @@ class _Chat:
                 self._message(value, line)
                 record = value.record
             elif kind == "rewind":
-                self._rewind(value, line, "rewound")
+                self._rewind(value, line, ROLLED_BACK)
                 record = {"$rewindTo": [i.record.get("id") for i in value]}
             elif kind == "set":
                 gone, instances = value
-                self._rewind(gone, line, "replaced by $set.messages")
+                self._rewind(gone, line, ROLLED_BACK)
                 for instance in instances:
                     self._message(instance, line)
                 record = {"$set": "messages"}
@@ -257,18 +262,14 @@ class _Chat:
         if usage:
             data["usage"] = usage
         calls = [as_dict(call) for call in as_list(record.get("toolCalls"))]
-        for number, call in enumerate(calls):
-            call_id = call.get("id")
-            if not isinstance(call_id, str):
-                call_id = f"{message_id}-call-{number}"
-            status = call.get("status")
+        ids = [call["id"] if isinstance(call.get("id"), str) else f"{message_id}-call-{number}"
+               for number, call in enumerate(calls)]
+        for call, call_id in zip(calls, ids, strict=True):
             writer.tool_call(event, call_id, as_text(call.get("name")),
                              as_text(call.get("args")), line,
-                             dispatched=status not in NOT_RUN_STATUSES)
-        for number, call in enumerate(calls):
-            call_id = call.get("id")
-            self._outcome(call, call_id if isinstance(call_id, str)
-                          else f"{message_id}-call-{number}", line)
+                             dispatched=call.get("status") not in NOT_RUN_STATUSES)
+        for call, call_id in zip(calls, ids, strict=True):
+            self._outcome(call, call_id, line)
         writer.close_step(line)
 
     def _outcome(self, call: dict[str, Any], call_id: str, line: int) -> None:
@@ -279,27 +280,23 @@ class _Chat:
         if status == "success":
             writer.tool_result(call_id, text, line)
         elif status == "error":
-            reason = "denied by policy" if DENIED.search(text) else None
+            reason = DENIED_BY_POLICY if DENIED.search(text) else None
             writer.tool_result(call_id, text, line, is_error=True, reason=reason)
         elif status == "cancelled":
             if DENIED.search(text):
-                writer.tool_result(call_id, text, line, code=NOT_STARTED_CODE, reason="denied")
+                writer.tool_result(call_id, text, line, code=NOT_STARTED_CODE, reason=REJECTED)
             else:
-                writer.tool_result(call_id, text, line, code=UNKNOWN_CODE, reason="cancelled")
-        elif status in NOT_RUN_STATUSES:
-            writer.call_reasons[call_id] = f"{as_text(status).replace('_', ' ')} when recorded"
-        elif status == "executing":
-            writer.call_reasons[call_id] = "executing when recorded"
-        else:
+                writer.tool_result(call_id, text, line, code=UNKNOWN_CODE,
+                                   reason=INTERRUPTED)
+        elif status not in NOT_RUN_STATUSES and status != "executing":
             self.log.add(line, "unknown_status", f"call {call_id[:80]!r} has status "
                          f"{as_text(status)[:40]!r}: its outcome is unknown", "warning")
-            writer.call_reasons[call_id] = "unknown status"
 
     def _finish(self) -> None:
         """End the last turn: calls are written once complete, so a chat shows no crash."""
         writer = self.writer
         writer.close_turn(COMPLETED, writer.lines[-1] if writer.lines else 1)
-        writer.explain_unanswered(lambda call_id, turn: "no result in the chat")
+        writer.explain_unanswered(lambda call_id, turn: AT_END)
 
     def header(self) -> dict[str, Any]:
         """Return the dsh header (a subagent's parent is the folder its file lies in)."""
