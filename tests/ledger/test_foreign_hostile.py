@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ledgerviz
-from ledgerviz.ledger import LedgerError, SessionLog, read_session
+from ledgerviz.ledger import LedgerError, SessionLog, read_file, read_session
 
 CODEX_META = {"timestamp": "2026-01-05T10:00:00Z", "type": "session_meta",
               "payload": {"id": "t", "timestamp": "2026-01-05T10:00:00Z"}}
@@ -195,3 +195,15 @@ def test_arbitrary_json_lines_never_raise(values: list, gemini: bool) -> None:
     content = build(*[json.dumps(v) for v in values])
     log = _read(content)
     assert _accounted(log, content)
+
+
+@pytest.mark.parametrize("path", ["codex/basic.jsonl", "gemini/rewind.jsonl"])
+def test_the_same_file_read_in_tiny_chunks_gives_the_same_session(path: str) -> None:
+    content = (Path(__file__).parent.parent / "data" / path).read_bytes() + b'{"torn'
+    whole = _read(content)
+    pieces = read_file("t.jsonl", [content[i:i + 7] for i in range(0, len(content), 7)],
+                       format=whole.format)
+    assert pieces.events == whole.events
+    assert pieces.lines == whole.lines
+    assert pieces.diagnostics == whole.diagnostics
+    assert [d.kind for d in whole.diagnostics] == ["torn_tail"]

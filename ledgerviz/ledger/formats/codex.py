@@ -24,6 +24,7 @@ from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
     AT_END,
+    BOM_WARNING,
     COMPLETED,
     IN_CLOSED_STEP,
     INTERRUPTED,
@@ -36,12 +37,12 @@ from ledgerviz.ledger.formats.foreign import (
     as_text,
     dsh_header,
     epoch_ms,
-    opened,
     session_log,
     text_block,
     unknown_kind,
 )
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.reader import opened_chunks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -110,7 +111,7 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
     log = DiagnosticLog(path, strict=options.strict)
     reader = _Rollout(log)
     records = Records(log)
-    data = opened(chunks, log)
+    data = opened_chunks(iter(chunks), log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         if data is not None:
             for line, record in records.read(data):

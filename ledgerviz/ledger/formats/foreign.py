@@ -11,9 +11,10 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.diagnostics import DiagnosticLog, Severity
+from ledgerviz.ledger.reader import line_blocks
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import SourceProblem, valid_unicode
+from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
 Event = dict[str, Any]
@@ -37,6 +38,11 @@ ROLLED_BACK = "rolled back"
 """Its turn was taken back (a rollback or a rewind) before any result came."""
 DENIED_BY_POLICY = "denied by policy"
 """An error result whose text shows a policy refused the call: it never ran."""
+
+BOM_WARNING: tuple[str, Severity] = ("file starts with a UTF-8 byte order mark: ignored",
+                                     "warning")
+"""A byte order mark before a foreign transcript: read past (its writer's own loader reads
+past it too; only the dsh runtime refuses one)."""
 
 QUOTE_BYTES = 80
 """How much of a bad line a diagnostic quotes."""
@@ -88,55 +94,29 @@ class Records:
 
 
 def _numbered_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line number, line, whether it is the file's last)``; a line split over
-    several chunks is joined once, when it ends."""
+    """Yield ``(line number, line, whether it is the file's last)``, the lines split as the
+    dsh reader splits them (``reader.line_blocks``)."""
     number = 0
     held: bytes | None = None  # the line before, yielded once the next one is known
-    carry: list[bytes] = []
-    for chunk in chunks:
-        carry.append(chunk)
-        if b"\n" not in chunk:
-            continue
-        lines = b"".join(carry).split(b"\n")
-        carry = [lines.pop()]
-        for line in lines:
+    rest = b""  # what follows the last newline read: the next block's, or a last line
+    for piece in line_blocks(chunks):
+        for line in piece.lines:
             if held is not None:
                 number += 1
                 yield number, held, False
             held = line.rstrip(b"\r")
-    tail = b"".join(carry)
+        rest = piece.tail
     if held is not None:
         number += 1
-        yield number, held, not tail
-    if tail:
-        yield number + 1, tail, True
+        yield number, held, not rest
+    if rest:  # the file's last line, which no newline ends
+        yield number + 1, rest, True
 
 
 def quote(line: bytes) -> str:
     """Return the start of a line for a diagnostic."""
     text = line[:QUOTE_BYTES].decode("utf-8", "replace")
     return repr(text + ("…" if len(line) > QUOTE_BYTES else ""))
-
-
-def opened(chunks: Iterable[bytes | SourceProblem], log: DiagnosticLog
-           ) -> Iterator[bytes] | None:
-    """Return the byte chunks of a file, or None (with its diagnostic) when its first chunk
-    is the ``SourceProblem`` of a file that could not be read."""
-    chunks = iter(chunks)
-    first = next(chunks, b"")
-    if isinstance(first, SourceProblem):
-        log.add(1, first.kind, first.message)
-        return None
-    if first.startswith(b"\xef\xbb\xbf"):
-        first = first[3:]
-    return _bytes_only(first, chunks)
-
-
-def _bytes_only(first: bytes, rest: Iterator[bytes | SourceProblem]) -> Iterator[bytes]:
-    yield first
-    for chunk in rest:
-        if isinstance(chunk, bytes):
-            yield chunk
 
 
 def epoch_ms(value: Any) -> int | None:

@@ -26,6 +26,7 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.foreign import (
     AT_END,
+    BOM_WARNING,
     COMPLETED,
     DENIED_BY_POLICY,
     INTERRUPTED,
@@ -38,13 +39,13 @@ from ledgerviz.ledger.formats.foreign import (
     as_text,
     dsh_header,
     epoch_ms,
-    opened,
     quote,
     session_log,
     text_block,
     unknown_kind,
 )
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.reader import opened_chunks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -71,7 +72,7 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
     log = DiagnosticLog(path, strict=options.strict)
     records = Records(log)
     chat = _Chat(log, path)
-    data = opened(chunks, log)
+    data = opened_chunks(iter(chunks), log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         _replay(chat, data, log, records)
     return session_log(path, FORMAT_NAME, chat.header(), chat.writer, records, log)
