@@ -23,6 +23,10 @@ LEDGER_SUFFIXES = (".jsonl", ZSTD_SUFFIX)
 """File names a folder walk reads (a ``.jsonl.zst`` only when no plain ``.jsonl`` sibling
 holds the same lines)."""
 
+GEMINI_LEGACY = f"*{os.sep}chats{os.sep}session-*.json"
+"""Gemini CLI's one-object chats, read by a walk unless a resume rewrote one as ``.jsonl``
+beside it."""
+
 COMPRESSED_SUFFIXES = (".jsonl.gz", ".jsonl.zstd")
 """File names a folder walk reports as compressed ledgers it cannot read."""
 
@@ -206,7 +210,8 @@ def _walk_folder(root: Path) -> list[Found]:
     for path in paths:
         if path.endswith(ZSTD_SUFFIX) and path.removesuffix(".zst") in plain:
             continue  # its plain sibling wins
-        if path.endswith(LEDGER_SUFFIXES):
+        if path.endswith(LEDGER_SUFFIXES) or (
+                fnmatch.fnmatchcase(path, GEMINI_LEGACY) and f"{path}l" not in plain):
             found.append(Found(path, _file_problem(path), walked=True))
         elif path.endswith(COMPRESSED_SUFFIXES):
             message = "compressed ledger: decompress it to read it (ledgerviz reads JSONL)"

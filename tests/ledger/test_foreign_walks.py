@@ -32,6 +32,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copy(DATA / "gemini" / "basic.jsonl", chats / "session-2026-01-05T10-00-gem-basi.jsonl")
     shutil.copy(DATA / "gemini" / "chats" / "gem-basic" / "sub-1.jsonl",
                 chats / "gem-basic" / "sub-1.jsonl")
+    legacy = "session-2025-09-01T08-00-legacy1.json"
+    shutil.copy(DATA / "gemini" / legacy, chats / legacy)
+    # a legacy chat a resume rewrote as .jsonl beside it: only the .jsonl is read
+    shutil.copy(DATA / "gemini" / legacy, chats / "session-2025-09-02T08-00-resumed.json")
+    shutil.copy(DATA / "gemini" / "rewind.jsonl", chats / "session-2025-09-02T08-00-resumed.jsonl")
+    (tmp_path / ".gemini" / "settings.json").write_text("{}")  # no chat: not read
     monkeypatch.setenv("HOME", str(tmp_path))
     return tmp_path
 
@@ -52,9 +58,9 @@ def test_a_zst_rollout_named_directly_is_decompressed(home: Path) -> None:
     assert len(ledger.sessions[0].events) == 46
 
 
-def test_gemini_chats_and_their_subagents_load_from_the_project_folder(home: Path) -> None:
-    ledger = ledgerviz.load("~/.gemini/tmp")
-    assert ledger.keys == ["sub-1", "gem-basic"]
+def test_gemini_chats_subagents_and_legacy_chats_load_from_the_home_folder(home: Path) -> None:
+    ledger = ledgerviz.load("~/.gemini")
+    assert ledger.keys == ["sub-1", "gem-legacy", "gem-rewind", "gem-basic"]
     lineage = ledger.frames.lineage.set_index("session")
     assert lineage.loc["sub-1", "parent_session"] == "gem-basic"
     assert lineage.loc["sub-1", "relation"] == "subagent"
