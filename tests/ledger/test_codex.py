@@ -169,6 +169,9 @@ def test_a_forks_copied_prefix_is_found_against_its_parent_and_inherited() -> No
     events = ledger.frames.events
     own = events[(events["session"] == "thread-fork") & ~events["inherited"]]
     assert own["type"].astype(str).tolist()[:3] == ["session/end-seed", "turn/end", "turn/start"]
+    # the copy ends inside turn 2 (its task_started): the fork's cut ends it, not the file
+    turns = ledger.session("thread-fork").frames.turns
+    assert turns["end_reason"].astype(str).tolist() == ["completed", "forked", "completed"]
     log = ledger.sessions[1]
     assert [e["seq"] for e in log.events] == list(range(len(log.events)))
     results = [e["sourceEventSeqs"] for e in log.events if e["type"] == "tool/result"]

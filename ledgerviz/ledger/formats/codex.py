@@ -30,6 +30,7 @@ from ledgerviz.ledger.formats.foreign import (
     INTERRUPTED,
     REJECTED,
     ROLLED_BACK,
+    UNMARKED,
     EventWriter,
     Records,
     as_dict,
@@ -227,6 +228,22 @@ class _Rollout:
         inherited = next((i for i, line in enumerate(writer.lines) if line > end),
                          len(writer.lines))
         writer.seed_end(inherited, end)
+        self._close_cut_turn(inherited)
+
+    def _close_cut_turn(self, inherited: int) -> None:
+        """A turn the copy leaves open ends ``forked`` (ledger §11), not unmarked: the fork
+        cut it, and the child's first turn ends it."""
+        events = self.writer.events
+        opened = None
+        for event in events[:inherited]:
+            if event["type"] == "turn/start":
+                opened = event["data"]["turn"]
+            elif event["type"] == "turn/end":
+                opened = None
+        ending = next((e for e in events[inherited:] if e["type"] == "turn/end"
+                       and e["data"]["turn"] == opened), None)
+        if ending is not None and ending["data"]["reason"] == UNMARKED:
+            ending["data"]["reason"] = {"kind": "forked"}
 
     def _compacted(self, payload: dict[str, Any], line: int) -> None:
         summary = as_text(payload.get("message"))
