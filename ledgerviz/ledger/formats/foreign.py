@@ -53,18 +53,16 @@ class Records:
 
     Lines that give no object are diagnosed and counted in ``skipped``: blank lines, lines
     that are no JSON, JSON that is not an object, and a last line that is no JSON (a torn
-    append, as in the dsh reader). ``lines`` counts every line seen.
+    append, as in the dsh reader).
     """
 
     def __init__(self, log: DiagnosticLog) -> None:
         self.log = log
         self.skipped = 0
-        self.lines = 0
 
     def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
         """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object."""
         for number, line, last in _numbered_lines(chunks):
-            self.lines = number
             record = self._decoded(number, line, last)
             if record is not None:
                 yield number, record
@@ -225,7 +223,7 @@ class EventWriter:
             return
         self.close_step(line)
         self.turn_open = False
-        self.add("turn/end", {"turn": self.turn, "reason": reason}, line)
+        self.add("turn/end", {"turn": self.turn, "reason": dict(reason)}, line)
 
     def open_step(self, line: int) -> None:
         """Start the next step of the open turn (a turn first when none is open)."""

@@ -99,11 +99,10 @@ def _legacy_records(first: bytes, rest: Iterator[bytes], log: DiagnosticLog,
                     records: Records) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield a legacy single-object chat (``session-*.json``) as its one record."""
     text = b"".join(_chained(first, rest))
-    records.lines = text.count(b"\n") + 1
     try:
         whole = orjson.loads(text)
     except orjson.JSONDecodeError as error:
-        records.skipped = records.lines
+        records.skipped = text.count(b"\n") + 1
         log.add(1, "invalid_json", f"a legacy chat (.json) that is no JSON ({error}): "
                 f"{quote(text)}")
         return
