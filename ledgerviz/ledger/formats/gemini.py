@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,14 @@ def sniff(head: bytes) -> bool:
     """Return whether ``head`` starts a Gemini CLI chat: its first line (or, in a legacy
     ``.json``, its object) opens with ``sessionId`` and ``projectHash``."""
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:4096]
-    if start.split(b"\n", 1)[0].strip() != b"{":  # not a legacy .json: the first line only
+    if not _one_object(start):  # JSONL: the first line only
         start = start.split(b"\n", 1)[0]
     return start.startswith(b"{") and HEADER.search(start) is not None
+
+
+def _one_object(head: bytes) -> bool:
+    """Whether a file opens a legacy one-object chat (pretty-printed: ``{`` on a line)."""
+    return head.lstrip().split(b"\n", 1)[0].strip() == b"{"
 
 
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
@@ -83,22 +89,16 @@ def _replay(chat: _Chat, data: Iterator[bytes] | None, log: DiagnosticLog,
     """Replay a chat's records, a legacy single-object chat as its one record."""
     if data is not None:
         first = next(data, b"")
-        if first.lstrip().startswith(b"{") and b"\n" in first and not first.split(b"\n", 1)[
-                0].rstrip().endswith(b"}"):
-            chat.replay(_legacy_records(first, data, log, records))
+        if _one_object(first):
+            chat.replay(_legacy_records(chain([first], data), log, records))
         else:
-            chat.replay(records.read(_chained(first, data)))
+            chat.replay(records.read(chain([first], data)))
 
 
-def _chained(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield first
-    yield from rest
-
-
-def _legacy_records(first: bytes, rest: Iterator[bytes], log: DiagnosticLog,
+def _legacy_records(data: Iterator[bytes], log: DiagnosticLog,
                     records: Records) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield a legacy single-object chat (``session-*.json``) as its one record."""
-    text = b"".join(_chained(first, rest))
+    text = b"".join(data)
     try:
         whole = orjson.loads(text)
     except orjson.JSONDecodeError as error:
