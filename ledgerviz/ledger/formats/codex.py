@@ -7,8 +7,9 @@ from ``task_started``/``task_complete``/``turn_aborted`` (and their ``turn_*`` a
 else from typed prompts (each ending the turn before it); a step is the model's output
 items and the outputs of the calls they request; usage is each step's
 ``last_token_usage``. Echoes of prompts and replies in ``event_msg`` stay log-only, so
-each is counted once. ``thread_rolled_back`` takes the last
-turns off the surface (``surface/rewind``: an abandoned suffix), ``compacted`` replaces it.
+each is counted once. ``thread_rolled_back`` takes the last turns off the surface
+(``surface/rewind``: an abandoned suffix), ``compacted`` replaces it. A fork's copy of its
+parent is found against the parent's rollout (``codex_fork.py``).
 """
 
 from __future__ import annotations
@@ -48,8 +49,6 @@ from ledgerviz.ledger.session import SessionLog
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
 FORMAT_NAME = "codex"
-ENVELOPE_KINDS = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
 RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output",
                           "local_shell_call_output"})
