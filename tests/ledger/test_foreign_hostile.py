@@ -207,3 +207,22 @@ def test_the_same_file_read_in_tiny_chunks_gives_the_same_session(path: str) -> 
     assert pieces.lines == whole.lines
     assert pieces.diagnostics == whole.diagnostics
     assert [d.kind for d in whole.diagnostics] == ["torn_tail"]
+
+
+def test_a_mapping_that_fails_on_a_shape_is_a_diagnostic_and_the_line_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ledgerviz.ledger.formats import codex
+
+    def fails(self: object, usage: dict) -> None:
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(codex._Rollout, "_usage", fails)
+    token_count = ('{"timestamp":"2026-01-05T10:00:01Z","type":"event_msg","payload":'
+                   '{"type":"token_count","info":{}}}')
+    content = _codex(USER, token_count, CALL)
+    log = _read(content)
+    assert [(d.kind, d.line) for d in log.diagnostics] == [("bad_record", 3)]
+    assert [e["type"] for e in log.events if log.lines[e["seq"]] == 3] == ["codex/token_count"]
+    assert _accounted(log, content)
+    assert "tool/call" in {e["type"] for e in log.events}

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
+from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
@@ -150,7 +150,6 @@ class _Rollout:
     def line(self, line: int, record: dict[str, Any]) -> None:
         """Read one decoded line (every line leaves at least one event)."""
         writer = self.writer
-        before = len(writer.events)
         kind, payload = self._kind(record)
         if kind == "session_meta" and self.meta is not None:
             self.copied_from = self.copied_from or line
@@ -159,14 +158,7 @@ class _Rollout:
         time = epoch_ms(record.get("timestamp"))
         if time is not None:
             writer.time = time
-        try:
-            self._dispatch(kind, payload, line)
-        except LedgerError:
-            raise
-        except Exception as error:  # a shape no rule foresaw: the line is kept, never lost
-            self.log.add(line, "bad_record", f"{kind} record of an unexpected shape "
-                         f"({type(error).__name__}): kept as a log-only event")
-        if len(writer.events) == before:
+        if not writer.wrote(self.log, line, kind, lambda: self._dispatch(kind, payload, line)):
             inner = payload.get("type") if kind in ("response_item", "event_msg") else None
             writer.log_only(inner if isinstance(inner, str) else kind.removeprefix("item:"),
                             payload, line)

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog, Severity
+from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError, Severity
 from ledgerviz.ledger.reader import line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
@@ -203,6 +203,20 @@ class EventWriter:
         self.events.append(event)
         self.lines.append(line)
         return event
+
+    def wrote(self, log: DiagnosticLog, line: int, kind: str, write: Callable[[], Any]) -> bool:
+        """Run ``write``, the mapping of one record of ``kind`` on ``line``, and return whether
+        it wrote an event (if not, the caller keeps the record as a log-only event). A record
+        of a shape no rule foresaw is diagnosed (``bad_record``), never a traceback."""
+        before = len(self.events)
+        try:
+            write()
+        except LedgerError:
+            raise
+        except Exception as error:
+            log.add(line, "bad_record", f"{kind} record of an unexpected shape "
+                    f"({type(error).__name__}): kept as a log-only event")
+        return len(self.events) > before
 
     def log_only(self, kind: str, record: Any, line: int) -> Event:
         """Append a log-only event holding a record of the foreign format."""

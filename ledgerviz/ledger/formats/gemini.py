@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
+from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.foreign import (
     AT_END,
@@ -193,31 +193,22 @@ class _Chat:
 
     def _write(self, line: int, kind: str, value: Any) -> None:
         """Write the events of one replayed step (every line leaves at least one)."""
-        writer = self.writer
-        before = len(writer.events)
-        record = value if isinstance(value, dict) else {}
-        try:
-            if kind == "message":
-                self._message(value, line)
-                record = value.record
-            elif kind == "rewind":
-                self._rewind(value, line, ROLLED_BACK)
-                record = {"$rewindTo": [i.record.get("id") for i in value]}
-            elif kind == "set":
-                gone, instances = value
-                self._rewind(gone, line, ROLLED_BACK)
-                for instance in instances:
-                    self._message(instance, line)
-                record = {"$set": "messages"}
-            elif kind == "unknown":
-                unknown_kind(self.log, line, FORMAT_NAME, as_text(sorted(value)[:5]))
-        except LedgerError:
-            raise
-        except Exception as error:  # a shape no rule foresaw: the line is kept, never lost
-            self.log.add(line, "bad_record", f"{kind} record of an unexpected shape "
-                         f"({type(error).__name__}): kept as a log-only event")
-        if len(writer.events) == before:
-            writer.log_only(kind, record, line)
+        if not self.writer.wrote(self.log, line, kind, lambda: self._apply(line, kind, value)):
+            self.writer.log_only(kind, _kept(kind, value), line)
+
+    def _apply(self, line: int, kind: str, value: Any) -> None:
+        """Map one replayed step (see ``replay``) to events."""
+        if kind == "message":
+            self._message(value, line)
+        elif kind == "rewind":
+            self._rewind(value, line, ROLLED_BACK)
+        elif kind == "set":
+            gone, instances = value
+            self._rewind(gone, line, ROLLED_BACK)
+            for instance in instances:
+                self._message(instance, line)
+        elif kind == "unknown":
+            unknown_kind(self.log, line, FORMAT_NAME, as_text(sorted(value)[:5]))
 
     def _rewind(self, instances: list[_Instance], line: int, reason: str) -> None:
         first = next((i.surface_seq for i in instances if i.surface_seq is not None), None)
@@ -306,6 +297,17 @@ class _Chat:
         return dsh_header(meta.get("sessionId"), epoch_ms(meta.get("startTime")),
                           parentSession=parent or None,
                           origin="subagent" if subagent else None)
+
+
+def _kept(kind: str, value: Any) -> dict[str, Any]:
+    """Return what a log-only event keeps of a replayed step that wrote no other event."""
+    if kind == "message":
+        return value.record
+    if kind == "rewind":
+        return {"$rewindTo": [instance.record.get("id") for instance in value]}
+    if kind == "set":
+        return {"$set": "messages"}
+    return value
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
