@@ -99,10 +99,14 @@ def test_the_last_set_messages_replaces_the_replayed_list() -> None:
     assert [(d.kind, d.line) for d in ledger.diagnostics] == [("ignored_by_gemini", 6)]
 
 
-def test_a_subagent_chat_names_its_parent_by_its_folder() -> None:
+def test_a_subagent_chat_names_its_parent_by_its_folder(tmp_path: Path) -> None:
     log = _load("chats/gem-basic/sub-1.jsonl").sessions[0]
     assert log.header["parentSession"] == "gem-basic"
     assert log.header["origin"] == "subagent"
+    moved = tmp_path / "sub-1.jsonl"  # out of its chats/<parent>/ folder: no parent named
+    moved.write_bytes((DATA / "chats" / "gem-basic" / "sub-1.jsonl").read_bytes())
+    header = ledgerviz.load(moved).sessions[0].header
+    assert ("parentSession" not in header, header["origin"]) == (True, "subagent")
 
 
 @pytest.mark.parametrize("name", ["basic.jsonl", "rewind.jsonl", "set-messages.jsonl",

@@ -290,10 +290,12 @@ class _Chat:
         writer.explain_unanswered(lambda call_id, turn: AT_END)
 
     def header(self) -> dict[str, Any]:
-        """Return the dsh header (a subagent's parent is the folder its file lies in)."""
+        """Return the dsh header (a subagent's parent is the folder its file lies in, as
+        gemini-cli lays them out: ``chats/<parent session id>/<session id>.jsonl``)."""
         meta = self.metadata
         subagent = meta.get("kind") == "subagent"
-        parent = Path(self.path).parent.name if subagent else None
+        folder = Path(self.path).parent
+        parent = folder.name if subagent and folder.parent.name == "chats" else None
         return dsh_header(meta.get("sessionId"), epoch_ms(meta.get("startTime")),
                           parentSession=parent or None,
                           origin="subagent" if subagent else None)
