@@ -239,3 +239,15 @@ def test_a_call_left_unanswered_in_a_rolled_back_turn_says_so(tmp_path: Path) ->
     assert (calls.loc["c3", "status"], calls.loc["c3", "branch"]) == (
         "outcome_unknown", "abandoned")
     assert dict(ledger.sessions[0].call_reasons) == {"c3": "rolled back"}
+
+
+def test_a_spawned_subagent_without_a_copy_is_a_subagent(tmp_path: Path) -> None:
+    lines = (DATA / "fork-child.jsonl").read_text().splitlines()
+    meta = lines[0].replace(',"forked_from_id":"thread-basic"', "")
+    path = tmp_path / "rollout-sub.jsonl"
+    path.write_text("\n".join([meta, *lines[2:]]) + "\n")  # no copied session_meta
+    ledger = ledgerviz.load(path)
+    lineage = ledger.frames.lineage.iloc[0]
+    assert (lineage["parent_session"], lineage["relation"], bool(lineage["seeded"])) == (
+        "thread-basic", "subagent", False)
+    assert ledger.diagnostics == []
