@@ -15,7 +15,13 @@ analysis:
   session still running); the synthesize policy's closer for it keeps this reason;
 - ``rejected by user``: the user refused the call before it ran (``not_started``);
 - ``interrupted mid-run``: the file records a rejection, but also shows the tool running
-  (an interrupt), so it may have acted (``outcome_unknown``).
+  (an interrupt), so it may have acted (``outcome_unknown``);
+- ``rolled back``: the turn that requested it was taken back (a Codex rollback, a Gemini
+  rewind) before any result came;
+- ``denied by policy``: an error result whose text shows a policy refused the call, so it
+  never ran (Gemini).
+
+The recovery codes of tool results (``UNKNOWN_CODE``, ``NOT_STARTED_CODE``) are here too.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ StatusReason = Literal[
     "no result at end of file",
     "rejected by user",
     "interrupted mid-run",
+    "rolled back",
+    "denied by policy",
 ]
 
 POLICIES: Final[tuple[Policy, ...]] = get_args(Policy)

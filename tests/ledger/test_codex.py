@@ -251,3 +251,11 @@ def test_a_spawned_subagent_without_a_copy_is_a_subagent(tmp_path: Path) -> None
     assert (lineage["parent_session"], lineage["relation"], bool(lineage["seeded"])) == (
         "thread-basic", "subagent", False)
     assert ledger.diagnostics == []
+
+
+def test_the_calls_frame_says_why_each_call_has_its_status() -> None:
+    calls = _load("basic.jsonl").frames.calls.set_index("call_id")
+    assert calls["status_reason"].astype(str).to_dict() == {
+        "call_ls": "answered", "call_rm": "rejected by user",
+        "call_sleep": "interrupted mid-run", "call_patch": "answered", "call_make": "answered",
+        "call_test": "no result in a closed step", "call_again": "no result at end of file"}

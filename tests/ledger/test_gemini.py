@@ -133,3 +133,11 @@ def test_set_merges_metadata_into_the_header(tmp_path: Path) -> None:
     # the header's own fields are read as gemini-cli's loader merges them: later wins
     assert (log.key, log.header["createdAt"]) == ("gem-resumed", 1767610800000)
     assert [e["type"] for e in log.events[-2:]] == ["gemini/metadata", "turn/end"]
+
+
+def test_the_calls_frame_says_why_each_call_has_its_status() -> None:
+    calls = _load("basic.jsonl").frames.calls.set_index("call_id")
+    assert calls["status_reason"].astype(str).to_dict() == {
+        "c-ok": "answered", "c-err": "answered", "c-policy": "denied by policy",
+        "c-cancel": "interrupted mid-run", "c-denied": "rejected by user",
+        "c-run": "no result in a closed step", "c-wait": "no result in a closed step"}

@@ -46,7 +46,7 @@ from ledgerviz.ledger.formats.foreign import (
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import opened_chunks
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 
 FORMAT_NAME = "codex"
 
@@ -416,7 +416,7 @@ class _Rollout:
         """Give the calls left without an output the reason the file shows."""
         writer = self.writer
 
-        def reason_of(call_id: str, turn: int) -> str:
+        def reason_of(call_id: str, turn: int) -> StatusReason:
             if turn in self.aborted:
                 return INTERRUPTED
             return AT_END if writer.turn_open and turn == writer.turn else IN_CLOSED_STEP

@@ -15,7 +15,7 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError, Severity
 from ledgerviz.ledger.reader import line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
-from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 
 Event = dict[str, Any]
 
@@ -27,17 +27,15 @@ UNMARKED = {"kind": "unmarked"}
 """The end of a turn whose end the file does not show (a new turn began while it was
 open): the timeline draws it as a turn that did not complete."""
 
-REJECTED = "rejected by user"
-"""Why a call has its status (``SessionLog.call_reasons``), in the words of the ``calls``
-frame's ``status_reason``: the user refused it, so it never ran."""
-INTERRUPTED = "interrupted mid-run"
+REJECTED: StatusReason = "rejected by user"
+"""Why a call has its status (``SessionLog.call_reasons``, the ``calls`` frame's
+``status_reason``; see ``recovery.vocab``): the user refused it, so it never ran."""
+INTERRUPTED: StatusReason = "interrupted mid-run"
 """Stopped (cancelled, aborted, its turn interrupted) when it may have been running."""
-AT_END = "no result at end of file"
-IN_CLOSED_STEP = "no result in a closed step"
-ROLLED_BACK = "rolled back"
-"""Its turn was taken back (a rollback or a rewind) before any result came."""
-DENIED_BY_POLICY = "denied by policy"
-"""An error result whose text shows a policy refused the call: it never ran."""
+AT_END: StatusReason = "no result at end of file"
+IN_CLOSED_STEP: StatusReason = "no result in a closed step"
+ROLLED_BACK: StatusReason = "rolled back"
+DENIED_BY_POLICY: StatusReason = "denied by policy"
 
 BOM_WARNING: tuple[str, Severity] = ("file starts with a UTF-8 byte order mark: ignored",
                                      "warning")
@@ -186,8 +184,8 @@ class EventWriter:
         """Each requested call's turn, step and the seq of the message that requested it."""
         self.dispatched: dict[str, int] = {}
         """The seq of each call's tool/call."""
-        self.call_reasons: dict[str, str] = {}
-        self.rewound: dict[int, str] = {}
+        self.call_reasons: dict[str, StatusReason] = {}
+        self.rewound: dict[int, StatusReason] = {}
         """Why each seq a rewind took off the surface went."""
 
     def add(self, kind: str, data: Any, line: int, *, op: Any = None,
@@ -286,7 +284,7 @@ class EventWriter:
                                    "name": name, "arguments": arguments}, line)
 
     def tool_result(self, call_id: str, text: str, line: int, *, is_error: bool = False,
-                    code: str | None = None, reason: str | None = None) -> Event:
+                    code: str | None = None, reason: StatusReason | None = None) -> Event:
         """Append a tool/result (v4 tool-role message) for ``call_id``.
 
         ``code`` ``TOOL_NOT_STARTED`` or ``TOOL_OUTCOME_UNKNOWN`` says what the record
@@ -311,7 +309,7 @@ class EventWriter:
         return self.add("tool/result", data, line, op="append",
                         sources=None if dispatch is None else [dispatch])
 
-    def rewind(self, first: int, line: int, reason: str) -> None:
+    def rewind(self, first: int, line: int, reason: StatusReason) -> None:
         """Take the surface back from seq ``first`` on (a rollback or a rewind) with a
         ``surface/rewind`` event (none when ``first`` is not on it). Calls requested by the
         hidden messages get ``reason`` unless they are answered by the end."""
@@ -369,7 +367,7 @@ class EventWriter:
         self.events.insert(inherited, marker)
         self.lines.insert(inherited, line)
 
-    def explain_unanswered(self, reason_of: Callable[[str, int], str]) -> None:
+    def explain_unanswered(self, reason_of: Callable[[str, int], StatusReason]) -> None:
         """Give every requested call without a tool/result a reason: the rewind's that took
         its message back, else ``reason_of(call id, turn)``."""
         answered = {e["data"]["message"]["toolCallId"] for e in self.events
