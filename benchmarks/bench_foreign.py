@@ -1,12 +1,14 @@
-"""Foreign-format benchmark: a Claude Code transcript beside a dsh ledger of the same size.
+"""Foreign-format benchmark: Claude Code and Codex transcripts beside a dsh ledger of the
+same size.
 
 Run: python benchmarks/bench_foreign.py [--mib 64] [--rounds 1] [--keep DIR]
+         [--formats claude_code codex]
 
-Generates a Claude Code-shaped transcript and a dsh v4 ledger (``bench_load``'s) of about
-``--mib`` MiB each (1024 for the issue's ~1 GB), then, in a fresh Python process per route
-and format (peak memory is the process's own), times ``ledgerviz.load`` alone and
-``ledgerviz.load`` + every frame. Figures are per MiB of file, and the Claude Code / dsh
-ratio of each, so that the two files need not be exactly the same size.
+Generates a Claude Code-shaped transcript, a Codex-shaped rollout and a dsh v4 ledger
+(``bench_load``'s) of about ``--mib`` MiB each (1024 for the issue's ~1 GB), then, in a
+fresh Python process per route and format (peak memory is the process's own), times
+``ledgerviz.load`` alone and ``ledgerviz.load`` + every frame. Figures are per MiB of file,
+and each foreign format / dsh ratio, so that the files need not be exactly the same size.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import orjson
 from bench_load import in_fresh_process, load_average, run_route, write_ledger
 
 ROUTES = ("load", "frames")
-FORMATS = ("claude_code", "dsh")
+FORMATS = ("claude_code", "codex", "dsh")
 DSH_BYTES_PER_EVENT = 237
 """About what ``bench_load.write_ledger`` writes per event (226 MiB for 1M events)."""
 START = datetime(2026, 1, 5, 10, tzinfo=UTC)
@@ -116,13 +118,71 @@ def route_frames(path: Path) -> tuple[int, Any]:
     return len(built[0]), (ledger, built)
 
 
+CODEX_T0 = "2026-01-05T10:00:00.000Z"
+
+
+def _codex_turn(turn: int) -> Iterator[dict[str, Any]]:
+    """Yield the lines of one realistic Codex turn: a prompt and its echo, reasoning and two
+    shell calls, token counts, the outputs, an answer and its echo."""
+    yield {"type": "event_msg", "payload": {"type": "task_started", "turn_id": f"t{turn}"}}
+    yield {"type": "turn_context", "payload": {"turn_id": f"t{turn}", "model": "gpt-5-codex",
+                                               "cwd": "/work/repo"}}
+    prompt = f"Please inspect module {turn} and run its tests."
+    yield {"type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}}
+    yield {"type": "event_msg", "payload": {"type": "user_message", "message": prompt}}
+    yield {"type": "response_item", "payload": {
+        "type": "reasoning", "summary": [{"type": "summary_text",
+                                          "text": "I should read the file, then run the tests."}],
+        "encrypted_content": "gAAAA" + "x" * 200}}
+    calls = [f"call-{turn}-{i}" for i in range(2)]
+    for call_id, command in zip(calls, (["cat", f"src/mod{turn}.py"], ["pytest", "-q"]),
+                                strict=True):
+        yield {"type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "call_id": call_id,
+            "arguments": json.dumps({"command": command, "workdir": "/work/repo"})}}
+    usage = {"input_tokens": 1200 + turn % 500, "cached_input_tokens": 900,
+             "output_tokens": 80, "reasoning_output_tokens": 20, "total_tokens": 1280}
+    yield {"type": "event_msg", "payload": {"type": "token_count", "info": {
+        "last_token_usage": usage, "total_token_usage": usage}}}
+    for call_id in calls:
+        yield {"type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": call_id,
+            "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"
+                      + "def f(x):\n    return x * 2\n" * 4}}
+    answer = "All tests pass; the module doubles its input."
+    yield {"type": "response_item", "payload": {
+        "type": "message", "role": "assistant",
+        "content": [{"type": "output_text", "text": answer}]}}
+    yield {"type": "event_msg", "payload": {"type": "agent_message", "message": answer}}
+    yield {"type": "event_msg", "payload": {"type": "token_count", "info": {
+        "last_token_usage": usage, "total_token_usage": usage}}}
+    yield {"type": "event_msg", "payload": {"type": "task_complete", "turn_id": f"t{turn}"}}
+
+
+def write_rollout(path: Path, size: int) -> int:
+    """Write a Codex rollout of at least ``size`` bytes to ``path``; return its line count."""
+    meta = {"timestamp": CODEX_T0, "type": "session_meta", "payload": {
+        "id": "bench-codex", "timestamp": CODEX_T0, "cwd": "/work/repo", "cli_version": "0.60.0",
+        "source": "cli", "instructions": "You are Codex." * 200}}
+    written, lines, turn = 0, 1, 1
+    with path.open("wb") as out:
+        written += out.write(orjson.dumps(meta) + b"\n")
+        while written < size:
+            block = [orjson.dumps({"timestamp": CODEX_T0, **line}) for line in _codex_turn(turn)]
+            written += out.write(b"\n".join(block) + b"\n")
+            lines += len(block)
+            turn += 1
+    return lines
+
+
 def _measure(files: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[dict]]:
     """Run every route on every file once per round, each in a fresh process."""
     results: dict[tuple[str, str], list[dict]] = {}
     for number in range(1, rounds + 1):
         print(f"round {number}/{rounds} ({load_average()} at its start)", flush=True)
         for route in ROUTES:
-            for name in FORMATS:
+            for name in files:
                 figures = in_fresh_process(__file__, route, files[name])
                 results.setdefault((route, name), []).append(figures)
                 print(f"  {route:6} {name:11} {figures['seconds']:8.2f} s "
@@ -131,22 +191,25 @@ def _measure(files: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[
 
 
 def _report(files: dict[str, Path], results: dict[tuple[str, str], list[dict]]) -> None:
-    """Print median time and peak memory per MiB of file, and the Claude Code / dsh ratios."""
+    """Print median time and peak memory per MiB of file, and each foreign format / dsh
+    ratio."""
     size = {name: path.stat().st_size / 2**20 for name, path in files.items()}
-    print(f"files: claude_code {size['claude_code']:.0f} MiB, dsh {size['dsh']:.0f} MiB")
+    print("files: " + ", ".join(f"{name} {mib:.0f} MiB" for name, mib in size.items()))
     for route in ROUTES:
         per: dict[str, tuple[float, float]] = {}
-        for name in FORMATS:
+        for name in files:
             runs = results[(route, name)]
             seconds = statistics.median(r["seconds"] for r in runs)
             peak = statistics.median(r["peak_mib"] for r in runs)
             per[name] = (seconds / size[name], peak / size[name])
             print(f"{route:6} {name:11} {seconds:8.2f} s  {size[name] / seconds:7.1f} MiB/s  "
                   f"peak {peak:7.0f} MiB = {per[name][1]:.2f} x file")
-        ratio_time = per["claude_code"][0] / per["dsh"][0]
-        ratio_memory = per["claude_code"][1] / per["dsh"][1]
-        print(f"{route:6} claude_code / dsh per byte: time {ratio_time:.2f}x, "
-              f"peak memory {ratio_memory:.2f}x")
+        for name in files:
+            if name != "dsh":
+                ratio_time = per[name][0] / per["dsh"][0]
+                ratio_memory = per[name][1] / per["dsh"][1]
+                print(f"{route:6} {name} / dsh per byte: time {ratio_time:.2f}x, "
+                      f"peak memory {ratio_memory:.2f}x")
 
 
 def main() -> None:
@@ -154,6 +217,8 @@ def main() -> None:
     parser.add_argument("--mib", type=int, default=64, help="size of each file (default 64)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--keep", type=Path, help="write (or reuse) the files in this folder")
+    parser.add_argument("--formats", nargs="+", choices=FORMATS[:-1], default=FORMATS[:-1],
+                        help="the foreign formats measured beside dsh (default: all)")
     parser.add_argument("--route", choices=ROUTES, help=argparse.SUPPRESS)
     parser.add_argument("--path", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -164,11 +229,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        files = {"claude_code": folder / f"claude-code-{args.mib}mib.jsonl",
-                 "dsh": folder / f"dsh-{args.mib}mib.jsonl"}
+        writers = {"claude_code": write_transcript, "codex": write_rollout}
+        files = {name: folder / f"{name.replace('_', '-')}-{args.mib}mib.jsonl"
+                 for name in [*args.formats, "dsh"]}
         size = args.mib << 20
-        if not files["claude_code"].exists():
-            write_transcript(files["claude_code"], size)
+        for name in args.formats:
+            if not files[name].exists():
+                writers[name](files[name], size)
         if not files["dsh"].exists():
             write_ledger(files["dsh"], size // DSH_BYTES_PER_EVENT)
         _report(files, _measure(files, args.rounds))
