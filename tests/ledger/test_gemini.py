@@ -57,6 +57,8 @@ def test_each_gemini_call_has_the_status_the_file_proves() -> None:
         "c-run": "outcome_unknown",         # executing when recorded
         "c-wait": "not_started",            # awaiting_approval when recorded
     }
+    # a call the file shows never started has no tool/call (FOREIGN_FORMATS.md §4)
+    assert calls["dispatched_seq"].isna().tolist() == [False] * 4 + [True, False, True]
     assert dict(ledger.sessions[0].call_reasons) == {
         "c-policy": "denied by policy", "c-cancel": "interrupted mid-run",
         "c-denied": "rejected by user", "c-run": "no result at end of file",

@@ -257,8 +257,7 @@ class _Chat:
                for number, call in enumerate(calls)]
         for call, call_id in zip(calls, ids, strict=True):
             writer.tool_call(event, call_id, as_text(call.get("name")),
-                             as_text(call.get("args")), line,
-                             dispatched=call.get("status") not in NOT_RUN_STATUSES)
+                             as_text(call.get("args")), line, dispatched=_ran(call))
         for call, call_id in zip(calls, ids, strict=True):
             self._outcome(call, call_id, line)
         writer.close_step(line)
@@ -299,6 +298,14 @@ class _Chat:
         return dsh_header(meta.get("sessionId"), epoch_ms(meta.get("startTime")),
                           parentSession=parent or None,
                           origin="subagent" if subagent else None)
+
+
+def _ran(call: dict[str, Any]) -> bool:
+    """Whether a call may have started: not waiting to run, nor cancelled by a denial."""
+    status = call.get("status")
+    if status in NOT_RUN_STATUSES:
+        return False
+    return status != "cancelled" or not DENIED.search(_result_text(call))
 
 
 def _kept(kind: str, value: Any) -> dict[str, Any]:
