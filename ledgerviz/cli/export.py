@@ -9,6 +9,7 @@ from ledgerviz.cli.output import OUTPUT_ERROR_EXIT
 from ledgerviz.cli.source_format import add_format_argument
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.recovery.analysis import POLICIES
+from ledgerviz.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         say_error("export", error)
         return 1
     print(
-        f"exported {len(summary.sessions)} sessions to {terminal_safe(str(summary.root))} "
+        f"exported {counted(len(summary.sessions), 'session')} to "
+        f"{terminal_safe(str(summary.root))} "
         f"(policy {summary.policy}): {len(summary.written)} written, "
         f"{len(summary.unchanged)} unchanged, {len(summary.removed)} removed"
     )

@@ -17,6 +17,7 @@ from ledgerviz.cli.output import (
 from ledgerviz.cli.source_format import add_format_argument
 from ledgerviz.cli.text import file_uri, say_error, terminal_safe
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
+from ledgerviz.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr if output.target is None else sys.stdout)
     with_errors = sum(files.has_errors)
     if with_errors:
-        say_error("report", f"{with_errors} of {sessions} sessions have error-level "
+        say_error("report", f"{with_errors} of {counted(sessions, 'session')} have error-level "
                   "diagnostics (listed in the report)")
     return 1 if with_errors else 0
 
@@ -109,7 +110,7 @@ def _run_diff(args: argparse.Namespace) -> int:
 
 def _written_note(output: Output, sessions: int, policy: str) -> str:
     """Return the line saying where the report went and how to open it."""
-    what = f"({sessions} sessions, policy {policy})"
+    what = f"({counted(sessions, 'session')}, policy {policy})"
     if output.target is None:
         return f"wrote the report to stdout {what}; save it as .html and open it in a browser"
     shown, uri = terminal_safe(output.shown), file_uri(output.target)

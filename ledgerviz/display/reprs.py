@@ -135,8 +135,8 @@ def recovery_table(view: RecoveryView) -> Table:
 def recovery_title(view: RecoveryView) -> str:
     """Return the one-line summary of a recovery view (also its ``__repr__``)."""
     closers = sum(len(a.closers) for a in view.analyses.values())
-    return (f"RecoveryView: policy {view.policy}, {len(view.analyses)} sessions, "
-            f"{closers} synthetic closers")
+    return (f"RecoveryView: policy {view.policy}, {counted(len(view.analyses), 'session')}, "
+            f"{counted(closers, 'synthetic closer')}")
 
 
 def recovery_html(view: RecoveryView) -> str:
@@ -163,7 +163,7 @@ def frames_table(frames: Frames) -> Table:
 
 def frames_title(frames: Frames) -> str:
     """Return the one-line summary of a ``Frames``."""
-    return f"Frames: {frames.session_count} sessions, {frames.event_count:,} events read"
+    return f"Frames: {counted(frames.session_count, 'session')}, {frames.event_count:,} events read"
 
 
 def frames_html(frames: Frames) -> str:

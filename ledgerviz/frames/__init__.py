@@ -18,6 +18,7 @@ from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.wording import counted
 
 FRAME_NAMES = ("events", "turns", "steps", "calls", "messages", "lineage")
 FRAME_SCHEMAS = {"events": EVENT_SCHEMA, "turns": TURN_SCHEMA, "steps": STEP_SCHEMA,
@@ -101,7 +102,7 @@ class Frames:
 
     def __repr__(self) -> str:
         built = [name for name in FRAME_NAMES if name in self.__dict__]
-        return (f"<Frames: {self.session_count} sessions, {self.event_count:,} events; "
+        return (f"<Frames: {counted(self.session_count, 'session')}, {self.event_count:,} events; "
                 f"built: {', '.join(built) or 'none yet'}>")
 
     def all(self) -> dict[str, pd.DataFrame]:

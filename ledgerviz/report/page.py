@@ -373,7 +373,8 @@ def report_pieces(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
         f"<title>ledgerviz report</title><style>{palette()}{stylesheet('fragments.css')}"
         f"{stylesheet('report.css', __package__)}</style></head><body class='lv'>"
         '<header class="top"><h1>ledgerviz report</h1>'
-        f"<p>{len(sessions.keys)} sessions · timelines drawn under the <b>{policy}</b> policy"
+        f"<p>{counted(len(sessions.keys), 'session')} · timelines drawn under the "
+        f"<b>{policy}</b> policy"
         f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
     )
     foot = (f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "

@@ -76,7 +76,8 @@ class Explorer(widgets.VBox):
         self.session = widgets.Dropdown(options=[(visible_bidi(k), k) for k in keys], value=key,
                                         description="Session")
         self.policy = widgets.ToggleButtons(options=list(POLICIES), value=policy,
-                                            description="Policy")
+                                            description="Policy",
+                                            style={"description_width": "initial"})
         self.crash_point = widgets.IntSlider(
             value=total, min=min(1, total), max=total, description="Crash after",
             continuous_update=False, layout=widgets.Layout(width="70%"),

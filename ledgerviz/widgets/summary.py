@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.wording import counted
 
 
 def crash_summary(analysis: Analysis, crash_point: int, total: int) -> str:
@@ -15,6 +16,6 @@ def crash_summary(analysis: Analysis, crash_point: int, total: int) -> str:
     )
     forks = ", ".join(f"seq {seq}" for seq in analysis.fork_points) or "none"
     return (
-        f"{where} · {analysis.policy}: {len(analysis.closers)} closers · "
-        f"fork points: {forks} · {len(analysis.abandoned_seqs)} abandoned events"
+        f"{where} · {analysis.policy}: {counted(len(analysis.closers), 'closer')} · "
+        f"fork points: {forks} · {counted(len(analysis.abandoned_seqs), 'abandoned event')}"
     )

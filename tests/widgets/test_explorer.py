@@ -17,6 +17,7 @@ from ledgerviz.html import escape
 from ledgerviz.plot import style
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.widgets import Explorer, explore
+from ledgerviz.wording import counted
 
 SEMANTIC_EVENTS = events_of(SEMANTIC)
 
@@ -78,6 +79,7 @@ def test_controls_open_on_the_whole_first_session() -> None:
     assert explorer.session.options == tuple((key, key) for key in ledger.keys)
     assert explorer.session.value == ledger.keys[0]
     assert explorer.policy.options == POLICIES and explorer.policy.value == "synthesize"
+    assert explorer.policy.style.description_width == "initial"  # the label beside its buttons
     assert (explorer.crash_point.min, explorer.crash_point.max) == (1, len(SEMANTIC_EVENTS))
     assert explorer.crash_point.value == len(SEMANTIC_EVENTS)
     assert explorer.summary.value.startswith(f"whole ledger ({len(SEMANTIC_EVENTS)} events)")
@@ -130,7 +132,7 @@ def test_fork_policy_moves_the_suffix_into_the_abandoned_lanes(semantic: Explore
     assert lane_positions(semantic.figure, style.LANE_ABANDONED_CALLS) == [DISPATCH]
     assert lane_positions(semantic.figure, style.LANE_CALLS) == []
     assert f"fork points: seq {REQUEST}" in semantic.summary.value
-    assert f"{len(abandoned_surface)} abandoned events" in semantic.summary.value
+    assert f"{counted(len(abandoned_surface), 'abandoned event')}" in semantic.summary.value
 
     semantic.policy.value = "recorded"
     assert synthetic_positions(semantic.figure) == []
