@@ -139,8 +139,7 @@ def _render(summary: dict[str, Any]) -> str:
     calls = ", ".join(f"{status} {n}" for status, n in sorted(summary["calls"].items()))
     unanswered = _listed([f"{u['call_id']} ({u['code']})" for u in summary["unanswered"]])
     streamed = summary["streamed"]
-    forks = ("not computed (streamed)" if streamed
-             else _listed(list(map(str, summary["fork_points"]))))
+    forks = "not computed (streamed)" if streamed else _seqs(summary["fork_points"])
     invalid = [
         f"{policy}/{provider}"
         for policy, checks in (summary["provider_valid"] or {}).items()
@@ -153,7 +152,7 @@ def _render(summary: dict[str, Any]) -> str:
         f"  {_read_as(summary)} · {summary['events']} events · {summary['turns']} turns"
         f" · calls: {calls or 'none'}",
         f"  unanswered: {unanswered or 'none'} · crash closers: {summary['closers']}"
-        f" · fork points: {forks or 'none'}",
+        f" · fork points: {forks}",
         f"  unpaired requests: {unpaired or 'none'}",
     ]
     if summary["lines_skipped"]:
@@ -163,6 +162,13 @@ def _render(summary: dict[str, Any]) -> str:
         for d in summary["diagnostics"]
     )
     return "\n".join(terminal_safe(line) for line in lines)
+
+
+def _seqs(seqs: list[int]) -> str:
+    """Return ``seqs`` as seqs, never as a count: ``"seq 7"``, ``"seqs 7, 9"``, ``"none"``."""
+    if not seqs:
+        return "none"
+    return f"{'seq' if len(seqs) == 1 else 'seqs'} {_listed(list(map(str, seqs)))}"
 
 
 def _listed(items: list[str]) -> str:

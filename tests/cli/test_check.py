@@ -166,3 +166,11 @@ def test_text_lists_the_first_unanswered_calls_and_counts_the_rest(
     assert (f"{requested[LISTED - 1]} (TOOL_OUTCOME_UNKNOWN) … and {more} more"
             " (--json lists every one)") in line
     assert requested[LISTED] not in line
+
+
+def test_text_names_fork_points_as_seqs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(SEMANTIC)]) == 0
+    out = capsys.readouterr().out
+    assert "fork points: seq 3" in out  # the JSON above: fork_points [3]
+    assert main(["check", str(SHOWCASE)]) == 0
+    assert "fork points: none" in capsys.readouterr().out
