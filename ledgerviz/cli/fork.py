@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the fork child of ``args.path``; return the exit code."""
     from ledgerviz.ledger import LedgerError, UnreadableSourceError
     from ledgerviz.recovery import ForkRefused
-    from ledgerviz.streams.fork_file import write_fork
+    from ledgerviz.streams.fork_file import NotOneFile, write_fork
 
     created_at = args.created_at if args.created_at is not None else time.time_ns() // 1_000_000
     try:
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         with output.writing_text() as child:
             written = write_fork(args.path, child.write, args.at, session_id=args.id,
                                  created_at=created_at)
-    except (OutputError, UnreadableSourceError) as error:  # exit 2, as the table says
+    except (OutputError, UnreadableSourceError, NotOneFile) as error:  # exit 2: the table
         say_error("fork", error)
         return OUTPUT_ERROR_EXIT
     except (LedgerError, ForkRefused) as error:

@@ -63,8 +63,8 @@ def write_fork(
     The lines are those of the child ``Ledger.fork(at, session_id=...,
     created_at=...)`` returns: boundary ``at``, by default the fork policy's;
     ``session_id`` defaults to ``<parent id>-fork-<boundary>``. Raises ``ForkRefused``
-    where ``Ledger.fork`` does, and when ``path`` names no ledger file or several
-    (``UnreadableSourceError`` when it names nothing). A v2/v3 parent cut inside a turn is
+    where ``Ledger.fork`` does, ``NotOneFile`` when ``path`` names several ledger files and
+    ``UnreadableSourceError`` when it names nothing. A v2/v3 parent cut inside a turn is
     refused once its prefix has been written: write to a temporary file and keep it only
     when this returns, as ``ledgerviz fork`` does.
     """
@@ -144,11 +144,15 @@ def _past_the_runtimes_read(path: str, boundary: int, reading: RuntimeRead) -> s
             "is one it would not resume; fork at an earlier seq")
 
 
+class NotOneFile(ValueError):
+    """The path given as the parent names several ledger files (a bad argument)."""
+
+
 def _one_file(path: str | os.PathLike[str]) -> str:
-    """Return the one ledger file ``path`` names (raise ForkRefused for several)."""
+    """Return the one ledger file ``path`` names (raise NotOneFile for several)."""
     found = [name for name, _ in iter_source_chunks(os.fspath(path))]
     if len(found) != 1:
-        raise ForkRefused(f"{os.fspath(path)} holds {len(found)} ledgers; give one file")
+        raise NotOneFile(f"{os.fspath(path)} holds {len(found)} ledgers; give one file")
     return found[0]
 
 

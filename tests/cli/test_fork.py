@@ -196,7 +196,7 @@ def test_unreadable_and_several_parents_are_refused(tmp_path: Path, capsys) -> N
     folder.mkdir()
     for name in ("one.jsonl", "two.jsonl"):
         (folder / name).write_bytes(CRASH.read_bytes())
-    assert main(["fork", str(folder), "-o", str(tmp_path / "b.jsonl")]) == 1
+    assert main(["fork", str(folder), "-o", str(tmp_path / "b.jsonl")]) == 2  # bad argument
     assert "holds 2 ledgers; give one file" in capsys.readouterr().err
     assert not (tmp_path / "a.jsonl").exists() and not (tmp_path / "b.jsonl").exists()
 
