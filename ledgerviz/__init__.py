@@ -17,6 +17,7 @@ __all__ = [
     "load",
     "timeline",
     "to_otlp",
+    "write_report",
 ]
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ledgerviz.export.otlp import to_otlp
     from ledgerviz.ledger import LedgerError
     from ledgerviz.plot import diff_timeline, timeline
+    from ledgerviz.report import write_report
     from ledgerviz.widgets import explore
 
 _LAZY = {
@@ -37,6 +39,7 @@ _LAZY = {
     "diff_timeline": "ledgerviz.plot",
     "explore": "ledgerviz.widgets",
     "to_otlp": "ledgerviz.export.otlp",
+    "write_report": "ledgerviz.report",
 }
 
 

@@ -249,3 +249,9 @@ def test_recovery_views_equal_the_engine_run_on_plain_dicts(policy: str) -> None
         for log in one.sessions:
             plain = analyze(log.events, policy=policy, version=log.version)
             assert view.analyses[log.key] == plain, log.key
+
+
+def test_write_report_is_a_top_level_entry_point(tmp_path: Path) -> None:
+    page = ledgerviz.write_report(ledgerviz.load(EXAMPLES / "clean.jsonl"),
+                                  tmp_path / "r.html")  # the README's notebook line
+    assert "1 session · timelines drawn" in page.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ import ledgerviz
 import ledgerviz.recovery
 
 PUBLIC = ["Ledger", "LedgerError", "SessionDiff", "__version__", "diff", "diff_timeline",
-          "explore", "load", "timeline", "to_otlp"]
+          "explore", "load", "timeline", "to_otlp", "write_report"]
 
 RECOVERY = [
     "DEFAULT_POLICY", "FORK_VERSION", "POLICIES", "PROVIDERS", "Analysis", "CallFacts",
