@@ -43,8 +43,23 @@ def client() -> Iterator[Client]:
 
 
 def test_public_names_are_pinned() -> None:
-    assert lvd.__all__ == ["export", "frames", "in_process", "ledger_paths", "session_keys"]
+    assert lvd.__all__ == ["DaskFrames", "export", "frames", "in_process", "ledger_paths",
+                           "partition_groups", "session_keys"]
     assert all(callable(getattr(lvd, name)) for name in lvd.__all__)
+
+
+def test_partition_groups_hold_small_files_together() -> None:
+    assert lvd.partition_groups([5, 5, 5], 10) == [range(0, 2), range(2, 3)]
+    assert lvd.partition_groups([30, 1, 1], 10) == [range(0, 1), range(1, 3)]
+    assert lvd.partition_groups([]) == []
+
+
+def test_frames_are_attributes_and_small_files_share_a_partition(client: Client) -> None:
+    frames = lvd.frames([EXAMPLES])
+    assert frames.calls is frames["calls"] and list(frames) == list(FRAME_NAMES)
+    assert frames.calls.npartitions == 1  # 14 example files, far under PARTITION_BYTES
+    with pytest.raises(AttributeError, match="no frame 'call'"):
+        frames.call  # noqa: B018
 
 
 def test_missing_dask_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

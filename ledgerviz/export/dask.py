@@ -5,18 +5,18 @@ Quick start (``pip install "ledgerviz[dask]"``)::
     >>> from dask.distributed import Client               # doctest: +SKIP
     >>> client = Client("tcp://scheduler:8786")           # doctest: +SKIP
     >>> import ledgerviz.export.dask as lvd                      # doctest: +SKIP
-    >>> calls = lvd.frames("sessions/**/*.jsonl", policy="fork")["calls"]  # doctest: +SKIP
+    >>> calls = lvd.frames("sessions/**/*.jsonl", policy="fork").calls  # doctest: +SKIP
     >>> calls.groupby("tool").size().compute()            # doctest: +SKIP
 
-Every partition is the frame of one file, or of ``files_per_partition`` files, built
-by ``ledgerviz`` on a worker; see ``docs/export.md`` for the ``session`` categorical
-and the other categoricals.
+Every partition is the frame of a group of files of about :data:`PARTITION_BYTES` (or of
+``files_per_partition`` files), built by ``ledgerviz`` on a worker; see
+``docs/export.md`` for the ``session`` categorical and the other categoricals.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +45,8 @@ from ledgerviz.recovery.analysis import POLICIES, Policy
 DASK_HINT = 'pip install "ledgerviz[dask]"'
 """How to install what this module needs."""
 
+PARTITION_BYTES = 16 << 20
+"""Input bytes one partition reads by default: small files share a partition."""
 _GLOB_CHARS = frozenset("*?[")
 _HEADER_TASK = 100  # files whose first line one task reads
 
@@ -117,21 +119,84 @@ def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = 
     Reads each file's first line only (where the key comes from), in tasks of 100
     files on the active Dask scheduler (object storage answers many reads at once).
     """
+    return _keys_and_sizes(paths, storage_options)[0]
+
+
+def _keys_and_sizes(paths: Sequence[str], storage_options: dict[str, Any] | None
+                    ) -> tuple[list[str], list[int]]:
+    """Return :func:`session_keys` of ``paths`` and each file's size in bytes."""
     _require_dask()
     import dask
 
     chunks = [paths[i : i + _HEADER_TASK] for i in range(0, len(paths), _HEADER_TASK)]
     found = dask.compute(*[dask.delayed(_natural_keys)(c, storage_options) for c in chunks])
-    return unique_keys(list(paths), [key for chunk in found for key in chunk])
+    pairs = [pair for chunk in found for pair in chunk]
+    return (unique_keys(list(paths), [key for key, _ in pairs]), [size for _, size in pairs])
 
 
-def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None) -> list[str]:
-    """Return the key the reader gives each file alone, from its first line."""
-    keys = []
+def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None
+                  ) -> list[tuple[str, int]]:
+    """Return the key the reader gives each file alone, from its first line, and its size."""
+    found = []
     for path in paths:
         line = _content(path, storage_options, first_line=True)
-        keys.append(key_of_first_line(path, line if isinstance(line, bytes) else b""))
-    return keys
+        found.append((key_of_first_line(path, line if isinstance(line, bytes) else b""),
+                      _size(path, storage_options)))
+    return found
+
+
+def _size(path: str, storage_options: dict[str, Any] | None) -> int:
+    """Return the size of ``path`` in bytes (0 when it cannot be had: such a file's problem
+    is reported where it is read)."""
+    import fsspec
+
+    try:
+        fs, inner = fsspec.core.url_to_fs(path, **(storage_options or {}))
+        return int(fs.size(inner) or 0)
+    except OSError:
+        return 0
+
+
+def partition_groups(sizes: Sequence[int], limit: int = PARTITION_BYTES) -> list[range]:
+    """Return consecutive groups of file positions, each of at most ``limit`` bytes of
+    ``sizes`` (a larger file alone): ``partition_groups([5, 5, 5], 10)`` is
+    ``[range(0, 2), range(2, 3)]``."""
+    groups: list[range] = []
+    start, total = 0, 0
+    for i, size in enumerate(sizes):
+        if i > start and total + size > limit:
+            groups.append(range(start, i))
+            start, total = i, 0
+        total += size
+    if len(sizes) > start:
+        groups.append(range(start, len(sizes)))
+    return groups
+
+
+class DaskFrames(Mapping[str, Any]):
+    """The Dask DataFrames :func:`frames` returns: by attribute like ``Ledger.frames``
+    (``.calls``) or by name (``["calls"]``), in ``FRAME_NAMES`` order."""
+
+    def __init__(self, frames: dict[str, Any]) -> None:
+        self._frames = frames
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_frames"][name]
+        except KeyError:
+            raise AttributeError(f"no frame {name!r}; frames are {FRAME_NAMES}") from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._frames[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._frames)
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *self._frames]
 
 
 def _partition(
@@ -174,25 +239,31 @@ def frames(
     source: Paths,
     policy: Policy = "recorded",
     *,
-    files_per_partition: int = 1,
+    files_per_partition: int | None = None,
     storage_options: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Return every frame of the ledger files in ``source`` as a Dask DataFrame, by name.
+) -> DaskFrames:
+    """Return every frame of the ledger files in ``source`` as a Dask DataFrame
+    (``.calls`` or ``["calls"]``).
 
-    One task per ``files_per_partition`` files (``dask.dataframe.from_map``), each
-    building ``frames.<name>`` of its files under ``policy``. The session keys are read
-    from the files' first lines now; nothing else is read until a frame is computed.
+    One task per group of files (``dask.dataframe.from_map``), each building
+    ``frames.<name>`` of its files under ``policy``: consecutive files of at most
+    :data:`PARTITION_BYTES` together (a larger file alone), or ``files_per_partition``
+    files when given. The session keys and sizes are read now (first lines only);
+    nothing else is read until a frame is computed.
     """
     dd = _require_dask()
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    if files_per_partition < 1:
+    if files_per_partition is not None and files_per_partition < 1:
         raise ValueError(f"files_per_partition must be >= 1, not {files_per_partition}")
     paths = ledger_paths(source, storage_options)
-    keys = session_keys(paths, storage_options)
+    keys, sizes = _keys_and_sizes(paths, storage_options)
     pairs = list(zip(paths, keys, strict=True))
-    groups = [pairs[i : i + files_per_partition] for i in range(0, len(pairs), files_per_partition)]
-    return {
+    ranges = (partition_groups(sizes) if files_per_partition is None
+              else [range(i, min(i + files_per_partition, len(pairs)))
+                    for i in range(0, len(pairs), files_per_partition)])
+    groups = [pairs[r.start : r.stop] for r in ranges]
+    return DaskFrames({
         name: dd.from_map(
             _partition,
             groups,
@@ -205,7 +276,7 @@ def frames(
             enforce_metadata=False,
         )
         for name in FRAME_NAMES
-    }
+    })
 
 
 def in_process(frame: pd.DataFrame, name: str, keys: Sequence[str]) -> pd.DataFrame:
@@ -263,4 +334,5 @@ def export(
     return finish_export(plan, errors)
 
 
-__all__ = ["export", "frames", "in_process", "ledger_paths", "session_keys"]
+__all__ = ["DaskFrames", "export", "frames", "in_process", "ledger_paths", "partition_groups",
+           "session_keys"]
