@@ -49,3 +49,17 @@ def test_nbconvert_export_shows_each_figure_as_an_image(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     body, _resources = HTMLExporter().from_notebook_node(notebook)
     assert len(PNG_IMG.findall(body)) >= len(figure_cells(notebook))
+
+
+def test_text_about_static_rendering_matches_the_outputs() -> None:
+    """A note saying what a static rendering shows sits above a cell that shows a picture."""
+    for path in NOTEBOOKS:
+        cells = nbformat.read(path, as_version=4).cells
+        for i, cell in enumerate(cells):
+            if cell.cell_type != "markdown" or "static rendering" not in cell.source:
+                continue
+            assert "shows nothing" not in cell.source, path.name
+            following = next(c for c in cells[i + 1:] if c.cell_type == "code")
+            assert any("image/png" in o.get("data", {})
+                       or PNG_IMG.search(o.get("data", {}).get("text/html", ""))
+                       for o in following.outputs), path.name
