@@ -15,7 +15,7 @@ import pandas as pd
 
 from ledgerviz.html import plotly_text, text_of
 from ledgerviz.plot.groups import distinct_sorted
-from ledgerviz.plot.hover import group_hovers
+from ledgerviz.plot.hover import GROUPED_STATIC, group_hovers
 
 BINS = 400
 PAIRS_COUNTED = 1 << 22
@@ -45,10 +45,10 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
 
 def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
            names: np.ndarray | pd.Series | pd.Categorical,
-           what: str, bins: int = BINS) -> Level:
+           what: str, bins: int = BINS, note: str = GROUPED_STATIC) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
-    label with the item count, seq range (``seqs`` as floats, NaN where missing) and distinct
-    ``names`` (no per-item Python work)."""
+    label with the item count, seq range (``seqs`` as floats, NaN where missing), distinct
+    ``names`` and ``note`` (no per-item Python work)."""
     bin_of = _bin_of(starts, bins)
     order = _in_bin_order(bin_of)
     bin_sorted = bin_of[order]
@@ -64,7 +64,7 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
     codes, names_in_bins = _sorted_codes(names)
     labels = group_hovers(what, counts.tolist(), _bin_names(bin_sorted, codes[order], first,
                                                             names_in_bins),
-                          first_seqs, last_seqs)
+                          first_seqs, last_seqs, note)
     return Level(lows.astype(float), highs.astype(float), labels, True)
 
 
@@ -114,10 +114,34 @@ def _bin_names(bin_sorted: np.ndarray, codes: np.ndarray, first: np.ndarray,
             for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
 
 
-def pick(rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, labels: np.ndarray,
-         seqs: np.ndarray, names: np.ndarray, *, what: str, limit: int) -> Level:
-    """Return the items at positions ``rows`` of the lane's columns: each with its label when
-    there are at most ``limit``, else the lane :func:`binned` by ``seqs`` and ``names``."""
-    if len(rows) <= limit:
-        return Level(starts[rows], ends[rows], labels[rows], False)
-    return binned(starts[rows], ends[rows], seqs[rows], names[rows], what)
+def in_view(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
+            views: Sequence[tuple[float, float] | None]) -> np.ndarray | None:
+    """Return which items (``codes``: each one's session, -1: none) overlap their session's
+    x range in ``views`` (None: the whole session, no item counts as in view), or None when
+    no session has a range."""
+    if all(view is None for view in views):
+        return None
+    bounds = np.array([(np.nan, np.nan) if view is None else view for view in views] +
+                      [(np.nan, np.nan)], dtype=float)
+    low, high = bounds[codes, 0], bounds[codes, 1]
+    return (np.fmax(ends, starts) >= low) & (starts <= high)
+
+
+def levels(rows: np.ndarray, single: np.ndarray, visible: np.ndarray | None,
+           starts: np.ndarray, ends: np.ndarray, labels: np.ndarray, seqs: np.ndarray,
+           names: np.ndarray, *, what: str, note: str) -> list[Level]:
+    """Return what the items at positions ``rows`` draw: those ``single`` one by one, then the
+    rest :func:`binned` (those ``visible`` in bins of the view's extent, the others in bins of
+    theirs), each part only when it holds items."""
+    one = single[rows]
+    found = [Level(starts[rows[one]], ends[rows[one]], labels[rows[one]], False)] if one.any() \
+        else []
+    rest = rows[~one]
+    parts = [rest] if visible is None else [rest[visible[rest]], rest[~visible[rest]]]
+    grouped = [binned(starts[p], ends[p], seqs[p], names[p], what, note=note)
+               for p in parts if len(p)]
+    if grouped:
+        found.append(Level(np.concatenate([g.starts for g in grouped]),
+                           np.concatenate([g.ends for g in grouped]),
+                           [label for g in grouped for label in g.labels], True))
+    return found

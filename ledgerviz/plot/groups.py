@@ -33,12 +33,23 @@ class Groups:
         at = session * self._part_count + part
         return self._order[self._bounds[at]:self._bounds[at + 1]]
 
+    def one_by_one(self, limit: int, in_view: np.ndarray | None = None) -> np.ndarray:
+        """Return which rows are drawn one by one: every row of a group of at most ``limit``
+        rows, and the rows ``in_view`` of a group with at most ``limit`` of them in view."""
+        grouped = self._group >= 0
+        single = np.zeros(len(self._group), dtype=bool)
+        single[grouped] = self.counts[self._group[grouped]] <= limit
+        if in_view is None:
+            return single
+        visible = in_view & grouped
+        shown = np.bincount(self._group[visible], minlength=len(self.counts))
+        single[visible] |= shown[self._group[visible]] <= limit
+        return single
+
     def labels(self, frame: pd.DataFrame, label: Callable[[pd.DataFrame], np.ndarray],
-               limit: int) -> np.ndarray:
-        """Return ``label`` of each row whose group has at most ``limit`` rows (those drawn one
-        by one), ``""`` for the others: ``label`` runs once, over all those rows at once."""
-        drawn = self._group >= 0
-        drawn[drawn] = self.counts[self._group[drawn]] <= limit
+               drawn: np.ndarray) -> np.ndarray:
+        """Return ``label`` of each ``drawn`` row (those drawn one by one), ``""`` for the
+        others: ``label`` runs once, over all those rows at once."""
         out = np.full(len(frame), "", dtype=object)
         if drawn.all():
             out[:] = label(frame)

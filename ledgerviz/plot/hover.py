@@ -152,13 +152,21 @@ def step_hover(steps: pd.DataFrame) -> np.ndarray:
     )
 
 
+GROUPED_REDRAWN = "grouped: zoom in to see each"
+"""The note of a bin in a figure whose host redraws the zoomed range item by item."""
+GROUPED_STATIC = "grouped at this scale"
+"""The note of a bin in a figure nothing redraws (zooming only stretches the bins)."""
+
+
 def group_hovers(what: str, counts: Sequence[int], names: Sequence[Sequence[str]],
-                 first_seqs: np.ndarray, last_seqs: np.ndarray) -> list[str]:
+                 first_seqs: np.ndarray, last_seqs: np.ndarray,
+                 note: str = GROUPED_STATIC) -> list[str]:
     """Return the escaped label of each bin: ``counts[i]`` items from seq ``first_seqs[i]`` to
     ``last_seqs[i]`` (floats holding whole seqs, NaN: none) and ``names[i]``, the bin's
-    distinct item names, already escaped and sorted (bins of the same names share a text)."""
+    distinct item names, already escaped and sorted (bins of the same names share a text),
+    then ``note`` (what zooming does)."""
     pattern = (f"<b>%d {what.replace('%', '%%')}</b> · seqs %s–%s<br>%s"
-               "<br><i>grouped: zoom in to see each</i>")
+               f"<br><i>{note.replace('%', '%%')}</i>")
     listed = {key: ", ".join(key[:6]) + (", …" if len(key) > 6 else "") for key in set(names)}
     return [pattern % (count, first, last, listed[key])
             for count, key, first, last in zip(counts, names, _seq_texts(first_seqs),

@@ -3,7 +3,7 @@ parts are computed in one pass over all its rows; a session then only slices the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -30,6 +30,16 @@ CALL_PARTS = tuple((status, abandoned, ran) for status in style.STATUS_ORDER
                    for abandoned in (False, True) for ran in (True, False))
 """Call lane parts in drawing order: by status, active before abandoned, bars (dispatched)
 before markers (never dispatched)."""
+
+
+class Detail(NamedTuple):
+    """How finely lanes are drawn: up to ``limit`` items of a lane part one by one, counted
+    within each session's x range in ``views`` (None: its whole extent); ``note`` ends the
+    label of a bin (what zooming does)."""
+
+    limit: int
+    views: Sequence[tuple[float, float] | None]
+    note: str
 
 
 class Codes(NamedTuple):
@@ -68,22 +78,30 @@ class LaneColumns:
     names: np.ndarray | pd.Categorical
     """Each item's name (a categorical where the frame's column is one)."""
     what: str
+    single: np.ndarray
+    """Whether each row is drawn one by one (see ``Groups.one_by_one``)."""
+    visible: np.ndarray | None
+    """Whether each row overlaps its session's view (None: no session has one)."""
+    note: str
 
     @classmethod
-    def of(cls, frame: pd.DataFrame, groups: Groups, starts: np.ndarray, ends: np.ndarray, *,
-           label: Callable[[pd.DataFrame], np.ndarray], seq_column: str, name_column: str,
-           what: str, limit: int) -> LaneColumns:
+    def of(cls, frame: pd.DataFrame, groups: Groups, codes: np.ndarray, starts: np.ndarray,
+           ends: np.ndarray, *, label: Callable[[pd.DataFrame], np.ndarray], seq_column: str,
+           name_column: str, what: str, fine: Detail) -> LaneColumns:
         """Return the columns of ``frame``, labelling only the rows drawn one by one."""
         names = frame[name_column]
-        return cls(groups, starts, ends, groups.labels(frame, label, limit),
+        visible = detail.in_view(starts, ends, codes, fine.views)
+        single = groups.one_by_one(fine.limit, visible)
+        return cls(groups, starts, ends, groups.labels(frame, label, single),
                    floats(frame[seq_column]),
                    names.array if isinstance(names.dtype, pd.CategoricalDtype)
-                   else names.astype(object).to_numpy(), what)
+                   else names.astype(object).to_numpy(), what, single, visible, fine.note)
 
-    def level(self, session: int, part: int, limit: int) -> detail.Level:
-        """Return what one session's part draws (:func:`detail.pick`)."""
-        return detail.pick(self.groups.rows(session, part), self.starts, self.ends, self.labels,
-                           self.seqs, self.names, what=self.what, limit=limit)
+    def levels(self, session: int, part: int) -> list[detail.Level]:
+        """Return what one session's part draws (:func:`detail.levels`)."""
+        return detail.levels(self.groups.rows(session, part), self.single, self.visible,
+                             self.starts, self.ends, self.labels, self.seqs, self.names,
+                             what=self.what, note=self.note)
 
 
 def trace(name: str, level: detail.Level, lane: float, color: str, *, width: float,
@@ -102,26 +120,27 @@ def trace(name: str, level: detail.Level, lane: float, color: str, *, width: flo
 
 
 def turn_columns(turns: pd.DataFrame, codes: np.ndarray, at: Positions, sessions: int,
-                 limit: int) -> LaneColumns:
+                 fine: Detail) -> LaneColumns:
     """Return the turn lane: completed turns (part 0), then the others (part 1)."""
     parts = np.where(is_value(turns["end_reason"], "completed"), 0, 1)
-    return LaneColumns.of(turns, Groups(codes, parts, sessions, len(TURN_PARTS)),
+    return LaneColumns.of(turns, Groups(codes, parts, sessions, len(TURN_PARTS)), codes,
                           at.at(codes, turns["start_seq"]), at.at_or_end(codes, turns["end_seq"]),
                           label=hover.turn_hover, seq_column="start_seq",
-                          name_column="end_reason", what="turns", limit=limit)
+                          name_column="end_reason", what="turns", fine=fine)
 
 
 def step_columns(steps: pd.DataFrame, codes: np.ndarray, at: Positions, sessions: int,
-                 limit: int) -> LaneColumns:
+                 fine: Detail) -> LaneColumns:
     """Return the step lane (one part)."""
-    return LaneColumns.of(steps, Groups(codes, np.zeros(len(steps), dtype=np.int64), sessions, 1),
-                          at.at(codes, steps["start_seq"]), at.at_or_end(codes, steps["end_seq"]),
+    groups = Groups(codes, np.zeros(len(steps), dtype=np.int64), sessions, 1)
+    return LaneColumns.of(steps, groups, codes, at.at(codes, steps["start_seq"]),
+                          at.at_or_end(codes, steps["end_seq"]),
                           label=hover.step_hover, seq_column="start_seq", name_column="model",
-                          what="steps", limit=limit)
+                          what="steps", fine=fine)
 
 
 def event_columns(events: pd.DataFrame, codes: np.ndarray, at: Positions, sessions: int,
-                  limit: int) -> LaneColumns:
+                  fine: Detail) -> LaneColumns:
     """Return the event markers, in the parts of :data:`EVENT_PARTS`."""
     abandoned = is_value(events["branch"], "abandoned")
     synthetic = flags(events["synthetic"]) & ~abandoned
@@ -129,9 +148,9 @@ def event_columns(events: pd.DataFrame, codes: np.ndarray, at: Positions, sessio
     parts = np.select([active & ~synthetic, ~active & ~abandoned & ~synthetic, synthetic,
                        abandoned], [0, 1, 2, 3], -1)
     xs = at.at(codes, events["seq"])
-    return LaneColumns.of(events, Groups(codes, parts, sessions, len(EVENT_PARTS)), xs, xs,
+    return LaneColumns.of(events, Groups(codes, parts, sessions, len(EVENT_PARTS)), codes, xs, xs,
                           label=hover.event_hover, seq_column="seq", name_column="type",
-                          what="events", limit=limit)
+                          what="events", fine=fine)
 
 
 def call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame, codes: Codes) -> np.ndarray:
@@ -172,7 +191,7 @@ def _run_counts(*keys: np.ndarray) -> np.ndarray | None:
 
 
 def call_columns(calls: pd.DataFrame, codes: np.ndarray, at: Positions, ends: np.ndarray,
-                 sessions: int, limit: int) -> LaneColumns:
+                 sessions: int, fine: Detail) -> LaneColumns:
     """Return the call lanes in the parts of :data:`CALL_PARTS`: a bar from dispatch to
     ``ends`` per dispatched call, a marker at its request per call never dispatched."""
     status_index = np.full(len(calls), -1)
@@ -182,8 +201,8 @@ def call_columns(calls: pd.DataFrame, codes: np.ndarray, at: Positions, ends: np
     abandoned = is_value(calls["branch"], "abandoned")
     parts = np.where(status_index >= 0, status_index * 4 + abandoned * 2 + ~ran, -1)
     asked = at.at(codes, calls["requested_seq"])
-    return LaneColumns.of(calls, Groups(codes, parts, sessions, len(CALL_PARTS)),
+    return LaneColumns.of(calls, Groups(codes, parts, sessions, len(CALL_PARTS)), codes,
                           np.where(ran, at.at(codes, calls["dispatched_seq"]), asked),
                           np.where(ran, ends, asked), label=hover.call_hover,
                           seq_column="requested_seq", name_column="tool", what="calls",
-                          limit=limit)
+                          fine=fine)

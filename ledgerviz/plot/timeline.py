@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -14,6 +14,8 @@ from ledgerviz.plot import lanes, style
 from ledgerviz.plot.axis import Axis, Positions, time_axes
 from ledgerviz.plot.diff_timeline import diff_timeline
 from ledgerviz.plot.groups import Groups
+from ledgerviz.plot.hover import GROUPED_REDRAWN, GROUPED_STATIC
+from ledgerviz.plot.incident import incident_view, incidents_by_session
 from ledgerviz.plot.lanes import Codes
 from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.plot.story import fork_pair, fork_story
@@ -28,6 +30,12 @@ DETAIL_LIMIT = 10_000
 TURN_BANDS_LIMIT = 150
 LANE_HEIGHT = 70
 TEMPLATE = "plotly_white"
+OVERVIEW_THICKNESS = 0.08
+"""Height of the overview strip (a range slider) under a zoomed timeline, as a plot fraction."""
+
+XRange = tuple[float, float] | Literal["incident", "all"]
+"""What a timeline shows first: an x range, the first incident's (:mod:`plot.incident`) or
+the whole session."""
 
 
 class SessionFrames(Protocol):
@@ -120,8 +128,15 @@ def _subtitle(counts: _Counts, s: int) -> str:
 
 
 def _layout(title: str, lanes_of: dict[str, int], shapes: list[dict[str, Any]],
-            on_time: bool) -> dict[str, Any]:
+            on_time: bool, view: tuple[float, float] | None,
+            incidents: Sequence[int]) -> dict[str, Any]:
     top = max(lanes_of.values())
+    xaxis: dict[str, Any] = {"title": {"text": "time (UTC)" if on_time else "event seq"},
+                             "type": "date" if on_time else "linear", "showgrid": True,
+                             "gridcolor": "#eef1f4"}
+    if view is not None:
+        xaxis |= {"range": list(view), "rangeslider": {"visible": True,
+                                                        "thickness": OVERVIEW_THICKNESS}}
     return {
         "title": {"text": title, "x": 0.01},
         "height": 170 + LANE_HEIGHT * len(lanes_of),
@@ -137,9 +152,8 @@ def _layout(title: str, lanes_of: dict[str, int], shapes: list[dict[str, Any]],
         "yaxis": {"tickvals": list(lanes_of.values()), "ticktext": list(lanes_of),
                   "range": [0.4, top + 0.6], "showgrid": False, "zeroline": False,
                   "fixedrange": True},
-        "xaxis": {"title": {"text": "time (UTC)" if on_time else "event seq"},
-                  "type": "date" if on_time else "linear", "showgrid": True,
-                  "gridcolor": "#eef1f4"},
+        "xaxis": xaxis,
+        "meta": {"incidents": list(incidents)},
     }
 
 
@@ -155,40 +169,60 @@ def _session_codes(frames: SessionFrames, sessions: Sequence[str] | None) -> Cod
     return Codes(of(frames.events), of(frames.turns), of(frames.steps), of(frames.calls))
 
 
+def _views(frames: SessionFrames, codes: Codes, on_time: np.ndarray,
+           incidents: Sequence[Sequence[int]], x_range: XRange) -> list[tuple[float, float] | None]:
+    """Return the x range each session opens on (None: its whole extent): ``x_range`` itself,
+    or on the event-order axis the window around the session's first incident."""
+    n = len(on_time)
+    if x_range == "all":
+        return [None] * n
+    if x_range != "incident":
+        return [(float(x_range[0]), float(x_range[1]))] * n
+    seqs = pd.Series(lanes.floats(frames.events["seq"])).groupby(codes.events).agg(["min", "max"])
+    views: list[tuple[float, float] | None] = [None] * n
+    for s in range(n):
+        if incidents[s] and not on_time[s] and s in seqs.index:
+            views[s] = incident_view(incidents[s][0], *seqs.loc[s].tolist())
+    return views
+
+
 def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Sequence[str],
            policy: str, fork_points: Sequence[Sequence[int]], axis: Axis,
-           limit: int) -> list[dict[str, Any]]:
+           limit: int, x_range: XRange = "incident",
+           redrawn: bool = False) -> list[dict[str, Any]]:
     """Return the timeline spec of every session ``names[i]`` (rows coded ``i``), built from
     columns computed once over all of them."""
     n = len(names)
     events, calls = frames.events, frames.calls
     on_time = time_axes(events, codes.events, names, axis)
     at = Positions(events, codes.events, on_time)
+    incidents = incidents_by_session(calls, codes.calls, frames.turns, codes.turns, fork_points)
+    views = _views(frames, codes, on_time, incidents, x_range)
+    fine = lanes.Detail(limit, views, GROUPED_REDRAWN if redrawn else GROUPED_STATIC)
     abandoned_events = lanes.is_value(events["branch"], "abandoned") & (codes.events >= 0)
     abandoned_calls = lanes.is_value(calls["branch"], "abandoned") & (codes.calls >= 0)
     has_abandoned = (np.bincount(codes.events[abandoned_events], minlength=n) > 0,
                      np.bincount(codes.calls[abandoned_calls], minlength=n) > 0)
     ends = at.at_or_end(codes.calls, lanes.call_end_seqs(calls, frames.turns, codes))
-    turns = lanes.turn_columns(frames.turns, codes.turns, at, n, limit)
-    steps = lanes.step_columns(frames.steps, codes.steps, at, n, limit)
-    marks = lanes.event_columns(events, codes.events, at, n, limit)
-    bars_ = lanes.call_columns(calls, codes.calls, at, ends, n, limit)
+    turns = lanes.turn_columns(frames.turns, codes.turns, at, n, fine)
+    steps = lanes.step_columns(frames.steps, codes.steps, at, n, fine)
+    marks = lanes.event_columns(events, codes.events, at, n, fine)
+    bars_ = lanes.call_columns(calls, codes.calls, at, ends, n, fine)
     offsets = lanes.rows_within_step(calls, codes.calls)
     bands = Groups(codes.turns, np.zeros(len(codes.turns), dtype=np.int64), n, 1)
     counts = _counts(frames, codes, n)
     specs = []
     for s in range(n):
         lanes_of = _lanes(bool(has_abandoned[0][s]), bool(has_abandoned[1][s]))
-        traces = [lanes.trace(name, turns.level(s, part, limit), lanes_of[style.LANE_TURNS],
-                              color, width=22)
+        traces = [lanes.trace(name, level, lanes_of[style.LANE_TURNS], color, width=22)
                   for part, (name, color) in enumerate(lanes.TURN_PARTS)
-                  if len(turns.groups.rows(s, part))]
-        traces.append(lanes.trace("step", steps.level(s, 0, limit), lanes_of[style.LANE_STEPS],
-                                  style.STEP_COLOR, width=14, showlegend=False))
-        traces += [lanes.trace(name, marks.level(s, part, limit), lanes_of[lane], color,
+                  for level in turns.levels(s, part)]
+        traces += [lanes.trace("step", level, lanes_of[style.LANE_STEPS], style.STEP_COLOR,
+                               width=14, showlegend=False) for level in steps.levels(s, 0)]
+        traces += [lanes.trace(name, level, lanes_of[lane], color,
                                width=size, marker={"symbol": symbol, "size": size})
                    for part, (name, color, symbol, size, lane) in enumerate(lanes.EVENT_PARTS)
-                   if len(marks.groups.rows(s, part))]
+                   for level in marks.levels(s, part)]
         shown_in_legend: set[str] = set()
         for part, (status, abandoned, ran) in enumerate(lanes.CALL_PARTS):
             rows = bars_.groups.rows(s, part)
@@ -196,13 +230,15 @@ def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Se
                 continue
             shape: dict[str, Any] = ({"end_markers": True} if ran
                                      else {"marker": {"symbol": "x", "size": 12}})
-            traces.append(lanes.trace(
-                style.STATUS_LEGEND[status], bars_.level(s, part, limit),
-                lanes_of[style.LANE_ABANDONED_CALLS if abandoned else style.LANE_CALLS],
-                style.STATUS_COLOR[status], width=9, offsets=offsets[rows], legendgroup=status,
-                opacity=0.8 if abandoned else 1.0, showlegend=status not in shown_in_legend,
-                **shape))
-            shown_in_legend.add(status)
+            for level in bars_.levels(s, part):
+                traces.append(lanes.trace(
+                    style.STATUS_LEGEND[status], level,
+                    lanes_of[style.LANE_ABANDONED_CALLS if abandoned else style.LANE_CALLS],
+                    style.STATUS_COLOR[status], width=9,
+                    offsets=offsets[rows[bars_.single[rows]]], legendgroup=status,
+                    opacity=0.8 if abandoned else 1.0, showlegend=status not in shown_in_legend,
+                    **shape))
+                shown_in_legend.add(status)
         points = list(fork_points[s])
         top = max(lanes_of.values())
         shapes = _turn_bands(turns.starts[bands.rows(s, 0)], turns.ends[bands.rows(s, 0)])
@@ -217,7 +253,8 @@ def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Se
         head = f"Session {plotly_text(titles[s], 120)} · " if titles[s] is not None else ""
         title = f"{head}policy: {plotly_text(policy)}<br><sup>{_subtitle(counts, s)}</sup>"
         specs.append({"data": traces, "layout": _layout(title, lanes_of, shapes,
-                                                         bool(on_time[s]))})
+                                                         bool(on_time[s]), views[s],
+                                                         incidents[s])})
     return specs
 
 
@@ -230,6 +267,8 @@ def timeline_spec(
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
     name_session: bool = True,
+    x_range: XRange = "incident",
+    redrawn: bool = False,
 ) -> dict[str, Any]:
     """Return the timeline of one session's frames as a plotly figure dict (``data``, ``layout``).
 
@@ -237,12 +276,21 @@ def timeline_spec(
     abandoned events and calls. Call bars run from dispatch to result, coloured by status.
     A lane part (one kind of item) with more than ``detail_limit`` items is drawn in bins of
     the x extent (:mod:`ledgerviz.plot.detail`), so the whole session shows at any size.
+
+    ``x_range`` is what the figure shows first: by default, on the event-order axis, the
+    :data:`~ledgerviz.plot.incident.WINDOW` seqs around the session's first incident (fork
+    point, call without a result, turn not completed) when the session is longer, with the
+    whole session as an overview strip (a range slider) below; ``"all"``, the whole
+    session; or an x range. The items in that range are counted apart: at most
+    ``detail_limit`` of a lane part in it are drawn one by one, the rest in bins.
+    ``layout.meta.incidents`` lists the incidents' seqs. ``redrawn`` says the host redraws
+    the range the reader zooms to (the bins' labels then invite zooming).
     The title names the session unless ``name_session`` is False (a page that already names
     it). The layout names its template (``plotly_white``) instead of spelling it out.
     """
     return _specs(frames, _session_codes(frames, None), [session],
                   [session if name_session else None], policy, [fork_points], axis,
-                  detail_limit)[0]
+                  detail_limit, x_range, redrawn)[0]
 
 
 def session_timeline_specs(
@@ -254,12 +302,15 @@ def session_timeline_specs(
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
     name_session: bool = True,
+    redrawn: bool = False,
 ) -> list[dict[str, Any]]:
     """Return :func:`timeline_spec` of each of ``sessions`` (values of the frames' ``session``
-    column; ``fork_points`` by session), built in one pass over frames holding all of them."""
+    column; ``fork_points`` by session), built in one pass over frames holding all of them,
+    each opened on its first incident."""
     titles = [key if name_session else None for key in sessions]
     return _specs(frames, _session_codes(frames, sessions), list(sessions), titles, policy,
-                  [fork_points.get(key, ()) for key in sessions], axis, detail_limit)
+                  [fork_points.get(key, ()) for key in sessions], axis, detail_limit,
+                  "incident", redrawn)
 
 
 def timeline_figure(frames: SessionFrames, **options: Any) -> StaticFallbackFigure:
@@ -283,6 +334,7 @@ def ledger_timeline_spec(
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
     name_session: bool = True,
+    x_range: XRange = "incident",
 ) -> dict[str, Any]:
     """Return :func:`timeline` as a plotly figure dict (see :func:`timeline_spec`)."""
     view = _one_session(ledger, session)
@@ -290,7 +342,7 @@ def ledger_timeline_spec(
     recovery = view.recovery(policy)
     return timeline_spec(recovery.frames, session=key, policy=policy,
                          fork_points=recovery.analyses[key].fork_points, axis=axis,
-                         detail_limit=detail_limit, name_session=name_session)
+                         detail_limit=detail_limit, name_session=name_session, x_range=x_range)
 
 
 def fork_story_spec(
@@ -299,6 +351,8 @@ def fork_story_spec(
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
     name_session: bool = True,
+    x_range: XRange = "incident",
+    redrawn: bool = False,
 ) -> dict[str, Any] | None:
     """Return the one-story timeline spec of a ledger holding exactly a parent and its fork
     child (see ``plot.story``), or None when ``ledger`` is not such a pair."""
@@ -312,7 +366,8 @@ def fork_story_spec(
     return timeline_spec(fork_story(recovery.frames, parent, child, boundary),
                          session=f"{parent} + fork {child}", policy=policy,
                          fork_points=recovery.analyses[parent].fork_points, axis=axis,
-                         detail_limit=detail_limit, name_session=name_session)
+                         detail_limit=detail_limit, name_session=name_session, x_range=x_range,
+                         redrawn=redrawn)
 
 
 def timeline(
@@ -321,6 +376,7 @@ def timeline(
     session: str | int | None = None,
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
+    x_range: XRange = "incident",
 ) -> StaticFallbackFigure:
     """Return the timeline figure of one session of ``ledger`` under ``policy``.
 
@@ -329,13 +385,17 @@ def timeline(
     ``plot.story``). ``axis`` is
     ``"order"`` (event seq, the default: crash closers reuse the last timestamp, so a time
     axis squeezes the crashed turn), ``"time"`` or ``"auto"`` (time when every event has one).
+    A long session opens on its first incident with an overview strip below; ``x_range``
+    (``"all"`` or an x range, drawn item by item when few enough) says otherwise: see
+    :func:`timeline_spec`.
     A :class:`~ledgerviz.compare.SessionDiff` is drawn as its two sessions in aligned lanes
     (:func:`~ledgerviz.plot.diff_timeline.diff_timeline`; the other options do not apply).
     """
     if isinstance(ledger, SessionDiff):
         return diff_timeline(ledger)
     if session is None:
-        story = fork_story_spec(ledger, policy, axis, detail_limit)
+        story = fork_story_spec(ledger, policy, axis, detail_limit, x_range=x_range)
         if story is not None:
             return StaticFallbackFigure(story)
-    return StaticFallbackFigure(ledger_timeline_spec(ledger, policy, session, axis, detail_limit))
+    return StaticFallbackFigure(ledger_timeline_spec(ledger, policy, session, axis, detail_limit,
+                                                     x_range=x_range))

@@ -16,6 +16,7 @@ import ledgerviz
 from ledgerviz.examples import example_paths
 from ledgerviz.plot import detail, style, timeline
 from ledgerviz.plot.axis import epoch_ms
+from ledgerviz.plot.groups import Groups
 from ledgerviz.plot.traces import compact
 from ledgerviz.recovery.analysis import POLICIES
 
@@ -291,11 +292,33 @@ def test_at_or_below_the_limit_every_item_is_drawn() -> None:
     labels = np.array(["item 3", "item 4", "item 9"], dtype=object)
     names = np.array(["grep", "grep", "read_file"], dtype=object)
     rows = np.array([0, 2])
-    level = detail.pick(rows, xs, xs, labels, xs, names, what="calls", limit=2)
+    every = np.ones(3, dtype=bool)
+    (level,) = detail.levels(rows, every, None, xs, xs, labels, xs, names, what="calls",
+                             note="n")
     assert not level.binned and list(level.labels) == ["item 3", "item 9"]
     assert level.starts.tolist() == [3.0, 9.0]
-    level = detail.pick(rows, xs, xs, labels, xs, names, what="calls", limit=1)
+    (level,) = detail.levels(rows, ~every, None, xs, xs, labels, xs, names, what="calls",
+                             note="n")
     assert level.binned and level.labels[0].startswith("<b>1 calls</b> · seqs 3–3<br>grep")
+
+
+def test_items_in_view_are_drawn_one_by_one_and_the_rest_in_bins() -> None:
+    # items 0..9 at x 0..9 of one session; the view 2.5..5.5 holds items 3, 4 and 5
+    xs = np.arange(10, dtype=float)
+    codes = np.zeros(10, dtype=np.int64)
+    visible = detail.in_view(xs, xs, codes, [(2.5, 5.5)])
+    assert np.flatnonzero(visible).tolist() == [3, 4, 5]
+    groups = Groups(codes, np.zeros(10, dtype=np.int64), 1, 1)
+    single = groups.one_by_one(3, visible)  # 10 items > 3, but 3 in view <= 3
+    assert np.flatnonzero(single).tolist() == [3, 4, 5]
+    labels = np.array([f"item {i}" for i in range(10)], dtype=object)
+    names = np.array(["grep"] * 10, dtype=object)
+    one, grouped = detail.levels(np.arange(10), single, visible, xs, xs, labels, xs, names,
+                                 what="calls", note="n")
+    assert list(one.labels) == ["item 3", "item 4", "item 5"] and not one.binned
+    assert grouped.binned and sum(int(h.split("<b>")[1].split(" ")[0])
+                                  for h in grouped.labels) == 7
+    assert np.flatnonzero(groups.one_by_one(2, visible)).tolist() == []  # 3 in view > 2
 
 
 def test_frames_of_other_sessions_are_left_out() -> None:
