@@ -1,5 +1,5 @@
 """Where a timeline opens: a session's incidents (fork points, calls left without a result,
-turns that did not complete) and the x range of event seqs around one of them."""
+turns that failed or were interrupted) and the x range of event seqs around one of them."""
 
 from __future__ import annotations
 
@@ -15,13 +15,15 @@ WINDOW = 200
 BEFORE = 150
 """Seqs of the window before the incident (what led to it); the rest follow it."""
 UNRESOLVED = ("outcome_unknown", "not_started")
+ENDED_WELL = ("completed", "forked")
+"""Turn end reasons that are no incident (``forked``: a fork child's closer, at the fork)."""
 
 
 def incident_seqs(calls: pd.DataFrame, turns: pd.DataFrame,
                   fork_points: Sequence[int] = ()) -> list[int]:
     """Return the sorted seqs of one session's incidents: its fork points, the requests of
     its calls without a result (outcome unknown or never started), and the ends of its
-    turns that ended otherwise than ``completed``."""
+    turns that ended otherwise than :data:`ENDED_WELL`."""
     return incidents_by_session(calls, np.zeros(len(calls), dtype=np.int64), turns,
                                 np.zeros(len(turns), dtype=np.int64), [fork_points])[0]
 
@@ -32,7 +34,7 @@ def incidents_by_session(calls: pd.DataFrame, call_codes: np.ndarray, turns: pd.
     """Return :func:`incident_seqs` of each session ``i`` (rows coded ``i``, -1: none;
     ``fork_points[i]``: its fork points) of frames holding several."""
     unresolved = calls["status"].isin(UNRESOLVED).to_numpy(dtype=bool) & (call_codes >= 0)
-    failed = (turns["end_reason"].notna() & (turns["end_reason"] != "completed")).to_numpy(
+    failed = (turns["end_reason"].notna() & ~turns["end_reason"].isin(ENDED_WELL)).to_numpy(
         dtype=bool) & (turn_codes >= 0)
     codes = np.concatenate([call_codes[unresolved], turn_codes[failed]])
     seqs = np.concatenate([seq_keys(calls["requested_seq"])[unresolved],

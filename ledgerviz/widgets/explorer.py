@@ -15,7 +15,8 @@ from ledgerviz.compare.session_diff import SessionDiff
 from ledgerviz.display.fragments import fragment_style
 from ledgerviz.html import visible_bidi
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.plot.timeline import fork_story_spec, timeline_spec
+from ledgerviz.plot.incident import incident_view
+from ledgerviz.plot.timeline import XRange, fork_story_spec, timeline_spec
 from ledgerviz.recovery import ForkRefused
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Policy
 from ledgerviz.widgets.context_pane import context_html
@@ -24,6 +25,7 @@ from ledgerviz.widgets.diff_explorer import DiffExplorer
 from ledgerviz.widgets.figure_display import FitWidth, sync_figure_state
 from ledgerviz.widgets.figure_update import FigureUpdater
 from ledgerviz.widgets.live_figure import LiveFigure
+from ledgerviz.widgets.search import find_events
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
 
@@ -36,6 +38,10 @@ FIGURE_CLASS = "lv-figure"
 """The class the figure widget carries, so the stylesheet stretches it to the output width."""
 EXPLORER_CLASS = "lv-explorer"
 """The class of the explorer's box, by which a page (or a browser test) finds it."""
+BUSY_CLASS = "lv-busy"
+"""The class the explorer's box carries while it computes a change (its panes then fade)."""
+STYLE = (f"<style>.{BUSY_CLASS} .{FIGURE_CLASS}, .{BUSY_CLASS} .lv-pane "
+         "{opacity: .4; transition: opacity .2s}</style>")
 CUTS_KEPT = 16
 DETAIL_LIMIT = 2_000
 PICKER_WINDOW = 400
@@ -45,12 +51,19 @@ class Explorer(widgets.VBox):
     """An ipywidgets box exploring one session of a ledger under each recovery policy.
 
     Controls: ``session`` (Dropdown), ``policy`` (ToggleButtons), ``crash_point`` (IntSlider:
-    keep the first n events, as if the process died there), ``event`` (Dropdown of event
-    indices, up to :data:`PICKER_WINDOW` around the selection; ``find`` jumps to a seq, and
-    clicking a point of the timeline selects the event at that seq). Outputs: ``summary``
-    (Label), ``figure`` (one plotly FigureWidget, updated in place with only what changed),
-    ``details`` and ``context`` (HTML panes, every ledger string escaped).
+    keep the first n events, as if the process died there), ``previous_incident`` and
+    ``next_incident`` (Buttons walking the incidents: fork points, calls without a result,
+    turns not completed), ``event`` (Dropdown of event indices, up to :data:`PICKER_WINDOW`
+    around the selection; clicking a point of the timeline selects the event at that seq),
+    ``find`` (Text: a seq, call id, tool name or message text; its ``matches`` Dropdown
+    selects one). Outputs: ``summary`` (Label), ``figure`` (one plotly FigureWidget, updated
+    in place with only what changed), ``details`` and ``context`` (HTML panes, every ledger
+    string escaped).
 
+    The timeline opens on the first incident (the event picker too) with the whole session
+    as an overview strip; a zoom or pan redraws the range in view, item by item once few
+    enough. While a change is computed the box carries :data:`BUSY_CLASS`; the summary is
+    the last pane to change, so once it names the new view every pane shows it.
     The recovery of each (crash point, policy) is computed once; the last
     :data:`CUTS_KEPT` cuts are kept.
     """
@@ -71,6 +84,10 @@ class Explorer(widgets.VBox):
         self._stories: dict[tuple[str, int], Ledger | None] = {}
         self._analysis: Analysis | None = None
         self._picker_range = range(0)
+        self._incidents: list[int] = []
+        self._x_range: XRange = "incident"
+        self._opening = True  # a session opened: the picker starts at its first incident
+        self._shown_range: tuple[float, float] | None = None
         key = session if session is not None else keys[0]
         total = self._event_count(key)
         self.session = widgets.Dropdown(options=[(visible_bidi(k), k) for k in keys], value=key,
@@ -90,19 +107,29 @@ class Explorer(widgets.VBox):
         self.figure = LiveFigure(layout={"template": {}})
         self.figure.add_class(FIGURE_CLASS)
         self._updater = FigureUpdater(self.figure, self._on_click)
+        self.previous_incident = widgets.Button(description="◀ incident",
+                                                tooltip="the incident before the selection")
+        self.next_incident = widgets.Button(description="incident ▶",
+                                            tooltip="the incident after the selection")
+        self.incident = widgets.Label()
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))
-        self.find = widgets.Text(description="Go to seq", placeholder="seq, then Enter",
-                                 continuous_update=False)
+        self.find = widgets.Text(description="Find", continuous_update=False,
+                                 placeholder="seq, call id, tool or text, then Enter")
+        self.matches = widgets.Dropdown(description="Matches", layout=widgets.Layout(width="95%"))
         self.details = widgets.HTML()
         self.context = widgets.HTML()
+        for pane in (self.details, self.context):
+            pane.add_class("lv-pane")
         super().__init__(children=[
-            widgets.HTML(fragment_style()),
+            widgets.HTML(fragment_style() + STYLE),
             widgets.HBox([self.session, self.policy]),
             self.crash_point,
             self.summary,
+            widgets.HBox([self.previous_incident, self.next_incident, self.incident]),
             self.figure,
             FitWidth(self.figure),
-            widgets.HBox([widgets.VBox([self.find, self.event, self.details], layout=HALF),
+            widgets.HBox([widgets.VBox([self.find, self.matches, self.event, self.details],
+                                       layout=HALF),
                           widgets.VBox([self.context], layout=HALF)]),
         ])
         self.add_class(EXPLORER_CLASS)
@@ -111,6 +138,10 @@ class Explorer(widgets.VBox):
         self.crash_point.observe(self._on_view, names="value")
         self.event.observe(self._on_event, names="value")
         self.find.observe(self._on_find, names="value")
+        self.matches.observe(self._on_match, names="value")
+        self.previous_incident.on_click(lambda _button: self._step_incident(-1))
+        self.next_incident.on_click(lambda _button: self._step_incident(1))
+        self.figure.layout.on_change(self._on_zoom, "xaxis.range")
         self._render()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -140,6 +171,26 @@ class Explorer(widgets.VBox):
         if index not in self._picker_range:
             self._fill_picker(self.analysis, index)
         self.event.value = index
+
+    @property
+    def incidents(self) -> list[int]:
+        """Return the seqs of the incidents of the view shown (``layout.meta.incidents``)."""
+        return list(self._incidents)
+
+    def focus_seq(self, seq: int) -> bool:
+        """Select the event with ``seq`` and show the timeline around it unless it is in view
+        already; return whether such an event exists."""
+        if not self.select_seq(seq):
+            return False
+        shown = self._shown_range
+        if shown is not None and shown[0] <= seq <= shown[1]:
+            return True
+        seqs = [s for s in self.analysis.seqs if s is not None]
+        window = incident_view(seq, min(seqs), max(seqs)) if seqs else None
+        if window is not None:
+            self._x_range = window
+            self._draw()
+        return True
 
     def _event_count(self, key: str) -> int:
         return next(len(log.events) for log in self.ledger.sessions if log.key == key)
@@ -178,17 +229,74 @@ class Explorer(widgets.VBox):
         return self._stories[key]
 
     def _spec(self, view: Ledger, analysis: Analysis) -> dict[str, Any]:
-        """Return the timeline shown: under the fork policy, the story of the cut and the
-        child ``fork`` would write at it when there is a boundary; else the cut alone."""
+        """Return the timeline shown, over the x range chosen (the first incident's at
+        first): under the fork policy, the story of the cut and the child ``fork`` would
+        write at it when there is a boundary; else the cut alone."""
         policy = self.policy.value
         story = self._story(view) if policy == "fork" else None
         spec = None if story is None else fork_story_spec(
-            story, policy, detail_limit=DETAIL_LIMIT, name_session=False)
+            story, policy, detail_limit=DETAIL_LIMIT, name_session=False,
+            x_range=self._x_range, redrawn=True)
         if spec is not None:
             return spec
         return timeline_spec(view.recovery(policy).frames, session=self.session.value,
                              policy=policy, fork_points=analysis.fork_points, axis="order",
-                             detail_limit=DETAIL_LIMIT, name_session=False)
+                             detail_limit=DETAIL_LIMIT, name_session=False,
+                             x_range=self._x_range, redrawn=True)
+
+    def _draw(self) -> None:
+        """Draw the timeline of the shown view over the chosen x range."""
+        with paused_gc():
+            view = self._view()
+            spec = self._spec(view, self.analysis)
+            self._incidents = list(spec["layout"].get("meta", {}).get("incidents", []))
+            shown = spec["layout"]["xaxis"].get("range")
+            self._shown_range = None if shown is None else (shown[0], shown[1])
+            self._updater.show(spec)
+
+    def _on_zoom(self, _layout: Any, x_range: Any) -> None:
+        """Redraw the range the reader zoomed or panned to (finer where few items are in it)."""
+        if self._syncing or self._analysis is None or x_range is None or len(x_range) != 2:
+            return
+        wanted = (float(x_range[0]), float(x_range[1]))
+        if self._shown_range is not None and all(
+                abs(a - b) < 1e-6 for a, b in zip(wanted, self._shown_range, strict=True)):
+            return
+        self._x_range = wanted
+        self._syncing = True
+        try:
+            self._draw()
+        finally:
+            self._syncing = False
+
+    def _step_incident(self, step: int) -> None:
+        """Select the incident before (``step`` -1) or after (+1) the selected event."""
+        index = self.event.value
+        here = None if index is None else self.analysis.seqs[index]
+        if here is None:
+            targets = self._incidents[:1] if step > 0 else self._incidents[-1:]
+        elif step > 0:
+            targets = [s for s in self._incidents if s > here][:1]
+        else:
+            targets = [s for s in self._incidents if s < here][-1:]
+        if targets:
+            self.focus_seq(targets[0])
+
+    def _show_incident(self) -> None:
+        """Say which incident is selected, of how many, and enable the buttons that move."""
+        index = self.event.value
+        here = None if index is None or self._analysis is None else self.analysis.seqs[index]
+        count = len(self._incidents)
+        self.previous_incident.disabled = not any(
+            here is None or s < here for s in self._incidents)
+        self.next_incident.disabled = not any(here is None or s > here for s in self._incidents)
+        if not count:
+            self.incident.value = "no incidents"
+        elif here in self._incidents:
+            self.incident.value = (f"incident {self._incidents.index(here) + 1} of {count} · "
+                                   f"seq {here}")
+        else:
+            self.incident.value = f"{count} incident{'s' * (count != 1)}"
 
     def _on_session(self, _change: dict[str, Any]) -> None:
         total = self._event_count(self.session.value)
@@ -201,6 +309,8 @@ class Explorer(widgets.VBox):
         finally:
             self._syncing = False
         self._analysis = None  # a selection never carries over to another session
+        self._x_range = "incident"
+        self._opening = True
         self._render()
 
     def _on_view(self, _change: dict[str, Any]) -> None:
@@ -211,12 +321,25 @@ class Explorer(widgets.VBox):
         if not self._syncing and change["new"] is not None:
             self.details.value = event_details_html(self.analysis, change["new"],
                                                     self._calls_frame())
+            self._show_incident()
 
     def _on_find(self, change: dict[str, Any]) -> None:
-        text = change["new"].strip()
-        if text.lstrip("-").isdigit():
-            found = self.select_seq(int(text))
-            self.find.description = "Go to seq" if found else "no such seq"
+        """List what the find box matches and show the first match."""
+        matches, total = find_events(self.analysis, self._messages_frame(), change["new"])
+        self._syncing, syncing = True, self._syncing
+        try:
+            self.matches.options = matches
+            self.matches.value = None
+        finally:
+            self._syncing = syncing
+        self.matches.description = (f"{total:,} match{'es' * (total != 1)}"
+                                    if change["new"].strip() else "Matches")
+        if matches:
+            self.matches.value = matches[0][1]
+
+    def _on_match(self, change: dict[str, Any]) -> None:
+        if not self._syncing and change["new"] is not None:
+            self.focus_seq(change["new"])
 
     def _on_click(self, _trace: Any, points: Points, _state: Any) -> None:
         for x in points.xs:
@@ -224,28 +347,42 @@ class Explorer(widgets.VBox):
                 return
 
     def _render(self) -> None:
-        """Show the chosen session, policy and crash point. The cyclic garbage collector
-        waits meanwhile: a change allocates many objects and no cycles, and a collection
-        would walk every event of the ledger."""
-        with paused_gc():
-            self._show()
+        """Show the chosen session, policy and crash point, the box marked busy meanwhile.
+        The cyclic garbage collector waits meanwhile: a change allocates many objects and no
+        cycles, and a collection would walk every event of the ledger."""
+        self.add_class(BUSY_CLASS)
+        self.summary.value = f"computing {self.session.value} · {self.policy.value} …"
+        try:
+            with paused_gc():
+                self._show()
+        finally:
+            self.remove_class(BUSY_CLASS)
 
     def _show(self) -> None:
+        """Update every pane, the summary last."""
         key, policy = self.session.value, self.policy.value
         view = self._view()
         recovery = view.recovery(policy)
         analysis = recovery.analyses[key]
         kept = self._still_shown(analysis)
         self._analysis = analysis
-        self.summary.value = crash_summary(analysis, self.crash_point.value,
-                                           self._event_count(key))
-        self._updater.show(self._spec(view, analysis))
+        self._syncing, syncing = True, self._syncing
+        try:
+            self._draw()
+        finally:
+            self._syncing = syncing
         self._show_events(analysis, kept)
         self.context.value = self._context_html(view)
+        self.summary.value = crash_summary(analysis, self.crash_point.value,
+                                           self._event_count(key))
 
     def _calls_frame(self) -> pd.DataFrame:
         """Return the calls frame of the shown cut and policy (the timeline built it)."""
         return self._view().recovery(self.policy.value).frames.calls
+
+    def _messages_frame(self) -> pd.DataFrame:
+        """Return the messages frame of the shown cut and policy (built on the first find)."""
+        return self._view().recovery(self.policy.value).frames.messages
 
     def _still_shown(self, analysis: Analysis) -> int | None:
         """Return the index in ``analysis`` of the event selected so far, if it is still there.
@@ -262,8 +399,12 @@ class Explorer(widgets.VBox):
         return new if analysis.events[new].get("type") == old.events[index].get("type") else None
 
     def _show_events(self, analysis: Analysis, index: int | None) -> None:
-        """Fill the event picker and select ``index``, or else the crash-point event."""
-        if index is None:  # the last recorded event
+        """Fill the event picker and select ``index``, or else (on a session opened) the
+        first incident's event, or else the last recorded event (the crash point's)."""
+        if index is None and self._opening and self._incidents:
+            index = index_of_seq(analysis, self._incidents[0])
+        self._opening = False
+        if index is None:
             recorded = analysis.recorded
             index = next((i for i in range(len(recorded) - 1, -1, -1) if recorded[i]), None)
         self._syncing = True
@@ -276,6 +417,7 @@ class Explorer(widgets.VBox):
             "<i>no event</i>" if index is None
             else event_details_html(analysis, index, self._calls_frame())
         )
+        self._show_incident()
 
 
     def _fill_picker(self, analysis: Analysis, around: int | None) -> None:

@@ -206,7 +206,10 @@ def test_session_picker_switches_slider_range_and_figure() -> None:
     explorer.select_seq(0)  # turn/start in both files: the selection must still not carry over
     plain = events_of(PLAIN_TURN)
     explorer.session.value = ledger.keys[1]
-    assert explorer.analysis.seqs[explorer.event.value] == len(plain) - 1
+    # it opens on its one incident: the turn left open, closed by the synthetic turn/end
+    assert explorer.incidents == [len(plain) + 1]
+    assert explorer.analysis.seqs[explorer.event.value] == len(plain) + 1
+    assert explorer.incident.value == f"incident 1 of 1 · seq {len(plain) + 1}"
     assert (explorer.crash_point.max, explorer.crash_point.value) == (len(plain), len(plain))
     # the session picker names the session, so the title states the drawn session's counts
     title = explorer.figure.layout.title.text

@@ -1,0 +1,111 @@
+"""The explorer opens on the incident, walks the incidents, redraws the range zoomed to, finds
+calls and text, and never shows a new summary before the panes it sums up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ledgerviz
+from ledgerviz.plot import incident, style
+from ledgerviz.simulate import write_scenario
+from ledgerviz.widgets import Explorer, explore
+from ledgerviz.widgets import explorer as explorer_module
+
+
+@pytest.fixture(scope="module")
+def crashed_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # 40 ordinary turns (594 events in all), then a turn that dies after the first of four
+    # results: one call dispatched without a result, two never dispatched
+    path = tmp_path_factory.mktemp("explorer") / "crashed.jsonl"
+    write_scenario("crash-mid-dispatch", path, turns=40)
+    return path
+
+
+@pytest.fixture
+def crashed(crashed_path: Path, monkeypatch: pytest.MonkeyPatch) -> Explorer:
+    monkeypatch.setattr(explorer_module, "DETAIL_LIMIT", 100)
+    return explore(ledgerviz.load(crashed_path), policy="fork")
+
+
+def shown(explorer: Explorer, name: str) -> list[float]:
+    return sorted(x for t in explorer.figure.data if t.name == name
+                  for x in np.asarray(t.x, dtype=float).tolist())
+
+
+def test_it_opens_on_the_fork_point_and_walks_the_incidents(crashed: Explorer) -> None:
+    (fork,) = crashed.analysis.fork_points
+    calls = [c for c in crashed.analysis.calls if c.status != "ok"]
+    assert crashed.incidents == sorted({fork, *(c.requested_seq for c in calls)})
+    low, high = crashed.figure.layout.xaxis.range
+    assert low < fork < high and high - low == incident.WINDOW + 1
+    assert crashed.analysis.seqs[crashed.event.value] == crashed.incidents[0] == fork
+    assert crashed.incident.value == f"incident 1 of {len(crashed.incidents)} · seq {fork}"
+    assert crashed.previous_incident.disabled and crashed.next_incident.disabled  # the one
+    crashed.policy.value = "synthesize"  # which closes the turn: "interrupted" is one more
+    (interrupted,) = [i for i, e in enumerate(crashed.analysis.events)
+                      if e["type"] == "turn/end" and not crashed.analysis.recorded[i]]
+    end = crashed.analysis.seqs[interrupted]
+    assert crashed.incidents == [fork, end]
+    assert crashed.analysis.seqs[crashed.event.value] == fork  # the selection stays
+    crashed.next_incident.click()
+    assert crashed.analysis.seqs[crashed.event.value] == end
+    assert crashed.incident.value == f"incident 2 of 2 · seq {end}"
+    assert crashed.next_incident.disabled and not crashed.previous_incident.disabled
+    crashed.previous_incident.click()
+    assert crashed.analysis.seqs[crashed.event.value] == fork
+
+
+def test_a_zoom_redraws_the_range_item_by_item(crashed: Explorer) -> None:
+    events = crashed.ledger.recovery("fork").frames.events
+    log_only = events.loc[events["branch"] == "log", "seq"].astype(float)
+    low, high = crashed.figure.layout.xaxis.range
+    assert len(log_only[(log_only > low) & (log_only < high)]) > 100  # grouped in view
+    assert shown(crashed, style.LEGEND_LOG_EVENT) == []
+    crashed.figure.layout.xaxis.range = (300.5, 360.5)  # what a box zoom sends
+    wanted = log_only[(log_only > 300.5) & (log_only < 360.5)].tolist()
+    assert 0 < len(wanted) <= 100
+    assert shown(crashed, style.LEGEND_LOG_EVENT) == sorted(wanted)
+    grouped = next(t for t in crashed.figure.data
+                   if t.name == f"{style.LEGEND_LOG_EVENT} (grouped)")
+    assert all(h.endswith("<i>grouped: zoom in to see each</i>") for h in grouped.hovertext if h)
+    assert tuple(crashed.figure.layout.xaxis.range) == (300.5, 360.5)
+
+
+def test_find_selects_a_call_by_id_a_tool_or_text(crashed: Explorer) -> None:
+    call = next(c for c in crashed.analysis.calls if c.status == "outcome_unknown")
+    crashed.find.value = call.call_id
+    assert crashed.matches.description == "1 match"
+    assert crashed.analysis.seqs[crashed.event.value] == call.dispatched_seq
+    assert call.call_id in crashed.details.value
+    first = crashed.analysis.calls[0]
+    crashed.find.value = first.call_id[:-2] + "zz"  # no such call, no such text
+    assert crashed.matches.description == "0 matches" and crashed.matches.options == ()
+    crashed.find.value = first.name.upper()  # a tool name, any case
+    named = [c.call_id for c in crashed.analysis.calls if c.name == first.name]
+    listed = [label.split(" ")[1] for label, _ in crashed.matches.options
+              if label.startswith("call ")]  # then the messages whose text names the tool
+    assert listed == named and len(named) > 1
+    crashed.find.value = str(first.requested_seq)
+    assert crashed.analysis.seqs[crashed.event.value] == first.requested_seq
+    low, high = crashed.figure.layout.xaxis.range
+    assert low < first.requested_seq < high  # the view moved to it
+
+
+def test_a_session_switch_marks_busy_and_changes_the_summary_last(crashed_path: Path) -> None:
+    other = Path(ledgerviz.__file__).parent / "examples" / "clean.jsonl"
+    explorer = explore(ledgerviz.load([crashed_path, other]))
+    changes: list[str] = []
+    for name in ("summary", "details", "context", "event"):
+        getattr(explorer, name).observe(lambda _c, name=name: changes.append(name), "value")
+    explorer.observe(lambda c: changes.append(
+        "busy" if explorer_module.BUSY_CLASS in c["new"] else "idle"), "_dom_classes")
+    show = explorer._updater.show
+    explorer._updater.show = lambda spec: (changes.append("figure"), show(spec))
+    explorer.session.value = explorer.ledger.keys[1]
+    assert changes[:2] == ["busy", "summary"]  # "computing …" first
+    assert changes[-2:] == ["summary", "idle"]
+    assert {"figure", "details", "context"} <= set(changes[2:-2])
+    assert explorer.summary.value.startswith("whole ledger (")
