@@ -45,8 +45,9 @@ CORPUS = (sorted((DATA / "dsh").glob("*.jsonl")) + sorted(EXAMPLES.glob("*.jsonl
           + sorted((DATA / "claude_code").glob("*.jsonl")))  # Claude Code transcripts
 MARK = "lvpwn"
 STRUCTURAL = {"type", "id", "callId", "toolCallId", "code", "uuid", "parentUuid", "tool_use_id"}
-# Attributes that only show text: escaped ledger text inside them is harmless.
-INERT_ATTRIBUTES = {"title", "alt", "value", "aria-label", "data-label"}
+# Attributes that only show or name text: escaped ledger text inside them is harmless (the
+# report's anchors hold percent-encoded session ids; its filter reads data-text).
+INERT_ATTRIBUTES = {"title", "alt", "value", "aria-label", "data-label", "id", "data-text"}
 
 Path_ = tuple[Any, ...]
 
@@ -163,7 +164,8 @@ class Markup(HTMLParser):
         for name, value in attrs:
             if MARK in name:
                 self.leaks.append(f"attribute {name} on <{tag}>")
-            elif value and MARK in value and name not in INERT_ATTRIBUTES:
+            elif (value and MARK in value and name not in INERT_ATTRIBUTES
+                  and not (name == "href" and value.startswith("#session-"))):
                 self.leaks.append(f"ledger text in {name}= of <{tag}>")
 
     handle_startendtag = handle_starttag

@@ -14,7 +14,10 @@ from unanswered import write_unanswered
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.examples import example_paths
+from ledgerviz.html import escape
 from ledgerviz.report import render_report, write_report
+from ledgerviz.report.anchors import session_anchor
+from ledgerviz.simulate import write_scenario
 
 TESTS = Path(__file__).resolve().parent
 DSH = sorted((TESTS / "data" / "dsh").glob("*.jsonl"))
@@ -95,7 +98,8 @@ def test_overview_has_one_row_per_session_with_its_counts(hostile_page) -> None:
     _, document, _ = hostile_page
     overview = document[document.index('<section class="overview">'):
                         document.index('<section class="session"')]
-    rows = [re.findall(r'<td data-sort="([^"]*)">', row) for row in overview.split("<tr>")[2:]]
+    rows = [re.findall(r'<td data-sort="([^"]*)">', row)
+            for row in re.split(r"<tr[ >]", overview)[2:]]
     assert len(rows) == 2
     # the hostile ledger, worked out from its file: 11 recorded events, 1 turn, 3 calls of which
     # read_file ok, call-2 dispatched without result, call-3 never dispatched; one fork point
@@ -173,7 +177,7 @@ def test_hostile_ledger_renders_as_text(hostile_page) -> None:
     assert page.count("img") == 0
     assert page.count("a") == 2  # the two navigation links
     hrefs = [a.get("href") for t, a in page.tags if t == "a"]
-    assert hrefs == ["#session-0", "#session-1"]
+    assert hrefs == [f"#{session_anchor(key)}" for key in hostile_page[0].keys]
     text = "".join(page.text)
     assert SCRIPT in text  # tool arguments shown literally in the unanswered-calls table
     assert f"Session hostile{IMG}" in text
@@ -183,7 +187,7 @@ def test_hostile_ledger_renders_as_text(hostile_page) -> None:
 
 def test_sections_hold_unanswered_calls_fork_points_providers_diagnostics(hostile_page) -> None:
     ledger, document, _ = hostile_page
-    hostile = document[document.index('id="session-1"'):]
+    hostile = document[document.index(f'id="{session_anchor(ledger.keys[1])}"'):]
     text = "".join(Page(hostile).text)
     calls = ledger.session(1).frames.calls
     unanswered = calls[calls["status"].isin(["outcome_unknown", "not_started"])]
@@ -214,7 +218,7 @@ def test_sections_hold_unanswered_calls_fork_points_providers_diagnostics(hostil
 
 def test_summary_counts_come_from_the_frames(hostile_page) -> None:
     ledger, document, _ = hostile_page
-    hostile = document[document.index('id="session-1"'):]
+    hostile = document[document.index(f'id="{session_anchor(ledger.keys[1])}"'):]
     frames = ledger.session(1).recovery("fork").frames
     recorded = int(frames.events["recorded"].astype(bool).sum())
     assert recorded == 11
@@ -263,8 +267,8 @@ def test_cli_no_pack_writes_plain_section_bodies(tmp_path: Path) -> None:
     assert main(["report", str(HOSTILE), "-o", str(packed)]) == 0
     assert main(["report", str(HOSTILE), "--no-pack", "-o", str(plain)]) == 0
     packed_text, plain_text = (p.read_text(encoding="utf-8") for p in (packed, plain))
-    assert "<h3>Unanswered tool calls</h3>" in plain_text
-    assert "<h3>Unanswered tool calls</h3>" not in packed_text
+    assert ">Unanswered tool calls</h3>" in plain_text
+    assert ">Unanswered tool calls</h3>" not in packed_text
     assert len(PLACEHOLDER.findall(packed_text)) == 1 and PLACEHOLDER.findall(plain_text) == []
 
 
@@ -277,11 +281,11 @@ def test_long_lists_show_their_first_items_and_count_the_rest(monkeypatch) -> No
     monkeypatch.setattr(report, "PROBLEM_LIMIT", 2)
     (path,) = [p for p in example_paths() if p.name == "crash-before-dispatch.jsonl"]
     document = render_report(ledgerviz.load(path), packed=False)
-    unanswered = document[document.index("<h3>Unanswered tool calls</h3>"):
-                          document.index("<h3>What the tools returned</h3>")]
+    unanswered = document[document.index(">Unanswered tool calls</h3>"):
+                          document.index(">What the tools returned</h3>")]
     assert unanswered.count('<span class="lv-badge not_started"') == 3
     assert "… 1 more unanswered call not shown" in unanswered
-    providers = document[document.index("<h3>Provider validity"):document.index("<h3>Diagnostics")]
+    providers = document[document.index(">Provider validity"):document.index(">Diagnostics</h3>")]
     assert providers.count("<code>missing_result</code>") == 2 * 2  # recorded × two providers
     assert providers.count("… 2 more problems not shown") == 2
 
@@ -296,8 +300,48 @@ def test_fork_points_past_the_row_limit_are_counted(tmp_path: Path, monkeypatch)
     points = ledger.recovery("fork").analyses[ledger.keys[0]].fork_points
     assert len(points) > 3  # turns whose dispatched calls went unanswered
     document = render_report(ledger, packed=False)
-    section = document[document.index("<h3>Fork points</h3>"):
-                       document.index("<h3>Provider validity")]
+    section = document[document.index(">Fork points</h3>"):
+                       document.index(">Provider validity")]
     assert [int(seq) for seq in re.findall(r"<td><b>(\d+)</b></td>", section)] == points[:3]
     assert section.count("<td>assistant/message</td>") == 3
     assert f"… {len(points) - 3} more fork points not shown" in section
+
+
+def test_sections_and_their_parts_are_anchored_by_session_id(hostile_page) -> None:
+    ledger, document, _ = hostile_page
+    key = ledger.keys[1]
+    for part in ("timeline", "unanswered", "results", "fork-points", "providers",
+                 "diagnostics"):
+        assert document.count(f'id="{session_anchor(key)}--{part}"') == 1
+    assert session_anchor("a/b c") == "session-a%2Fb%20c"
+
+
+def test_overview_rows_carry_what_the_filter_reads(hostile_page) -> None:
+    ledger, document, _ = hostile_page
+    # the hostile session (see above): one call of unknown outcome, one never started, a
+    # fork point, both providers valid under fork, a diagnostic (its unknown event type)
+    assert ('<tr data-flags="outcome_unknown not_started fork diagnostics" data-text="'
+            + escape(f"{ledger.keys[1]} {ledger.sessions[1].path}".lower())) in document
+    assert '<select name="flag">' in document and '<form class="find" hidden>' in document
+
+
+def test_calls_tables_list_the_rows_around_the_incident(tmp_path: Path, monkeypatch) -> None:
+    from ledgerviz.report import page as report
+
+    assert report.rows_around(1000, 500, 200) == range(450, 650)
+    assert report.rows_around(1000, 990, 200) == range(800, 1000)
+    assert report.rows_around(1000, None, 200) == range(200)
+    assert report.rows_around(50, 40, 200) == range(50)
+    monkeypatch.setattr(report, "ROW_LIMIT", 8)
+    path = tmp_path / "crashed.jsonl"
+    write_scenario("crash-mid-dispatch", path, turns=20)  # the crash is in the last turn
+    ledger = ledgerviz.load(path)
+    calls = ledger.recovery("recorded").analyses[ledger.keys[0]].calls
+    first_open = next(i for i, c in enumerate(calls) if c.status != "ok")
+    document = render_report(ledger, packed=False)
+    every = document[document.index("every tool call of the session"):]
+    listed = re.findall(r"<code>(call-[0-9a-f]+)</code>", every)
+    start = first_open - 2  # a quarter of 8 before it, kept inside the list
+    start = min(start, len(calls) - 8)
+    assert listed == [c.call_id for c in calls[start:start + 8]]
+    assert f"… {start} earlier calls not shown" in every

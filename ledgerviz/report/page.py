@@ -30,6 +30,7 @@ from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Analysis, Call
 from ledgerviz.recovery.pairing import Problem
 from ledgerviz.recovery.providers import PROVIDERS
 from ledgerviz.recovery.vocab import OPEN_STATUSES
+from ledgerviz.report.anchors import PARTS, part_anchor, session_anchor
 from ledgerviz.report.figures import (
     figure_height,
     figure_html,
@@ -51,6 +52,24 @@ PROBLEM_LIMIT = 20
 """Pairing problems listed per policy and provider; the rest are counted."""
 
 
+FILTERS = {
+    "": "every session",
+    "outcome_unknown": "with a call of unknown outcome",
+    "not_started": "with a call never started",
+    "error": "with a tool error",
+    "fork": "with a fork point",
+    "invalid": "whose next request is invalid",
+    "diagnostics": "with diagnostics",
+}
+"""The overview's filter: the flag a session's row must carry, and what it says."""
+
+
+FIND_FORM = ('<form class="find" hidden><input type="search" name="find" '
+             'placeholder="call id, tool or text" aria-label="find in every session">'
+             '<button>Find</button> <span class="found"></span><ol></ol></form>')
+"""The page's find box (shown by the page script, which searches the packed bodies)."""
+
+
 class SessionFacts(NamedTuple):
     """The counts one session shows in its summary cards and its overview row."""
 
@@ -60,6 +79,15 @@ class SessionFacts(NamedTuple):
     by_status: dict[str, int]
     fork_points: int
     invalid_providers: tuple[str, ...]
+    path: str
+    diagnostics: int
+
+    def flags(self) -> list[str]:
+        """Return the :data:`FILTERS` keys this session matches (its row's ``data-flags``)."""
+        found = [s for s in ("outcome_unknown", "not_started", "error") if self.by_status[s]]
+        return found + [name for name, held in (("fork", self.fork_points),
+                                                ("invalid", self.invalid_providers),
+                                                ("diagnostics", self.diagnostics)) if held]
 
 
 class _Ledgerwide:
@@ -88,6 +116,7 @@ class _Ledgerwide:
         by_status = pd.crosstab(frames.calls["session"], frames.calls["status"].astype(object)
                                 ).to_dict("index")  # plain dicts: read once per session
         fork = self.ledger.recovery("fork").analyses
+        logs = {log.key: log for log in self.ledger.sessions}
         facts = {}
         for key in self.ledger.keys:
             valid = self.context(self.policy, key).valid
@@ -99,6 +128,8 @@ class _Ledgerwide:
                 by_status={s: int(status_row.get(s, 0)) for s in style.STATUS_ORDER},
                 fork_points=len(fork[key].fork_points),
                 invalid_providers=tuple(p for p in PROVIDERS if not valid[p]),
+                path=str(logs[key].path),
+                diagnostics=len(logs[key].diagnostics),
             )
         return facts
 
@@ -120,25 +151,35 @@ def _validity(facts: SessionFacts) -> tuple[str, str]:
     return badge("invalid", f"invalid: {names}"), str(len(facts.invalid_providers))
 
 
-def _overview(rows_of: Sequence[tuple[int, str, SessionFacts]]) -> str:
-    """Return the sortable overview table: one row per ``(index, key, facts)`` of a session,
-    linked to its section (numbers sort by their ``data-sort`` value, the session column by
-    its text)."""
+def _overview(rows_of: Sequence[tuple[str, SessionFacts]]) -> str:
+    """Return the sortable, filterable overview table: one row per ``(key, facts)``
+    of a session, linked to its section (numbers sort by their ``data-sort`` value, the
+    session column by its text; the page script filters rows by their ``data-flags`` and
+    by text, the session id or file, with the controls it shows)."""
     headers = ("session", "events", "turns", "calls", *(s.replace("_", " ") for s in
                style.STATUS_ORDER), "fork points", "next request")
     rows = []
-    for index, key, fact in rows_of:
+    for key, fact in rows_of:
         validity, validity_key = _validity(fact)
-        cells = [f'<td><a href="#session-{index}">{escape(key, 80)}</a></td>',
+        cells = [f'<td><a href="#{escape(session_anchor(key))}" title="{escape(fact.path)}">'
+                 f"{escape(key, 80)}</a></td>",
                  *(f'<td data-sort="{n}">{n}</td>' for n in (
                      fact.events, fact.turns, fact.calls, *fact.by_status.values(),
                      fact.fork_points)),
                  f'<td data-sort="{validity_key}">{validity}</td>']
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+        rows.append(f'<tr data-flags="{" ".join(fact.flags())}" '
+                    f'data-text="{escape(f"{key} {fact.path}".lower())}">'
+                    + "".join(cells) + "</tr>")
     head = "".join(f'<th title="sort">{h}</th>' for h in headers)
-    return (f'<section class="overview"><h2>Overview</h2><p class="meta">One row per session;'
-            f" click a column to sort, a session to jump to it.</p>"
-            f'<table class="sortable"><thead><tr>{head}</tr></thead>'
+    options = "".join(f'<option value="{name}">{label}</option>'
+                      for name, label in FILTERS.items())
+    controls = ('<div class="filter" hidden><label>Show sessions <select name="flag">'
+                f'{options}</select></label> <label>matching <input type="search" '
+                'name="text" placeholder="session id or file"></label> '
+                '<span class="shown"></span></div>')
+    return (f'<section class="overview"><h2>Overview</h2><p class="meta">One '
+            "row per session; click a column to sort, a session to jump to it.</p>"
+            f'{controls}<table class="sortable"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></section>")
 
 
@@ -159,10 +200,23 @@ def _unanswered(recorded: Analysis) -> str:
                                                                  "unanswered call")
 
 
+def rows_around(count: int, focus: int | None, limit: int) -> range:
+    """Return the positions of the at most ``limit`` rows of ``count`` a table lists: those
+    around row ``focus`` (the incident's; a quarter of them before it), else the first:
+    ``rows_around(1000, 500, 200)`` is ``range(450, 650)``."""
+    if focus is None or count <= limit:
+        return range(min(count, limit))
+    start = min(max(0, focus - limit // 4), count - limit)
+    return range(start, start + limit)
+
+
 def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
-    """Return a table of ``calls`` (first :data:`ROW_LIMIT`) with their arguments and the
-    results ``analysis`` holds for them."""
-    shown = calls[:ROW_LIMIT]
+    """Return a table of ``calls`` with their arguments and the results ``analysis`` holds
+    for them: the :data:`ROW_LIMIT` around the first call without a result (else the
+    first), with a count of those left out before and after."""
+    focus = next((i for i, call in enumerate(calls) if call.status in OPEN_STATUSES), None)
+    listed = rows_around(len(calls), focus, ROW_LIMIT)
+    shown = calls[listed.start:listed.stop]
     texts = result_texts(analysis, [call.result_seq for call in shown])
     rows = [
         (escape(call.name), f"<code>{escape(call.call_id)}</code>", badge(call.status),
@@ -171,8 +225,12 @@ def _calls_table(calls: Sequence[CallFacts], analysis: Analysis) -> str:
          expandable(call_result(call, texts), TEXT_PREVIEW))
         for call in shown
     ]
-    return (html_table(("tool", "call id", "status", "turn / step", "arguments", "result"), rows)
-            + _more(len(calls), ROW_LIMIT, "call"))
+    before = (empty_note(f"… {counted(listed.start, 'earlier call')} not shown")
+              if listed.start else "")
+    return (before
+            + html_table(("tool", "call id", "status", "turn / step", "arguments", "result"),
+                         rows)
+            + _more(len(calls) - listed.start, len(listed), "call"))
 
 
 def _more(count: int, shown: int, noun: str) -> str:
@@ -305,16 +363,21 @@ def _session_section(wide: _Ledgerwide, log: SessionLog, index: int, axis: Axis,
         figures = f'<div class="figure">{figure_html(spec, str(index))}</div>'
         figures_px = figure_height(spec)
         traces = frozenset(trace_types(spec))
-    head = (f'<section class="session" id="session-{index}"><h2>Session {escape(key)}</h2>'
+    head = (f'<section class="session" id="{escape(session_anchor(key))}">'
+            f"<h2>Session {escape(key)}</h2>"
             f'<p class="meta">{meta}</p>')
+
+    def heading(part: str) -> str:
+        return f'<h3 id="{escape(part_anchor(key, part))}">{PARTS[part]}</h3>'
+
     body = (
         f"{_summary(facts)}"
-        f"{figures}"
-        f"<h3>Unanswered tool calls</h3>{_unanswered(recorded)}"
-        f"<h3>What the tools returned</h3>{_tool_results(recorded)}"
-        f"<h3>Fork points</h3>{_fork_points(wide.ledger.recovery('fork').analyses[key])}"
-        f"<h3>Provider validity of the next request</h3>{_providers(wide, key)}"
-        f"<h3>Diagnostics</h3>{_diagnostics(log)}"
+        f'<div id="{escape(part_anchor(key, "timeline"))}">{figures}</div>'
+        f"{heading('unanswered')}{_unanswered(recorded)}"
+        f"{heading('results')}{_tool_results(recorded)}"
+        f"{heading('fork-points')}{_fork_points(wide.ledger.recovery('fork').analyses[key])}"
+        f"{heading('providers')}{_providers(wide, key)}"
+        f"{heading('diagnostics')}{_diagnostics(log)}"
     )
     return _Section(head, body, figures_px, traces)
 
@@ -364,7 +427,7 @@ def report_pieces(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
         for batch in batches(grouped_trees(sessions.lineage), sessions.sizes):
             drawing.draw(batch, step)
     facts = drawing.facts
-    rows = [(i, key, facts[key]) for i, key in enumerate(sessions.keys)]
+    rows = [(key, facts[key]) for key in sessions.keys]
     blocks = [] if drawing.packer is None else drawing.packer.finish()
     drawn = frozenset(drawing.traces)
     head = (
@@ -375,7 +438,7 @@ def report_pieces(ledger: Ledger | LedgerFiles, policy: Policy = DEFAULT_POLICY,
         '<header class="top"><h1>ledgerviz report</h1>'
         f"<p>{counted(len(sessions.keys), 'session')} · timelines drawn under the "
         f"<b>{policy}</b> policy"
-        f"</p>{PAGE_NO_SCRIPT if packed else ''}</header>"
+        f"</p>{PAGE_NO_SCRIPT if packed else ''}{FIND_FORM}</header>"
     )
     foot = (f"<footer>ledgerviz {__version__} · works offline (plotly.js embedded: "
             f"{plotlyjs_label(drawn)})</footer>{page_scripts(drawn)}</body></html>")

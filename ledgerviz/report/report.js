@@ -1,9 +1,12 @@
 // The report's page behaviour. Session bodies and plotly.js are packed (base64 of zlib
 // bytes in inert script blocks): a body is unpacked into its section as it scrolls near, and
 // plotly.js is started when the first timeline is drawn. Timelines are drawn as they scroll
-// into view (and, in idle time, the next few below the view) and WebGL timelines released
-// when they scroll away (browsers keep few WebGL contexts alive). Overview columns sort on click. Every figure's spec is a JSON script next
-// to its plot div.
+// into view (and, in idle time, the next few below the view); WebGL timelines are released
+// when they scroll away (browsers keep few WebGL contexts alive) and every timeline when it is
+// far away (Plotly.purge), so a long scroll keeps the tab's memory bounded. Overview columns
+// sort on click and its rows filter; the find box searches every session's packed body; a
+// link to a part of a packed section unpacks it first. Every figure's spec is a JSON script
+// next to its plot div.
 (function () {
   "use strict";
   var MAX_LIVE_WEBGL = 8;
@@ -203,27 +206,151 @@
     });
   }, { rootMargin: "600px 0px" });
 
+  var FAR = 4000;  // px beyond the view from which any drawn timeline is released
+  var far = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting && live.has(entry.target)) release(entry.target);
+    });
+  }, { rootMargin: FAR + "px 0px" });
+
   function observePlots(root) {
-    root.querySelectorAll("div.lv-plot").forEach(function (div) { plots.observe(div); });
+    root.querySelectorAll("div.lv-plot").forEach(function (div) {
+      plots.observe(div);
+      far.observe(div);
+    });
   }
 
-  function fill(placeholder) {
-    var id = placeholder.dataset.pack;
-    bodies.unobserve(placeholder);
-    plotlyStarted();  // its timelines will need it: start it while the body unpacks
+  function bodiesOf(id) {
     if (!packs[id]) {
       packs[id] = unpacked(id).then(function (bytes) {
         return JSON.parse(new TextDecoder().decode(bytes));
       });
     }
+    return packs[id];
+  }
+
+  var filled = new Map();  // placeholder -> promise of its body in the page
+
+  function fill(placeholder) {
+    if (filled.has(placeholder)) return filled.get(placeholder);
+    bodies.unobserve(placeholder);
+    plotlyStarted();  // its timelines will need it: start it while the body unpacks
     placeholder.dataset.state = "unpacking";
-    packs[id].then(function (bodies) {
+    var done = bodiesOf(placeholder.dataset.pack).then(function (bodies) {
       placeholder.innerHTML = bodies[Number(placeholder.dataset.part)];
       placeholder.style.minHeight = "";
       placeholder.dataset.state = "unpacked";
       observePlots(placeholder);
       aheadWhenIdle();
     });
+    filled.set(placeholder, done);
+    return done;
+  }
+
+  // A link to a part of a section (#session-ID--part) whose body is still packed: unpack the
+  // body, then go to the part.
+  function reveal() {
+    var id = location.hash.slice(1);
+    if (!id || document.getElementById(id)) return;
+    var section = document.getElementById(id.split("--")[0]);
+    var lazy = section && section.querySelector("div.lv-lazy");
+    if (!lazy) return;
+    fill(lazy).then(function () {
+      var target = document.getElementById(id);
+      if (target) target.scrollIntoView();
+    });
+  }
+
+  // The overview's filter: rows whose data-flags hold the chosen flag and whose data-text
+  // (session id and file, lower case) holds the text typed.
+  function filterable(overview) {
+    var controls = overview.querySelector("div.filter");
+    if (!controls) return;
+    var flag = controls.querySelector("select"), text = controls.querySelector("input");
+    var count = controls.querySelector(".shown");
+    var rows = Array.prototype.slice.call(overview.querySelectorAll("tbody tr"));
+    function apply() {
+      var wanted = flag.value, needle = text.value.trim().toLowerCase(), shown = 0;
+      rows.forEach(function (row) {
+        var keep = (!wanted || row.dataset.flags.split(" ").indexOf(wanted) >= 0) &&
+          row.dataset.text.indexOf(needle) >= 0;
+        row.hidden = !keep;
+        if (keep) shown += 1;
+      });
+      count.textContent = shown + " of " + rows.length + " shown";
+    }
+    flag.addEventListener("change", apply);
+    text.addEventListener("input", apply);
+    controls.hidden = false;
+    apply();
+  }
+
+  // The find box: every session whose body holds the text (a call id, a tool, any text),
+  // read from the packed bodies without drawing them; a result opens its section there.
+  var FOUND_LISTED = 50;
+
+  function bodyText(section) {
+    var lazy = section.querySelector("div.lv-lazy");
+    if (!lazy || lazy.dataset.state === "unpacked") return Promise.resolve(section.textContent);
+    return bodiesOf(lazy.dataset.pack).then(function (bodies) {
+      var holder = document.createElement("template");
+      holder.innerHTML = bodies[Number(lazy.dataset.part)];
+      return section.querySelector("h2").textContent + " " + holder.content.textContent;
+    });
+  }
+
+  function goTo(section, needle) {
+    var lazy = section.querySelector("div.lv-lazy");
+    return (lazy ? fill(lazy) : Promise.resolve()).then(function () {
+      var walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT), node;
+      while ((node = walker.nextNode())) {
+        if (node.textContent.toLowerCase().indexOf(needle) >= 0) {
+          var hit = node.parentElement;
+          var closed = hit.closest("details:not([open])");
+          if (closed) closed.open = true;
+          document.querySelectorAll(".lv-hit").forEach(function (old) {
+            old.classList.remove("lv-hit");
+          });
+          hit.classList.add("lv-hit");
+          hit.scrollIntoView({ block: "center" });
+          return;
+        }
+      }
+      section.scrollIntoView();
+    });
+  }
+
+  function findable(box) {
+    var input = box.querySelector("input"), list = box.querySelector("ol");
+    var note = box.querySelector(".found");
+    box.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var needle = input.value.trim().toLowerCase();
+      list.textContent = "";
+      if (!needle) { note.textContent = ""; return; }
+      note.textContent = "searching…";
+      var sections = Array.prototype.slice.call(document.querySelectorAll("section.session"));
+      Promise.all(sections.map(bodyText)).then(function (texts) {
+        var found = sections.filter(function (s, i) {
+          return texts[i].toLowerCase().indexOf(needle) >= 0;
+        });
+        note.textContent = found.length + (found.length === 1 ? " session" : " sessions");
+        found.slice(0, FOUND_LISTED).forEach(function (section) {
+          var item = document.createElement("li"), link = document.createElement("a");
+          link.href = "#" + section.id;
+          link.textContent = section.querySelector("h2").textContent;
+          link.addEventListener("click", function (click) {
+            click.preventDefault();
+            history.replaceState(null, "", link.href);
+            goTo(section, needle);
+          });
+          item.appendChild(link);
+          list.appendChild(item);
+        });
+        if (found.length) goTo(found[0], needle);
+      });
+    });
+    box.hidden = false;
   }
 
   var bodies = new IntersectionObserver(function (entries) {
@@ -263,5 +390,9 @@
   });
   observePlots(document);
   document.querySelectorAll("table.sortable").forEach(sortable);
+  document.querySelectorAll("section.overview").forEach(filterable);
+  document.querySelectorAll("form.find").forEach(findable);
+  window.addEventListener("hashchange", reveal);
+  reveal();
   document.body.dataset.ready = "1";
 })();
