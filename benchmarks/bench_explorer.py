@@ -2,6 +2,10 @@
 
 Run on demand: ``python benchmarks/bench_explorer.py [--turns 7200] [--moves 6] [--stages]``
 (7,200 turns of the simulator's ``large`` scenario are about 100k events; 73,000 about 1M).
+``--scenario crash-mid-dispatch`` simulates a crashed session instead (about 13.9 events per
+turn: 72,000 turns are about 1M events, the last turn dies mid-dispatch) and also times, end to
+end, the load plus the first display (the view opened on the fork point) and the first toggle
+to the fork policy, before the slider moves.
 
 The explorer is driven as the tests drive it: setting the crash-point slider and the policy
 toggle from Python, which runs the same observers a browser change runs. Bytes are counted
@@ -104,6 +108,7 @@ def main() -> None:
     """Print medians for the explorer and the naive baseline, then one JSON line."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=7_200)
+    parser.add_argument("--scenario", default="large", choices=("large", "crash-mid-dispatch"))
     parser.add_argument("--moves", type=int, default=6)
     parser.add_argument("--baseline-moves", type=int, default=2)
     parser.add_argument("--ledger", type=Path, help="an existing ledger (skips simulating)")
@@ -113,15 +118,23 @@ def main() -> None:
     if args.stages:
         time_stages()
     path = args.ledger or write_scenario(
-        "large", Path(tempfile.mkdtemp(prefix="ledgerviz-bench-")) / "large.jsonl",
+        args.scenario, Path(tempfile.mkdtemp(prefix="ledgerviz-bench-")) / "ledger.jsonl",
         turns=args.turns)[0]
+    loaded, load_cpu = time.perf_counter(), time.process_time()
     ledger = ledgerviz.load(path)
+    load_ms = (time.perf_counter() - loaded) * 1000
+    load_cpu_ms = (time.process_time() - load_cpu) * 1000
     events = len(ledger.sessions[0].events)
     ipywidgets.Widget._send = _counting_send(ipywidgets.Widget._send)
 
     holder: dict[str, Any] = {}
     first_ms, first_bytes = timed(lambda: holder.setdefault("e", explore(ledger)))
     explorer = holder["e"]
+    opened_on = explorer.figure.layout.xaxis.range
+    fork_ms, fork_bytes = timed(lambda: setattr(explorer.policy, "value", "fork"))
+    first_fork_cpu = CPU_MS.pop()
+    STAGES_OF.pop()
+    explorer.policy.value = "synthesize"
     cuts = [events * (k + 1) // (args.moves + 1) for k in range(args.moves)]
     slider, toggle, sent, changes = [], [], [], []
     for cut in cuts:
@@ -143,8 +156,14 @@ def main() -> None:
     result = {"events": events, "slider_ms": statistics.median(slider),
               "toggle_ms": statistics.median(toggle), "first_ms": first_ms,
               "bytes_per_move": statistics.median(sent),
-              "slowest_change_ms": max(slider + toggle), "most_bytes": max(sent)}
+              "slowest_change_ms": max(slider + toggle), "most_bytes": max(sent),
+              "load_ms": load_ms, "end_to_end_first_ms": load_ms + first_ms,
+              "first_fork_toggle_ms": fork_ms}
     print(f"ledger: {events} events · load average {os.getloadavg()}")
+    print(f"end to end: load {load_ms:.0f} ms ({load_cpu_ms:.0f} ms CPU) + first display "
+          f"{first_ms:.0f} ms ({CPU_MS[0]:.0f} ms CPU) = {load_ms + first_ms:.0f} ms, opened "
+          f"on x {opened_on}; first toggle to fork {fork_ms:.0f} ms ({first_fork_cpu:.0f} ms "
+          f"CPU, {fork_bytes / 1e3:.0f} KB)")
     print(f"explorer: first display {first_ms:.0f} ms ({first_bytes / 1e3:.0f} KB); slider "
           f"{[round(m) for m in slider]} ms; toggle {[round(m) for m in toggle]} ms; sent per "
           f"change {[round(b / 1e3) for b in sent]} KB")
