@@ -308,6 +308,7 @@ class Explorer(widgets.VBox):
             self.crash_point.value = total
         finally:
             self._syncing = False
+        self.find.value = ""  # nor do a search and its matches
         self._analysis = None  # a selection never carries over to another session
         self._x_range = "incident"
         self._opening = True
@@ -325,7 +326,8 @@ class Explorer(widgets.VBox):
 
     def _on_find(self, change: dict[str, Any]) -> None:
         """List what the find box matches and show the first match."""
-        matches, total = find_events(self.analysis, self._messages_frame(), change["new"])
+        matches, total = (find_events(self.analysis, self._messages_frame(), change["new"])
+                           if change["new"].strip() else ([], 0))
         self._syncing, syncing = True, self._syncing
         try:
             self.matches.options = matches

@@ -104,7 +104,12 @@ def test_a_session_switch_marks_busy_and_changes_the_summary_last(crashed_path: 
         "busy" if explorer_module.BUSY_CLASS in c["new"] else "idle"), "_dom_classes")
     show = explorer._updater.show
     explorer._updater.show = lambda spec: (changes.append("figure"), show(spec))
+    explorer.find.value = "read"
+    assert explorer.matches.options
+    changes.clear()
     explorer.session.value = explorer.ledger.keys[1]
+    assert explorer.find.value == "" and explorer.matches.options == ()  # no old matches
+    changes.remove("event")  # the old session's matches, cleared with the find box
     assert changes[:2] == ["busy", "summary"]  # "computing …" first
     assert changes[-2:] == ["summary", "idle"]
     assert {"figure", "details", "context"} <= set(changes[2:-2])
