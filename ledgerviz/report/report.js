@@ -188,6 +188,7 @@
       var box = sections[i].getBoundingClientRect();
       if (box.bottom < 0) continue;
       if (box.top > window.innerHeight && ++below > AHEAD) return;
+      if (box.top > FAR) return;  // it would be put back at once
       var lazy = sections[i].querySelector("div.lv-lazy");
       if (lazy && lazy.dataset.state !== "unpacked") {
         if (!lazy.dataset.state) fill(lazy);
@@ -206,12 +207,31 @@
     });
   }, { rootMargin: "600px 0px" });
 
-  var FAR = 4000;  // px beyond the view from which any drawn timeline is released
+  // Far from the view (FAR px), a drawn timeline is released, and an unpacked body is put
+  // back to its placeholder (unpacked again when it comes near), so the page holds only what
+  // is near the view however far it is scrolled.
+  var FAR = 20000;  // beyond the AHEAD sections drawn in idle time
   var far = new IntersectionObserver(function (entries) {
     entries.forEach(function (entry) {
-      if (!entry.isIntersecting && live.has(entry.target)) release(entry.target);
+      if (entry.isIntersecting) return;
+      if (entry.target.classList.contains("lv-lazy")) repack(entry.target);
+      else if (live.has(entry.target)) release(entry.target);
     });
   }, { rootMargin: FAR + "px 0px" });
+
+  function repack(placeholder) {
+    if (placeholder.dataset.state !== "unpacked") return;
+    placeholder.querySelectorAll("div.lv-plot").forEach(function (div) {
+      release(div);
+      plots.unobserve(div);
+      far.unobserve(div);
+    });
+    placeholder.style.minHeight = placeholder.offsetHeight + "px";
+    placeholder.textContent = "";
+    delete placeholder.dataset.state;
+    filled.delete(placeholder);
+    bodies.observe(placeholder);
+  }
 
   function observePlots(root) {
     root.querySelectorAll("div.lv-plot").forEach(function (div) {
@@ -220,11 +240,17 @@
     });
   }
 
+  // The last few blocks unpacked are kept, decoded: a block holds many bodies in a row.
+  var PACKS_KEPT = 4;
+  var packOrder = [];
+
   function bodiesOf(id) {
     if (!packs[id]) {
       packs[id] = unpacked(id).then(function (bytes) {
         return JSON.parse(new TextDecoder().decode(bytes));
       });
+      packOrder.push(id);
+      while (packOrder.length > PACKS_KEPT) delete packs[packOrder.shift()];
     }
     return packs[id];
   }
@@ -240,6 +266,7 @@
       placeholder.innerHTML = bodies[Number(placeholder.dataset.part)];
       placeholder.style.minHeight = "";
       placeholder.dataset.state = "unpacked";
+      far.observe(placeholder);
       observePlots(placeholder);
       aheadWhenIdle();
     });

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 import pytest
 from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -20,6 +21,7 @@ import ledgerviz
 from ledgerviz.examples import example_paths
 from ledgerviz.plot import traces
 from ledgerviz.report import write_report
+from ledgerviz.report.anchors import session_anchor
 
 pytestmark = pytest.mark.browser
 
@@ -35,6 +37,9 @@ CHROMIUM_WEBGL_CONTEXTS = 16
 MANY_SESSIONS = 1_000
 MANY_SESSIONS_OPEN_BOUND_S = 30
 AHEAD = 16  # sessions below the view whose timelines the page draws in idle time (report.js)
+HUNDRED = 100
+PACE = 1.5  # each hundred sections scrolled and drawn within 1.5 times the first hundred's work
+TAB_MEMORY_MB = 600
 WEBGL_TROUBLE = ("too many active webgl contexts", "context lost", "context_lost")
 
 # What a drawn plot shows, read from the page: its SVG traces that hold a non-empty path (line
@@ -130,7 +135,8 @@ def test_overview_lists_every_session_with_a_link(opened: Opened) -> None:
     rows = page.locator("section.overview tbody tr")
     assert rows.count() == opened.sessions
     targets = rows.locator("a").evaluate_all("links => links.map(a => a.hash)")
-    assert targets == [f"#session-{i}" for i in range(opened.sessions)]
+    ids = page.locator("section.session").evaluate_all("all => all.map(s => '#' + s.id)")
+    assert sorted(targets) == sorted(ids) and len(set(ids)) == opened.sessions
     assert page.locator("section.session").count() == opened.sessions
 
 
@@ -335,7 +341,7 @@ def test_a_many_session_report_opens_on_its_overview(browser: Browser, tmp_path:
     page.wait_for_timeout(1_500)
     assert AHEAD <= page.evaluate(drawn) <= AHEAD + 3
     page.locator("section.overview tbody tr a").last.click()
-    last = page.locator(f"#session-{MANY_SESSIONS - 1}")
+    last = page.locator(f"#{session_anchor(f'copy-{MANY_SESSIONS - 1:04d}')}")
     page.wait_for_function(SECTION_DRAWN, arg=last.element_handle(), timeout=60_000)
     assert last.locator("div.lv-plot").evaluate(EVIDENCE)["svg"] >= 3
     assert "Unanswered tool calls" in last.inner_text()
@@ -348,5 +354,63 @@ def test_a_many_session_report_opens_on_its_overview(browser: Browser, tmp_path:
     assert unpacked_near < 20 and drawn_near < 10  # only what is near the view
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     assert page.locator("footer").is_visible()
+    assert state.errors() == [] and state.page_errors == []
+    page.close()
+
+
+def tab_renderer() -> psutil.Process:
+    """The largest Chromium renderer this process started: the tab's."""
+    renderers = [p for p in psutil.Process().children(recursive=True)
+                 if "--type=renderer" in " ".join(p.cmdline())]
+    return max(renderers, key=lambda p: p.memory_info().rss)
+
+
+def cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+SCROLL_HUNDRED = """async ([from, count]) => {
+    const sections = [...document.querySelectorAll('section.session')].slice(from, from + count);
+    const started = performance.now();
+    for (const section of sections) {
+        section.scrollIntoView();
+        const plot = () => section.querySelector('div.lv-plot');
+        while (!plot() || plot().dataset.state !== 'drawn') {
+            await new Promise(resolve => requestAnimationFrame(resolve));
+        }
+    }
+    return (performance.now() - started) / 1000;
+}"""
+
+
+def test_scrolling_a_many_session_report_keeps_pace_and_memory(browser: Browser,
+                                                               tmp_path: Path) -> None:
+    ledger = ledgerviz.load(many_sessions(tmp_path, MANY_SESSIONS))
+    report = write_report(ledger, tmp_path / "many.html")
+    state = open_report(browser, report, MANY_SESSIONS, timeout_s=MANY_SESSIONS_OPEN_BOUND_S)
+    page = state.page
+    page.wait_for_function("() => document.body.dataset.ready === '1'", timeout=60_000)
+    drawn = "() => document.querySelectorAll('div.lv-plot[data-state=drawn]').length"
+    devtools = page.context.new_cdp_session(page)
+    tab = tab_renderer()
+    seconds, cpu, memory, live = [], [], [], []
+    for start in range(0, MANY_SESSIONS, HUNDRED):  # each section scrolled to until drawn
+        before = cpu_seconds(tab)
+        seconds.append(page.evaluate(SCROLL_HUNDRED, [start, HUNDRED]))
+        cpu.append(cpu_seconds(tab) - before)
+        devtools.send("HeapProfiler.collectGarbage")  # what the tab keeps, not its garbage
+        memory.append(tab.memory_full_info().uss / (1 << 20))  # the tab's own, libraries aside
+        live.append(page.evaluate(drawn))
+        print(f"sections {start}-{start + HUNDRED - 1}: {seconds[-1]:.1f} s wall, "
+              f"{cpu[-1]:.1f} s renderer CPU, {memory[-1]:.0f} MB, {live[-1]} timelines "
+              "drawn", flush=True)
+    measured = {"seconds": [round(x, 1) for x in seconds], "cpu": [round(x, 1) for x in cpu],
+                "renderer_mb": [round(x) for x in memory], "drawn": live}
+    # the renderer's CPU time: on a shared machine wall time is mostly waiting for a core
+    assert all(x <= PACE * cpu[0] for x in cpu[1:]), measured
+    assert max(memory) < TAB_MEMORY_MB, measured
+    # far timelines are released: what stays drawn is what is near the view, not all so far
+    assert max(live) < 2 * AHEAD + 10, measured
     assert state.errors() == [] and state.page_errors == []
     page.close()
