@@ -210,7 +210,7 @@
   // Far from the view (FAR px), a drawn timeline is released, and an unpacked body is put
   // back to its placeholder (unpacked again when it comes near), so the page holds only what
   // is near the view however far it is scrolled.
-  var FAR = 20000;  // beyond the AHEAD sections drawn in idle time
+  var FAR = 40000;  // beyond the AHEAD sections drawn in idle time
   var far = new IntersectionObserver(function (entries) {
     entries.forEach(function (entry) {
       if (entry.isIntersecting) return;
