@@ -316,20 +316,34 @@
   // read from the packed bodies without drawing them; a result opens its section there.
   var FOUND_LISTED = 50;
 
+  // The text nodes a reader sees (a figure's JSON spec and the styles left out).
+  function textNodes(root) {
+    return document.createTreeWalker(root, NodeFilter.SHOW_TEXT, function (node) {
+      return node.parentElement && node.parentElement.closest("script, style")
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+    });
+  }
+
+  function shownText(root) {
+    var walker = textNodes(root), parts = [], node;
+    while ((node = walker.nextNode())) parts.push(node.textContent);
+    return parts.join(" ");
+  }
+
   function bodyText(section) {
     var lazy = section.querySelector("div.lv-lazy");
-    if (!lazy || lazy.dataset.state === "unpacked") return Promise.resolve(section.textContent);
+    if (!lazy || lazy.dataset.state === "unpacked") return Promise.resolve(shownText(section));
     return bodiesOf(lazy.dataset.pack).then(function (bodies) {
       var holder = document.createElement("template");
       holder.innerHTML = bodies[Number(lazy.dataset.part)];
-      return section.querySelector("h2").textContent + " " + holder.content.textContent;
+      return section.querySelector("h2").textContent + " " + shownText(holder.content);
     });
   }
 
   function goTo(section, needle) {
     var lazy = section.querySelector("div.lv-lazy");
     return (lazy ? fill(lazy) : Promise.resolve()).then(function () {
-      var walker = document.createTreeWalker(section, NodeFilter.SHOW_TEXT), node;
+      var walker = textNodes(section), node;
       while ((node = walker.nextNode())) {
         if (node.textContent.toLowerCase().indexOf(needle) >= 0) {
           var hit = node.parentElement;

@@ -414,3 +414,39 @@ def test_scrolling_a_many_session_report_keeps_pace_and_memory(browser: Browser,
     assert max(live) < 2 * AHEAD + 10, measured
     assert state.errors() == [] and state.page_errors == []
     page.close()
+
+
+def test_the_overview_filters_and_the_find_box_opens_a_call(browser: Browser,
+                                                            tmp_path: Path) -> None:
+    ledger = ledgerviz.load(list(example_paths()))
+    state = open_report(browser, write_report(ledger, tmp_path / "find.html"), len(ledger.keys))
+    page = state.page
+    page.wait_for_function("() => document.body.dataset.ready === '1'")
+    forked = [key for key in ledger.keys if ledger.recovery("fork").analyses[key].fork_points]
+    assert 0 < len(forked) < len(ledger.keys)
+    page.select_option("section.overview select", "fork")
+    shown = page.locator("section.overview tbody tr:not([hidden]) a").evaluate_all(
+        "links => links.map(a => a.textContent)")
+    assert sorted(shown) == sorted(forked)
+    assert page.locator("section.overview .shown").inner_text() == (
+        f"{len(forked)} of {len(ledger.keys)} shown")
+    key = next(k for k in ledger.keys if "crash-mid-dispatch" in k)
+    call = next(c for c in ledger.recovery("recorded").analyses[key].calls
+                if c.status == "outcome_unknown")
+    page.fill("form.find input", call.call_id)
+    page.press("form.find input", "Enter")
+    page.wait_for_function("id => { const hit = document.querySelector('.lv-hit'); "
+                           "return hit !== null && hit.textContent.includes(id); }",
+                           arg=call.call_id, timeout=30_000)
+    found = page.locator("form.find ol a").evaluate_all("all => all.map(a => a.textContent)")
+    assert f"Session {key}" in found  # (the simulator's crash scenarios share call ids)
+    assert page.locator("form.find .found").inner_text() == (
+        f"{len(found)} session{'s' * (len(found) != 1)}")
+    assert page.locator(".lv-hit").first.is_visible()
+    page.goto(f"{page.url.split('#')[0]}#{session_anchor(ledger.keys[-1])}--diagnostics")
+    page.wait_for_function("id => { const part = document.getElementById(id); return part "
+                           "&& part.getBoundingClientRect().top < window.innerHeight; }",
+                           arg=f"{session_anchor(ledger.keys[-1])}--diagnostics",
+                           timeout=30_000)
+    assert state.errors() == [] and state.page_errors == []
+    page.close()
