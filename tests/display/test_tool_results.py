@@ -27,8 +27,8 @@ def result_text_of_call_1() -> str:
 
 
 def section(document: str) -> str:
-    start = document.index("<h3>What the tools returned</h3>")
-    return document[start:document.index("<h3>", start + 5)]
+    start = document.index(">What the tools returned</h3>")
+    return document[start:document.index("<h3", start + 5)]
 
 
 def test_report_shows_each_calls_result_beside_its_arguments() -> None:
