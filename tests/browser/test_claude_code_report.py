@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
-from playwright.sync_api import Browser, Page, sync_playwright
+from chromium import watched_errors
+from playwright.sync_api import Browser, Page
 
 from ledgerviz.cli import main
 
@@ -34,14 +33,6 @@ DRAWN = """div => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM.exists(), MISSING
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
-
 
 def test_the_abandoned_branch_of_a_rewind_is_drawn(browser: Browser, tmp_path: Path) -> None:
     projects = tmp_path / "projects"
@@ -50,9 +41,7 @@ def test_the_abandoned_branch_of_a_rewind_is_drawn(browser: Browser, tmp_path: P
     report = tmp_path / "report.html"
     assert main(["report", str(projects), "-o", str(report)]) == 0
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    errors = watched_errors(page)
     page.goto(report.as_uri())
     section = page.locator("section.session", has_text=f"Session {REWIND_ID}")
     section.scroll_into_view_if_needed()
@@ -104,9 +93,7 @@ def test_a_folder_of_every_format_draws_each_abandoned_branch(
     report = tmp_path / "report.html"
     assert main(["report", str(folder), "-o", str(report)]) == 0
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    errors = watched_errors(page)
     page.goto(report.as_uri())
     for _, key, abandoned in ABANDONED:
         shown = _drawn(page, key)

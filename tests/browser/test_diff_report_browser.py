@@ -5,12 +5,10 @@ LEDGERVIZ_README_SCREENSHOT=1 it refreshes the README's docs/images/diff.png."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from ledgerviz.cli import main
 from ledgerviz.simulate.examples import bundled_examples_dir
@@ -23,14 +21,6 @@ README_SCREENSHOT = ROOT / "docs" / "images" / "diff.png"
 FORK = bundled_examples_dir() / "resume-fork"
 HOSTILE = '<img src=x onerror="window.__pwned=1;alert(1)">'
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM.exists(), MISSING
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 def _opened(browser: Browser, a: Path, b: Path, out: Path) -> tuple[Page, list[str]]:

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 import ledgerviz
 from ledgerviz.examples import example_paths
@@ -79,14 +78,6 @@ class Opened:
         return [text for _, text in self.console
                 if any(word in text.lower() for word in WEBGL_TROUBLE)]
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM.exists(), MISSING
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 def open_report(browser: Browser, report: Path, sessions: int,
