@@ -7,15 +7,17 @@ Ordering them by the durations mutmut recorded lets the cheap, exact tests decid
 and hypothesis does not shrink a failing example (a mutant only needs to fail, and
 shrinking one can outlast mutmut's time limit). Outside a mutation run nothing changes.
 
-It also gives the memory tests their ``traced_peak`` fixture.
+It also gives the memory tests their ``traced_peak`` fixture, and the tests of reads and opens
+that could block their ``no_hang`` guard.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -66,3 +68,19 @@ def traced_peak() -> Callable[[Callable[[], object]], int]:
             tracemalloc.stop()
 
     return peak
+
+
+@pytest.fixture
+def no_hang(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail instead of hanging when a read or an open blocks (a guard, not a timing): after
+    the test module's ``HANG_SECONDS`` (20 unless it says)."""
+    seconds = getattr(request.module, "HANG_SECONDS", 20)
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import dask
@@ -25,18 +23,8 @@ LONG_ID = "é" * 150 + "/x"  # 302 bytes of UTF-8: longer than any file name
 HOSTILE_IDS = [LONG_ID, "__HIVE_DEFAULT_PARTITION__", "a/../b", "%41 = 50%", ".", "A", "a"]
 
 
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    """Fail instead of hanging when an open blocks (a guard, not a timing)."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError("the export blocked")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")  # a blocked read fails, never hangs
+HANG_SECONDS = 60
 
 
 def with_id(session_id: str) -> bytes:

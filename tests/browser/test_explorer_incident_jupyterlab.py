@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
+from chromium import CHROMIUM, LAUNCH_ARGS, MISSING, watched_errors
 from playwright.sync_api import Page, sync_playwright
 from test_explorer_jupyterlab import (
     FRONTENDS,
@@ -105,14 +105,12 @@ def test_the_explorer_opens_on_the_incident_at_100k_events(lab: Lab, tmp_path: P
     document = json.loads((root / notebook).read_text())
     document["cells"][0]["source"] = source
     (root / "incident.ipynb").write_text(json.dumps(document), encoding="utf-8")
-    errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
         try:
             page = browser.new_page(viewport=VIEWPORT)
             page.add_init_script(SHORTER_DEADLINE)
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            errors = watched_errors(page)
             page.goto(lab.url.replace(notebook, "incident.ipynb"), timeout=STEP_MS)
             page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
             errors.clear()

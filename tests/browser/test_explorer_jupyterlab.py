@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING
+from chromium import CHROMIUM, LAUNCH_ARGS, MISSING, watched_errors
 from playwright.sync_api import Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -310,14 +310,12 @@ def assert_readable(shown: dict[str, Any]) -> None:
 def test_the_explorer_draws_fills_the_width_and_responds(
         lab: Lab, tmp_path: Path) -> None:
     assert CHROMIUM.exists(), MISSING
-    errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
         try:
             page = browser.new_page(viewport=VIEWPORT)
             page.add_init_script(SHORTER_DEADLINE)
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            errors = watched_errors(page)
             page.goto(lab.url, timeout=STEP_MS)
             page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
             errors.clear()  # the frontend's own start-up may 404 optional resources before this

@@ -5,8 +5,6 @@ none of them can hang a read; each is one diagnostic naming it, the others still
 from __future__ import annotations
 
 import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,18 +17,7 @@ LEDGER = encode([HEADER, turn_start(0)])
 FIFO = "a named pipe (FIFO), not a file: skipped"
 
 
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    """Fail instead of hanging when a read blocks (a guard, not a timing)."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError("the read blocked")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(20)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")  # a blocked read fails, never hangs
 
 
 def diagnostics(source: Path | str) -> dict[str, list[tuple[str, str]]]:
