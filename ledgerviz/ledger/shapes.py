@@ -61,14 +61,15 @@ _SOURCE_STRINGS = ("kind", "provider", "model")
 """The fields of a message's ``source`` that frames read as labels: strings when present."""
 
 
-def _source_problem(source: Any, label: str) -> str | None:
-    """Return what is wrong with a message's ``source`` object, or None."""
-    if source is None:
+def _strings_object_problem(value: Any, keys: tuple[str, ...], label: str) -> str | None:
+    """Return what is wrong with an optional object whose ``keys``, where present, must be
+    strings (a message's ``source``, a result's ``error``), or None."""
+    if value is None:
         return None
-    if source.__class__ is not dict:
-        return f"'{label}' must be an object, not {json_type(source)}"
-    for key in _SOURCE_STRINGS:
-        problem = _optional(source, key, str, f"{label}.{key}")
+    if value.__class__ is not dict:
+        return f"'{label}' must be an object, not {json_type(value)}"
+    for key in keys:
+        problem = _optional(value, key, str, f"{label}.{key}")
         if problem:
             return problem
     return None
@@ -80,8 +81,8 @@ def _message_problem(message: Any, label: str) -> str | None:
         return None
     if message.__class__ is not dict:
         return f"'{label}' must be an object, not {json_type(message)}"
-    problem = _optional(message, "role", str, f"{label}.role") or _source_problem(
-        message.get("source"), f"{label}.source"
+    problem = _optional(message, "role", str, f"{label}.role") or _strings_object_problem(
+        message.get("source"), _SOURCE_STRINGS, f"{label}.source"
     )
     if problem:
         return problem
@@ -115,22 +116,10 @@ _ERROR_STRINGS = ("name", "code")
 """The fields of a result's ``error`` that recovery and frames read: strings when present."""
 
 
-def _error_problem(error: Any) -> str | None:
-    """Return what is wrong with a ``tool/result``'s ``data.error``, or None."""
-    if error is None:
-        return None
-    if error.__class__ is not dict:
-        return f"'data.error' must be an object, not {json_type(error)}"
-    for key in _ERROR_STRINGS:
-        problem = _optional(error, key, str, f"data.error.{key}")
-        if problem:
-            return problem
-    return None
-
-
 def _tool_result(data: dict[str, Any]) -> str | None:
     message = data.get("message")
-    problem = _error_problem(data.get("error")) or _message_problem(message, "data.message")
+    problem = (_strings_object_problem(data.get("error"), _ERROR_STRINGS, "data.error")
+               or _message_problem(message, "data.message"))
     if problem or message is None:
         return problem
     return _optional(message, "toolCallId", str, "data.message.toolCallId") or _optional(

@@ -22,7 +22,7 @@ class SurfaceFold:
     puts its node in the slot of the range's first node and marks the others ``_GONE``,
     so a replacement costs the nodes it removes, wherever on the surface it is (moving
     every later node made a run of replacements at the head quadratic). ``_skip`` leads
-    from a gone slot towards the next live one, so gone slots are passed over once.
+    each gone slot towards the next live one, so gone slots are passed over once.
     """
 
     __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "_skip", "slots")
