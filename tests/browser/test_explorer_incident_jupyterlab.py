@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING, watched_errors
-from playwright.sync_api import Page, sync_playwright
+from chromium import watched_errors
+from playwright.sync_api import Browser, Page
 from test_explorer_jupyterlab import (
     FRONTENDS,
     KERNEL_IDLE,
@@ -93,8 +93,8 @@ def crashed(folder: Path) -> tuple[Path, int, str, int]:
 
 
 @pytest.mark.parametrize("lab", FRONTENDS[:1], indirect=True, ids=["jupyterlab"])
-def test_the_explorer_opens_on_the_incident_at_100k_events(lab: Lab, tmp_path: Path) -> None:  # noqa: F811
-    assert CHROMIUM.exists(), MISSING
+def test_the_explorer_opens_on_the_incident_at_100k_events(
+        lab: Lab, browser: Browser, tmp_path: Path) -> None:  # noqa: F811
     path, events, call_id, dispatched = crashed(tmp_path)
     clean_events = sum(1 for line in CLEAN.read_text().splitlines()[1:] if line.strip())
     notebook = Path(re.sub(r"\?.*", "", lab.url)).name
@@ -105,84 +105,79 @@ def test_the_explorer_opens_on_the_incident_at_100k_events(lab: Lab, tmp_path: P
     document = json.loads((root / notebook).read_text())
     document["cells"][0]["source"] = source
     (root / "incident.ipynb").write_text(json.dumps(document), encoding="utf-8")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            page.add_init_script(SHORTER_DEADLINE)
-            errors = watched_errors(page)
-            page.goto(lab.url.replace(notebook, "incident.ipynb"), timeout=STEP_MS)
-            page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
-            errors.clear()
-            run_the_cell(page)
+    page = browser.new_page(viewport=VIEWPORT)
+    page.add_init_script(SHORTER_DEADLINE)
+    errors = watched_errors(page)
+    page.goto(lab.url.replace(notebook, "incident.ipynb"), timeout=STEP_MS)
+    page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
+    errors.clear()
+    run_the_cell(page)
 
-            # 1. opened on the fork point: the x range holds it and spans < 1% of the session
-            first = wait_for(page, f"s => {WHOLE} && s.summary.startsWith('whole ledger') "
-                             "&& s.title.startsWith('policy: fork')", None,
-                             "the explorer opened on the crashed session")
-            fork = int(re.search(r"fork points: seq (\d+)", first["summary"]).group(1))
-            plot = page.evaluate(PLOT)
-            low, high = plot["range"]
-            assert low < fork < high and (high - low) < events / 100, (plot["range"], events)
-            assert f"seq {fork}" in first["details"]  # the event picker starts there too
-            page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "opened.png"))
-            if os.environ.get("LEDGERVIZ_README_SCREENSHOT") == "1":
-                save_readme_picture(page, README_SCREENSHOT)
+    # 1. opened on the fork point: the x range holds it and spans < 1% of the session
+    first = wait_for(page, f"s => {WHOLE} && s.summary.startsWith('whole ledger') "
+                     "&& s.title.startsWith('policy: fork')", None,
+                     "the explorer opened on the crashed session")
+    fork = int(re.search(r"fork points: seq (\d+)", first["summary"]).group(1))
+    plot = page.evaluate(PLOT)
+    low, high = plot["range"]
+    assert low < fork < high and (high - low) < events / 100, (plot["range"], events)
+    assert f"seq {fork}" in first["details"]  # the event picker starts there too
+    page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "opened.png"))
+    if os.environ.get("LEDGERVIZ_README_SCREENSHOT") == "1":
+        save_readme_picture(page, README_SCREENSHOT)
 
-            # 2. far from the incident the session is drawn in bins; a box zoom to 200 events
-            # there draws every event as its own marker
-            area = page.locator(f"{OUTPUT} .draglayer .xy .nsewdrag").first.bounding_box()
-            page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
-            page.wait_for_function(f"() => {{ const [lo, hi] = ({PLOT})().range; "
-                                   f"return hi - lo > {events * 0.9}; }}", timeout=STEP_MS)
-            middle = events // 2
-            box_zoom(page, middle - 5000, middle + 5000)
-            page.wait_for_function(f"""() => {{ const p = ({PLOT})(); const [lo, hi] = p.range;
-                return hi - lo < 20000 && p.traces.some(([n, x]) =>
-                    n.endsWith('(grouped)') && x.some(v => v > lo && v < hi)); }}""",
-                                   timeout=STEP_MS)
-            page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "middle.png"))
-            box_zoom(page, middle, middle + 200)
-            page.wait_for_function(f"""() => {{ const p = ({PLOT})();
-                const [lo, hi] = p.range;
-                const seen = p.traces.filter(([n]) => !n.endsWith('(grouped)') &&
-                    ['event the model sees', 'log-only event', 'added by recovery',
-                     'abandoned event'].includes(n))
-                    .flatMap(([, x]) => x).filter(v => v >= lo && v <= hi);
-                return hi - lo < 400 && seen.length > 0 &&
-                    seen.length === Math.floor(hi) - Math.ceil(lo) + 1; }}""",
-                                   timeout=STEP_MS)
-            zoomed = page.evaluate(PLOT)
-            assert 100 < zoomed["range"][1] - zoomed["range"][0] < 400, zoomed["range"]
-            page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "zoomed.png"))
+    # 2. far from the incident the session is drawn in bins; a box zoom to 200 events
+    # there draws every event as its own marker
+    area = page.locator(f"{OUTPUT} .draglayer .xy .nsewdrag").first.bounding_box()
+    page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
+    page.wait_for_function(f"() => {{ const [lo, hi] = ({PLOT})().range; "
+                           f"return hi - lo > {events * 0.9}; }}", timeout=STEP_MS)
+    middle = events // 2
+    box_zoom(page, middle - 5000, middle + 5000)
+    page.wait_for_function(f"""() => {{ const p = ({PLOT})(); const [lo, hi] = p.range;
+        return hi - lo < 20000 && p.traces.some(([n, x]) =>
+            n.endsWith('(grouped)') && x.some(v => v > lo && v < hi)); }}""",
+                           timeout=STEP_MS)
+    page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "middle.png"))
+    box_zoom(page, middle, middle + 200)
+    page.wait_for_function(f"""() => {{ const p = ({PLOT})();
+        const [lo, hi] = p.range;
+        const seen = p.traces.filter(([n]) => !n.endsWith('(grouped)') &&
+            ['event the model sees', 'log-only event', 'added by recovery',
+             'abandoned event'].includes(n))
+            .flatMap(([, x]) => x).filter(v => v >= lo && v <= hi);
+        return hi - lo < 400 && seen.length > 0 &&
+            seen.length === Math.floor(hi) - Math.ceil(lo) + 1; }}""",
+                           timeout=STEP_MS)
+    zoomed = page.evaluate(PLOT)
+    assert 100 < zoomed["range"][1] - zoomed["range"][0] < 400, zoomed["range"]
+    page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "zoomed.png"))
 
-            # 3. a call id typed into Find selects that call's dispatch
-            find = page.locator(f"{OUTPUT} .widget-text input").first
-            find.fill(call_id)
-            find.press("Enter")
-            found = wait_for(page, "(s, [id, seq]) => s.details && s.details.includes(id) && "
-                             "s.details.includes('seq ' + seq)", [call_id, dispatched],
-                             "the call found by its id")
-            assert "outcome unknown" in found["details"], found
-            page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "found.png"))
+    # 3. a call id typed into Find selects that call's dispatch
+    find = page.locator(f"{OUTPUT} .widget-text input").first
+    find.fill(call_id)
+    find.press("Enter")
+    found = wait_for(page, "(s, [id, seq]) => s.details && s.details.includes(id) && "
+                     "s.details.includes('seq ' + seq)", [call_id, dispatched],
+                     "the call found by its id")
+    assert "outcome unknown" in found["details"], found
+    page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "found.png"))
 
-            # 4. a session switch: busy meanwhile, and once the summary names the new session
-            # the plot and the panes show it too
-            page.evaluate(WATCH_SUMMARY)
-            page.locator(f"{OUTPUT} select").first.select_option(index=1)
-            switched = wait_for(page, f"s => {WHOLE} && s.summary.startsWith("
-                                f"'whole ledger ({clean_events} events)')", None,
-                                "the clean session")
-            seen = page.evaluate("() => window.__lvSeen")
-            assert seen[0]["busy"] and seen[0]["summary"].startswith("computing"), seen
-            for moment in seen:
-                if moment["summary"].startswith(f"whole ledger ({clean_events} events)"):
-                    assert f"{clean_events} events" in moment["title"], moment
-                    assert not moment["busy"] or moment is seen[-1], moment
-                    seq = int(re.search(r"seq (\d+)", moment["details"]).group(1))
-                    assert seq < clean_events + 5, moment  # an event of the clean session
-            assert f"{clean_events} events" in switched["title"]
-            page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "switched.png"))
-        finally:
-            browser.close()
+    # 4. a session switch: busy meanwhile, and once the summary names the new session
+    # the plot and the panes show it too
+    page.evaluate(WATCH_SUMMARY)
+    page.locator(f"{OUTPUT} select").first.select_option(index=1)
+    switched = wait_for(page, f"s => {WHOLE} && s.summary.startsWith("
+                        f"'whole ledger ({clean_events} events)')", None,
+                        "the clean session")
+    seen = page.evaluate("() => window.__lvSeen")
+    assert seen[0]["busy"] and seen[0]["summary"].startswith("computing"), seen
+    for moment in seen:
+        if moment["summary"].startswith(f"whole ledger ({clean_events} events)"):
+            assert f"{clean_events} events" in moment["title"], moment
+            assert not moment["busy"] or moment is seen[-1], moment
+            seq = int(re.search(r"seq (\d+)", moment["details"]).group(1))
+            assert seq < clean_events + 5, moment  # an event of the clean session
+    assert f"{clean_events} events" in switched["title"]
+    page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "switched.png"))
     assert errors == [], errors

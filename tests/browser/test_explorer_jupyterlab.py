@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, LAUNCH_ARGS, MISSING, watched_errors
-from playwright.sync_api import Page, sync_playwright
+from chromium import watched_errors
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ledgerviz.examples import example_path
@@ -308,77 +308,71 @@ def assert_readable(shown: dict[str, Any]) -> None:
 
 
 def test_the_explorer_draws_fills_the_width_and_responds(
-        lab: Lab, tmp_path: Path) -> None:
-    assert CHROMIUM.exists(), MISSING
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            page.add_init_script(SHORTER_DEADLINE)
-            errors = watched_errors(page)
-            page.goto(lab.url, timeout=STEP_MS)
-            page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
-            errors.clear()  # the frontend's own start-up may 404 optional resources before this
-            run_the_cell(page)
+        lab: Lab, browser: Browser, tmp_path: Path) -> None:
+    page = browser.new_page(viewport=VIEWPORT)
+    page.add_init_script(SHORTER_DEADLINE)
+    errors = watched_errors(page)
+    page.goto(lab.url, timeout=STEP_MS)
+    page.wait_for_function(KERNEL_IDLE, timeout=STEP_MS)
+    errors.clear()  # the frontend's own start-up may 404 optional resources before this
+    run_the_cell(page)
 
-            # The synthesize policy (the default) on the whole ledger: the summary's closers
-            # are the points the plot's title counts beyond the ledger's own events.
-            first = wait_for(page, f"s => {WHOLE} && s.summary && s.details && s.context && "
-                             f"{FITS} && "
-                             "s.title.startsWith('policy: synthesize')", None,
-                             "the explorer, drawn whole at the output's width")
-            assert first["summary"].startswith(f"whole ledger ({EVENTS} events) · synthesize:")
-            added = closers(first["summary"])
-            assert added > 0, first
-            assert f"{EVENTS + added} events ({added} added by recovery)" in first["title"]
-            assert page.evaluate("window.__lvDeadlines") >= 1, "anywidget's deadline not found"
-            assert_readable(first)
-            page.screenshot(path=str(tmp_path / "synthesize.png"))
+    # The synthesize policy (the default) on the whole ledger: the summary's closers
+    # are the points the plot's title counts beyond the ledger's own events.
+    first = wait_for(page, f"s => {WHOLE} && s.summary && s.details && s.context && "
+                     f"{FITS} && "
+                     "s.title.startsWith('policy: synthesize')", None,
+                     "the explorer, drawn whole at the output's width")
+    assert first["summary"].startswith(f"whole ledger ({EVENTS} events) · synthesize:")
+    added = closers(first["summary"])
+    assert added > 0, first
+    assert f"{EVENTS + added} events ({added} added by recovery)" in first["title"]
+    assert page.evaluate("window.__lvDeadlines") >= 1, "anywidget's deadline not found"
+    assert_readable(first)
+    page.screenshot(path=str(tmp_path / "synthesize.png"))
 
-            narrow, widen = NARROWERS[lab.frontend.module]
-            narrow(page)
-            other = wait_for(page, f"(s, w) => Math.abs(s.outputWidth - w) > 100 && {FITS}",
-                             first["outputWidth"], "the plot to follow the output's new width")
-            assert_readable(other)
-            widen(page)
-            wait_for(page, f"(s, w) => Math.abs(s.outputWidth - w) <= 2 && {FITS}",
-                     first["outputWidth"], "the plot to take its first width again")
+    narrow, widen = NARROWERS[lab.frontend.module]
+    narrow(page)
+    other = wait_for(page, f"(s, w) => Math.abs(s.outputWidth - w) > 100 && {FITS}",
+                     first["outputWidth"], "the plot to follow the output's new width")
+    assert_readable(other)
+    widen(page)
+    wait_for(page, f"(s, w) => Math.abs(s.outputWidth - w) <= 2 && {FITS}",
+             first["outputWidth"], "the plot to take its first width again")
 
-            # fork: the story of the parent, its abandoned suffix and the child's seed
-            page.locator(f"{OUTPUT} .widget-toggle-button", has_text="fork").first.click()
-            # The panes are sent after the plot, so each wait includes them.
-            forked = wait_for(page, f"(s, before) => {WHOLE} && s.summary.includes(' · fork: ') "
-                              "&& s.title.startsWith('policy: fork') && "
-                              "s.traces.some(([name, n]) => name === 'abandoned event' && n > 0) "
-                              "&& s.context !== before.context",
-                              first, "the fork policy's plot and context")
-            assert "fork points: none" not in forked["summary"], forked
-            assert "fork point" in forked["legendLabels"], forked
-            assert_readable(forked)
-            page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "fork.png"))
-            save_readme_picture(page, tmp_path / "readme.png")
-            if lab.frontend.module == "jupyterlab" and os.environ.get(
-                    "LEDGERVIZ_README_SCREENSHOT") == "1":
-                README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-                save_readme_picture(page, README_SCREENSHOT)
+    # fork: the story of the parent, its abandoned suffix and the child's seed
+    page.locator(f"{OUTPUT} .widget-toggle-button", has_text="fork").first.click()
+    # The panes are sent after the plot, so each wait includes them.
+    forked = wait_for(page, f"(s, before) => {WHOLE} && s.summary.includes(' · fork: ') "
+                      "&& s.title.startsWith('policy: fork') && "
+                      "s.traces.some(([name, n]) => name === 'abandoned event' && n > 0) "
+                      "&& s.context !== before.context",
+                      first, "the fork policy's plot and context")
+    assert "fork points: none" not in forked["summary"], forked
+    assert "fork point" in forked["legendLabels"], forked
+    assert_readable(forked)
+    page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "fork.png"))
+    save_readme_picture(page, tmp_path / "readme.png")
+    if lab.frontend.module == "jupyterlab" and os.environ.get(
+            "LEDGERVIZ_README_SCREENSHOT") == "1":
+        README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        save_readme_picture(page, README_SCREENSHOT)
 
-            # the slider, through its readout: before the crash, no call lacks its result
-            readout = page.locator(f"{OUTPUT} .widget-readout").first
-            readout.click()
-            page.keyboard.press("Control+A")
-            page.keyboard.type(str(CUT))
-            page.keyboard.press("Enter")
-            cut = f"process died after event {CUT} of {EVENTS}"
-            moved = wait_for(page, f"(s, [cut, before]) => {WHOLE} && "
-                             "s.summary.startsWith(cut) && s.title.startsWith('policy: fork') && "
-                             "!s.legendLabels.includes('fork point') && "
-                             "s.details !== before.details && s.context !== before.context",
-                             [cut, forked], "the cut's plot and panes")
-            added = closers(moved["summary"])
-            assert f"{CUT + added} events ({added} added by recovery)" in moved["title"], moved
-            assert "fork points: none" in moved["summary"], moved
-            assert "abandoned event" not in dict(moved["traces"]), moved
-            assert_readable(moved)
-        finally:
-            browser.close()
+    # the slider, through its readout: before the crash, no call lacks its result
+    readout = page.locator(f"{OUTPUT} .widget-readout").first
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(CUT))
+    page.keyboard.press("Enter")
+    cut = f"process died after event {CUT} of {EVENTS}"
+    moved = wait_for(page, f"(s, [cut, before]) => {WHOLE} && "
+                     "s.summary.startsWith(cut) && s.title.startsWith('policy: fork') && "
+                     "!s.legendLabels.includes('fork point') && "
+                     "s.details !== before.details && s.context !== before.context",
+                     [cut, forked], "the cut's plot and panes")
+    added = closers(moved["summary"])
+    assert f"{CUT + added} events ({added} added by recovery)" in moved["title"], moved
+    assert "fork points: none" in moved["summary"], moved
+    assert "abandoned event" not in dict(moved["traces"]), moved
+    assert_readable(moved)
     assert errors == [], errors
