@@ -26,6 +26,7 @@ from ledgerviz.widgets.figure_display import FitWidth, sync_figure_state
 from ledgerviz.widgets.figure_update import FigureUpdater
 from ledgerviz.widgets.live_figure import LiveFigure
 from ledgerviz.widgets.search import find_events
+from ledgerviz.widgets.session_filter import LISTED, STATUSES, matching, session_flags
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
 
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 
 HALF = {"width": "50%", "min_width": "320px"}
+ROW = widgets.Layout(flex_flow="row wrap", align_items="center")
+"""A row of controls: when the output is narrow, whole controls move to the next line."""
 FIGURE_CLASS = "lv-figure"
 """The class the figure widget carries, so the stylesheet stretches it to the output width."""
 EXPLORER_CLASS = "lv-explorer"
@@ -50,15 +53,17 @@ PICKER_WINDOW = 400
 class Explorer(widgets.VBox):
     """An ipywidgets box exploring one session of a ledger under each recovery policy.
 
-    Controls: ``session`` (Dropdown), ``policy`` (ToggleButtons), ``crash_point`` (IntSlider:
-    keep the first n events, as if the process died there), ``previous_incident`` and
-    ``next_incident`` (Buttons walking the incidents: fork points, calls without a result,
-    turns not completed), ``event`` (Dropdown of event indices, up to :data:`PICKER_WINDOW`
-    around the selection; clicking a point of the timeline selects the event at that seq),
-    ``find`` (Text: a seq, call id, tool name or message text; its ``matches`` Dropdown
-    selects one). Outputs: ``summary`` (Label), ``figure`` (one plotly FigureWidget, updated
-    in place with only what changed), ``details`` and ``context`` (HTML panes, every ledger
-    string escaped).
+    Controls: ``session`` (Dropdown of the sessions that ``session_find`` (Text: part of a
+    session id or file) and ``session_status`` (Dropdown of :data:`STATUSES`) match, at most
+    :data:`LISTED`; ``sessions_shown`` says how many match), ``policy`` (ToggleButtons),
+    ``crash_point`` (IntSlider: keep the first n events, as if the process died there),
+    ``previous_incident`` and ``next_incident`` (Buttons walking the incidents: fork points,
+    calls without a result, turns not completed), ``event`` (Dropdown of event indices, up
+    to :data:`PICKER_WINDOW` around the selection; clicking a point of the timeline selects
+    the event at that seq), ``find`` (Text: a seq, call id, tool name or message text; its
+    ``matches`` Dropdown selects one). Outputs: ``summary`` (Label), ``figure`` (one plotly
+    FigureWidget, updated in place with only what changed), ``details`` and ``context``
+    (HTML panes, every ledger string escaped).
 
     The timeline opens on the first incident (the event picker too) with the whole session
     as an overview strip; a zoom or pan redraws the range in view, item by item once few
@@ -90,14 +95,25 @@ class Explorer(widgets.VBox):
         self._shown_range: tuple[float, float] | None = None
         key = session if session is not None else keys[0]
         total = self._event_count(key)
-        self.session = widgets.Dropdown(options=[(visible_bidi(k), k) for k in keys], value=key,
-                                        description="Session")
+        self._texts = [f"{log.key} {log.path}" for log in ledger.sessions]
+        self._flags: dict[str, frozenset[str]] | None = None
+        self.session = widgets.Dropdown(value=None, description="Session")
+        self.session_find = widgets.Text(placeholder="filter: session id or file",
+                                         layout=widgets.Layout(width="220px"))
+        self.session_status = widgets.Dropdown(options=[(label, flag) for flag, label
+                                                        in STATUSES.items()],
+                                               value="", layout=widgets.Layout(width="230px"))
+        self.sessions_shown = widgets.Label()
+        self._list_sessions(key)
         self.policy = widgets.ToggleButtons(options=list(POLICIES), value=policy,
                                             description="Policy",
-                                            style={"description_width": "initial"})
+                                            style={"description_width": "initial",
+                                                   "button_width": "auto"},
+                                            layout=widgets.Layout(width="auto",
+                                                                  flex="0 0 auto"))
         self.crash_point = widgets.IntSlider(
             value=total, min=min(1, total), max=total, description="Crash after",
-            continuous_update=False, layout=widgets.Layout(width="70%"),
+            continuous_update=False, layout=widgets.Layout(flex="1 1 320px"),
             style={"description_width": "initial"},
         )
         self.summary = widgets.Label()
@@ -115,6 +131,7 @@ class Explorer(widgets.VBox):
         self.event = widgets.Dropdown(description="Event", layout=widgets.Layout(width="95%"))
         self.find = widgets.Text(description="Find", continuous_update=False,
                                  placeholder="seq, call id, tool or text, then Enter")
+        self.find.add_class("lv-find")
         self.matches = widgets.Dropdown(description="Matches", layout=widgets.Layout(width="95%"))
         self.details = widgets.HTML()
         self.context = widgets.HTML()
@@ -122,8 +139,9 @@ class Explorer(widgets.VBox):
             pane.add_class("lv-pane")
         super().__init__(children=[
             widgets.HTML(fragment_style() + STYLE),
-            widgets.HBox([self.session, self.policy]),
-            self.crash_point,
+            widgets.HBox([self.session, self.session_find, self.session_status,
+                          self.sessions_shown], layout=ROW),
+            widgets.HBox([self.policy, self.crash_point], layout=ROW),
             self.summary,
             widgets.HBox([self.previous_incident, self.next_incident, self.incident]),
             self.figure,
@@ -134,6 +152,8 @@ class Explorer(widgets.VBox):
         ])
         self.add_class(EXPLORER_CLASS)
         self.session.observe(self._on_session, names="value")
+        self.session_find.observe(self._on_session_filter, names="value")
+        self.session_status.observe(self._on_session_filter, names="value")
         self.policy.observe(self._on_view, names="value")
         self.crash_point.observe(self._on_view, names="value")
         self.event.observe(self._on_event, names="value")
@@ -298,7 +318,43 @@ class Explorer(widgets.VBox):
         else:
             self.incident.value = f"{count} incident{'s' * (count != 1)}"
 
+    def _list_sessions(self, current: str) -> None:
+        """List in the session picker the first :data:`LISTED` sessions the filter matches,
+        ``current`` (kept selected) first when it does not match, and say how many match."""
+        keys = self.ledger.keys
+        found = matching(keys, self._texts, self.session_find.value, self.session_status.value,
+                         self._session_flags)
+        listed = found[:LISTED]
+        if current not in listed:
+            listed.insert(0, current)
+        self._syncing, syncing = True, self._syncing
+        try:
+            self.session.options = [(visible_bidi(k), k) for k in listed]
+            self.session.value = current
+        finally:
+            self._syncing = syncing
+        shown = f"{len(found):,} of {len(keys):,} sessions match"
+        if len(found) > LISTED:
+            shown += f" · the first {LISTED} listed"
+        self.sessions_shown.value = shown
+        for control in (self.session_find, self.session_status, self.sessions_shown):
+            control.layout.display = None if len(keys) > 1 else "none"
+
+    def _session_flags(self, key: str) -> frozenset[str]:
+        """Return the status flags of session ``key`` (every session's, worked out from
+        their fork-policy analyses when the status filter is first used)."""
+        if self._flags is None:
+            analyses = self.ledger.recovery("fork").analyses
+            self._flags = {k: session_flags(analysis) for k, analysis in analyses.items()}
+        return self._flags[key]
+
+    def _on_session_filter(self, _change: dict[str, Any]) -> None:
+        self._list_sessions(self.session.value)
+
     def _on_session(self, _change: dict[str, Any]) -> None:
+        if self._syncing:
+            return
+        self._list_sessions(self.session.value)  # the session left goes if it did not match
         total = self._event_count(self.session.value)
         self._syncing = True
         try:

@@ -154,7 +154,7 @@ def test_the_explorer_opens_on_the_incident_at_100k_events(
     page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "zoomed.png"))
 
     # 3. a call id typed into Find selects that call's dispatch
-    find = page.locator(f"{OUTPUT} .widget-text input").first
+    find = page.locator(f"{OUTPUT} .lv-find input").first
     find.fill(call_id)
     find.press("Enter")
     found = wait_for(page, "(s, [id, seq]) => s.details && s.details.includes(id) && "
