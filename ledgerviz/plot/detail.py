@@ -8,7 +8,7 @@ session stays visible at full extent and the figure stays small at any size.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -23,12 +23,14 @@ PAIRS_COUNTED = 1 << 22
 
 
 class Level(NamedTuple):
-    """What one lane draws: item (or bin) starts, ends and hover labels, and whether binned."""
+    """What one lane draws: item (or bin) starts, ends and hover labels, whether binned, and
+    (binned) the positions of the items the bins hold."""
 
     starts: np.ndarray
     ends: np.ndarray
     labels: Sequence[str]
     binned: bool
+    rows: np.ndarray | None = None
 
 
 def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
@@ -61,7 +63,7 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
     seq_values = np.asarray(seqs, dtype=float)[order]
     first_seqs = np.fmin.reduceat(seq_values, first)
     last_seqs = np.fmax.reduceat(seq_values, first)
-    codes, names_in_bins = _sorted_codes(names)
+    codes, names_in_bins = sorted_codes(names)
     labels = group_hovers(what, counts.tolist(), _bin_names(bin_sorted, codes[order], first,
                                                             names_in_bins),
                           first_seqs, last_seqs, note)
@@ -80,7 +82,7 @@ def _in_bin_order(bin_of: np.ndarray) -> np.ndarray | slice:
     return keep[np.argsort(small, kind="stable")]  # a radix sort for 16-bit bins
 
 
-def _sorted_codes(names: np.ndarray | pd.Series | pd.Categorical
+def sorted_codes(names: np.ndarray | pd.Series | pd.Categorical
                   ) -> tuple[np.ndarray, list[str]]:
     """Return a code per item into the sorted distinct non-empty names (escaped, at most 60
     characters each), -1 for an item without a name; each name is escaped once (a
@@ -114,6 +116,25 @@ def _bin_names(bin_sorted: np.ndarray, codes: np.ndarray, first: np.ndarray,
             for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
 
 
+def packed_items(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
+                 names: np.ndarray | pd.Categorical) -> dict[str, Any] | None:
+    """Return binned items as a page redraws them one by one (``report.js``): per item its
+    start (``x0``, as differences from the previous item's), its length (``span``), its seq
+    (``seq``, as differences; -1: none) and a code into the escaped ``names`` (-1: none);
+    items without a position are left out. None when positions are not whole numbers (the
+    differences would not be exact)."""
+    placed = ~np.isnan(starts)
+    x0 = starts[placed]
+    if not np.array_equal(x0, np.round(x0)):
+        return None
+    x1 = np.fmax(ends[placed], x0)
+    whole = np.nan_to_num(seqs[placed], nan=-1).astype(np.int64)
+    codes, shown = sorted_codes(names[placed])
+    return {"x0": np.diff(x0.astype(np.int64), prepend=0),
+            "span": np.round(x1 - x0).astype(np.int64),
+            "seq": np.diff(whole, prepend=0), "name": codes, "names": shown}
+
+
 def in_view(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
             views: Sequence[tuple[float, float] | None]) -> np.ndarray | None:
     """Return which items (``codes``: each one's session, -1: none) overlap their session's
@@ -143,5 +164,5 @@ def levels(rows: np.ndarray, single: np.ndarray, visible: np.ndarray | None,
     if grouped:
         found.append(Level(np.concatenate([g.starts for g in grouped]),
                            np.concatenate([g.ends for g in grouped]),
-                           [label for g in grouped for label in g.labels], True))
+                           [label for g in grouped for label in g.labels], True, rest))
     return found

@@ -97,6 +97,15 @@ class LaneColumns:
                    names.array if isinstance(names.dtype, pd.CategoricalDtype)
                    else names.astype(object).to_numpy(), what, single, visible, fine.note)
 
+    def items(self, level: detail.Level) -> dict[str, Any] | None:
+        """Return the items a binned ``level`` holds, packed for a page to redraw
+        (:func:`detail.packed_items`); None for a level drawn item by item."""
+        if level.rows is None:
+            return None
+        rows = level.rows
+        return detail.packed_items(self.starts[rows], self.ends[rows], self.seqs[rows],
+                                   self.names[rows])
+
     def levels(self, session: int, part: int) -> list[detail.Level]:
         """Return what one session's part draws (:func:`detail.levels`)."""
         return detail.levels(self.groups.rows(session, part), self.single, self.visible,
@@ -106,12 +115,18 @@ class LaneColumns:
 
 def trace(name: str, level: detail.Level, lane: float, color: str, *, width: float,
           offsets: np.ndarray | float = 0.0, marker: dict[str, Any] | None = None,
-          end_markers: bool = False, **common: Any) -> dict[str, Any]:
+          end_markers: bool = False, items: dict[str, Any] | None = None,
+          **common: Any) -> dict[str, Any]:
     """Return the trace of one lane part: a marker (``marker`` options) or bar per item, or
-    one bar per bin of items (``offsets`` then do not apply)."""
+    one bar per bin of items (``offsets`` then do not apply). A bin trace given the packed
+    ``items`` it holds carries them as ``lvItems``, with how a page draws each one."""
     if level.binned:
-        return bars(f"{name} (grouped)", level.starts, level.ends, lane, level.labels, color,
-                    width=width, **common)
+        binned = bars(f"{name} (grouped)", level.starts, level.ends, lane, level.labels, color,
+                      width=width, **common)
+        if items is not None:
+            binned["lvItems"] = {**items, "trace": name, "lane": lane, "marker": marker,
+                                 "end_markers": end_markers}
+        return binned
     if marker is not None:
         return markers(name, level.starts, lane + offsets, level.labels, color, **marker,
                        **common)

@@ -12,6 +12,7 @@ from ledgerviz.compare.session_diff import SessionDiff
 from ledgerviz.html import plotly_text
 from ledgerviz.plot import lanes, style
 from ledgerviz.plot.axis import Axis, Positions, time_axes
+from ledgerviz.plot.detail import Level
 from ledgerviz.plot.diff_timeline import diff_timeline
 from ledgerviz.plot.groups import Groups
 from ledgerviz.plot.hover import GROUPED_REDRAWN, GROUPED_STATIC
@@ -189,9 +190,10 @@ def _views(frames: SessionFrames, codes: Codes, on_time: np.ndarray,
 def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Sequence[str],
            policy: str, fork_points: Sequence[Sequence[int]], axis: Axis,
            limit: int, x_range: XRange = "incident",
-           redrawn: bool = False) -> list[dict[str, Any]]:
+           redrawn: bool = False, packed: bool = False) -> list[dict[str, Any]]:
     """Return the timeline spec of every session ``names[i]`` (rows coded ``i``), built from
-    columns computed once over all of them."""
+    columns computed once over all of them; with ``packed``, each bin trace carries the items
+    it holds (``lvItems``: see ``lanes.trace``)."""
     n = len(names)
     events, calls = frames.events, frames.calls
     on_time = time_axes(events, codes.events, names, axis)
@@ -214,12 +216,17 @@ def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Se
     specs = []
     for s in range(n):
         lanes_of = _lanes(bool(has_abandoned[0][s]), bool(has_abandoned[1][s]))
-        traces = [lanes.trace(name, level, lanes_of[style.LANE_TURNS], color, width=22)
+        def items(columns: lanes.LaneColumns, level: Level) -> dict[str, Any] | None:
+            return columns.items(level) if packed else None
+
+        traces = [lanes.trace(name, level, lanes_of[style.LANE_TURNS], color, width=22,
+                              items=items(turns, level))
                   for part, (name, color) in enumerate(lanes.TURN_PARTS)
                   for level in turns.levels(s, part)]
         traces += [lanes.trace("step", level, lanes_of[style.LANE_STEPS], style.STEP_COLOR,
-                               width=14, showlegend=False) for level in steps.levels(s, 0)]
-        traces += [lanes.trace(name, level, lanes_of[lane], color,
+                               width=14, showlegend=False, items=items(steps, level))
+                   for level in steps.levels(s, 0)]
+        traces += [lanes.trace(name, level, lanes_of[lane], color, items=items(marks, level),
                                width=size, marker={"symbol": symbol, "size": size})
                    for part, (name, color, symbol, size, lane) in enumerate(lanes.EVENT_PARTS)
                    for level in marks.levels(s, part)]
@@ -237,7 +244,7 @@ def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Se
                     style.STATUS_COLOR[status], width=9,
                     offsets=offsets[rows[bars_.single[rows]]], legendgroup=status,
                     opacity=0.8 if abandoned else 1.0, showlegend=status not in shown_in_legend,
-                    **shape))
+                    items=items(bars_, level), **shape))
                 shown_in_legend.add(status)
         points = list(fork_points[s])
         top = max(lanes_of.values())
@@ -302,15 +309,17 @@ def session_timeline_specs(
     axis: Axis = "order",
     detail_limit: int = DETAIL_LIMIT,
     name_session: bool = True,
-    redrawn: bool = False,
+    packed: bool = False,
 ) -> list[dict[str, Any]]:
     """Return :func:`timeline_spec` of each of ``sessions`` (values of the frames' ``session``
     column; ``fork_points`` by session), built in one pass over frames holding all of them,
-    each opened on its first incident."""
+    each opened on its first incident. With ``packed``, each bin trace carries the items it
+    holds (``lvItems``), which a page redraws one by one when few are in view (the bins'
+    labels then invite zooming)."""
     titles = [key if name_session else None for key in sessions]
     return _specs(frames, _session_codes(frames, sessions), list(sessions), titles, policy,
                   [fork_points.get(key, ()) for key in sessions], axis, detail_limit,
-                  "incident", redrawn)
+                  "incident", packed, packed)
 
 
 def timeline_figure(frames: SessionFrames, **options: Any) -> StaticFallbackFigure:

@@ -468,7 +468,7 @@ class _Drawing:
         recovery = part.recovery(policy)
         specs = dict(zip(batch, session_timeline_specs(
             recovery.frames, [keys[i] for i in batch], policy=policy, axis=self.axis,
-            name_session=False,
+            name_session=False, packed=True,
             fork_points={key: a.fork_points for key, a in recovery.analyses.items()}),
             strict=True))
         facts = wide.facts()

@@ -4,9 +4,10 @@
 // into view (and, in idle time, the next few below the view); WebGL timelines are released
 // when they scroll away (browsers keep few WebGL contexts alive) and every timeline when it is
 // far away (Plotly.purge), so a long scroll keeps the tab's memory bounded. Overview columns
-// sort on click and its rows filter; the find box searches every session's packed body; a
-// link to a part of a packed section unpacks it first. Every figure's spec is a JSON script
-// next to its plot div.
+// sort on click and its rows filter; a zoom or pan redraws the items in range one by one once
+// few (from the items each bin trace carries); the find box searches every session's packed
+// body; a link to a part of a packed section unpacks it first. Every figure's spec is a JSON
+// script next to its plot div.
 (function () {
   "use strict";
   var MAX_LIVE_WEBGL = 8;
@@ -129,6 +130,107 @@
     while (webgl.length >= MAX_LIVE_WEBGL) release(webgl.shift());
   }
 
+  // A timeline whose bin traces carry the items they hold (lvItems, written by
+  // plot/lanes.trace: x0 and seq as differences from the previous item, span, a code into the
+  // escaped names) redraws the range in view after a zoom or pan: a bin trace with at most
+  // REDRAW_LIMIT items there draws each of them, and keeps only its bins outside the range
+  // (the overview strip draws those); with more, its bins stay as they are.
+  var REDRAW_LIMIT = 1000;
+
+  function decoded(packed) {
+    if (!packed.decoded) {
+      var n = packed.x0.length, x0 = new Float64Array(n), x1 = new Float64Array(n);
+      var seq = new Float64Array(n), x = 0, s = 0;
+      for (var i = 0; i < n; i++) {
+        x += packed.x0[i];
+        s += packed.seq[i];
+        x0[i] = x;
+        x1[i] = x + packed.span[i];
+        seq[i] = s;
+      }
+      packed.decoded = { x0: x0, x1: x1, seq: seq };
+    }
+    return packed.decoded;
+  }
+
+  function itemsIn(packed, low, high) {
+    var d = decoded(packed), found = [];
+    for (var i = 0; i < d.x0.length; i++) {
+      if (d.x1[i] >= low && d.x0[i] <= high && found.push(i) > REDRAW_LIMIT) return null;
+    }
+    return found;
+  }
+
+  function binsOutside(trace, low, high) {
+    var x = [], y = [], text = [];
+    for (var i = 0; i < trace.x.length; i += 3) {
+      var a = trace.x[i], b = trace.x[i + 1];
+      if (Math.max(a, b) < low || a > high) {
+        x.push(a, b, null);
+        y.push(trace.y[i], trace.y[i + 1], null);
+        text.push(trace.hovertext[i], "", "");
+      }
+    }
+    return Object.assign({}, trace, { x: x, y: y, hovertext: text });
+  }
+
+  // Names were escaped when the report was written; the trace name is the report's own.
+  function itemLabel(packed, d, i) {
+    var code = packed.name[i];
+    var named = code >= 0 ? "<b>" + packed.names[code] + "</b><br>" : "";
+    return named + packed.trace + (d.seq[i] >= 0 ? " · seq " + d.seq[i] : "");
+  }
+
+  function eachItem(bins, packed, items) {
+    var d = decoded(packed), bar = !packed.marker, x = [], y = [], text = [];
+    items.forEach(function (i) {
+      if (bar) {
+        x.push(d.x0[i], d.x1[i], null);
+        y.push(packed.lane, packed.lane, null);
+        text.push(itemLabel(packed, d, i), "", "");
+      } else {
+        x.push(d.x0[i]);
+        y.push(packed.lane);
+        text.push(itemLabel(packed, d, i));
+      }
+    });
+    var color = bins.line.color, width = bins.line.width;
+    return {
+      type: "scatter", name: packed.trace, x: x, y: y, hovertext: text, hoverinfo: "text",
+      legendgroup: bins.legendgroup, showlegend: false, opacity: bins.opacity,
+      connectgaps: false,
+      mode: bar ? (packed.end_markers ? "lines+markers" : "lines") : "markers",
+      line: { color: color, width: width },
+      marker: bar ? { color: color, size: width * 0.9 }
+        : { color: color, size: packed.marker.size, symbol: packed.marker.symbol,
+            line: { width: 1, color: "white" } },
+    };
+  }
+
+  function redrawsZoom(div, figure) {
+    if (!figure.data.some(function (t) { return t.lvItems; })) return;
+    var redrawing = false;
+    div.on("plotly_relayout", function () {
+      if (redrawing || !live.has(div)) return;
+      var axis = div._fullLayout.xaxis;
+      var low = axis.r2l(axis.range[0]), high = axis.r2l(axis.range[1]), data = [];
+      figure.data.forEach(function (trace) {
+        var items = trace.lvItems && itemsIn(trace.lvItems, low, high);
+        if (items && items.length) {
+          data.push(binsOutside(trace, low, high), eachItem(trace, trace.lvItems, items));
+        } else {
+          data.push(trace);
+        }
+      });
+      redrawing = true;
+      window.Plotly.react(div, data, div.layout).then(function () {
+        div.dataset.redraws = String(Number(div.dataset.redraws || 0) + 1);
+      }, function (error) {
+        console.error("ledgerviz: the zoomed range could not be redrawn:", error);
+      }).then(function () { redrawing = false; });
+    });
+  }
+
   // Timelines are drawn one after another, so the first calibrates the legend's margin for
   // the rest (see presize).
   var drawn = Promise.resolve();
@@ -150,6 +252,7 @@
       return window.Plotly.newPlot(div, figure.data, figure.layout, CONFIG).then(function () {
         learnLegend(div);
         if (!live.has(div)) return;
+        redrawsZoom(div, figure);
         div.dataset.state = "drawn";
         div.dataset.draws = String(Number(div.dataset.draws || 0) + 1);
         reached = true;
