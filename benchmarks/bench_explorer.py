@@ -158,13 +158,14 @@ def main() -> None:
               "bytes_per_move": statistics.median(sent),
               "slowest_change_ms": max(slider + toggle), "most_bytes": max(sent),
               "load_ms": load_ms, "end_to_end_first_ms": load_ms + first_ms,
-              "first_fork_toggle_ms": fork_ms}
+              "first_fork_toggle_ms": fork_ms, "first_bytes": first_bytes}
     print(f"ledger: {events} events · load average {os.getloadavg()}")
     print(f"end to end: load {load_ms:.0f} ms ({load_cpu_ms:.0f} ms CPU) + first display "
           f"{first_ms:.0f} ms ({CPU_MS[0]:.0f} ms CPU) = {load_ms + first_ms:.0f} ms, opened "
           f"on x {opened_on}; first toggle to fork {fork_ms:.0f} ms ({first_fork_cpu:.0f} ms "
           f"CPU, {fork_bytes / 1e3:.0f} KB)")
-    print(f"explorer: first display {first_ms:.0f} ms ({first_bytes / 1e3:.0f} KB); slider "
+    print(f"explorer: first display {first_ms:.0f} ms ({first_bytes / 1e3:.0f} KB, of which "
+          f"plotly's compressed bundle {len(explorer.figure._bundle) / 1e3:.0f} KB); slider "
           f"{[round(m) for m in slider]} ms; toggle {[round(m) for m in toggle]} ms; sent per "
           f"change {[round(b / 1e3) for b in sent]} KB")
     print(f"CPU time: first display {CPU_MS[0]:.0f} ms; slider "
