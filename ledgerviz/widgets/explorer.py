@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 HALF = {"width": "50%", "min_width": "320px"}
 ROW = widgets.Layout(flex_flow="row wrap", align_items="center")
 """A row of controls: when the output is narrow, whole controls move to the next line."""
+KEPT = widgets.Layout(flex="0 0 auto", align_items="center")
+"""Controls kept together on one line (a label and its buttons)."""
 FIGURE_CLASS = "lv-figure"
 """The class the figure widget carries, so the stylesheet stretches it to the output width."""
 EXPLORER_CLASS = "lv-explorer"
@@ -106,11 +108,8 @@ class Explorer(widgets.VBox):
         self.sessions_shown = widgets.Label()
         self._list_sessions(key)
         self.policy = widgets.ToggleButtons(options=list(POLICIES), value=policy,
-                                            description="Policy",
-                                            style={"description_width": "initial",
-                                                   "button_width": "auto"},
-                                            layout=widgets.Layout(width="auto",
-                                                                  flex="0 0 auto"))
+                                            style={"button_width": "auto"},
+                                            layout=widgets.Layout(width="auto"))
         self.crash_point = widgets.IntSlider(
             value=total, min=min(1, total), max=total, description="Crash after",
             continuous_update=False, layout=widgets.Layout(flex="1 1 320px"),
@@ -141,7 +140,8 @@ class Explorer(widgets.VBox):
             widgets.HTML(fragment_style() + STYLE),
             widgets.HBox([self.session, self.session_find, self.session_status,
                           self.sessions_shown], layout=ROW),
-            widgets.HBox([self.policy, self.crash_point], layout=ROW),
+            widgets.HBox([widgets.HBox([widgets.Label("Policy"), self.policy], layout=KEPT),
+                          self.crash_point], layout=ROW),
             self.summary,
             widgets.HBox([self.previous_incident, self.next_incident, self.incident]),
             self.figure,

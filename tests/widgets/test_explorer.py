@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -79,7 +80,10 @@ def test_controls_open_on_the_whole_first_session() -> None:
     assert explorer.session.options == tuple((key, key) for key in ledger.keys)
     assert explorer.session.value == ledger.keys[0]
     assert explorer.policy.options == POLICIES and explorer.policy.value == "synthesize"
-    assert explorer.policy.style.description_width == "initial"  # the label beside its buttons
+    (policy_row,) = [box for row in explorer.children if isinstance(row, widgets.HBox)
+                     for box in row.children if explorer.policy in getattr(box, "children", ())]
+    assert [c.value for c in policy_row.children[:1]] == ["Policy"]  # beside its buttons
+    assert explorer.policy.style.button_width == "auto"  # each as wide as its label
     assert (explorer.crash_point.min, explorer.crash_point.max) == (1, len(SEMANTIC_EVENTS))
     assert explorer.crash_point.value == len(SEMANTIC_EVENTS)
     assert explorer.summary.value.startswith(f"whole ledger ({len(SEMANTIC_EVENTS)} events)")
