@@ -205,7 +205,7 @@ def test_the_story_of_a_cut_is_built_from_the_childs_own_rows(
         assert isinstance(frames, ForkFrames) and frames.pair == pair == fork_pair(frames)
         child = frames._parts[1]
         got = frames.story()
-        assert got is not None
+        assert got is not None and frames.story() is got  # built once, then kept
         assert not [name for name in child.__dict__ if name in FRAME_NAMES]  # never built
         want = fork_story(want_frames, *pair)
         for name in StoryFrames._fields:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from ledgerviz.frames import Frames
 from ledgerviz.frames.joined import JoinedFrames
 from ledgerviz.frames.prefix import PrefixFrames
@@ -22,7 +24,12 @@ class ForkFrames(JoinedFrames):
 
     def story(self) -> StoryFrames | None:
         """Return the fork story's frames (``plot.story.fork_story``) built from the child's
-        own rows, or None when they cannot be built so."""
+        own rows (once: a view redrawn at each zoom draws them again), or None when they
+        cannot be built so."""
+        return self._story
+
+    @cached_property
+    def _story(self) -> StoryFrames | None:
         parent, child = self._parts
         own = child.own_rows(self.boundary) if isinstance(child, PrefixFrames) else None
         if own is None:
