@@ -5,7 +5,8 @@ Run on demand: ``python benchmarks/bench_explorer.py [--turns 7200] [--moves 6] 
 ``--scenario crash-mid-dispatch`` simulates a crashed session instead (about 13.9 events per
 turn: 72,000 turns are about 1M events, the last turn dies mid-dispatch) and also times, end to
 end, the load plus the first display (the view opened on the fork point) and the first toggle
-to the fork policy, before the slider moves.
+to the fork policy and two box zooms under it (200 seqs each, mid-session), before the slider
+moves.
 
 The explorer is driven as the tests drive it: setting the crash-point slider and the policy
 toggle from Python, which runs the same observers a browser change runs. Bytes are counted
@@ -134,6 +135,11 @@ def main() -> None:
     fork_ms, fork_bytes = timed(lambda: setattr(explorer.policy, "value", "fork"))
     first_fork_cpu = CPU_MS.pop()
     STAGES_OF.pop()
+    middle = events // 2  # a box zoom under fork to the 200 seqs mid-session, then another
+    zooms = [timed(lambda low=low: setattr(explorer.figure.layout.xaxis, "range",
+                                           (low + 0.5, low + 200.5)))[0]
+             for low in (middle, middle + 1_000)]
+    del CPU_MS[-2:], STAGES_OF[-2:]
     explorer.policy.value = "synthesize"
     cuts = [events * (k + 1) // (args.moves + 1) for k in range(args.moves)]
     slider, toggle, sent, changes = [], [], [], []
@@ -158,12 +164,14 @@ def main() -> None:
               "bytes_per_move": statistics.median(sent),
               "slowest_change_ms": max(slider + toggle), "most_bytes": max(sent),
               "load_ms": load_ms, "end_to_end_first_ms": load_ms + first_ms,
-              "first_fork_toggle_ms": fork_ms, "first_bytes": first_bytes}
+              "first_fork_toggle_ms": fork_ms, "first_bytes": first_bytes,
+              "fork_zoom_ms": zooms}
     print(f"ledger: {events} events · load average {os.getloadavg()}")
     print(f"end to end: load {load_ms:.0f} ms ({load_cpu_ms:.0f} ms CPU) + first display "
           f"{first_ms:.0f} ms ({CPU_MS[0]:.0f} ms CPU) = {load_ms + first_ms:.0f} ms, opened "
           f"on x {opened_on}; first toggle to fork {fork_ms:.0f} ms ({first_fork_cpu:.0f} ms "
-          f"CPU, {fork_bytes / 1e3:.0f} KB)")
+          f"CPU, {fork_bytes / 1e3:.0f} KB); box zooms under fork {[round(m) for m in zooms]} "
+          "ms")
     print(f"explorer: first display {first_ms:.0f} ms ({first_bytes / 1e3:.0f} KB, of which "
           f"plotly's compressed bundle {len(explorer.figure._bundle) / 1e3:.0f} KB); slider "
           f"{[round(m) for m in slider]} ms; toggle {[round(m) for m in toggle]} ms; sent per "
