@@ -47,10 +47,11 @@ def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
 
 def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
            names: np.ndarray | pd.Series | pd.Categorical,
-           what: str, bins: int = BINS, note: str = GROUPED_STATIC) -> Level:
+           what: str, bins: int = BINS, note: str = GROUPED_STATIC,
+           labelled: bool = True) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
     label with the item count, seq range (``seqs`` as floats, NaN where missing), distinct
-    ``names`` and ``note`` (no per-item Python work)."""
+    ``names`` and ``note`` (no per-item Python work); an empty label unless ``labelled``."""
     bin_of = _bin_of(starts, bins)
     order = _in_bin_order(bin_of)
     bin_sorted = bin_of[order]
@@ -59,6 +60,8 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
     first = np.flatnonzero(np.r_[True, bin_sorted[1:] != bin_sorted[:-1]])
     lows = np.minimum.reduceat(starts[order], first)
     highs = np.maximum.reduceat(np.fmax(ends[order], starts[order]), first)
+    if not labelled:
+        return Level(lows.astype(float), highs.astype(float), [""] * len(first), True)
     counts = np.diff(np.r_[first, len(bin_sorted)])
     seq_values = np.asarray(seqs, dtype=float)[order]
     first_seqs = np.fmin.reduceat(seq_values, first)
@@ -150,17 +153,19 @@ def in_view(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
 
 def levels(rows: np.ndarray, single: np.ndarray, visible: np.ndarray | None,
            starts: np.ndarray, ends: np.ndarray, labels: np.ndarray, seqs: np.ndarray,
-           names: np.ndarray, *, what: str, note: str) -> list[Level]:
+           names: np.ndarray, *, what: str, note: str,
+           outside_labels: bool = True) -> list[Level]:
     """Return what the items at positions ``rows`` draw: those ``single`` one by one, then the
     rest :func:`binned` (those ``visible`` in bins of the view's extent, the others in bins of
-    theirs), each part only when it holds items."""
+    theirs, labelled only with ``outside_labels``), each part only when it holds items."""
     one = single[rows]
     found = [Level(starts[rows[one]], ends[rows[one]], labels[rows[one]], False)] if one.any() \
         else []
     rest = rows[~one]
-    parts = [rest] if visible is None else [rest[visible[rest]], rest[~visible[rest]]]
-    grouped = [binned(starts[p], ends[p], seqs[p], names[p], what, note=note)
-               for p in parts if len(p)]
+    parts = [(rest, True)] if visible is None else [(rest[visible[rest]], True),
+                                                    (rest[~visible[rest]], outside_labels)]
+    grouped = [binned(starts[p], ends[p], seqs[p], names[p], what, note=note, labelled=labelled)
+               for p, labelled in parts if len(p)]
     if grouped:
         found.append(Level(np.concatenate([g.starts for g in grouped]),
                            np.concatenate([g.ends for g in grouped]),

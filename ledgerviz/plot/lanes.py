@@ -35,11 +35,14 @@ before markers (never dispatched)."""
 class Detail(NamedTuple):
     """How finely lanes are drawn: up to ``limit`` items of a lane part one by one, counted
     within each session's x range in ``views`` (None: its whole extent); ``note`` ends the
-    label of a bin (what zooming does)."""
+    label of a bin (what zooming does). Without ``outside_labels`` the bins of items outside
+    a view carry no label: they show only in the overview strip until the host redraws the
+    range they come into."""
 
     limit: int
     views: Sequence[tuple[float, float] | None]
     note: str
+    outside_labels: bool = True
 
 
 class Codes(NamedTuple):
@@ -83,6 +86,7 @@ class LaneColumns:
     visible: np.ndarray | None
     """Whether each row overlaps its session's view (None: no session has one)."""
     note: str
+    outside_labels: bool
 
     @classmethod
     def of(cls, frame: pd.DataFrame, groups: Groups, codes: np.ndarray, starts: np.ndarray,
@@ -95,7 +99,8 @@ class LaneColumns:
         return cls(groups, starts, ends, groups.labels(frame, label, single),
                    floats(frame[seq_column]),
                    names.array if isinstance(names.dtype, pd.CategoricalDtype)
-                   else names.astype(object).to_numpy(), what, single, visible, fine.note)
+                   else names.astype(object).to_numpy(), what, single, visible, fine.note,
+                   fine.outside_labels)
 
     def items(self, level: detail.Level) -> dict[str, Any] | None:
         """Return the items a binned ``level`` holds, packed for a page to redraw
@@ -110,7 +115,8 @@ class LaneColumns:
         """Return what one session's part draws (:func:`detail.levels`)."""
         return detail.levels(self.groups.rows(session, part), self.single, self.visible,
                              self.starts, self.ends, self.labels, self.seqs, self.names,
-                             what=self.what, note=self.note)
+                             what=self.what, note=self.note,
+                             outside_labels=self.outside_labels)
 
 
 def trace(name: str, level: detail.Level, lane: float, color: str, *, width: float,

@@ -200,7 +200,10 @@ def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Se
     at = Positions(events, codes.events, on_time)
     incidents = incidents_by_session(calls, codes.calls, frames.turns, codes.turns, fork_points)
     views = _views(frames, codes, on_time, incidents, x_range)
-    fine = lanes.Detail(limit, views, GROUPED_REDRAWN if redrawn else GROUPED_STATIC)
+    # a host that redraws every range change (the explorer; not a packed page, which
+    # redraws only few items) labels the bins it shows when they come into view
+    fine = lanes.Detail(limit, views, GROUPED_REDRAWN if redrawn else GROUPED_STATIC,
+                        outside_labels=packed or not redrawn)
     abandoned_events = lanes.is_value(events["branch"], "abandoned") & (codes.events >= 0)
     abandoned_calls = lanes.is_value(calls["branch"], "abandoned") & (codes.calls >= 0)
     has_abandoned = (np.bincount(codes.events[abandoned_events], minlength=n) > 0,
@@ -291,7 +294,8 @@ def timeline_spec(
     session; or an x range. The items in that range are counted apart: at most
     ``detail_limit`` of a lane part in it are drawn one by one, the rest in bins.
     ``layout.meta.incidents`` lists the incidents' seqs. ``redrawn`` says the host redraws
-    the range the reader zooms to (the bins' labels then invite zooming).
+    the range the reader zooms to (the bins' labels then invite zooming, and the bins of items
+    outside the range shown, drawn for the overview strip, carry no label until redrawn).
     The title names the session unless ``name_session`` is False (a page that already names
     it). The layout names its template (``plotly_white``) instead of spelling it out.
     """
