@@ -5,20 +5,29 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import socket
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from google.protobuf import json_format
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
 import ledgerviz
 from ledgerviz.cli import main
-from ledgerviz.examples import example_path
-from ledgerviz.export.otlp import OtlpError, to_otlp, traces_url
+from ledgerviz.examples import example_path, examples_dir
+from ledgerviz.export.otlp import OtlpError, ledger_spans, to_otlp, traces_url
+from ledgerviz.export.otlp_json import OtlpJson
+from ledgerviz.export.otlp_sdk import readable_span
+from ledgerviz.export.otlp_spans import CLIENT, ERROR, SpanLink, SpanRecord
+from ledgerviz.recovery.vocab import POLICIES
 
 CRASH = example_path("crash-mid-dispatch")
 TOOL_ERROR = example_path("tool-error")
@@ -260,3 +269,49 @@ def test_a_folder_read_in_batches_gives_the_same_spans(
     assert len(batched) == 2  # one request per file batch
     assert sorted(s.SerializeToString() for s in spans_of(batched)) == sorted(
         s.SerializeToString() for s in whole)
+
+
+RESOURCE = {"service.name": "ledgerviz", "service.version": "9.9"}
+
+
+def sdk_json_line(spans: list[SpanRecord]) -> bytes:
+    """The reference OTLP/JSON of ``spans``: the SDK's protobuf encoder, protobuf's JSON
+    mapping with integer enums, then hex ids (the OTLP spec's one difference from it)."""
+    resource, scope = Resource(RESOURCE), InstrumentationScope("ledgerviz", "9.9")
+    message = encode_spans([readable_span(span, resource, scope) for span in spans])
+    document = json_format.MessageToDict(message, use_integers_for_enums=True)
+    for resource_spans in document["resourceSpans"]:
+        for scope_spans in resource_spans["scopeSpans"]:
+            for span in scope_spans["spans"]:
+                for holder in [span, *span.get("links", [])]:
+                    for name in ("traceId", "spanId", "parentSpanId"):
+                        if name in holder:
+                            holder[name] = base64.b64decode(holder[name]).hex()
+    return orjson.dumps(document) + b"\n"
+
+
+def direct_json_line(spans: list[SpanRecord]) -> bytes:
+    return OtlpJson(None, RESOURCE, ("ledgerviz", "9.9")).encode(spans)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_direct_encoding_is_the_sdk_encoders_byte_for_byte(policy: str) -> None:
+    spans = list(ledger_spans(ledgerviz.load(examples_dir()), policy))  # type: ignore[arg-type]
+    assert len(spans) == 171  # 14 example sessions
+    assert direct_json_line(spans) == sdk_json_line(spans)
+
+
+def test_every_attribute_value_type_and_default_field_as_the_sdk_encodes_it() -> None:
+    # values the examples never hold: doubles (finite, infinite, NaN), negative and int64's
+    # extremes, empty strings, a zero start time, a link without attributes; then an int
+    # past int64, which intValue cannot hold: written as its decimal string
+    values = {"d": 1.5, "whole": 2.0, "inf": math.inf, "ninf": -math.inf, "nan": math.nan,
+              "neg": -7, "max": 2**63 - 1, "min": -(2**63), "empty": "", "no": False}
+    span = SpanRecord("n", 1, 2, 3, CLIENT, 0, 5, values, ERROR, "boom",
+                      (SpanLink(4, 5, {}), SpanLink(2**127, 2**63, {"k": "v"})))
+    assert direct_json_line([span]) == sdk_json_line([span])
+    big = span._replace(attributes={"big": 2**63})
+    (written,) = json.loads(direct_json_line([big]))["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert written["attributes"] == [{"key": "big", "value": {"stringValue": str(2**63)}}]
+    with pytest.raises(TypeError, match="str, bool, int or float"):
+        direct_json_line([span._replace(attributes={"x": [1]})])

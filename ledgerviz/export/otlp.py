@@ -16,7 +16,7 @@ reads a fleet folder 64 MiB of files at a time. docs/otlp.md lists every attribu
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -37,8 +37,7 @@ from ledgerviz.progress import BYTES_THRESHOLD, SPANS_THRESHOLD, progress
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES, Policy
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import ReadableSpan
-    from opentelemetry.sdk.trace.export import SpanExporter
+    from ledgerviz.export.otlp_spans import SpanRecord
 
 OTLP_HINT = 'pip install "ledgerviz[otlp]"'
 """How to install what OTLP export needs."""
@@ -87,12 +86,8 @@ def traces_url(endpoint: str) -> str:
     return endpoint if parts.path.strip("/") else endpoint.rstrip("/") + TRACES_PATH
 
 
-def ledger_spans(ledger: Ledger, policy: Policy = DEFAULT_POLICY) -> Iterator[ReadableSpan]:
+def ledger_spans(ledger: Ledger, policy: Policy = DEFAULT_POLICY) -> Iterator[SpanRecord]:
     """Yield the spans of every session of ``ledger`` under ``policy``, session by session."""
-    require_opentelemetry()
-    from opentelemetry.sdk.resources import OTELResourceDetector, Resource
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-
     from ledgerviz.export.otlp_rows import SessionRows, clock_of, session_rows
     from ledgerviz.export.otlp_spans import Session, session_spans, wanted_seqs
 
@@ -100,14 +95,10 @@ def ledger_spans(ledger: Ledger, policy: Policy = DEFAULT_POLICY) -> Iterator[Re
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     view = ledger.recovery(policy)
     rows = session_rows(view.frames)
-    # no random service.instance.id (Resource.create adds one): a re-export is the same file
-    resource = Resource({"service.name": "ledgerviz", "service.version": __version__}).merge(
-        OTELResourceDetector().detect())
-    scope = InstrumentationScope("ledgerviz", __version__)
     for log in ledger.sessions:
         held = rows.get(log.key, SessionRows([], [], [], None))
         clock = clock_of(view.analyses[log.key], wanted_seqs(held))
-        yield from session_spans(Session(log.key, policy, held, clock, resource, scope))
+        yield from session_spans(Session(log.key, policy, held, clock))
 
 
 def span_count(ledger: Ledger, policy: Policy) -> int:
@@ -116,30 +107,44 @@ def span_count(ledger: Ledger, policy: Policy) -> int:
     return len(frames.turns) + len(frames.steps) + len(frames.calls)
 
 
+SpanSink = Callable[[Sequence["SpanRecord"]], bool]
+"""Takes one batch of spans; returns whether it was delivered."""
+
+
 @contextmanager
 def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
-                  headers: Mapping[str, str] | None) -> Iterator[SpanExporter]:
-    """Yield the exporter of one run: OTLP/HTTP to ``endpoint``, or OTLP/JSON lines into
-    ``output`` (written to a temporary file renamed into place when every batch is in)."""
+                  headers: Mapping[str, str] | None) -> Iterator[SpanSink]:
+    """Yield the sink of one run: the SDK's OTLP/HTTP exporter to ``endpoint``, or OTLP/JSON
+    lines into ``output`` (written to a temporary file renamed into place when every batch
+    is in). The resource is ``service.name=ledgerviz`` merged with ``OTEL_RESOURCE_ATTRIBUTES``
+    (no random ``service.instance.id``, as ``Resource.create`` adds: a re-export is the
+    same file)."""
     require_opentelemetry()
+    from opentelemetry.sdk.resources import OTELResourceDetector, Resource
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+
     if (endpoint is None) == (output is None):
         raise OtlpError("give exactly one of an endpoint URL and an output file")
+    resource = Resource({"service.name": "ledgerviz", "service.version": __version__}).merge(
+        OTELResourceDetector().detect())
     if endpoint is not None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
+        from ledgerviz.export.otlp_sdk import SdkSpans
+
         exporter = OTLPSpanExporter(endpoint=traces_url(endpoint), headers=dict(headers or {}))
         try:
-            yield exporter
+            yield SdkSpans(exporter, resource, InstrumentationScope("ledgerviz", __version__))
         finally:
             exporter.shutdown()
         return
-    from ledgerviz.export.otlp_json import OtlpJsonFileExporter
+    from ledgerviz.export.otlp_json import OtlpJson
 
     path = Path(os.fspath(output))
     temporary = path.with_name(f".{path.name}.tmp")
     with open(temporary, "wb") as stream:
         try:
-            yield OtlpJsonFileExporter(stream)
+            yield OtlpJson(stream, resource.attributes, ("ledgerviz", __version__))
         except BaseException:
             stream.close()
             temporary.unlink(missing_ok=True)
@@ -147,21 +152,19 @@ def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
     os.replace(temporary, path)
 
 
-def send(spans: Iterable[ReadableSpan], exporter: SpanExporter, target: str,
+def send(spans: Iterable[SpanRecord], sink: SpanSink, target: str,
          batch_spans: int = BATCH_SPANS, step: Any = None) -> int:
-    """Export ``spans`` in batches of ``batch_spans``; return how many were sent.
+    """Hand ``spans`` to ``sink`` in batches of ``batch_spans``; return how many were sent.
 
     ``step``, if given, is called with each batch's size. Raises ``OtlpError`` naming the
-    target and the spans of a batch the exporter could not deliver.
+    target and the spans of a batch the sink could not deliver.
     """
-    from opentelemetry.sdk.trace.export import SpanExportResult
-
     iterator = iter(spans)
     sent = 0
     while True:
         with paused_gc():  # spans and their encodings hold no cycles; the ledger is large
             batch = list(islice(iterator, batch_spans))
-            accepted = not batch or exporter.export(batch) is SpanExportResult.SUCCESS
+            accepted = not batch or sink(batch)
         if not batch:
             return sent
         if not accepted:
@@ -189,17 +192,17 @@ def to_otlp(
     """
     target = traces_url(endpoint) if endpoint is not None else os.fspath(output or "")
     summary = OtlpSummary(target, policy)
-    with span_exporter(endpoint, output, headers) as exporter:
-        _send_ledger(ledger, exporter, summary, batch_spans)
+    with span_exporter(endpoint, output, headers) as sink:
+        _send_ledger(ledger, sink, summary, batch_spans)
     return summary
 
 
-def _send_ledger(ledger: Ledger, exporter: SpanExporter, summary: OtlpSummary,
+def _send_ledger(ledger: Ledger, sink: SpanSink, summary: OtlpSummary,
                  batch_spans: int) -> None:
     """Send one loaded ledger's spans, with a progress bar when they are many."""
     total = partial(span_count, ledger, summary.policy)  # counted only when someone watches
     with progress(total, SPANS_THRESHOLD, "sending spans", unit="span") as step:
-        summary.spans += send(ledger_spans(ledger, summary.policy), exporter, summary.target,
+        summary.spans += send(ledger_spans(ledger, summary.policy), sink, summary.target,
                               batch_spans, step)
     summary.sessions += ledger.keys
     summary.error_sessions += [log.key for log in ledger.sessions if log.has_errors]
@@ -253,7 +256,7 @@ def export_otlp(
     files = _files(paths)
     target = traces_url(endpoint) if endpoint is not None else os.fspath(output or "")
     summary = OtlpSummary(target, policy)
-    with span_exporter(endpoint, output, headers) as exporter:
+    with span_exporter(endpoint, output, headers) as sink:
         for group in batches(files):
-            _send_ledger(_read(group), exporter, summary, batch_spans)
+            _send_ledger(_read(group), sink, summary, batch_spans)
     return summary

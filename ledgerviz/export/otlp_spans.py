@@ -13,12 +13,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from typing import Any, NamedTuple
 
 from ledgerviz.export.otlp_ids import call_key, span_id, step_key, trace_id, turn_key
 from ledgerviz.export.otlp_rows import (
@@ -42,8 +37,34 @@ LEVELS: dict[CallStatus, str] = {
     "ok": "DEFAULT", "error": "ERROR", "outcome_unknown": "WARNING", "not_started": "DEFAULT"}
 """``langfuse.observation.level`` of a tool call span, by call status."""
 
-_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
-_OK, _UNSET = Status(StatusCode.OK), Status(StatusCode.UNSET)
+INTERNAL, CLIENT = 1, 3
+"""OTLP ``Span.SpanKind`` numbers (the protobuf enum's, not the Python API's)."""
+UNSET, OK, ERROR = 0, 1, 2
+"""OTLP ``Status.StatusCode`` numbers."""
+
+
+class SpanLink(NamedTuple):
+    """A link to a span of another trace (always remote: another session's)."""
+
+    trace_id: int
+    span_id: int
+    attributes: dict[str, Any]
+
+
+class SpanRecord(NamedTuple):
+    """One span as plain values, in OTLP's terms; attributes hold no None."""
+
+    name: str
+    trace_id: int
+    span_id: int
+    parent_id: int | None
+    kind: int
+    start: int
+    end: int
+    attributes: dict[str, Any]
+    status: int = UNSET
+    message: str = ""
+    links: tuple[SpanLink, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +75,6 @@ class Session:
     policy: str
     rows: SessionRows
     clock: SessionClock
-    resource: Resource
-    scope: InstrumentationScope
 
 
 def wanted_seqs(rows: SessionRows) -> set[int]:
@@ -64,7 +83,7 @@ def wanted_seqs(rows: SessionRows) -> set[int]:
     return {call.requested_seq for call in rows.calls if call.dispatched_seq is None}
 
 
-def session_spans(session: Session) -> Iterator[ReadableSpan]:
+def session_spans(session: Session) -> Iterator[SpanRecord]:
     """Yield the spans of one session: each turn's, then each step's, then each call's."""
     return _Builder(session).spans()
 
@@ -76,10 +95,10 @@ class _Builder:
         self.session = session
         self.trace = trace_id(session.session_id)
         self.given: Counter[str] = Counter()
-        self.latest: dict[str, SpanContext] = {}
-        """The context of the latest span made for each key (the parent of what follows)."""
+        self.latest: dict[str, int] = {}
+        """The id of the latest span made for each key (the parent of what follows)."""
 
-    def spans(self) -> Iterator[ReadableSpan]:
+    def spans(self) -> Iterator[SpanRecord]:
         rows = self.session.rows
         links = self._lineage_links(rows.lineage, rows.turns)
         for turn in rows.turns:
@@ -89,35 +108,25 @@ class _Builder:
         for call in rows.calls:
             yield self._call_span(call)
 
-    def _context(self, key: str) -> SpanContext:
-        """Return a new span context for ``key`` (``key#n`` for its n-th repeat)."""
+    def _id(self, key: str) -> int:
+        """Return a new span id for ``key`` (of ``key#n`` for its n-th repeat)."""
         self.given[key] += 1
         count = self.given[key]
         unique = key if count == 1 else f"{key}#{count}"
-        context = SpanContext(self.trace, span_id(self.session.session_id, unique),
-                              is_remote=False, trace_flags=_SAMPLED)
-        self.latest[key] = context
-        return context
+        made = self.latest[key] = span_id(self.session.session_id, unique)
+        return made
 
-    def _span(self, name: str, key: str, parent: SpanContext | None, kind: SpanKind,
-              times: tuple[int, int], attributes: dict[str, Any], status: Status = _UNSET,
-              links: tuple[Link, ...] = ()) -> ReadableSpan:
+    def _span(self, name: str, key: str, parent: int | None, kind: int,
+              times: tuple[int, int], attributes: dict[str, Any],
+              status: tuple[int, str] = (UNSET, ""), links: tuple[SpanLink, ...] = ()
+              ) -> SpanRecord:
         session = self.session
         common = {"gen_ai.conversation.id": session.session_id, "ledgerviz.policy": session.policy}
-        return ReadableSpan(
-            name,
-            context=self._context(key),
-            parent=parent,
-            resource=session.resource,
-            attributes={attribute: value for attribute, value in {**common, **attributes}.items()
-                        if value is not None},
-            links=links,
-            kind=kind,
-            status=status,
-            start_time=times[0],
-            end_time=max(times),
-            instrumentation_scope=session.scope,
-        )
+        return SpanRecord(
+            name, self.trace, self._id(key), parent, kind, times[0], max(times),
+            {attribute: value for attribute, value in {**common, **attributes}.items()
+             if value is not None},
+            *status, links)
 
     def _branch(self, last: int | None) -> str:
         """Return ``abandoned`` when a span ending at seq ``last`` (None: open) reaches into
@@ -143,7 +152,7 @@ class _Builder:
         }
 
     def _lineage_links(self, lineage: LineageRow | None, turns: list[TurnRow]
-                       ) -> tuple[Link, ...]:
+                       ) -> tuple[SpanLink, ...]:
         """Return the link to the parent session's trace: to its turn holding the fork
         boundary, else (a subagent, whose spawning turn the ledger does not name) to its
         first turn."""
@@ -154,22 +163,21 @@ class _Builder:
                    and turn.start_seq is not None and turn.start_seq <= boundary
                    and (turn.end_seq is None or boundary <= turn.end_seq)]
         parent = lineage.parent_session
-        target = SpanContext(trace_id(parent), span_id(parent, turn_key(holding[-1] if holding
-                                                                         else 1)),
-                             is_remote=True, trace_flags=_SAMPLED)
         attributes = {"ledgerviz.relation": lineage.relation or "child",
                       "ledgerviz.boundary_seq": boundary}
-        return (Link(target, {name: value for name, value in attributes.items()
-                              if value is not None}),)
+        return (SpanLink(trace_id(parent), span_id(parent, turn_key(holding[-1] if holding
+                                                                    else 1)),
+                         {name: value for name, value in attributes.items()
+                          if value is not None}),)
 
-    def _turn_span(self, turn: TurnRow, links: tuple[Link, ...]) -> ReadableSpan:
+    def _turn_span(self, turn: TurnRow, links: tuple[SpanLink, ...]) -> SpanRecord:
         clock = self.session.clock
         start = _first(turn.start_time, turn.end_time, clock.end)
         failed = turn.end_reason == "error"
         agent = self.session.rows.lineage.agent_preset if self.session.rows.lineage else None
         return self._span(
             f"invoke_agent {agent}" if agent else "invoke_agent",
-            turn_key(turn.turn), None, SpanKind.INTERNAL,
+            turn_key(turn.turn), None, INTERNAL,
             (start, _first(turn.end_time, clock.end)),
             {
                 "gen_ai.operation.name": "invoke_agent",
@@ -180,17 +188,17 @@ class _Builder:
                 "error.type": turn.end_reason if failed else None,
                 **self._recovery(turn.start_seq, turn.end_seq),
             },
-            Status(StatusCode.ERROR, "turn ended with an error") if failed else _UNSET,
+            (ERROR, "turn ended with an error") if failed else (UNSET, ""),
             links,
         )
 
-    def _step_span(self, step: StepRow) -> ReadableSpan:
+    def _step_span(self, step: StepRow) -> SpanRecord:
         clock = self.session.clock
         start = _first(step.start_time, step.end_time, clock.end)
         return self._span(
             f"chat {step.model}" if step.model else "chat",
             step_key(step.turn, step.step), self.latest.get(turn_key(step.turn)),
-            SpanKind.CLIENT, (start, _first(step.end_time, clock.end)),
+            CLIENT, (start, _first(step.end_time, clock.end)),
             {
                 "gen_ai.operation.name": "chat",
                 "gen_ai.provider.name": step.provider,
@@ -206,7 +214,7 @@ class _Builder:
             },
         )
 
-    def _call_span(self, call: CallRow) -> ReadableSpan:
+    def _call_span(self, call: CallRow) -> SpanRecord:
         clock = self.session.clock
         requested = clock.times.get(call.requested_seq)
         start = _first(call.dispatch_time, requested, call.result_time, clock.end)
@@ -214,11 +222,11 @@ class _Builder:
         parent = (self.latest.get(step_key(call.turn, call.step))
                   or self.latest.get(turn_key(call.turn)))
         error = (call.error_code or "tool_error") if call.status == "error" else None
-        status = (Status(StatusCode.ERROR, error) if error
-                  else _OK if call.status == "ok" else _UNSET)
+        status = ((ERROR, error) if error
+                  else (OK, "") if call.status == "ok" else (UNSET, ""))
         return self._span(
             f"execute_tool {call.tool}" if call.tool else "execute_tool",
-            call_key(call.requested_seq, call.call_id), parent, SpanKind.INTERNAL,
+            call_key(call.requested_seq, call.call_id), parent, INTERNAL,
             (start, _first(call.result_time, open_end)),
             {
                 "gen_ai.operation.name": "execute_tool",
