@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledgerviz.recovery.analysis import (
     POLICIES,
@@ -378,20 +378,25 @@ class _Scan:
                 return []
         return tail_closers(self.tail_tracker(), generation=self.generation)
 
-    def result(self, closers: list[Event], facts: CallFactsOf | None = None) -> Analysis:
-        """Return the finished :class:`Analysis` (``facts``: makes the calls' facts from
-        the scanned calls and each event's branch; default :func:`facts_of`)."""
+    def branches(self) -> tuple[list[Branch], list[int], list[int]]:
+        """Return each event's branch, the surface's visible and its hidden nodes, once the
+        pending fork (if any) is applied."""
         if self.fork_node is not None:
             self._apply_fork()
-        total = len(self.out)
-        surface = self.surface
-        visible = surface.visible()
-        hidden = surface.hidden_nodes()
-        branch: list[Branch] = ["log"] * total
+        visible = self.surface.visible()
+        hidden = self.surface.hidden_nodes()
+        branch: list[Branch] = ["log"] * len(self.out)
         for node in visible:
             branch[node] = "active"
         for node in hidden:
             branch[node] = "abandoned"
+        return branch, visible, hidden
+
+    def result(self, closers: list[Event], facts: CallFactsOf | None = None) -> Analysis:
+        """Return the finished :class:`Analysis` (``facts``: makes the calls' facts from
+        the scanned calls and each event's branch; default :func:`facts_of`)."""
+        branch, visible, hidden = self.branches()
+        total = len(self.out)
         synthetic = [False] * total
         for node in self.synthetic:
             synthetic[node] = True
@@ -504,6 +509,55 @@ def first_fork_point(
         if closers:
             scan.run_computed(closers)
     return scan.fork_points[0] if scan.fork_points else None
+
+
+class SessionFacts(NamedTuple):
+    """What a session's analysis finds, without its events: what :func:`analyze_blocks`
+    returns."""
+
+    calls: list[CallFacts]
+    closers: list[Event]
+    """The events the policy appends after the recorded log."""
+    fork_points: list[int]
+    abandoned_seqs: list[int]
+    synthetic_seqs: list[int]
+    """The seqs of the events the policy marks synthetic (the results it inserts into
+    closed steps have none)."""
+
+
+def analyze_blocks(
+    blocks: Iterable[tuple[Sequence[Event], EnvelopeColumns | None]],
+    *,
+    policy: Policy,
+    version: int | None,
+) -> SessionFacts:
+    """Return what :func:`analyze` finds of a session that comes as consecutive blocks of
+    ``(events, columns)`` (as for :func:`first_fork_point`), without holding its events:
+    only the scan's state (a few numbers per event and per call, and the events of the
+    last turn). ``SessionFacts`` holds the same calls (their ``arguments`` not kept:
+    None), closers, fork points, abandoned and synthetic seqs as the :class:`Analysis` of
+    the whole session."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown recovery policy {policy!r}")
+    suffix = _Suffix()
+    scan = _Scan(policy, generation_for(version), suffix)
+    position = 0
+    with _collector_paused():
+        for events, columns in blocks:
+            seen = len(scan.calls)
+            scan.run(events, columns=columns, start=position)
+            for call in scan.calls[seen:]:
+                call[_ARGS] = None  # the largest strings a call holds, and no scan reads them
+            suffix.forget_before(scan.boundary)
+            position += len(events)
+        closers = scan.closers()
+        if closers:
+            scan.run_computed(closers)
+        branch, _, hidden = scan.branches()
+        seqs = scan.seqs
+        return SessionFacts(facts_of(scan.calls, branch), closers, scan.fork_points,
+                            [seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
+                            [seqs[n] for n in scan.synthetic if seqs[n] is not None])  # type: ignore[misc]
 
 
 def analyze(
