@@ -21,6 +21,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
 import ledgerviz
+import ledgerviz.export.otlp as otlp
 from ledgerviz.cli import main
 from ledgerviz.examples import example_path, examples_dir
 from ledgerviz.export.otlp import OtlpError, ledger_spans, to_otlp, traces_url
@@ -32,6 +33,15 @@ from ledgerviz.recovery.vocab import POLICIES
 CRASH = example_path("crash-mid-dispatch")
 TOOL_ERROR = example_path("tool-error")
 RESUME_FORK = example_path("resume-fork")
+
+
+@pytest.fixture(params=["loaded", "streamed"])
+def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How ``ledgerviz otlp`` reads a file: loaded, or in two streamed passes (as it reads a
+    dsh file over ``STREAM_BYTES``; here every one)."""
+    if request.param == "streamed":
+        monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    return str(request.param)
 
 
 def read_otlp_json(path: Path) -> list[ExportTraceServiceRequest]:
@@ -85,7 +95,7 @@ def event_times_ns(path: Path) -> dict[int, int]:
     return {event["seq"]: event["time"] * 1_000_000 for event in lines}
 
 
-def test_crash_mid_dispatch_under_fork_counted_by_hand(tmp_path: Path) -> None:
+def test_crash_mid_dispatch_under_fork_counted_by_hand(tmp_path: Path, route: str) -> None:
     # crash-mid-dispatch.jsonl, read line by line:
     #   turn 1 (seq 0..14): step 1 (seq 1..10) asks for edit + read (seq 5), both answered
     #   (results seq 8, 9); step 2 (seq 11..13) answers in text, no call.
@@ -146,7 +156,7 @@ def test_crash_mid_dispatch_under_fork_counted_by_hand(tmp_path: Path) -> None:
     assert {attributes(s)["gen_ai.conversation.id"] for s in spans} == {"sim-crash-mid-dispatch-7"}
 
 
-def test_tool_error_under_synthesize_counted_by_hand(tmp_path: Path) -> None:
+def test_tool_error_under_synthesize_counted_by_hand(tmp_path: Path, route: str) -> None:
     # tool-error.jsonl: turn 1 has steps 1 (read + web_fetch, both ok) and 2 (text);
     # turn 2 has steps 1 (read -> isError ENOENT, grep ok), 2 (read ok) and 3 (text).
     # 2 invoke_agent + 5 chat + 5 execute_tool = 12 spans; one call is an error.
@@ -165,7 +175,7 @@ def test_tool_error_under_synthesize_counted_by_hand(tmp_path: Path) -> None:
     assert {attributes(s)["ledgerviz.synthetic"] for s in spans} == {False}  # nothing closed
 
 
-def test_synthesize_marks_what_crash_repair_appended(tmp_path: Path) -> None:
+def test_synthesize_marks_what_crash_repair_appended(tmp_path: Path, route: str) -> None:
     # crash repair answers grep (TOOL_OUTCOME_UNKNOWN), read and web_fetch (TOOL_NOT_STARTED)
     # with synthetic results, then appends step/end and turn/end (interrupted).
     spans = spans_of(read_otlp_json(export_file(tmp_path, CRASH, "synthesize")))
@@ -187,7 +197,8 @@ def test_a_reexport_has_the_same_ids_and_bytes(tmp_path: Path) -> None:
     assert len(ids) == 11
 
 
-def test_a_forked_child_links_to_its_parents_turn_at_the_boundary(tmp_path: Path) -> None:
+def test_a_forked_child_links_to_its_parents_turn_at_the_boundary(tmp_path: Path,
+                                                                   route: str) -> None:
     # resume-fork: the child's header names parentSession sim-resume-fork-7 and inherits
     # seqs 0..17 (boundary 17, in the parent's turn 2, seq 15..)
     spans = spans_of(read_otlp_json(export_file(tmp_path, RESUME_FORK, "fork")))
@@ -239,6 +250,44 @@ def test_bad_headers_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["otlp", str(CRASH), "-o", str(tmp_path / "x.json"), "--headers", "nope"]) == 2
     assert capsys.readouterr().err == "ledgerviz otlp: --headers 'nope': expected NAME=VALUE\n"
     assert not list(tmp_path.iterdir())
+
+
+STREAMED_SOURCES = [examples_dir(), Path(__file__).parent / "data" / "dsh",
+                    Path(__file__).parent / "data" / "scheduler-failure-unrecovered.jsonl"]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_file_read_in_two_streamed_passes_gives_the_loaded_files_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str
+) -> None:
+    from ledgerviz.ledger.sources import expand_found
+
+    files = [found.path for source in STREAMED_SOURCES for found in expand_found(str(source))]
+    assert len(files) > 20
+    for path in files:
+        monkeypatch.setattr(otlp, "STREAM_BYTES", 2**62)
+        loaded = export_file(tmp_path, Path(path), policy, "loaded.json").read_bytes()
+        monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+        streamed = export_file(tmp_path, Path(path), policy, "streamed.json").read_bytes()
+        assert streamed == loaded, path
+
+
+def test_only_large_dsh_files_stream_in_their_place_between_batches(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    from ledgerviz.ledger.sources import Found
+
+    monkeypatch.setattr(otlp, "STREAM_BYTES", 100)
+    (tmp_path / "not-a-ledger.jsonl").write_text("x" * 200)
+    dsh = otlp._File(Found(str(CRASH), None), 200)
+    other = otlp._File(Found(str(tmp_path / "not-a-ledger.jsonl"), None), 200)
+    small = otlp._File(Found(str(TOOL_ERROR), None), 100)
+    groups = list(otlp._groups([small, small, dsh, other, small]))
+    # a file of no format falls back to dsh when read: it streams too
+    assert groups == [[small, small], dsh, other, [small]]
+    claude = Path(__file__).parent / "data" / "claude_code" / "basic.jsonl"
+    large_claude = otlp._File(Found(str(claude), None), 10**9)  # loaded: not dsh
+    assert list(otlp._groups([large_claude])) == [[large_claude]]
 
 
 def test_many_spans_draw_a_bar_and_leave_in_batches(

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from ledgerviz import __version__
 from ledgerviz.api import Ledger
 from ledgerviz.export.dataset import batches
+from ledgerviz.ledger.formats import detect_format
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.read import read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
@@ -46,6 +47,10 @@ BATCH_SPANS = 2048
 """Spans per request (per OTLP/JSON line)."""
 
 TRACES_PATH = "/v1/traces"
+
+STREAM_BYTES = 64 * 2**20
+"""A dsh ledger file larger than this is read in two streamed passes (``otlp_stream``),
+not loaded: one large session in bounded memory."""
 
 
 class OtlpError(Exception):
@@ -241,6 +246,39 @@ def _read(group: Sequence[_File]) -> Ledger:
     return Ledger(with_unique_keys(logs))
 
 
+def _streams(file: _File) -> bool:
+    """Return whether ``file`` is read as a stream: a dsh ledger over ``STREAM_BYTES``."""
+    if file.size <= STREAM_BYTES:
+        return False
+    head = next(found_chunks(file.found, 4096), b"")
+    return isinstance(head, bytes) and detect_format(head).name == "dsh"
+
+
+def _groups(files: Sequence[_File]) -> Iterator[_File | list[_File]]:
+    """Yield the files in their order: each one to stream alone, the others in batches."""
+    pending: list[_File] = []
+    for file in files:
+        if _streams(file):
+            yield from batches(pending)
+            pending = []
+            yield file
+        else:
+            pending.append(file)
+    yield from batches(pending)
+
+
+def _send_streamed(file: _File, sink: SpanSink, summary: OtlpSummary, batch_spans: int) -> None:
+    """Send the spans of one large file read in two streamed passes."""
+    from ledgerviz.export.otlp_stream import stream_file
+
+    streamed = stream_file(file.found, file.size, summary.policy)
+    with progress(streamed.count, SPANS_THRESHOLD, "sending spans", unit="span") as step:
+        summary.spans += send(streamed.spans, sink, summary.target, batch_spans, step)
+    summary.sessions.append(streamed.key)
+    if streamed.has_errors:
+        summary.error_sessions.append(streamed.key)
+
+
 def export_otlp(
     paths: Sequence[str | os.PathLike[str]],
     endpoint: str | None = None,
@@ -251,12 +289,17 @@ def export_otlp(
     batch_spans: int = BATCH_SPANS,
 ) -> OtlpSummary:
     """Export the ledger files ``paths`` name (files, folders, globs) as :func:`to_otlp`
-    does, reading them 64 MiB (or 2,000 files) at a time. Raises ``UnreadableSourceError``
-    for a path naming no file; a file in a folder that cannot be read is a diagnostic."""
+    does, reading them 64 MiB (or 2,000 files) at a time; a dsh file larger than
+    ``STREAM_BYTES`` is read in two streamed passes instead, in bounded memory, to the same
+    spans. Raises ``UnreadableSourceError`` for a path naming no file; a file in a folder
+    that cannot be read is a diagnostic."""
     files = _files(paths)
     target = traces_url(endpoint) if endpoint is not None else os.fspath(output or "")
     summary = OtlpSummary(target, policy)
     with span_exporter(endpoint, output, headers) as sink:
-        for group in batches(files):
-            _send_ledger(_read(group), sink, summary, batch_spans)
+        for group in _groups(files):
+            if isinstance(group, _File):
+                _send_streamed(group, sink, summary, batch_spans)
+            else:
+                _send_ledger(_read(group), sink, summary, batch_spans)
     return summary

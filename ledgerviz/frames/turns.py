@@ -61,9 +61,9 @@ USAGE_COLUMNS = {
 }
 """The token columns of ``STEP_SCHEMA`` and the ``usage`` key each one sums."""
 
-_TURN_EVENTS = frozenset({"turn/start", "turn/end", "step/start"})
-_ROUTE_EVENTS = frozenset({"request/header", "request/context"})
-_STEP_EVENTS = frozenset({"step/start", "step/end", "assistant/message"}) | _ROUTE_EVENTS
+TURN_EVENTS = frozenset({"turn/start", "turn/end", "step/start"})
+ROUTE_EVENTS = frozenset({"request/header", "request/context"})
+STEP_EVENTS = frozenset({"step/start", "step/end", "assistant/message"}) | ROUTE_EVENTS
 
 # A row under construction is a plain list (cheap to make); these name its slots. The
 # first slot is the session index; the start and end slots hold the position of the
@@ -73,7 +73,7 @@ _STEP_EVENTS = frozenset({"step/start", "step/end", "assistant/message"}) | _ROU
 EXTENT = ("first", "last")
 _TURN_ROW = ("session", "turn", "start", "end", "end_reason", "steps", *EXTENT)
 _T_START, _T_END, _T_REASON, _T_STEPS, _T_LAST = (2, 3, 4, 5, 7)
-_STEP_ROW = ("session", "turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS,
+STEP_ROW = ("session", "turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS,
              *EXTENT)
 STEP_FACTS = ("provider", "model", *USAGE_COLUMNS)
 """The ``steps`` columns read from the step's own events (besides its seqs, times, calls)."""
@@ -96,7 +96,7 @@ def _turn_rows(view: SessionsView) -> list[list[Any]]:
     latest: dict[tuple[int, Any], list[Any]] = {}
     start, sessions = view.start, view.sessions
     types, turns, datas = view.rows("types"), view.rows("turns"), view.rows("datas")
-    for i in view.indices_of(_TURN_EVENTS):
+    for i in view.indices_of(TURN_EVENTS):
         kind, key = types[i - start], (sessions[i], turns[i - start])
         row = latest.get(key)
         if kind == "turn/start" or row is None:
@@ -183,14 +183,14 @@ def forked(view: SessionsView, sessions: list[int] | np.ndarray, ended_forked: n
 
 def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str, list[Any]]:
     """Return the step rows of the view's events (from ``view.start`` on, where ``route``,
-    the provider and model, holds), one list per slot of ``_STEP_ROW``."""
-    return transpose(_step_rows(view, route), _STEP_ROW)
+    the provider and model, holds), one list per slot of ``STEP_ROW``."""
+    return transpose(_step_rows(view, route), STEP_ROW)
 
 
 def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
     """Return the (provider, model) route the request events before ``position`` set."""
-    for i in reversed(view.from_position(0).indices_of(_ROUTE_EVENTS, stop=position)):
-        route = _route(view.field_at("types", i), view.field_at("datas", i))
+    for i in reversed(view.from_position(0).indices_of(ROUTE_EVENTS, stop=position)):
+        route = route_of(view.field_at("types", i), view.field_at("datas", i))
         if route is not None:
             return route
     return NO_ROUTE
@@ -205,14 +205,14 @@ def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
     types, datas = view.rows("types"), view.rows("datas")
     turns, steps = view.rows("turns"), view.rows("steps")
     session = -1
-    for i in view.indices_of(_STEP_EVENTS):
+    for i in view.indices_of(STEP_EVENTS):
         kind = types[i - start]
         if sessions[i] != session:  # a new session: no open step yet
             if session != -1:  # and no route
                 route = NO_ROUTE
             session, open_row = sessions[i], None
         if kind in ("request/header", "request/context"):
-            route = _route(kind, datas[i - start]) or route
+            route = route_of(kind, datas[i - start]) or route
             if open_row is not None:
                 open_row[_S_PROVIDER], open_row[_S_MODEL] = route
                 open_row[_S_LAST] = i
@@ -230,7 +230,7 @@ def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
             row[_S_END] = i
             open_row = None
         else:
-            _add_assistant(row, datas[i - start])
+            add_assistant(row, datas[i - start])
     return rows
 
 
@@ -254,7 +254,7 @@ def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
     return list(map(per_step.__getitem__, zip(sessions, turns, steps, strict=True)))
 
 
-def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
+def route_of(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
     """Return ``(provider, model)`` named by a request/header or request/context event."""
     if kind == "request/context":
         config = data
@@ -266,7 +266,7 @@ def _route(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
     return None
 
 
-def _add_assistant(row: list[Any], data: dict[str, Any]) -> None:
+def add_assistant(row: list[Any], data: dict[str, Any]) -> None:
     """Fold one assistant/message into its step row: model route and token usage."""
     message = data.get("message")
     source = message.get("source") if isinstance(message, dict) else None
