@@ -10,11 +10,12 @@ peak memory (``ru_maxrss`` of that child) and CPU time are its own:
 
 | route | command |
 | --- | --- |
-| otlp_json | ``ledgerviz otlp PATH -o spans.json --policy fork`` |
+| otlp_json | ``ledgerviz otlp PATH -o spans.json --policy fork`` (over 64 MiB: streamed) |
+| otlp_json_loaded | the same with the file loaded (``otlp.STREAM_BYTES`` raised in the child) |
 | parquet_export | ``ledgerviz export PATH -o DIR --policy fork`` |
 
-The last line is JSON: per route the median wall and CPU seconds and peak MiB, the span count and
-the OTLP/JSON file size.
+The last line is JSON: per route the median wall and CPU seconds and peak MiB, the span count,
+the OTLP/JSON file size and whether both OTLP routes wrote the same bytes.
 """
 
 from __future__ import annotations
@@ -30,12 +31,17 @@ import tempfile
 import time
 from pathlib import Path
 
+LOADED = ("import sys, ledgerviz.export.otlp as otlp; from ledgerviz.cli import main; "
+          "otlp.STREAM_BYTES = 2**62; sys.exit(main(sys.argv[1:]))")
+"""A ``ledgerviz`` command that loads every file, however large."""
 
-def run(command: list[str]) -> tuple[float, float, float]:
+
+def run(command: list[str], loaded: bool = False) -> tuple[float, float, float]:
     """Return (wall seconds, CPU seconds, peak MiB) of one ``ledgerviz`` command in a child
     process (CPU time too: the machine may be shared, and wall time includes waiting)."""
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "ledgerviz", *command],
+    entry = ["-c", LOADED] if loaded else ["-m", "ledgerviz"]
+    child = subprocess.Popen([sys.executable, *entry, *command],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
@@ -43,7 +49,8 @@ def run(command: list[str]) -> tuple[float, float, float]:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"ledgerviz {' '.join(command)} failed:\n{out}{err}")
     cpu = usage.ru_utime + usage.ru_stime
-    print(f"  {command[0]}: {wall:.1f} s wall, {cpu:.1f} s CPU, {usage.ru_maxrss / 1024:.0f} MiB; "
+    print(f"  {command[0]}{' (loaded)' if loaded else ''}: {wall:.1f} s wall, {cpu:.1f} s CPU, "
+          f"{usage.ru_maxrss / 1024:.0f} MiB; "
           f"{out.strip()}")
     return wall, cpu, usage.ru_maxrss / 1024
 
@@ -65,12 +72,14 @@ def main() -> None:
         with open(path, "rb") as stream:
             events = sum(1 for _ in stream) - 1
         print(f"{path}: {events:,} events, {path.stat().st_size / 2**20:.0f} MiB")
-        results: dict[str, list[tuple[float, float, float]]] = {"otlp_json": [],
-                                                                "parquet_export": []}
-        spans_file = scratch / "spans.json"
+        results: dict[str, list[tuple[float, float, float]]] = {
+            "otlp_json": [], "otlp_json_loaded": [], "parquet_export": []}
+        spans_file, loaded_file = scratch / "spans.json", scratch / "loaded.json"
         for _ in range(args.rounds):
             results["otlp_json"].append(
                 run(["otlp", str(path), "-o", str(spans_file), "--policy", "fork"]))
+            results["otlp_json_loaded"].append(
+                run(["otlp", str(path), "-o", str(loaded_file), "--policy", "fork"], loaded=True))
             shutil.rmtree(scratch / "parquet", ignore_errors=True)
             results["parquet_export"].append(
                 run(["export", str(path), "-o", str(scratch / "parquet"), "--policy", "fork"]))
@@ -80,6 +89,7 @@ def main() -> None:
             "events": events,
             "spans": spans,
             "otlp_json_mib": round(spans_file.stat().st_size / 2**20, 1),
+            "same_bytes": spans_file.read_bytes() == loaded_file.read_bytes(),
             **{route: {"wall_s": round(statistics.median(w for w, _, _ in runs), 1),
                        "cpu_s": round(statistics.median(c for _, c, _ in runs), 1),
                        "peak_mib": round(statistics.median(m for _, _, m in runs))}

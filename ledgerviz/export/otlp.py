@@ -10,7 +10,9 @@ One trace per session, spans per the GenAI semantic conventions (``otlp_spans``)
 derived from the session id and seqs (``otlp_ids``): a re-export sends the same ids
 again, never new ones. Spans leave in batches of ``batch_spans`` while they are made,
 so memory holds one batch of files' frames and one batch of spans; :func:`export_otlp`
-reads a fleet folder 64 MiB of files at a time. docs/otlp.md lists every attribute.
+reads a fleet folder 64 MiB of files at a time, and a larger dsh file in two streamed
+passes (``otlp_stream``). ``otlp_json`` writes OTLP/JSON; ``otlp_sdk`` hands the spans to
+the SDK's OTLP/HTTP exporter. docs/otlp.md lists every attribute.
 """
 
 from __future__ import annotations
