@@ -58,6 +58,29 @@ def test_every_command_over_the_whole_folder(
                 "byte_order_mark", "big_integer", "invalid_event", "seq_gap"} <= kinds
 
 
+def test_otlp_reads_each_hostile_file_streamed_to_the_spans_it_loads(
+    bad_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture
+) -> None:
+    import ledgerviz.export.dataset as dataset
+    import ledgerviz.export.otlp as otlp
+
+    def spans(path: Path) -> list[str]:
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        return sorted(json.dumps(span) for line in lines for resource in line["resourceSpans"]
+                      for scope in resource["scopeSpans"] for span in scope["spans"])
+
+    # one file a batch, as a streamed file is read: keys are made unique within a batch
+    monkeypatch.setattr(dataset, "_BATCH_FILES", 1)
+    loaded, streamed = tmp_path / "loaded.json", tmp_path / "streamed.json"
+    assert main(["otlp", "-o", str(loaded), str(bad_folder)]) == 1
+    monkeypatch.setattr(otlp, "STREAM_BYTES", 0)  # every dsh file of one byte or more
+    assert main(["otlp", "-o", str(streamed), str(bad_folder)]) == 1
+    said = capsys.readouterr().out.splitlines()
+    assert len(said) == 2 and said[0].split(" to ")[0] == said[1].split(" to ")[0]
+    assert spans(streamed) == spans(loaded)
+    assert len(spans(loaded)) > 100
+
+
 def test_repair_on_each_bad_input(bad_folder: Path, capsys: Capture) -> None:
     codes = {}
     for path in sorted(bad_folder.glob("*.jsonl")):
