@@ -144,14 +144,15 @@ class _Fold:
         for kind, seq, data, time, turn, step in zip(fields.types, fields.seqs, fields.datas,
                                                      fields.times, fields.turns, fields.steps,
                                                      strict=True):
+            numbered = seq.__class__ is int
             if time.__class__ is int:
                 self.latest = max(self.latest, time)
-                if seq in requested:
+                if numbered and seq in requested:
                     self.requested_times[seq] = time * _NS_PER_MS
             if kind not in _FOLDED:
                 continue
             if kind in TOOL_EVENTS:
-                if seq in tools:
+                if numbered and seq in tools:
                     self.tool_times[seq] = _ns(time)
                 continue
             if kind in LINEAGE_EVENTS:
