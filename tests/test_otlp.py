@@ -305,6 +305,22 @@ def test_many_spans_draw_a_bar_and_leave_in_batches(
     assert [len(spans_of([request])) for request in read_otlp_json(out)] == [4, 4, 3]
 
 
+def test_a_streamed_file_draws_a_bar_per_pass_and_for_its_spans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ledgerviz.export.otlp_stream as otlp_stream
+    import ledgerviz.progress as progress_module
+
+    monkeypatch.setattr(progress_module, "where_interactive", lambda: "terminal")
+    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    monkeypatch.setattr(otlp, "SPANS_THRESHOLD", 1)
+    monkeypatch.setattr(otlp_stream, "BYTES_THRESHOLD", 1)
+    summary = otlp.export_otlp([CRASH], output=tmp_path / "s.json", policy="fork")
+    assert (summary.sessions, summary.spans) == (["sim-crash-mid-dispatch-7"], 11)
+    err = capsys.readouterr().err
+    assert "reading again" in err and "sending spans" in err
+
+
 def test_a_folder_read_in_batches_gives_the_same_spans(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
