@@ -158,13 +158,14 @@ class _Fold:
             if kind in LINEAGE_EVENTS:
                 self.markers.append((kind, seq, data))
                 continue
-            at = (seq, time)
+            at = (_int(seq), _ns(time))  # as the frames' seq and time columns hold them
             if kind in TURN_EVENTS:
                 self._turn(kind, turn, data, at)
             if kind in STEP_EVENTS:
                 self._step(kind, turn, step, data, at)
 
-    def _turn(self, kind: str, turn: Any, data: dict[str, Any], at: tuple[Any, Any]) -> None:
+    def _turn(self, kind: str, turn: Any, data: dict[str, Any],
+              at: tuple[int | None, int | None]) -> None:
         """``frames.turns._turn_rows`` for one event: [turn, start, end, end reason]."""
         row = self._turn_at.get(turn)
         if kind == "turn/start" or row is None:
@@ -176,7 +177,7 @@ class _Fold:
             row[2], row[3] = at, payload_end_reason_kind(data)
 
     def _step(self, kind: str, turn: Any, step: Any, data: dict[str, Any],
-              at: tuple[Any, Any]) -> None:
+              at: tuple[int | None, int | None]) -> None:
         """``frames.turns._step_rows`` for one event (rows laid out as ``STEP_ROW``)."""
         if kind in ROUTE_EVENTS:
             self._route = route_of(kind, data) or self._route
@@ -198,13 +199,19 @@ class _Fold:
             add_assistant(row, data)
 
     def turn_rows(self) -> list[TurnRow]:
+        """Return the turn rows (the folded lists are dropped as they are turned)."""
+        turns, self.turns = self.turns, []
+        self._turn_at.clear()
         return [TurnRow(_int(turn), *_seq_time(start, end), reason)
-                for turn, start, end, reason in self.turns]
+                for turn, start, end, reason in turns]
 
     def step_rows(self) -> list[StepRow]:
+        """Return the step rows (the folded lists are dropped as they are turned)."""
+        steps, self.steps = self.steps, []
+        self._step_at.clear()
         return [StepRow(_int(row[1]), _int(row[2]), *_seq_time(row[_START], row[_END]),
                         row[_PROVIDER], row[_MODEL], *map(_int, row[_USAGE]))
-                for row in self.steps]
+                for row in steps]
 
     def call_rows(self, facts: SessionFacts) -> list[CallRow]:
         times: Callable[[Any], int | None] = self.tool_times.get
@@ -224,8 +231,9 @@ class _Fold:
                           header.get("agentPreset"))
 
 
-def _seq_time(start: tuple[Any, Any] | None, end: tuple[Any, Any] | None
+def _seq_time(start: tuple[int | None, int | None] | None,
+              end: tuple[int | None, int | None] | None
               ) -> tuple[int | None, int | None, int | None, int | None]:
     """Return the start and end seqs, then times (ns), of a row's start and end events."""
     first, last = start or (None, None), end or (None, None)
-    return _int(first[0]), _int(last[0]), _ns(first[1]), _ns(last[1])
+    return first[0], last[0], first[1], last[1]
