@@ -305,6 +305,29 @@ def test_many_spans_draw_a_bar_and_leave_in_batches(
     assert [len(spans_of([request])) for request in read_otlp_json(out)] == [4, 4, 3]
 
 
+def test_a_file_that_grows_between_the_two_passes_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ledgerviz.export.otlp_stream as otlp_stream
+
+    path = tmp_path / "growing.jsonl"
+    path.write_bytes(CRASH.read_bytes())
+    first_read = otlp_stream.found_chunks
+
+    def then_appended(*args: Any) -> Any:
+        chunks = list(first_read(*args))
+        with open(path, "ab") as stream:  # a writer appends once the first pass is read
+            stream.write(CRASH.read_bytes().splitlines(keepends=True)[-1])
+        return iter(chunks)
+
+    monkeypatch.setattr(otlp_stream, "found_chunks", then_appended)
+    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    assert main(["otlp", str(path), "-o", str(tmp_path / "s.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"ledgerviz otlp: {path} changed while it was read; export it again\n")
+    assert not (tmp_path / "s.json").exists()
+
+
 def test_a_streamed_file_draws_a_bar_per_pass_and_for_its_spans(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

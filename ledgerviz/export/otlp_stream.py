@@ -68,17 +68,20 @@ class StreamedFile:
 
 def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
     """Read the dsh ledger file ``found`` (``size`` bytes: a bar is drawn for a large one)
-    twice and return its spans under ``policy``."""
+    twice and return its spans under ``policy``. Raises ValueError when the second read
+    does not find the lines of the first (the file changed)."""
     scan, blocks = _pass(found, size, "reading")
     facts = analyze_blocks(((block.events, block.fields) for block in blocks),
                            policy=policy, version=scan.version)
     folded = _Fold(_wanted(facts))
-    _, blocks = _pass(found, size, "reading again")
+    again, blocks = _pass(found, size, "reading again")
     position = 0
     for block in blocks:
         folded.take(block.fields)
         position += len(block.events)
         del block  # not held while the next block is read
+    if again.lines_read != scan.lines_read:
+        raise ValueError(f"{found.path} changed while it was read; export it again")
     folded.take(EventFields.of(facts.closers, start=position))
     clock = SessionClock(folded.latest * _NS_PER_MS, folded.requested_times,
                          frozenset(facts.synthetic_seqs),
