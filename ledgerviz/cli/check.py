@@ -53,8 +53,9 @@ def register(subparsers: Any) -> None:
         "--stream",
         action="store_true",
         help="read every file as a stream in bounded memory (files over "
-        f"{STREAM_ABOVE_BYTES >> 20} MiB always are); fork points, abandoned seqs and "
-        "provider pairing need the whole session and are then not reported",
+        f"{STREAM_ABOVE_BYTES >> 20} MiB always are); fork points and provider pairing "
+        "are reported as for a file read whole, except for a session whose surface is "
+        "edited (rewinds, restores, replace ops); abandoned seqs are not listed",
     )
     parser.set_defaults(run=run)
 
@@ -100,8 +101,9 @@ def _read_as(summary: dict[str, Any]) -> str:
 def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
     """Return the JSON summary of a session read as a stream (see ``session_summary``).
 
-    The facts that need the whole session (fork points, abandoned seqs, provider
-    pairing) are None.
+    ``abandoned_seqs`` (a list as long as the abandoned suffix) is None; so are
+    ``fork_points`` and ``provider_valid`` for a session whose surface is edited
+    (``surface_edited``: the line of the first edit).
     """
     return {
         "path": summary.path,
@@ -118,10 +120,11 @@ def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
             for call_id, status in summary.unanswered
         ],
         "closers": summary.closers,
-        "fork_points": None,
+        "fork_points": summary.fork_points,
         "abandoned_seqs": None,
-        "provider_valid": None,
+        "provider_valid": summary.provider_valid,
         "streamed": True,
+        "surface_edited": summary.surface_edited,
     }
 
 
@@ -138,15 +141,16 @@ def _render(summary: dict[str, Any]) -> str:
     """Return the human-readable block for one session summary."""
     calls = ", ".join(f"{status} {n}" for status, n in sorted(summary["calls"].items()))
     unanswered = _listed([f"{u['call_id']} ({u['code']})" for u in summary["unanswered"]])
-    streamed = summary["streamed"]
-    forks = "not computed (streamed)" if streamed else _seqs(summary["fork_points"])
+    edited = summary.get("surface_edited")
+    not_computed = f"not computed (streamed; surface edited at line {edited})"
+    forks = not_computed if edited is not None else _seqs(summary["fork_points"])
     invalid = [
         f"{policy}/{provider}"
         for policy, checks in (summary["provider_valid"] or {}).items()
         for provider, valid in checks.items()
         if not valid
     ]
-    unpaired = "not checked (streamed)" if streamed else ", ".join(invalid)
+    unpaired = not_computed if edited is not None else ", ".join(invalid)
     lines = [
         f"{summary['id']}  ({summary['path']})",
         f"  {_read_as(summary)} · {summary['events']} events · {summary['turns']} turns"

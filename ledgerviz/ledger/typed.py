@@ -51,6 +51,8 @@ class _Block(Struct, gc=False):
     type: Any = None
     id: Any = None
     name: str | None = None
+    text: msgspec.Raw = msgspec.Raw()
+    """The text as JSON, undecoded (empty when absent): only whether it is "" is read."""
     arguments: str | None = None
     toolCallId: Any = None
     isError: Any = None
@@ -166,6 +168,7 @@ payload of (the seed marker): their blocks are checked the usual way."""
 
 _ROLES = {"assistant/message": "request", "tool/call": "dispatch", "tool/result": "answer",
           "system/message": "message", "developer/message": "message", "user/message": "user",
+          "surface/rewind": "edit", "surface/restore": "edit",
           **dict.fromkeys(BOUNDARY_TYPES, "boundary")}
 """What reading an event of these types takes beyond its schema."""
 
@@ -220,10 +223,22 @@ class DecodedOnRead(Sequence[dict[str, Any]]):
         return orjson.loads(self._lines[index])["data"]
 
 
-CallFact = tuple[str, Any, Any, bool]
-"""A call event as the streamed summary counts it: ``("request", id, None, False)`` per
-tool-call block, ``("dispatch", callId, None, False)``, ``("answer", call id, error
-code, is_error)``."""
+Fact = tuple[str, Any, Any, Any]
+"""What an event tells the streamed summary (``streams.recovery``), in log order:
+
+- ``("request", id, seq, (turn, step, name))`` per tool-call block of an assistant/message;
+- ``("dispatch", callId, seq, None)`` per tool/call;
+- ``("answer", call id, error code, is_error)`` per tool/result;
+- ``("user", typed by the human, None, None)`` per user/message;
+- ``("context", seq, (type, role), shape)`` for a surface event that gives a message of the
+  model's context (``recovery.context.context_message``), after the facts above; ``shape``
+  is its ``recovery.pairing_memo.pairing_shape``;
+- ``("close", type, seq, (time, turn))`` per step/end, turn/start and turn/end;
+- ``("edit", line, None, None)`` per surface/rewind, surface/restore and replace op.
+"""
+
+_TEXT = ("text", None)
+"""A text block as ``pairing_shape`` reads it."""
 
 
 class StreamBlock(NamedTuple):
@@ -234,7 +249,7 @@ class StreamBlock(NamedTuple):
     times: list[int | None]
     datas: Sequence[dict[str, Any]]
     lines: range
-    calls: list[CallFact]
+    facts: list[Fact]
 
 
 def stream_block(
@@ -256,7 +271,7 @@ def stream_block(
         events = list(map(schema.decode, lines))
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
-    seqs = _numbered([event.seq for event in events], numbering.expected, state.kept)
+    seqs = _numbered([event.seq for event in events], numbering.expected)
     if seqs is None:
         return None
     surface, requested = surface_types(version), state.requested
@@ -265,7 +280,8 @@ def stream_block(
     answered_here: set[str] = set()
     dispatched_before, answered_before = state.dispatched, state.answered
     boundaries = state.boundaries.copy()  # taken on success
-    calls: list[CallFact] = []
+    facts: list[Fact] = []
+    add = facts.append
     roles, kinds = schema.roles, schema.kinds
     for index, event in enumerate(events):
         role = roles.get(event.__class__)
@@ -279,10 +295,12 @@ def stream_block(
             if kind in TURN_BOUNDARIES:  # the turn's dispatched and answered ids forgotten
                 dispatched_before, answered_before = _NONE, _NONE
                 dispatched, answered_here = set(), set()
+            if kind != "step/start":
+                add(("close", kind, seqs[index], (event.time, data.turn)))
         elif role == "dispatch":
             if not _first_time(data.callId, dispatched_before, dispatched):
                 return None  # dispatched again: warned the usual way
-            calls.append(("dispatch", data.callId, None, False))
+            add(("dispatch", data.callId, seqs[index], None))
         elif role == "answer":
             if data.message is None or data.message.source is None:
                 return None  # the runtime's repair scan fails on it: an error to record
@@ -294,19 +312,39 @@ def stream_block(
                 return None  # names no call, or a call never requested
             if not _first_time(answered, answered_before, answered_here):
                 return None  # answered again: warned the usual way
-            calls.append(fact)
+            add(fact)
+            if "tool/result" in surface:
+                add(("context", seqs[index], ("tool/result", data.message.role),
+                     ("user", [("tool_result", fact[1])])))
+        elif role == "edit":
+            add(("edit", first_line + index, None, None))
         else:
-            if role == "request" and (data.message is None or data.message.content is None):
+            message = data if role == "user" else data.message
+            if role == "request" and (message is None or message.content is None):
                 return None  # the runtime's repair scan fails on it: an error to record
-            ids = _call_ids(data if role == "user" else data.message)
-            if ids is None:
+            blocks = _call_blocks(message)
+            if blocks is None:
                 return None
+            seq = seqs[index]
             if role == "request":
-                calls.extend([("request", call_id, None, False) for call_id in ids])
+                place = (data.turn, data.step)
+                facts.extend([("request", block.id, seq, (*place, block.name))
+                              for block in blocks])
                 if "assistant/message" in surface:
-                    for call_id in ids:
-                        if not _first_time(call_id, requested, fresh):
+                    for block in blocks:
+                        if not _first_time(block.id, requested, fresh):
                             return None  # requested again: warned the usual way
+            elif role == "user":
+                if message.role is None and message.source is None and message.content is None:
+                    return None  # a payload {} gives no message: read the usual way
+                source = message.source
+                add(("user", source is not None and source.kind == "user", None, None))
+            kind = kinds[event.__class__]
+            if kind in surface and message is not None and (role == "user" or message.content):
+                shape = _shape(message, blocks)
+                if shape is None:
+                    return None  # nested results: read the usual way
+                add(("context", seq, (kind, message.role), shape))
     numbering.expected += len(events)
     state.kept += len(events)
     state.boundaries = boundaries
@@ -319,7 +357,7 @@ def stream_block(
     types = [kinds[event.__class__] for event in events]
     times = [event.time for event in events]
     return StreamBlock(types, seqs, times, DecodedOnRead(lines),
-                       range(first_line, first_line + len(lines)), calls)
+                       range(first_line, first_line + len(lines)), facts)
 
 
 _NONE: frozenset[str] = frozenset()
@@ -334,47 +372,63 @@ def _first_time(call_id: Any, before: set[str] | frozenset[str], here: set[str])
     return True
 
 
-def _numbered(seqs: list[Any], expected: int, kept: int) -> list[int] | None:
-    """Return the ``EventFields.seqs`` of a block of ``seq`` values (UNSET: none) that
-    count on from ``expected`` without a gap, the block starting after ``kept`` events;
-    None at a gap."""
-    if seqs == list(range(expected, expected + len(seqs))):
-        return seqs
-    numbered = []
-    for index, seq in enumerate(seqs):
-        if seq is UNSET:
-            numbered.append(kept + index)
-        elif seq == expected + index:
-            numbered.append(seq)
-        else:
-            return None
-    return numbered
+def _numbered(seqs: list[Any], expected: int) -> list[int] | None:
+    """Return the seqs of a block of ``seq`` values that count on from ``expected`` without
+    a gap; None otherwise (a gap, or an event without a seq: the reader's check records
+    either)."""
+    return seqs if seqs == list(range(expected, expected + len(seqs))) else None
 
 
-def _call_ids(message: _Message | None) -> list[str] | None:
-    """Return the ids of a message's tool-call blocks, or None when a tool-call block has
-    no string id or arguments that may nest deep (``shapes._message_call_ids`` would call
-    it suspect)."""
+def _call_blocks(message: _Message | None) -> list[_Block] | None:
+    """Return a message's tool-call blocks, or None when one has no string id or arguments
+    that may nest deep (``shapes._message_call_ids`` would call it suspect)."""
     if message is None or not message.content:
         return []
-    ids = []
+    blocks = []
     for block in message.content:
         if block.type == "tool-call":
             if block.id.__class__ is not str or (
                     block.arguments is not None and may_nest_deeper(block.arguments)):
                 return None
-            ids.append(block.id)
-    return ids
+            blocks.append(block)
+    return blocks
 
 
-def _answer(data: _ToolResult) -> tuple[str | None, CallFact] | None:
+def _shape(message: _Message, calls: list[_Block]) -> tuple[str, list[Any]] | None:
+    """Return ``pairing_shape`` of the context message ``message`` (not a tool result) whose
+    tool-call blocks are ``calls``; None when its text is nested in a ``tool-result`` block."""
+    if message.role == "assistant" and calls:
+        return "assistant", [("tool_use", block.id) for block in calls]
+    texts = _has_text(message.content or ())
+    if texts is None:
+        return None
+    return "assistant" if message.role == "assistant" else "user", [_TEXT] if texts else []
+
+
+def _has_text(blocks: list[_Block]) -> bool | None:
+    """Return ``providers.has_text`` of content blocks (None: a ``tool-result`` block, whose
+    nested blocks are not decoded)."""
+    for block in blocks:
+        kind = block.type
+        if kind == "text":
+            text = block.text
+            if len(text) and bytes(text) != b'""':
+                return True
+        elif kind == "tool-result":
+            return None
+        elif kind not in ("reasoning", "tool-call"):
+            return True
+    return False
+
+
+def _answer(data: _ToolResult) -> tuple[str | None, Fact] | None:
     """Return the call id the reader's check reads from a tool/result, and its call fact
     (as ``recovery.events.payload_result_facts`` reads it); None: a suspect tool-call block."""
     code = data.error.code if data.error is not None else None
     message = data.message
     if message is None:
         return None, ("answer", None, code, False)
-    if _call_ids(message) is None:
+    if _call_blocks(message) is None:
         return None
     wrapper = next((b for b in message.content or () if b.type == "tool-result"), None)
     source = message.source

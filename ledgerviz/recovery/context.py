@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledgerviz.recovery.analysis import Analysis
-from ledgerviz.recovery.events import message_of
+from ledgerviz.recovery.events import data_of, message_in
 from ledgerviz.recovery.sequences import first_difference
 
 _SKIPPED_WHEN_EMPTY = frozenset({"system/message", "developer/message", "assistant/message"})
@@ -38,10 +38,15 @@ ProjectionMemo = dict[int, tuple[dict[str, Any], int | None, "ContextMessage | N
 
 def _projected(event: dict[str, Any], seq: int | None) -> ContextMessage | None:
     """Return the context message of one surface event, or None when it produces none."""
-    message = message_of(event)
+    return context_message(event.get("type"), data_of(event), seq)
+
+
+def context_message(kind: Any, data: dict[str, Any], seq: int | None) -> ContextMessage | None:
+    """Return the context message of a surface event of type ``kind`` whose ``data`` payload
+    is given (``data_of``), or None when it produces none."""
+    message = message_in(kind, data)
     if message is None:
         return None
-    kind = event.get("type")
     if kind in _SKIPPED_WHEN_EMPTY and not message.get("content"):
         return None
     return ContextMessage(seq, kind, message)

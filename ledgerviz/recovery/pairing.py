@@ -36,8 +36,12 @@ class OpenAIPairing:
     stays good after other rewinds and reads (see :meth:`rewind`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, remember_answers: bool = True) -> None:
         self.problems: list[Problem] = []
+        self._remember = remember_answers
+        """Whether answered ids are kept to tell a ``duplicate_result`` from an
+        ``orphan_result``; without, memory does not grow with the calls answered and every
+        stray answer is an ``orphan_result`` (the request is invalid either way)."""
         self._open: dict[Any, tuple[int, Seqs]] = {}
         self._answered: set[Any] = set()
         """Each call id a tool message has answered."""
@@ -56,7 +60,7 @@ class OpenAIPairing:
         """Read message ``index``, a ``tool`` message answering ``call_id``."""
         if call_id in self._open:
             del self._open[call_id]
-            if call_id not in self._answered:
+            if self._remember and call_id not in self._answered:
                 self._answered.add(call_id)
                 self._answers.append(call_id)
             return

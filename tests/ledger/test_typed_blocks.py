@@ -46,14 +46,15 @@ def test_a_clean_ledger_is_read_by_the_typed_decoder_alone(tmp_path: Path) -> No
     assert [s for b in blocks for s in b.seqs] == [e["seq"] for e in events]
     assert [t for b in blocks for t in b.times] == [e["time"] for e in events]
     assert [d for b in blocks for d in b.datas[:]] == [e["data"] for e in events]
-    requests = [("request", block["id"], None, False) for e in events
+    requests = [("request", block["id"], e["seq"],
+                 (e["data"]["turn"], e["data"]["step"], block["name"])) for e in events
                 if e["type"] == "assistant/message"
                 for block in e["data"]["message"]["content"] if block["type"] == "tool-call"]
-    assert [f for b in blocks for f in b.calls if f[0] == "request"] == requests
+    assert [f for b in blocks for f in b.facts if f[0] == "request"] == requests
     dispatches = [e["data"]["callId"] for e in events if e["type"] == "tool/call"]
-    assert [f[1] for b in blocks for f in b.calls if f[0] == "dispatch"] == dispatches
+    assert [f[1] for b in blocks for f in b.facts if f[0] == "dispatch"] == dispatches
     answers = [e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"]
-    assert [f[1] for b in blocks for f in b.calls if f[0] == "answer"] == answers
+    assert [f[1] for b in blocks for f in b.facts if f[0] == "answer"] == answers
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
