@@ -282,6 +282,8 @@ def stream_block(
     boundaries = state.boundaries.copy()  # taken on success
     facts: list[Fact] = []
     add = facts.append
+    results_surface = "tool/result" in surface
+    requests_surface = "assistant/message" in surface
     roles, kinds = schema.roles, schema.kinds
     for index, event in enumerate(events):
         role = roles.get(event.__class__)
@@ -298,9 +300,11 @@ def stream_block(
             if kind != "step/start":
                 add(("close", kind, seqs[index], (event.time, data.turn)))
         elif role == "dispatch":
-            if not _first_time(data.callId, dispatched_before, dispatched):
+            call_id = data.callId
+            if call_id in dispatched or call_id in dispatched_before:
                 return None  # dispatched again: warned the usual way
-            add(("dispatch", data.callId, seqs[index], None))
+            dispatched.add(call_id)
+            add(("dispatch", call_id, seqs[index], None))
         elif role == "answer":
             if data.message is None or data.message.source is None:
                 return None  # the runtime's repair scan fails on it: an error to record
@@ -308,12 +312,13 @@ def stream_block(
             if answer is None:
                 return None
             answered, fact = answer
-            if "tool/result" in surface and answered not in fresh and answered not in requested:
+            if results_surface and answered not in fresh and answered not in requested:
                 return None  # names no call, or a call never requested
-            if not _first_time(answered, answered_before, answered_here):
+            if answered in answered_here or answered in answered_before:
                 return None  # answered again: warned the usual way
+            answered_here.add(answered)
             add(fact)
-            if "tool/result" in surface:
+            if results_surface:
                 add(("context", seqs[index], ("tool/result", data.message.role),
                      ("user", [("tool_result", fact[1])])))
         elif role == "edit":
@@ -330,10 +335,12 @@ def stream_block(
                 place = (data.turn, data.step)
                 facts.extend([("request", block.id, seq, (*place, block.name))
                               for block in blocks])
-                if "assistant/message" in surface:
+                if requests_surface:
                     for block in blocks:
-                        if not _first_time(block.id, requested, fresh):
+                        call_id = block.id
+                        if call_id in fresh or call_id in requested:
                             return None  # requested again: warned the usual way
+                        fresh.add(call_id)
             elif role == "user":
                 if message.role is None and message.source is None and message.content is None:
                     return None  # a payload {} gives no message: read the usual way
@@ -362,14 +369,6 @@ def stream_block(
 
 _NONE: frozenset[str] = frozenset()
 """The ids seen before a turn boundary of the block: none."""
-
-
-def _first_time(call_id: Any, before: set[str] | frozenset[str], here: set[str]) -> bool:
-    """Return whether ``call_id`` is in neither set, adding it to ``here`` if so."""
-    if call_id in before or call_id in here:
-        return False
-    here.add(call_id)
-    return True
 
 
 def _numbered(seqs: list[Any], expected: int) -> list[int] | None:

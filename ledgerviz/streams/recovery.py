@@ -97,20 +97,21 @@ class _PairingScans:
         self.turn: tuple[str, list[Any], list[Any]] | None = None
         """The Anthropic turn being merged: its role, blocks and seqs."""
 
-    def read(self, seq: Any, kind: Any, role: Any, shape: Shape) -> None:
-        """Read one context message (``seq``, event type ``kind``, message role ``role``)."""
+    def read(self, seq: Any, source: tuple[Any, Any], shape: Shape) -> None:
+        """Read one context message (``seq``; ``source``: its event type and role)."""
         speaker, blocks = shape
-        result = kind == "tool/result"
+        result = source[0] == "tool/result"
         if result:
             self.openai.read_result(self.messages, blocks[0][1], (seq,))
         else:
-            self.openai.read_calls(self.messages, [i for b, i in blocks if b == "tool_use"],
-                                   (seq,))
+            self.openai.read_calls(self.messages, [i for b, i in blocks if b == "tool_use"]
+                                   if speaker == "assistant" else [], (seq,))
         self.messages += 1
         # as providers.anthropic_turns: leading system messages leave the turns, messages
         # without blocks are dropped, consecutive ones of a role merge
         turn = self.turn
-        if (turn is None and not self.turns and role == "system" and not result) or not blocks:
+        if ((turn is None and not self.turns and source[1] == "system" and not result)
+                or not blocks):
             return
         if turn is not None and turn[0] == speaker:
             turn[1].extend(blocks)
@@ -193,34 +194,46 @@ class StreamedRecovery:
 
     def observe(self, facts: list[Fact]) -> None:
         """Take the facts of a run of events, in log order."""
+        reading, marking = self._reading, self._marking
         for what, first, second, third in facts:
             if what == "context":
-                self._context(first, *second, third)
+                if marking:
+                    self._mark(marking)
+                    reading = self._reading
+                self._messages += 1
+                for scans in reading:
+                    scans.read(first, second, third)
             elif what == "request":
                 self._request(first, second, third)
             elif what == "answer":
                 self._answer(first, second, third)
+                reading = self._reading
             elif what == "dispatch":
                 call = self._open.get(first if first.__class__ is str else call_key(first))
                 if call is not None:
                     call.dispatched = second
             elif what == "close":
-                self._close(first, second, *third)
+                if self._step:
+                    self._close_step(first, second, third[0])
+                    reading = self._reading
+                if first == "turn/start":
+                    self._open_turn = third[1]
+                elif first == "turn/end":
+                    self._open_turn = None
             elif what == "user":
                 if first and self._fork is not None and self._open_turn != self._fork.place[0]:
                     self._apply_fork(self._messages)
+                    reading = self._reading
             elif self.edited is None:
                 self.edited = first
 
-    def _context(self, seq: Any, kind: Any, role: Any, shape: Shape) -> None:
-        if self._marking:
-            mark = self._scans["fork"].mark()
-            for call in self._marking:
-                call.mark = mark
-            self._marking = []
-        self._messages += 1
-        for scans in self._reading:
-            scans.read(seq, kind, role, shape)
+    def _mark(self, calls: list[_Call]) -> None:
+        """Keep the fork policy's pairing state before the message that requested ``calls``
+        (emptied: they are marked)."""
+        mark = self._scans["fork"].mark()
+        for call in calls:
+            call.mark = mark
+        calls.clear()
 
     def _request(self, call_id: Any, seq: Any, place: tuple[Any, Any, Any]) -> None:
         key = call_id if call_id.__class__ is str else call_key(call_id)
@@ -249,21 +262,16 @@ class StreamedRecovery:
         if status in OPEN_STATUSES:
             self._unanswered.append((call.number, call.id, status))
 
-    def _close(self, kind: str, seq: Any, time: Any, turn: Any) -> None:
-        """A step/end, turn/start or turn/end: the open step's unanswered calls are
-        closed (``analyze._Scan._close_step``)."""
-        if self._step:
-            unanswered = list(self._step.values())
-            self._step.clear()
-            for call in unanswered:
-                if call.dispatched is not None:
-                    self._fork_at(call)
-            if kind == "step/end":
-                self._synthesize(unanswered, seq, time)
-        if kind == "turn/start":
-            self._open_turn = turn
-        elif kind == "turn/end":
-            self._open_turn = None
+    def _close_step(self, kind: str, seq: Any, time: Any) -> None:
+        """A step/end, turn/start or turn/end closes the open step's unanswered calls
+        (``analyze._Scan._close_step``)."""
+        unanswered = list(self._step.values())
+        self._step.clear()
+        for call in unanswered:
+            if call.dispatched is not None:
+                self._fork_at(call)
+        if kind == "step/end":
+            self._synthesize(unanswered, seq, time)
 
     def _synthesize(self, unanswered: list[_Call], seq: Any, time: Any) -> None:
         """Read the synthetic results a repairing policy gives a closed step's calls."""
@@ -287,7 +295,7 @@ class StreamedRecovery:
                 continue
             item = context_message(event.get("type"), data_of(event), event.get("seq"))
             if item is not None:
-                scans.read(item.seq, item.event_type, item.message.get("role"),
+                scans.read(item.seq, (item.event_type, item.message.get("role")),
                            pairing_shape(item))
 
     def _own(self, policy: Policy, scans: _PairingScans | None = None) -> _PairingScans:
