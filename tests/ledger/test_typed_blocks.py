@@ -24,6 +24,7 @@ from ledgerviz.ledger.reader import FileScan
 from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.ledger.typed import StreamBlock
 from ledgerviz.simulate import SCENARIOS, write_scenario
+from ledgerviz.streams.recovery import event_facts
 from ledgerviz.streams.summary import summarize
 
 
@@ -66,6 +67,21 @@ def test_every_scenario_streams_as_the_whole_file_reads(tmp_path: Path, scenario
             assert summary.diagnostics == whole.diagnostics
             assert summary.events == len(whole.events)
             assert summary.lines_skipped == whole.lines_skipped
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_typed_facts_are_the_facts_of_the_dicts(tmp_path: Path, scenario: str) -> None:
+    """Each typed block's facts (calls, closes, typed messages, context shapes) are what
+    ``event_facts`` reads from the same events' dicts with the recovery engine's own
+    accessors (``context_message``, ``pairing_shape``)."""
+    for path in write_scenario(scenario, tmp_path / scenario, turns=6):
+        lines = path.read_bytes().splitlines()
+        for block in typed_blocks(path, 4096):
+            if isinstance(block, StreamBlock):
+                events = [orjson.loads(lines[number - 1]) for number in block.lines]
+                ops = [event.get("surfaceOp") for event in events]
+                assert block.facts == event_facts(block.types, block.seqs, block.times,
+                                                  block.datas[:], ops, block.lines)
 
 
 def clean_lines(tmp_path: Path) -> list[bytes]:
