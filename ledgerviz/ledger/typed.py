@@ -228,12 +228,15 @@ Fact = tuple[str, Any, Any, Any]
 
 - ``("request", id, seq, (turn, step, name))`` per tool-call block of an assistant/message;
 - ``("dispatch", callId, seq, None)`` per tool/call;
-- ``("answer", call id, error code, is_error)`` per tool/result;
+- ``("answer", call id, error code, is_error)`` per tool/result, ``"result"`` instead of
+  ``"answer"`` when the result is also a message of the model's context (a surface
+  event: its ``pairing_shape`` answers that call id);
 - ``("user", typed by the human, None, None)`` per user/message;
 - ``("context", seq, (type, role), shape)`` for a surface event that gives a message of the
   model's context (``recovery.context.context_message``), after the facts above; ``shape``
   is its ``recovery.pairing_memo.pairing_shape``;
-- ``("close", type, seq, (time, turn))`` per step/end, turn/start and turn/end;
+- ``("close", type, seq, time)`` per step/end and turn/end, ``("turn", turn, seq, time)``
+  per turn/start;
 - ``("edit", line, None, None)`` per surface/rewind, surface/restore and replace op.
 """
 
@@ -297,8 +300,10 @@ def stream_block(
             if kind in TURN_BOUNDARIES:  # the turn's dispatched and answered ids forgotten
                 dispatched_before, answered_before = _NONE, _NONE
                 dispatched, answered_here = set(), set()
-            if kind != "step/start":
-                add(("close", kind, seqs[index], (event.time, data.turn)))
+            if kind == "turn/start":
+                add(("turn", data.turn, seqs[index], event.time))
+            elif kind != "step/start":
+                add(("close", kind, seqs[index], event.time))
         elif role == "dispatch":
             call_id = data.callId
             if call_id in dispatched or call_id in dispatched_before:
@@ -311,16 +316,13 @@ def stream_block(
             answer = _answer(data)
             if answer is None:
                 return None
-            answered, fact = answer
+            answered, call_id, code, is_error = answer
             if results_surface and answered not in fresh and answered not in requested:
                 return None  # names no call, or a call never requested
             if answered in answered_here or answered in answered_before:
                 return None  # answered again: warned the usual way
             answered_here.add(answered)
-            add(fact)
-            if results_surface:
-                add(("context", seqs[index], ("tool/result", data.message.role),
-                     ("user", [("tool_result", fact[1])])))
+            add(("result" if results_surface else "answer", call_id, code, is_error))
         elif role == "edit":
             add(("edit", first_line + index, None, None))
         else:
@@ -420,13 +422,14 @@ def _has_text(blocks: list[_Block]) -> bool | None:
     return False
 
 
-def _answer(data: _ToolResult) -> tuple[str | None, Fact] | None:
-    """Return the call id the reader's check reads from a tool/result, and its call fact
-    (as ``recovery.events.payload_result_facts`` reads it); None: a suspect tool-call block."""
+def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool] | None:
+    """Return the call id the reader's check reads from a tool/result, then its call id,
+    error code and is_error as ``recovery.events.payload_result_facts`` reads them; None: a
+    suspect tool-call block."""
     code = data.error.code if data.error is not None else None
     message = data.message
     if message is None:
-        return None, ("answer", None, code, False)
+        return None, None, code, False
     if _call_blocks(message) is None:
         return None
     wrapper = next((b for b in message.content or () if b.type == "tool-result"), None)
@@ -444,7 +447,7 @@ def _answer(data: _ToolResult) -> tuple[str | None, Fact] | None:
         is_error = bool(message.isError)
     else:
         is_error = wrapper is not None and bool(wrapper.isError)
-    return checked, ("answer", call_id, code, is_error)
+    return checked, call_id, code, is_error
 
 
 ORJSON_DEPTH = 1024

@@ -48,8 +48,9 @@ from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.tracker import PendingCall
 from ledgerviz.recovery.vocab import OPEN_STATUSES
 
-_CLOSING = frozenset({"step/end", "turn/start", "turn/end"})
+_CLOSING = frozenset({"step/end", "turn/end"})
 _EDITS = frozenset({"surface/rewind", "surface/restore"})
+_NO_SEQS = (None,)
 
 
 def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
@@ -69,11 +70,16 @@ def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
             add(("dispatch", data.get("callId"), seq, None))
         elif kind == "tool/result":
             call_id, code, is_error, _ = payload_result_facts(data)
-            add(("answer", call_id, code, is_error))
+            in_context = op == "append" and context_message(kind, data, seq) is not None
+            add(("result" if in_context else "answer", call_id, code, is_error))
+            if in_context:
+                continue  # its context message is the "result" fact's
         elif kind == "user/message":
             add(("user", is_user_typed({"data": data}), None, None))
+        elif kind == "turn/start":
+            add(("turn", data.get("turn"), seq, time))
         elif kind in _CLOSING:
-            add(("close", kind, seq, (time, data.get("turn"))))
+            add(("close", kind, seq, time))
         if kind in _EDITS or op.__class__ is dict:
             add(("edit", line, None, None))
         elif op == "append":
@@ -119,6 +125,19 @@ class _PairingScans:
             return
         self._end_turn()
         self.turn = (speaker, list(blocks), [seq])
+
+    def read_result(self, call_id: Any) -> None:
+        """Read a tool result answering ``call_id`` (what :meth:`read` does with its
+        ``pairing_shape``; its seq is not kept: only validity is reported)."""
+        self.openai.read_result(self.messages, call_id, _NO_SEQS)
+        self.messages += 1
+        turn = self.turn
+        if turn is not None and turn[0] == "user":
+            turn[1].append(("tool_result", call_id))
+            turn[2].append(None)
+            return
+        self._end_turn()
+        self.turn = ("user", [("tool_result", call_id)], [None])
 
     def _end_turn(self) -> None:
         if self.turn is not None:
@@ -205,6 +224,14 @@ class StreamedRecovery:
                     scans.read(first, second, third)
             elif what == "request":
                 self._request(first, second, third)
+            elif what == "result":
+                if marking:
+                    self._mark(marking)
+                self._answer(first, second, third)
+                reading = self._reading
+                for scans in reading:
+                    scans.read_result(first)
+                self._messages += 1
             elif what == "answer":
                 self._answer(first, second, third)
                 reading = self._reading
@@ -214,12 +241,15 @@ class StreamedRecovery:
                     call.dispatched = second
             elif what == "close":
                 if self._step:
-                    self._close_step(first, second, third[0])
+                    self._close_step(first, second, third)
                     reading = self._reading
-                if first == "turn/start":
-                    self._open_turn = third[1]
-                elif first == "turn/end":
+                if first == "turn/end":
                     self._open_turn = None
+            elif what == "turn":
+                if self._step:
+                    self._close_step("turn/start", second, third)
+                    reading = self._reading
+                self._open_turn = first
             elif what == "user":
                 if first and self._fork is not None and self._open_turn != self._fork.place[0]:
                     self._apply_fork(self._messages)

@@ -55,7 +55,7 @@ def test_a_clean_ledger_is_read_by_the_typed_decoder_alone(tmp_path: Path) -> No
     dispatches = [e["data"]["callId"] for e in events if e["type"] == "tool/call"]
     assert [f[1] for b in blocks for f in b.facts if f[0] == "dispatch"] == dispatches
     answers = [e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"]
-    assert [f[1] for b in blocks for f in b.facts if f[0] == "answer"] == answers
+    assert [f[1] for b in blocks for f in b.facts if f[0] == "result"] == answers
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
