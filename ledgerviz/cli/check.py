@@ -88,6 +88,7 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
             policy: ledger.context(policy, session=key).valid for policy in POLICIES
         },
         "streamed": False,
+        "surface_edited": None,
     }
 
 
