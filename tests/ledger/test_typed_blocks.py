@@ -243,3 +243,20 @@ def test_wrapped_results_are_counted_by_their_block(tmp_path: Path) -> None:
     (summary,) = summarize(path)
     assert (summary.diagnostics, summary.calls) == ([], {"error": 1, "ok": 1})
     assert (summary.open_turn, summary.open_step, summary.closers) == (1, None, 1)
+
+
+def test_an_event_without_a_seq_is_reported_as_the_whole_file_reports_it(
+        tmp_path: Path) -> None:
+    """Line 4 (the third event) has no seq: the whole-file check numbers it by position
+    with an error, so the streamed check must too (the typed decoder used to number it
+    quietly)."""
+    lines = clean_lines(tmp_path)[:6]
+    event = orjson.loads(lines[3])
+    del event["seq"]
+    lines[3] = orjson.dumps(event)
+    path = tmp_path / "no-seq.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    (summary,) = summarize(path)
+    assert [(d.line, d.kind, d.severity) for d in summary.diagnostics] == [
+        (4, "missing_seq", "error")]
+    assert summary.diagnostics == read_sessions(path)[0].diagnostics
