@@ -212,7 +212,6 @@ def _summaries(
     summarised before the next is read: read whole (then dropped), or as a stream when
     large or ``stream``. Keys are the files' own; ``run`` makes them unique. ``step``,
     if given, is called with the size of each chunk read."""
-    from ledgerviz.api import Ledger
     from ledgerviz.ledger.formats import FALLBACK, detect_format, format_named
     from ledgerviz.ledger.read import read_file
     from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
@@ -228,6 +227,8 @@ def _summaries(
         if read_as.name == FALLBACK and (stream or _size(name) > STREAM_ABOVE_BYTES):
             summary = streamed_summary(summarize_file(name, chunks, strict=strict))
         else:
+            from ledgerviz.api import Ledger  # pandas and the frames: not for a stream
+
             log = read_file(name, chunks, format=read_as.name, strict=strict,
                             duplicate_keys=True)
             summary = session_summary(Ledger([log]), log)
