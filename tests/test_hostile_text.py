@@ -59,7 +59,7 @@ def test_the_report_shows_bidi_controls_escaped_and_holds_none(tmp_path: Path) -
     # nor JSON-escaped in a script, to be decoded (a visible escape is "\\\\u..." in JSON)
     scripts = "".join(re.findall(r"<script[^>]*>(.*?)</script>", page, re.S))
     assert re.search(r"(?<!\\)\\u(061c|200[ef]|202[a-e]|206[6-9])", scripts) is None
-    assert "<h2>Session abc\\u202egpj.exe</h2>" in page
+    assert '<h2 title="abc\\u202egpj.exe">Session abc\\u202egpj.exe</h2>' in page
     assert "ls" + SHOWN in page  # the tool's name, in the calls table
 
 

@@ -56,7 +56,7 @@ def event_seqs(spec: dict[str, Any]) -> set[float]:
 
 def test_the_child_section_follows_its_parent() -> None:
     page = render_report(child_first(), "synthesize", packed=False)
-    assert re.findall(r"<h2>Session ([^<]*)</h2>", page) == [PARENT, CHILD]
+    assert re.findall(r"<h2 title=\"[^\"]*\">Session ([^<]*)</h2>", page) == [PARENT, CHILD]
     assert re.findall(r'<section class="session" id="([^"]*)">', page) == [
         session_anchor(PARENT), session_anchor(CHILD)]
     assert re.findall(r'<a href="#([^"]*)"', page) == [  # overview: file order

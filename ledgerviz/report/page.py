@@ -50,6 +50,12 @@ ROW_LIMIT = 200
 """Rows a table of calls or of fork points lists; the rest are counted."""
 PROBLEM_LIMIT = 20
 """Pairing problems listed per policy and provider; the rest are counted."""
+KEY_SHOWN = 200
+"""Characters of a session id shown in a section's heading and meta line (the whole id is
+the heading's title): a 20,000-character id would otherwise fill thousands of pixels above
+the section's body, and the body unpacks and draws only as it nears the view."""
+OVERVIEW_KEY_SHOWN = 80
+"""Characters of a session id shown in the overview's table."""
 
 
 FILTERS = {
@@ -162,7 +168,7 @@ def _overview(rows_of: Sequence[tuple[str, SessionFacts]]) -> str:
     for key, fact in rows_of:
         validity, validity_key = _validity(fact)
         cells = [f'<td><a href="#{escape(session_anchor(key))}" title="{escape(fact.path)}">'
-                 f"{escape(key, 80)}</a></td>",
+                 f"{escape(key, OVERVIEW_KEY_SHOWN)}</a></td>",
                  *(f'<td data-sort="{n}">{n}</td>' for n in (
                      fact.events, fact.turns, fact.calls, *fact.by_status.values(),
                      fact.fork_points)),
@@ -350,10 +356,10 @@ def _session_section(wide: _Ledgerwide, log: SessionLog, index: int, axis: Axis,
             f" · timeline policy: <b>{escape(wide.policy)}</b>")
     stories = _story_figures(log, children, wide.policy, axis)
     if stories:
-        named = ", ".join(f"<b>{escape(child)}</b>" for child, _ in stories)
+        named = ", ".join(f"<b>{escape(child, KEY_SHOWN)}</b>" for child, _ in stories)
         meta += f" · drawn with its fork child{'ren' if len(stories) > 1 else ''} {named}"
         figures = "".join(
-            (f'<p class="meta">with fork child <b>{escape(child)}</b></p>'
+            (f'<p class="meta">with fork child <b>{escape(child, KEY_SHOWN)}</b></p>'
              if len(stories) > 1 else "")
             + f'<div class="figure">{figure_html(story, _figure_name(index, j))}</div>'
             for j, (child, story) in enumerate(stories))
@@ -364,7 +370,7 @@ def _session_section(wide: _Ledgerwide, log: SessionLog, index: int, axis: Axis,
         figures_px = figure_height(spec)
         traces = frozenset(trace_types(spec))
     head = (f'<section class="session" id="{escape(session_anchor(key))}">'
-            f"<h2>Session {escape(key)}</h2>"
+            f'<h2 title="{escape(key)}">Session {escape(key, KEY_SHOWN)}</h2>'
             f'<p class="meta">{meta}</p>')
 
     def heading(part: str) -> str:

@@ -433,13 +433,18 @@
     return parts.join(" ");
   }
 
+  // A section's text to search: its whole session id (the heading's title: the heading
+  // shows a long id cut), its heading and meta line, and its body, packed or not.
   function bodyText(section) {
     var lazy = section.querySelector("div.lv-lazy");
-    if (!lazy || lazy.dataset.state === "unpacked") return Promise.resolve(shownText(section));
+    var id = section.querySelector("h2").title + " ";
+    if (!lazy || lazy.dataset.state === "unpacked") {
+      return Promise.resolve(id + shownText(section));
+    }
     return bodiesOf(lazy.dataset.pack).then(function (bodies) {
       var holder = document.createElement("template");
       holder.innerHTML = bodies[Number(lazy.dataset.part)];
-      return section.querySelector("h2").textContent + " " + shownText(holder.content);
+      return id + shownText(section) + " " + shownText(holder.content);
     });
   }
 
