@@ -34,13 +34,22 @@ READ_BYTES = 1 << 20
 at a time, by ``read.read_sessions``): the copies made per block (the lines, their number marks)
 stay this small however large the file is; only the decoded events grow with it."""
 
+MAX_LINE_UNITS = (1 << 29) - 24
+"""The longest line the runtime can write, in UTF-16 code units: it writes each event as one
+``JSON.stringify`` string, and V8 (Node.js, 64-bit) refuses a string longer than this
+(``Invalid string length``). A longer line (or a torn tail longer than this) is no line of
+the runtime's: it is counted, not held, and reported as ``line_too_long`` (its length
+named), so a file without newlines costs at most this much memory, not its size. A line's
+length in code units is at most its length in bytes (and at least a third of it)."""
+
 UTF8_BOM = b"\xef\xbb\xbf"
 
 COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "Zstandard"}
 """Leading bytes of compressed files, and the format they announce."""
 
 UNDECODABLE_KINDS = frozenset(
-    {"bad_header", "invalid_json", "invalid_utf8", "blank_line", "torn_tail", "more_diagnostics"}
+    {"bad_header", "invalid_json", "invalid_utf8", "blank_line", "torn_tail", "line_too_long",
+     "more_diagnostics"}
 )
 """Diagnostics of lines that decode to nothing; a file with only these is not a ledger."""
 
@@ -84,9 +93,11 @@ class FileScan:
 
     def __init__(
         self, path: str, *, strict: bool = False, duplicate_keys: bool = False,
-        typed: bool = False, runtime: bool = False,
+        typed: bool = False, runtime: bool = False, max_line: int = MAX_LINE_UNITS,
     ) -> None:
         self.path = path
+        self.max_line = max_line
+        """The longest line read, in UTF-16 code units (see ``MAX_LINE_UNITS``)."""
         self.runtime = runtime
         """Whether events are checked as the runtime reads them (see ``CheckState``)."""
         self.duplicate_keys = duplicate_keys
@@ -142,13 +153,15 @@ class FileScan:
         opened = opened_chunks(iter(chunks), self.log)
         if opened is None:
             return
-        pieces = line_blocks(opened)
+        pieces = line_blocks(opened, self.max_line)
         current = next(pieces, None)
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
         while current is not None:
-            lines, tail, block, tail_size = current
+            lines, tail, block, tail_size, too_long = current
             following = next(pieces, None)
+            if too_long:
+                lines = self._too_long(lines, too_long)
             torn = following is None and bool(tail.strip())
             if torn:
                 self._torn_tail(self._lines + len(lines) + 1, tail_size)
@@ -168,6 +181,19 @@ class FileScan:
         problem = self._seed.problem(self.header.fields, self.version)
         if problem is not None:
             self.log.add(problem[0], "seed_too_long", problem[1], "warning")
+
+    def _too_long(self, lines: list[bytes], size: int) -> list[bytes]:
+        """Record the first of ``lines`` (cut to its start) as longer than the runtime can
+        write (an error, the line skipped); return the lines left to check (a header line
+        stays, read from its start: it is then no header)."""
+        self.skipped += 1
+        message = (f"line is {size:,} bytes, longer than the {self.max_line:,} UTF-16 code "
+                   "units a runtime can write as one line: skipped, not read")
+        self.log.add(self._lines + 1, "line_too_long", message)
+        if self.header is None:
+            return lines
+        self._lines += 1
+        return lines[1:]
 
     def _torn_tail(self, line: int, size: int) -> None:
         """Record the bytes after the last newline: an interrupted append (listed first)."""
@@ -297,12 +323,15 @@ def opened_chunks(chunks: Iterator[Chunk], log: DiagnosticLog,
     return chain([first], chunks)  # type: ignore[list-item]
 
 
-def line_blocks(chunks: Iterable[bytes]) -> Iterator[Piece]:
+def line_blocks(chunks: Iterable[bytes], max_line: int = MAX_LINE_UNITS) -> Iterator[Piece]:
     """Yield a ``Piece`` (complete lines, what follows the last newline, the bytes split)
     per block of at most ``READ_BYTES`` that ends a line (leading blank lines held as
     counted, see ``_after_leading_blanks``), then once more if the file does not end with a
-    newline."""
-    return _lines_of(_after_leading_blanks(_bounded(chunks)))
+    newline. A line longer than ``max_line`` UTF-16 code units (at least ``READ_BYTES``)
+    is cut to its start (see ``Piece.too_long``)."""
+    if max_line < READ_BYTES:
+        raise ValueError(f"max_line must be at least {READ_BYTES:,}, got {max_line:,}")
+    return _lines_of(_after_leading_blanks(_bounded(chunks)), max_line)
 
 
 def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -383,13 +412,29 @@ class Piece(NamedTuple):
     """The bytes the lines were split from."""
     tail_size: int
     """How many bytes follow the last newline (more than ``tail`` holds when cut)."""
+    too_long: int = 0
+    """The size in bytes of the first line when it is longer than the line cap (then only
+    its start is in ``lines``), else 0."""
 
 
 _NOT_JSON = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 """A control byte that is not JSON whitespace: never in a JSON text, even in a string."""
 
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_FOUR_BYTE_LEADS = [bytes([lead]) for lead in range(0xF0, 0xF5)]
+START_KEPT = 64
+"""Bytes kept of a line longer than the cap: its start, which its diagnostic may quote."""
 
-def _lines_of(chunks: Iterable[bytes]) -> Iterator[Piece]:
+
+def utf16_units(data: bytes) -> int:
+    """Return how many UTF-16 code units the UTF-8 ``data`` decodes to (one per character
+    and two for one outside the BMP), counted by byte class, so a character cut between two
+    chunks counts once: ``utf16_units("aé😀".encode()) == 4``."""
+    return (len(data.translate(None, _CONTINUATION))
+            + sum(data.count(lead) for lead in _FOUR_BYTE_LEADS))
+
+
+def _lines_of(chunks: Iterable[bytes], max_line: int = MAX_LINE_UNITS) -> Iterator[Piece]:
     """Yield the complete lines per chunk that ends a line, then once more if the file
     does not end with one (see ``Piece``).
 
@@ -397,10 +442,14 @@ def _lines_of(chunks: Iterable[bytes]) -> Iterator[Piece]:
     them one by one would copy the line once per chunk). A line longer than
     ``READ_BYTES`` that holds a control byte (a tail of NUL bytes left by a crash) is
     known not to be JSON once that byte is read: only its bytes up to that one are held
-    (they give its diagnostic), the rest is counted, not held.
+    (they give its diagnostic), the rest is counted, not held. So is a line longer than
+    ``max_line`` code units once that many are read, but for its first ``START_KEPT``
+    bytes.
     """
     carry: list[bytes] = []
     carried = searched = dropped = 0  # bytes held, chunks searched, bytes counted only
+    units = counted = 0  # code units of the first ``counted`` chunks held
+    too_long = False  # the line held is longer than max_line: its start is held
     pending = False  # chunks were taken since the last yield
     for chunk in chunks:
         newline = chunk.find(b"\n")
@@ -413,19 +462,42 @@ def _lines_of(chunks: Iterable[bytes]) -> Iterator[Piece]:
             carried += len(chunk)
             if carried > READ_BYTES:
                 cut, searched = _cut_at_control_byte(carry, searched)
+                if cut is None and carried > max_line:
+                    units += sum(utf16_units(held) for held in carry[counted:])
+                    counted = len(carry)
+                    if units > max_line:
+                        cut, too_long = _start(carry), True
                 if cut is not None:
                     dropped, carry, searched = carried - len(cut), [cut], 1
             continue
         if dropped:
+            size = len(carry[0]) + dropped + newline  # carry is the line's start
             chunk = chunk[newline:]  # the end of the line cut, counted, is not held
+        elif carried + newline > max_line:  # the line's last chunk may take it past the cap
+            size = carried + newline
+            too_long = utf16_units(b"".join([*carry, chunk[:newline]])) > max_line
+            if too_long:
+                carry, chunk = [_start([*carry, chunk[:newline]])], chunk[newline:]
         block = b"".join([*carry, chunk])
         lines = block.split(b"\n")
         tail = lines.pop()
+        yield Piece(lines, tail, block, len(tail), size if too_long else 0)
         carry, carried, searched, dropped = [tail], len(tail), 0, 0
-        yield Piece(lines, tail, block, len(tail))
+        units = counted = 0
+        too_long = False
     if pending:
         tail = b"".join(carry)
         yield Piece([], tail, tail, len(tail) + dropped)
+
+
+def _start(chunks: list[bytes]) -> bytes:
+    """Return the first ``START_KEPT`` bytes of the ``chunks`` joined (without joining all)."""
+    start = b""
+    for chunk in chunks:
+        start += chunk[:START_KEPT - len(start)]
+        if len(start) == START_KEPT:
+            break
+    return start
 
 
 def _cut_at_control_byte(carry: list[bytes], searched: int) -> tuple[bytes | None, int]:

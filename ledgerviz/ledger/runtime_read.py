@@ -22,7 +22,8 @@ from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.reader import Chunk, FileScan
 
 STOP_KINDS = frozenset(
-    {"invalid_json", "invalid_utf8", "blank_line", "invalid_event", "seq_gap", "second_header"}
+    {"invalid_json", "invalid_utf8", "blank_line", "invalid_event", "seq_gap", "second_header",
+     "line_too_long"}
 )
 """Line diagnostics after which the runtime's recoverable reader uses nothing."""
 

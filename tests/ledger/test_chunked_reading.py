@@ -149,9 +149,9 @@ def test_chunks_are_cut_to_the_block_size(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_a_line_longer_than_a_chunk_is_joined_once_when_it_ends() -> None:
     pieces = list(reader._lines_of([b"ab", b"cd", b"e\nf", b"g", b"h"]))
-    assert pieces == [([b"abcde"], b"f", b"abcde\nf", 1), ([], b"fgh", b"fgh", 3)]
+    assert pieces == [([b"abcde"], b"f", b"abcde\nf", 1, 0), ([], b"fgh", b"fgh", 3, 0)]
     ends_with_a_newline = list(reader._lines_of([b"ab", b"c\n"]))
-    assert ends_with_a_newline == [([b"abc"], b"", b"abc\n", 0)]
+    assert ends_with_a_newline == [([b"abc"], b"", b"abc\n", 0, 0)]
     assert list(reader._lines_of([])) == []
 
 
