@@ -33,7 +33,7 @@ from ledgerviz.recovery.events import (
     payload_tool_call_blocks,
 )
 from ledgerviz.recovery.results import synthetic_result
-from ledgerviz.recovery.runtime_values import call_key
+from ledgerviz.recovery.runtime_values import UNDEFINED, call_key, defined
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
@@ -210,13 +210,13 @@ class _Scan:
             elif action == _CALL_KIND:
                 # the runtime's rule (format §9.1): a call records the seq of each
                 # tool/call until it is answered, so the closers cite the last one
-                call = find(call_key(data.get("callId")))
+                call = find(call_key(data.get("callId", UNDEFINED)))
                 if call is not None and call[_RESULT] is None:
                     call[_DISPATCHED] = seq
             elif action == _ASSISTANT_KIND:
                 turn, step = data.get("turn"), data.get("step")
                 for block in payload_tool_call_blocks(data):
-                    call_id = block.get("id")
+                    call_id = block.get("id", UNDEFINED)
                     call = [
                         call_id,
                         block.get("name"),
@@ -275,7 +275,7 @@ class _Scan:
             return
         self.policy_mattered = True
         if recorded:
-            self.unanswered_closed.extend(call[_ID] for call in unanswered)
+            self.unanswered_closed.extend(defined(call[_ID]) for call in unanswered)
         if self.fork:
             for call in unanswered:
                 if call[_DISPATCHED] is not None:
@@ -439,7 +439,7 @@ def _facts(call: list[Any], branch: Branch) -> CallFacts:
     (``_make`` takes one tuple: cheaper than thirteen arguments to the constructor)."""
     status = _status(call)
     return CallFacts._make((
-        call[_ID],
+        defined(call[_ID]),
         call[_NAME],
         call[_ARGS],
         call[_TURN],

@@ -6,7 +6,7 @@ import copy
 from typing import Any, Literal
 
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE, Event, Generation
-from ledgerviz.recovery.runtime_values import js_string
+from ledgerviz.recovery.runtime_values import UNDEFINED, js_string
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
 Cause = Literal["interrupted", "forked"]
@@ -75,12 +75,15 @@ def synthetic_result(
     prefix = cause if generation == "v4" else "interrupted"
     message_id = f"{prefix}-tool-result-{js_string(call.call_id)}-{id_seq}"
     text_block = {"type": "text", "text": RESULT_TEXTS[(cause, started)]}
-    source = {"kind": "tool", "callId": call.call_id}
+    # a call without id: JSON.stringify leaves the keys holding undefined out
+    named = {} if call.call_id is UNDEFINED else {"toolCallId": call.call_id}
+    source = {"kind": "tool"} if call.call_id is UNDEFINED else {
+        "kind": "tool", "callId": call.call_id}
     if generation == "v4":
         message: dict[str, Any] = {
             "id": message_id,
             "role": "tool",
-            "toolCallId": call.call_id,
+            **named,
             "isError": True,
             "source": source,
             "content": [text_block],
@@ -93,7 +96,7 @@ def synthetic_result(
             "content": [
                 {
                     "type": "tool-result",
-                    "toolCallId": call.call_id,
+                    **named,
                     "isError": True,
                     "content": [text_block],
                 }

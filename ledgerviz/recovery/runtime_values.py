@@ -15,12 +15,33 @@ from typing import Any
 _EXPONENT = re.compile(r"e([+-])0*(\d)")
 
 
+class _Undefined:
+    """JavaScript's ``undefined``: what the runtime reads for a key an object does not have
+    (a tool-call block without ``id``). It equals itself, unlike ``null``, and
+    ``JSON.stringify`` leaves a key holding it out."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED = _Undefined()
+"""The one ``undefined`` (see ``_Undefined``)."""
+
+
+def defined(value: Any) -> Any:
+    """Return ``value``, or None for ``UNDEFINED`` (how tables and reports show a missing id)."""
+    return None if value is UNDEFINED else value
+
+
 def call_key(value: Any) -> Hashable:
     """Return the key under which the runtime's ``Map`` files ``value``.
 
     Strings, numbers, booleans and null are equal when their type and value are (``1``
     matches ``1.0`` but neither ``"1"`` nor ``true``); an array or object is only equal
     to itself, and no two decoded ones are the same object: each gets a key of its own.
+    ``UNDEFINED`` (a missing id) matches only itself.
     """
     kind = value.__class__
     if kind is str:
@@ -31,6 +52,8 @@ def call_key(value: Any) -> Hashable:
         return ("boolean", value)
     if value is None:
         return ("null", None)
+    if value is UNDEFINED:
+        return ("undefined", None)
     return object()
 
 
@@ -42,6 +65,8 @@ def js_string(value: Any) -> str:
         return value
     if value is None:
         return "null"
+    if value is UNDEFINED:
+        return "undefined"
     if kind is bool:
         return "true" if value else "false"
     if kind is int:

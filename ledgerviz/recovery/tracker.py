@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerviz.recovery.events import Event, data_of, payload_tool_call_blocks
-from ledgerviz.recovery.runtime_values import call_key
+from ledgerviz.recovery.runtime_values import UNDEFINED, call_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,7 @@ class PendingCalls:
         if kind == "tool/result":
             self.pending.pop(call_key(_source_call_id(data)), None)
         elif kind == "tool/call":
-            key = call_key(data.get("callId", _NO_ID))
+            key = call_key(data.get("callId", UNDEFINED))
             call = self.pending.get(key)
             if call is not None:
                 self.pending[key] = PendingCall(
@@ -68,7 +68,7 @@ class PendingCalls:
                 )
         elif kind == "assistant/message":
             for block in payload_tool_call_blocks(data):
-                call_id = block.get("id")
+                call_id = block.get("id", UNDEFINED)
                 self.pending[call_key(call_id)] = PendingCall(
                     call_id, data.get("turn"), data.get("step"), None, block.get("name"), seq
                 )
@@ -114,8 +114,9 @@ def _source_call_id(data: dict[str, Any]) -> Any:
 
 
 _NO_ID = object()
-"""Stands in for an id an event does not give (``call_key`` files it under a key of its
-own: it matches no call, as JavaScript's undefined matches no id a call was given)."""
+"""Stands in for the call id of a result that gives none (``call_key`` files it under a key
+of its own, so it answers no call, not even one without id: the loader reads results the
+same way)."""
 
 
 TURN_BOUNDARIES = ("turn/start", "turn/end")

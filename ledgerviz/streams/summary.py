@@ -22,6 +22,7 @@ from ledgerviz.recovery.analysis import CallStatus, Policy
 from ledgerviz.recovery.closers import tail_closers
 from ledgerviz.recovery.events import generation_for
 from ledgerviz.recovery.providers import Provider
+from ledgerviz.recovery.runtime_values import defined
 from ledgerviz.recovery.tracker import PendingCalls
 from ledgerviz.streams.recovery import StreamedRecovery, event_facts
 
@@ -125,7 +126,7 @@ def summarize_file(
         closers=len(closers),
         open_turn=tracker.open_turn,
         open_step=tracker.open_step,
-        pending=[call.call_id for call in tracker.pending.values()],
+        pending=[defined(call.call_id) for call in tracker.pending.values()],
         fork_points=recovery.fork_points if edited is None else None,
         provider_valid=valid if edited is None else None,
         surface_edited=edited,
