@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.diagnostics import Diagnostic
+from ledgerviz.ledger.events import CheckedEvents
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.reader import Chunk, FileScan
 
@@ -67,10 +68,13 @@ class RuntimeRead(NamedTuple):
 
 
 def runtime_read(
-    path: str, chunks: Iterable[Chunk], use: Callable[[EventFields], None]
+    path: str, chunks: Iterable[Chunk], use: Callable[[EventFields], None],
+    seen: Callable[[FileScan, CheckedEvents], object] | None = None,
 ) -> RuntimeRead:
     """Read one ledger file, given as its chunks, the way the runtime's recoverable reader
-    does; hand the columns of the events it uses to ``use``, one run at a time, in order.
+    does; hand the columns of the events it uses to ``use``, one run at a time, in order,
+    and every block the reader reads (past where the runtime stops too) to ``seen``, with
+    the scan reading it (its header), so a caller needs no second read.
 
     Keys repeated within a line are looked for, as the runtime's reader refuses them.
     """
@@ -81,6 +85,8 @@ def runtime_read(
     stop_offset = 0
     committed: int | None = None  # the line of the first turn/end after the stop
     for block in scan.blocks(offsets):
+        if seen is not None:
+            seen(scan, block)
         fields, lines = block.fields, block.lines
         if stop is None:
             stop = first_stop(scan.log.items)

@@ -495,20 +495,49 @@ def first_fork_point(
     event and per call, and the events of the last turn), so a session of any length can
     be read block by block from its file.
     """
-    suffix = _Suffix()
-    scan = _Scan("fork", generation_for(version), suffix)
-    position = 0
-    with _collector_paused():
-        for events, columns in blocks:
-            scan.run(events, columns=columns, start=position)
+    search = ForkPointSearch(version)
+    for events, columns in blocks:
+        if search.feed(events, columns) is not None:
+            break
+    return search.finish()
+
+
+class ForkPointSearch:
+    """:func:`first_fork_point` given one block at a time (``feed``), for a reader that
+    pushes the blocks it reads; ``finish`` gives the answer once the last block is fed."""
+
+    def __init__(self, version: int | None) -> None:
+        self._suffix = _Suffix()
+        self._scan = _Scan("fork", generation_for(version), self._suffix)
+        self._position = 0
+        self.found: int | None = None
+        """The first fork point, once a block held it."""
+
+    def feed(self, events: Sequence[Event], columns: EnvelopeColumns | None) -> int | None:
+        """Scan the next block (nothing once a fork point is found); return the fork
+        point found so far, or None."""
+        scan = self._scan
+        if self.found is None:
+            with _collector_paused():
+                scan.run(events, columns=columns, start=self._position)
             if scan.fork_points:
-                return scan.fork_points[0]
-            suffix.forget_before(scan.boundary)
-            position += len(events)
-        closers = scan.closers()
-        if closers:
-            scan.run_computed(closers)
-    return scan.fork_points[0] if scan.fork_points else None
+                self.found = scan.fork_points[0]
+            else:
+                self._suffix.forget_before(scan.boundary)
+                self._position += len(events)
+        return self.found
+
+    def finish(self) -> int | None:
+        """Return the first fork point, the closers of an open turn scanned when no block
+        held one."""
+        scan = self._scan
+        if self.found is None:
+            closers = scan.closers()
+            if closers:
+                with _collector_paused():
+                    scan.run_computed(closers)
+            self.found = scan.fork_points[0] if scan.fork_points else None
+        return self.found
 
 
 class SessionFacts(NamedTuple):

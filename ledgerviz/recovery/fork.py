@@ -155,18 +155,38 @@ def position_of_seq(blocks: Iterable[Sequence[Any]], seq: Any) -> int | None:
     Dense logs (position = seq) are answered at that position; otherwise the first event
     with that seq is.
     """
-    if type(seq) is not int or seq < 0:
-        return None
-    first, start = None, 0
+    search = SeqSearch(seq)
     for seqs in blocks:
+        if search.feed(seqs):
+            break
+    return search.position
+
+
+class SeqSearch:
+    """:func:`position_of_seq` given the seqs one block at a time (``feed``), for a reader
+    that pushes the blocks it reads: nothing of them is held."""
+
+    def __init__(self, seq: Any) -> None:
+        self._seq = seq
+        self._start = 0
+        self.done = type(seq) is not int or seq < 0  # such a seq is no event's
+        self.position: int | None = None
+        """The answer: final once ``done``, else the first event with the seq so far."""
+
+    def feed(self, seqs: Sequence[Any]) -> bool:
+        """Search the next block's seqs; return whether the answer is final."""
+        if self.done:
+            return True
+        seq, start = self._seq, self._start
         if start <= seq < start + len(seqs) and seqs[seq - start] == seq:
-            return seq
-        if first is None:
-            first = next((start + i for i, value in enumerate(seqs) if value == seq), None)
-        start += len(seqs)
-        if first is not None and seq < start:  # the dense position is passed
-            return first
-    return first
+            self.position, self.done = seq, True
+            return True
+        if self.position is None:
+            self.position = next((start + i for i, value in enumerate(seqs) if value == seq),
+                                 None)
+        self._start = start = start + len(seqs)
+        self.done = self.position is not None and seq < start  # the dense position is passed
+        return self.done
 
 
 class _Seqs(Sequence[Any]):

@@ -1,11 +1,11 @@
 """Fork a ledger file as a stream: the child seed written without holding the parent.
 
 :func:`write_fork` writes the child that ``Ledger.fork`` returns (``recovery.fork_seed``),
-line for line, reading the parent three times one block at a time (``READ_BYTES``): first
-as the runtime reads it (``runtime_read``: a parent it refuses, or a boundary past the
-events it uses, is refused), then to find the boundary (the fork policy's, the read
-stopping at the first fork point, or the seq asked for) and its position, then to copy the
-events up to it, as the runtime reads them, and close the seed.
+line for line, reading the parent twice one block at a time (``READ_BYTES``): first as the
+runtime reads it (``runtime_read``: a parent it refuses, or a boundary past the events it
+uses, is refused), finding in the same read the boundary (the fork policy's, the scan
+stopping at the first fork point, or the seq asked for) and its position; then to copy
+the events up to it, as the runtime reads them, and close the seed.
 Only the block being read, the reader's set of requested call ids, and, until the
 boundary is known, the recovery scan's state and the seqs read are held: a few numbers
 per event without ``at``, never the events themselves.
@@ -14,7 +14,7 @@ per event without ``at``, never the events themselves.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
@@ -25,14 +25,9 @@ from ledgerviz.ledger.runtime_read import RuntimeRead, runtime_read
 from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.ledger.writer import encode_line
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
-from ledgerviz.recovery import ForkRefused, PendingCalls, first_fork_point, fork_header
-from ledgerviz.recovery.fork import (
-    check_seedable,
-    no_boundary,
-    no_event_at,
-    position_of_seq,
-    seed_end,
-)
+from ledgerviz.recovery import ForkRefused, PendingCalls, fork_header
+from ledgerviz.recovery.analyze import ForkPointSearch
+from ledgerviz.recovery.fork import SeqSearch, check_seedable, no_boundary, no_event_at, seed_end
 
 
 @dataclass(frozen=True)
@@ -69,10 +64,11 @@ def write_fork(
     when this returns, as ``ledgerviz fork`` does.
     """
     path = _one_file(path)
-    reading = _runtime_reading(path, chunk_bytes)
+    finder = _BoundaryFinder(at)
+    reading = _runtime_reading(path, chunk_bytes, finder.see)
     if reading.refusal is not None:
         raise ForkRefused(f"{path}: {reading.refusal}; no child written")
-    parent, version, boundary, index = _find_boundary(path, at, chunk_bytes)
+    parent, version, boundary, index = finder.found(path)
     if boundary >= reading.used:
         raise ForkRefused(_past_the_runtimes_read(path, boundary, reading))
     header = fork_header(parent, session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
@@ -84,28 +80,66 @@ def write_fork(
     return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
 
 
-def _find_boundary(path: str, at: int | None, chunk_bytes: int
-                   ) -> tuple[dict[str, Any], int | None, int, int]:
-    """Return the parent's header fields and version, the boundary seq and its position:
-    the checks and refusals of ``fork_seed``, in its order. Nothing else of the read is
-    kept (its scan holds every requested call id)."""
-    scan, blocks = _blocks(path, chunk_bytes, "reading")
-    if not scan.readable:
-        error = next((d for d in scan.diagnostics() if d.severity == "error"), None)
-        if error is not None:
-            raise ForkRefused(str(error))
-    boundary, held = at, []
-    if boundary is None:
-        point = first_fork_point(_holding_seqs(blocks, held), version=scan.version)
-        if point is None:
-            raise ForkRefused(no_boundary(path))
-        boundary = point - 1
-    check_seedable(scan.version)
-    read = _SeqsRead(chain(held, map(_seqs, blocks)))
-    index = position_of_seq(read, boundary)
-    if index is None:
-        raise ForkRefused(no_event_at(boundary, read.last_of_all()))
-    return scan.header_fields, scan.version, boundary, index
+class _BoundaryFinder:
+    """Finds the boundary seq and its position in the blocks of the runtime's read, as
+    they come (``see``): the fork policy's (the seqs held until its first fork point is
+    found), or the seq asked for (searched block by block, nothing held)."""
+
+    def __init__(self, at: int | None) -> None:
+        self._at = at
+        self._points: ForkPointSearch | None = None  # the fork policy's scan, once read
+        self._held: list[Sequence[Any]] = []  # seqs read while the boundary is unknown
+        self._position = None if at is None else SeqSearch(at)
+        self._scan: FileScan | None = None
+        self._last: Any = None  # the last seq read
+
+    def see(self, scan: FileScan, block: CheckedEvents) -> None:
+        """Take the next block of the read (``scan`` reading it)."""
+        self._scan, seqs = scan, block.fields.seqs
+        if seqs:
+            self._last = seqs[-1]
+        if self._position is None:
+            if self._points is None:
+                self._points = ForkPointSearch(scan.version)
+            self._held.append(seqs)
+            point = self._points.feed(block.events, block.fields)
+            if point is not None:
+                self._searching(point - 1)
+        else:
+            self._position.feed(seqs)
+
+    def _searching(self, boundary: int) -> None:
+        """Search the seqs held for ``boundary``; search those read next as they come."""
+        self._at, self._position = boundary, SeqSearch(boundary)
+        for seqs in self._held:
+            if self._position.feed(seqs):
+                break
+        self._held = []
+
+    def found(self, path: str) -> tuple[dict[str, Any], int | None, int, int]:
+        """Return the parent's header fields and version, the boundary seq and its
+        position, once the read is done: the checks and refusals of ``fork_seed``, in its
+        order."""
+        scan = self._scan
+        if scan is None or not scan.readable:
+            return self._unreadable(path)
+        if self._position is None:
+            point = self._points.finish() if self._points is not None else None
+            if point is None:
+                raise ForkRefused(no_boundary(path))
+            self._searching(point - 1)
+        check_seedable(scan.version)
+        assert self._position is not None and self._at is not None
+        if self._position.position is None:
+            raise ForkRefused(no_event_at(self._at, self._last))
+        return scan.header_fields, scan.version, self._at, self._position.position
+
+    def _unreadable(self, path: str) -> tuple[dict[str, Any], int | None, int, int]:
+        """Refuse a parent with no readable header (its first error, or no boundary)."""
+        scan = self._scan
+        error = None if scan is None else next(
+            (d for d in scan.diagnostics() if d.severity == "error"), None)
+        raise ForkRefused(str(error) if error is not None else no_boundary(path))
 
 
 def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], object],
@@ -128,11 +162,13 @@ def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], ob
     return tracker
 
 
-def _runtime_reading(path: str, chunk_bytes: int) -> RuntimeRead:
-    """Return how the runtime reads the file (its events are not kept)."""
+def _runtime_reading(path: str, chunk_bytes: int,
+                     seen: Callable[[FileScan, CheckedEvents], object]) -> RuntimeRead:
+    """Return how the runtime reads the file (its events are not kept: each block read is
+    handed to ``seen``)."""
     ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
-    with progress(source_size(path), BYTES_THRESHOLD, "checking", unit="B") as step:
-        return runtime_read(path, reported_chunks(chunks, step), lambda _: None)
+    with progress(source_size(path), BYTES_THRESHOLD, "reading", unit="B") as step:
+        return runtime_read(path, reported_chunks(chunks, step), lambda _: None, seen)
 
 
 def _past_the_runtimes_read(path: str, boundary: int, reading: RuntimeRead) -> str:
@@ -173,34 +209,3 @@ def _scanned(scan: FileScan, path: str, chunk_bytes: int, doing: str
         yield from scan.blocks(reported_chunks(chunks, step))
 
 
-def _seqs(block: CheckedEvents) -> Sequence[Any]:
-    """Return the seqs of a block's events."""
-    return block.fields.seqs
-
-
-def _holding_seqs(blocks: Iterable[CheckedEvents], held: list[Sequence[Any]]
-                  ) -> Iterator[tuple[list[dict[str, Any]], Any]]:
-    """Yield each block's events and columns for the recovery scan, keeping its seqs."""
-    for block in blocks:
-        held.append(block.fields.seqs)
-        yield block.events, block.fields
-
-
-class _SeqsRead:
-    """Blocks of seqs passed through, remembering the last seq (a refusal names it)."""
-
-    def __init__(self, blocks: Iterable[Sequence[Any]]) -> None:
-        self._blocks = blocks
-        self.last: Any = None
-
-    def __iter__(self) -> Iterator[Sequence[Any]]:
-        for seqs in self._blocks:
-            if seqs:
-                self.last = seqs[-1]
-            yield seqs
-
-    def last_of_all(self) -> Any:
-        """Return the last seq of the session, reading the blocks not read yet."""
-        for _ in self:
-            pass
-        return self.last

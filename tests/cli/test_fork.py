@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from hostile_inputs import HEADER, base_events, encode
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.examples import example_path
+from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.recovery import PROVIDERS, ForkRefused
 from ledgerviz.simulate.scenarios import write_scenario
 from ledgerviz.streams.fork_file import write_fork
@@ -254,3 +255,28 @@ def test_a_damaged_line_after_the_boundary_is_no_bar(tmp_path: Path, capsys) -> 
     assert "18 inherited events, seed marker at seq 18" in capsys.readouterr().out
     assert [json.loads(line) for line in lines_of(tmp_path / "child.jsonl")] == crash_child(
         "kid", 5)
+
+
+@pytest.mark.parametrize("at", [None, 40])
+def test_the_parent_is_read_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  at: int | None) -> None:
+    """Once as the runtime reads it (the boundary found in the same read), once to copy
+    the events up to the boundary: two reads take chunks of the file (three did)."""
+    from ledgerviz.streams import fork_file
+
+    path, _ = crashed_scenario(tmp_path / "crashed.jsonl", 20)
+    taken: list[int] = []  # chunks taken, per read of the file
+
+    def counting(chunks: Iterable[object]) -> Iterator[object]:
+        taken.append(0)
+        for chunk in chunks:
+            taken[-1] += 1
+            yield chunk
+
+    def counted(source: str, *args: int) -> Iterator[tuple[str, Iterator[object]]]:
+        for name, chunks in iter_source_chunks(source, *args):
+            yield name, counting(chunks)
+
+    monkeypatch.setattr(fork_file, "iter_source_chunks", counted)
+    write_fork(path, lambda text: None, at, created_at=0, chunk_bytes=4096)
+    assert len([count for count in taken if count]) == 2
