@@ -119,4 +119,14 @@ PACKED_FIELDS: dict[str, JsonType] = {
     "data.texts[]": "string",
 }
 """The fields read from a packed ``text-chunks`` or ``reasoning-chunks`` row (format
-§4.3; a ``tool-call-chunks`` row has ``args`` strings instead of ``texts``)."""
+§4.3)."""
+
+PACKED_TOOL_FIELDS: dict[str, JsonType] = {
+    **{path: kind for path, kind in PACKED_FIELDS.items() if not path.startswith("data.texts")},
+    "data.id": "string",
+    "data.name": "string",
+    "data.args": "array",
+    "data.args[]": "string",
+}
+"""The fields read from a packed ``tool-call-chunks`` row (format §4.3): its call's ``id``
+and optional ``name``, and ``args`` strings instead of ``texts``."""

@@ -19,6 +19,7 @@ from ledgerviz.ledger.schema import (
     HEADER_FIELDS,
     LENIENT_FIELDS,
     PACKED_FIELDS,
+    PACKED_TOOL_FIELDS,
     JsonType,
 )
 
@@ -92,12 +93,21 @@ def sample_events() -> list[Event]:
             for seq, (kind, data, extra) in enumerate(rows)]
 
 
-def sample_v0_events() -> list[Event]:
-    """Return a v0 ledger (no header) whose assistant output is one packed chunk row."""
+def sample_v0_events(tool: bool = False) -> list[Event]:
+    """Return a v0 ledger (no header) whose assistant output is one packed chunk row: of
+    text, or (``tool``) of a call's arguments, the call then never started."""
     step = {"turn": 1, "step": 1}
-    packed = {"type": "text-chunks", "seq0": 2, "time0": 1002,
-              "data": {**step, "index": 0, "dt": [3], "texts": ["He", "llo"]}}
-    message = {**step, "message": _message("assistant", "model", _text("Hello"))}
+    if tool:
+        packed = {"type": "tool-call-chunks", "seq0": 2, "time0": 1002,
+                  "data": {**step, "index": 0, "id": "c1", "name": "ls", "dt": [3],
+                           "args": ['{"pa', 'th":"."}']}}
+        content = [{"type": "tool-call", "id": "c1", "name": "ls",
+                    "arguments": '{"path":"."}'}]
+    else:
+        packed = {"type": "text-chunks", "seq0": 2, "time0": 1002,
+                  "data": {**step, "index": 0, "dt": [3], "texts": ["He", "llo"]}}
+        content = _text("Hello")
+    message = {**step, "message": _message("assistant", "model", content)}
     return [
         {"type": "turn/start", "seq": 0, "time": 1000, "data": {"turn": 1}},
         {"type": "step/start", "seq": 1, "time": 1001, "data": step},
@@ -174,12 +184,13 @@ def cases() -> list[Case]:
                 found.append(Case(_case_name(event["type"], path, value_name),
                                   encode(HEADER, events), index + 2, path, checked,
                                   value_type != json_type))
-        for path, json_type in PACKED_FIELDS.items():
-            events = sample_v0_events()
-            put(events[2], path, copy.deepcopy(value))
-            found.append(Case(_case_name("text-chunks", path, value_name),
-                              encode(V0_HEADER, events), 4, path, True,
-                              value_type != json_type))
+        for tool, fields in ((False, PACKED_FIELDS), (True, PACKED_TOOL_FIELDS)):
+            for path, json_type in fields.items():
+                events = sample_v0_events(tool)
+                put(events[2], path, copy.deepcopy(value))
+                found.append(Case(_case_name(events[2]["type"], path, value_name),
+                                  encode(V0_HEADER, events), 4, path, True,
+                                  value_type != json_type))
     return found
 
 

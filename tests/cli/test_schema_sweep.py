@@ -60,7 +60,8 @@ def _names_the_field(case: Case, diagnostics: list[tuple[str, int, str, str]]) -
 
 
 def test_the_samples_hold_no_problem() -> None:
-    for header, events in ((HEADER, sample_events()), (V0_HEADER, sample_v0_events())):
+    for header, events in ((HEADER, sample_events()), (V0_HEADER, sample_v0_events()),
+                           (V0_HEADER, sample_v0_events(tool=True))):
         log = read_session("sample.jsonl", encode(header, events))
         assert log.diagnostics == []
         assert log.lines_skipped == 0
@@ -76,6 +77,11 @@ def test_the_sweep_covers_every_declared_field_with_every_kind_of_value() -> Non
     assert declared <= fields
     assert {value for _, value in swept} >= {"object.jsonl", "array.jsonl", "bool.jsonl",
                                              "huge-int.jsonl", "string.jsonl"}
+    # a packed tool-call-chunks row: every field its decoder reads (LEDGER_FORMAT §4.3)
+    packed = {case.field for case in cases() if case.name.startswith("tool-call-chunks-")}
+    assert packed == {"seq0", "time0", "data", "data.turn", "data.step", "data.index",
+                      "data.dt", "data.dt[]", "data.id", "data.name", "data.args",
+                      "data.args[]"}
 
 
 def test_a_checked_field_of_another_type_is_diagnosed_on_its_line(ledger: lv.Ledger) -> None:
