@@ -403,3 +403,24 @@ def test_every_attribute_value_type_and_default_field_as_the_sdk_encodes_it() ->
     assert written["attributes"] == [{"key": "big", "value": {"stringValue": str(2**63)}}]
     with pytest.raises(TypeError, match="str, bool, int or float"):
         direct_json_line([span._replace(attributes={"x": [1]})])
+
+
+@pytest.mark.parametrize("where", ["the input", "a hard link to it", "a file of the folder"])
+def test_the_output_is_never_an_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      where: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    ledger = folder / "crash.jsonl"
+    original = CRASH.read_bytes()
+    ledger.write_bytes(original)
+    source, out = {
+        "the input": (ledger, ledger),
+        "a hard link to it": (ledger, tmp_path / "link.jsonl"),
+        "a file of the folder": (folder, ledger),
+    }[where]
+    if where == "a hard link to it":
+        out.hardlink_to(ledger)
+    assert main(["otlp", str(source), "-o", str(out)]) == 2
+    assert "refusing to overwrite it" in capsys.readouterr().err
+    assert ledger.read_bytes() == original
+    assert sorted(p.name for p in folder.iterdir()) == ["crash.jsonl"]  # no temporary left

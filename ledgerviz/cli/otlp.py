@@ -6,7 +6,7 @@ import argparse
 import logging
 from typing import Any
 
-from ledgerviz.cli.output import OUTPUT_ERROR_EXIT
+from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
 
@@ -52,13 +52,17 @@ def run(args: argparse.Namespace) -> int:
     """Export ``args.paths`` as OTLP; return the exit code."""
     from ledgerviz.export.otlp import OtlpError, export_otlp
     from ledgerviz.ledger import UnreadableSourceError
+    from ledgerviz.ledger.sources import expand_found
 
     # the exporter logs each refused batch; the one line below says so for the command
     logging.getLogger("opentelemetry.exporter").setLevel(logging.CRITICAL)
     try:
+        if args.output is not None:  # never over an input, a folder or through a link
+            inputs = [found.path for path in args.paths for found in expand_found(path)]
+            open_output(args.output, inputs=inputs)
         summary = export_otlp(args.paths, args.endpoint, output=args.output,
                               policy=args.policy, headers=parse_headers(args.headers))
-    except (OtlpError, UnreadableSourceError, ImportError, ValueError) as error:
+    except (OtlpError, OutputError, UnreadableSourceError, ImportError, ValueError) as error:
         say_error("otlp", error)
         return OUTPUT_ERROR_EXIT
     except OSError as error:
