@@ -27,6 +27,7 @@ from ledgerviz.report import render_report
 DATA = Path(__file__).resolve().parents[1] / "data"
 REAL = sorted((DATA / "conformance" / "inputs").glob("*.jsonl"))
 SMALL_REAL = [path for path in REAL if path.stat().st_size < 8000]
+DIFF_WITH = REAL[0]
 
 EXAMPLES = int(os.environ.get("LEDGERVIZ_FUZZ_EXAMPLES", "40"))
 """Examples per fuzz test: small in CI; raise it locally to search harder."""
@@ -140,15 +141,21 @@ def exercise_library(content: bytes) -> lv.Ledger:
 
 
 def exercise_commands(tmp_path: Path, content: bytes) -> None:
-    """Run ``check``, ``check --strict``, ``repair`` on ``content``: exit 0/1/2 only."""
+    """Run ``check`` (whole, strict and streamed), ``repair``, ``fork``, ``diff`` (with the
+    unedited example) and ``otlp`` on ``content``: exit 0/1/2 only, never a traceback."""
     path = tmp_path / "fuzz.jsonl"
     path.write_bytes(content)
-    for argv in (["check", str(path)], ["check", "--strict", "--json", str(path)],
-                 ["repair", str(path)]):
+    for argv in (
+            ["check", str(path)], ["check", "--strict", "--json", str(path)],
+            ["check", "--stream", str(path)], ["repair", str(path)],
+            ["fork", str(path), "-o", str(tmp_path / "child.jsonl")],
+            ["fork", str(path), "--at", "3", "-o", str(tmp_path / "child-3.jsonl")],
+            ["diff", str(DIFF_WITH), str(path)],
+            ["otlp", str(path), "-o", str(tmp_path / "spans.json")]):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
             io.StringIO()
         ):
-            assert main(argv) in (0, 1, 2)
+            assert main(argv) in (0, 1, 2), argv
 
 
 @FUZZ
