@@ -30,7 +30,8 @@ def register(subparsers: Any) -> None:
         description="Align the events of two sessions (one per ledger file) by what they did "
         "(event types, tools, arguments, texts, statuses), never by seqs, times or ids, and "
         "print the first divergence, the counts, and the first differing rows. Exit 0: the "
-        "same; 1: they differ; 2: a PATH cannot be read or does not hold one session.",
+        "same; 1: they differ; 2: a PATH cannot be read, is not a ledger or does not hold one "
+        "session.",
     )
     parser.add_argument("a", metavar="A", help="the first ledger (one session)")
     parser.add_argument("b", metavar="B", help="the second ledger (one session)")
@@ -56,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
     except (LedgerError, ValueError) as error:
         say_error("diff", error)
         return TROUBLE_EXIT
+    for path, ledger in zip((args.a, args.b), ledgers, strict=True):
+        refused = next((d for d in ledger.diagnostics if d.kind == "not_a_ledger"), None)
+        if refused is not None:  # else two such files would read as "the same"
+            say_error("diff", f"{path}: {refused.message}")
+            return TROUBLE_EXIT
     for path, ledger in zip((args.a, args.b), ledgers, strict=True):
         errors = sum(d.severity == "error" for d in ledger.diagnostics)
         if errors:

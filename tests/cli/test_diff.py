@@ -71,3 +71,16 @@ def test_bad_input_exits_2(pair: tuple[Path, Path], tmp_path: Path,
     with pytest.raises(SystemExit) as bad_argument:
         main(["diff", str(pair[0]), str(pair[1]), "--policy", "nope"])
     assert bad_argument.value.code == 2
+
+
+def test_two_files_that_are_no_ledgers_are_bad_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither holds an event, so they would align as "the same": exit 2 instead."""
+    broken, binary = tmp_path / "broken.jsonl", tmp_path / "binary.jsonl"
+    broken.write_bytes(b'{"type":"session"\n')
+    binary.write_bytes(b"\x00\x01\n\x02\n")
+    assert main(["diff", str(broken), str(binary)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"ledgerviz diff: {broken}: not a ledger: no line is a JSON "
+                                   "event (line 1: '{\"type\":\"session\"'; 0 lines skipped)")
