@@ -445,4 +445,4 @@ def test_status_reasons_of_dsh_calls_are_derived() -> None:
     assert semantic["status_reason"].tolist() == ["synthetic closer"]  # a runtime's closer
     assert ledgerviz.load(EXAMPLES).frames.calls["status_reason"].cat.categories.tolist() == [
         "answered", "synthetic closer", "no result in a closed step", "no result at end of file",
-        "rejected by user", "interrupted mid-run", "rolled back", "denied by policy"]
+        "rejected by user", "interrupted mid-run", "aborted", "rolled back", "denied by policy"]

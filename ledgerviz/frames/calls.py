@@ -18,7 +18,7 @@ from ledgerviz.frames.columns import (
 from ledgerviz.frames.events import TOOL_EVENTS
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.recovery.analysis import Analysis, CallFacts
-from ledgerviz.recovery.events import RECOVERY_CODES
+from ledgerviz.recovery.events import RECOVERY_CODES, payload_end_reason_kind
 from ledgerviz.recovery.vocab import BRANCHES, CALL_STATUSES, STATUS_REASONS, StatusReason
 
 CALL_SCHEMA = {
@@ -82,19 +82,33 @@ class StatusReasons:
     """Why the calls of one session's analysis have their status: the reason the session's
     reader gave for a call's recorded result, else one derived from the analysis."""
 
-    __slots__ = ("_closed", "_computed", "_given")
+    __slots__ = ("_aborted", "_analysis", "_closed", "_computed", "_given")
 
     def __init__(self, given: Mapping[str, str], analysis: Analysis) -> None:
         self._given = given
+        self._analysis = analysis
         self._closed = set(analysis.unanswered_in_closed_steps)
         self._computed = {event.get("seq") for event in analysis.closers}
+        self._aborted: set[Any] | None = None
+
+    def _aborted_turns(self) -> set[Any]:
+        """Return the turns a recorded ``turn/end`` ends ``aborted`` (found on first use)."""
+        if self._aborted is None:
+            self._aborted = {
+                event["data"].get("turn") for event, recorded
+                in zip(self._analysis.events, self._analysis.recorded, strict=True)
+                if recorded and event.get("type") == "turn/end"
+                and isinstance(event.get("data"), dict)
+                and payload_end_reason_kind(event["data"]) == "aborted"}
+        return self._aborted
 
     def of(self, call: CallFacts) -> StatusReason:
         """Return the reason of one call (the reader's explains a recorded result, so a
         cut of the session before that result derives its own)."""
         if call.result_seq is None or call.result_seq in self._computed:
             if call.call_id in self._closed:
-                return "no result in a closed step"
+                return ("aborted" if call.turn is not None and call.turn in self._aborted_turns()
+                        else "no result in a closed step")
             return "no result at end of file"
         given = self._given.get(call.call_id)
         if given is not None:

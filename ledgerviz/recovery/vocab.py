@@ -16,6 +16,8 @@ analysis:
 - ``rejected by user``: the user refused the call before it ran (``not_started``);
 - ``interrupted mid-run``: the file records a rejection, but also shows the tool running
   (an interrupt), so it may have acted (``outcome_unknown``);
+- ``aborted``: its turn was aborted (the runtime says so, e.g. a Codex ``turn_aborted``)
+  with the call unanswered, so it may have been running (``outcome_unknown``);
 - ``rolled back``: the turn that requested it was taken back (a Codex rollback, a Gemini
   rewind) before any result came;
 - ``denied by policy``: an error result whose text shows a policy refused the call, so it
@@ -38,6 +40,7 @@ StatusReason = Literal[
     "no result at end of file",
     "rejected by user",
     "interrupted mid-run",
+    "aborted",
     "rolled back",
     "denied by policy",
 ]

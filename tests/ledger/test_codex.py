@@ -76,7 +76,7 @@ def test_each_codex_call_has_the_status_the_file_proves() -> None:
     assert calls.loc["call_ls", "arguments"] == '{"command": ["ls"]}'
     assert dict(ledger.sessions[0].call_reasons) == {
         "call_rm": "rejected by user", "call_sleep": "interrupted mid-run",
-        "call_test": "interrupted mid-run", "call_again": "no result at end of file"}
+        "call_test": "aborted", "call_again": "no result at end of file"}
 
 
 def test_steps_are_output_items_up_to_the_next_model_call() -> None:
@@ -258,4 +258,40 @@ def test_the_calls_frame_says_why_each_call_has_its_status() -> None:
     assert calls["status_reason"].astype(str).to_dict() == {
         "call_ls": "answered", "call_rm": "rejected by user",
         "call_sleep": "interrupted mid-run", "call_patch": "answered", "call_make": "answered",
-        "call_test": "no result in a closed step", "call_again": "no result at end of file"}
+        "call_test": "aborted", "call_again": "no result at end of file"}
+
+
+def test_a_rejected_call_was_never_dispatched() -> None:
+    ledger = _load("basic.jsonl")
+    calls = ledger.frames.calls.set_index("call_id")
+    # call_rm's output is "exec command rejected by user": it never ran, so it has no
+    # tool/call; the other six calls (ls, sleep, patch, make, test, again) have one each
+    assert calls["dispatched_seq"].isna().to_dict() == {
+        "call_ls": False, "call_rm": True, "call_sleep": False, "call_patch": False,
+        "call_make": False, "call_test": False, "call_again": False}
+    assert calls.loc["call_rm", "status"] == "not_started"
+    events = ledger.sessions[0].events
+    assert [e["data"]["callId"] for e in events if e["type"] == "tool/call"] == [
+        "call_ls", "call_sleep", "call_patch", "call_make", "call_test", "call_again"]
+    assert [e["seq"] for e in events] == list(range(len(events)))
+    result = next(e for e in events if e["type"] == "tool/result"
+                  and e["data"]["message"]["toolCallId"] == "call_rm")
+    assert "sourceEventSeqs" not in result
+    # every other result still names its own call's dispatch
+    dispatch = {e["data"]["callId"]: e["seq"] for e in events if e["type"] == "tool/call"}
+    assert {e["data"]["message"]["toolCallId"]: e["sourceEventSeqs"] for e in events
+            if e["type"] == "tool/result" and "sourceEventSeqs" in e} == {
+        call: [dispatch[call]] for call in ("call_ls", "call_sleep", "call_patch", "call_make")}
+
+
+def test_a_turn_aborted_with_a_call_open_says_aborted_until_cut_before_it() -> None:
+    ledger = _load("basic.jsonl")
+    events = ledger.sessions[0].events
+    aborted = next(e["seq"] for e in events if e["type"] == "turn/end"
+                   and e["data"]["reason"]["kind"] == "aborted")
+    # cut just before t2's turn/end(aborted): the step/end before it closes call_test's step
+    # but nothing yet says the turn was aborted
+    cut = ledger.cut(aborted).frames.calls.set_index("call_id")
+    assert cut.loc["call_test", "status_reason"] == "no result in a closed step"
+    whole = ledger.cut(aborted + 1).frames.calls.set_index("call_id")
+    assert whole.loc["call_test", "status_reason"] == "aborted"

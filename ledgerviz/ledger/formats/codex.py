@@ -24,6 +24,7 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
+    ABORTED,
     AT_END,
     BOM_WARNING,
     COMPLETED,
@@ -413,15 +414,17 @@ class _Rollout:
         writer.rewind(prompts[-min(turns, len(prompts))], line, ROLLED_BACK)
 
     def finish(self) -> None:
-        """Give the calls left without an output the reason the file shows."""
+        """Give the calls left without an output the reason the file shows, and take back
+        the dispatch of the calls the user rejected (known only from their output)."""
         writer = self.writer
 
         def reason_of(call_id: str, turn: int) -> StatusReason:
             if turn in self.aborted:
-                return INTERRUPTED
+                return ABORTED
             return AT_END if writer.turn_open and turn == writer.turn else IN_CLOSED_STEP
 
         writer.explain_unanswered(reason_of)
+        writer.undispatch(call for call, why in writer.call_reasons.items() if why == REJECTED)
 
     def header(self) -> dict[str, Any]:
         """Return the dsh header of the session (identity and lineage of the first

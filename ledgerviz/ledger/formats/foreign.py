@@ -4,6 +4,7 @@ the turn and step open, and follows the model-visible surface for rewinds."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +32,9 @@ REJECTED: StatusReason = "rejected by user"
 """Why a call has its status (``SessionLog.call_reasons``, the ``calls`` frame's
 ``status_reason``; see ``recovery.vocab``): the user refused it, so it never ran."""
 INTERRUPTED: StatusReason = "interrupted mid-run"
-"""Stopped (cancelled, aborted, its turn interrupted) when it may have been running."""
+"""Stopped (cancelled, or aborted by the user) when it may have been running."""
+ABORTED: StatusReason = "aborted"
+"""Left without a result by a turn the runtime recorded as aborted."""
 AT_END: StatusReason = "no result at end of file"
 IN_CLOSED_STEP: StatusReason = "no result in a closed step"
 ROLLED_BACK: StatusReason = "rolled back"
@@ -339,33 +342,58 @@ class EventWriter:
         """Mark the first ``inherited`` events as copied from the parent: insert the dsh
         ``session/end-seed {inherited: true}`` at seq ``inherited`` (its line: ``line``) and
         move every later seq, and every seq an event names, one on."""
-
-        def moved(seq: Any) -> Any:
-            return seq + 1 if type(seq) is int and seq >= inherited else seq
-
         for event in self.events[inherited:]:
             event["seq"] += 1
-        for event in self.events:
-            if "sourceEventSeqs" in event:
-                event["sourceEventSeqs"] = [moved(seq) for seq in event["sourceEventSeqs"]]
-            op = event.get("surfaceOp")
-            if isinstance(op, dict):
-                op["startSeq"], op["endSeq"] = moved(op["startSeq"]), moved(op["endSeq"])
-            if event["type"] == "surface/rewind":
-                data = event["data"]
-                data["start"], data["end"] = moved(data["start"]), moved(data["end"])
-                data["shadowedSeqs"] = [moved(seq) for seq in data["shadowedSeqs"]]
-        self.surface = [moved(seq) for seq in self.surface]
-        self.prompts = [moved(seq) for seq in self.prompts]
-        self.rewound = {moved(seq): why for seq, why in self.rewound.items()}
-        self.calls = {call: (turn, step, moved(seq)) for call, (turn, step, seq)
-                      in self.calls.items()}
-        self.dispatched = {call: moved(seq) for call, seq in self.dispatched.items()}
+        self._renumber(lambda seq: seq + 1 if seq >= inherited else seq)
         time = self.events[inherited - 1]["time"] if inherited else self.time
         marker = {"type": "session/end-seed", "seq": inherited, "time": time,
                   "data": {"inherited": True}}
         self.events.insert(inherited, marker)
         self.lines.insert(inherited, line)
+
+    def undispatch(self, call_ids: Iterable[str]) -> None:
+        """Remove the tool/call of each of ``call_ids`` (calls a later record proves never
+        ran, such as a rejection), moving every later seq, and every seq an event names,
+        back; the results of those calls no longer name a dispatch."""
+        gone = sorted(self.dispatched.pop(call) for call in set(call_ids)
+                      if call in self.dispatched)
+        if not gone:
+            return
+        dropped = set(gone)
+        kept = [i for i in range(len(self.events)) if i not in dropped]
+        self.events = [self.events[i] for i in kept]
+        self.lines = [self.lines[i] for i in kept]
+        for seq, event in enumerate(self.events):
+            event["seq"] = seq
+        self._renumber(lambda seq: None if seq in dropped else seq - bisect_left(gone, seq))
+
+    def _renumber(self, moved: Callable[[int], int | None]) -> None:
+        """Apply ``moved`` (None: the event is gone) to every seq the events and the
+        writer's state name (the events' own seqs are the caller's)."""
+
+        def new(seq: Any) -> Any:
+            return moved(seq) if type(seq) is int else seq
+
+        for event in self.events:
+            if "sourceEventSeqs" in event:
+                sources = [s for s in map(new, event["sourceEventSeqs"]) if s is not None]
+                if sources:
+                    event["sourceEventSeqs"] = sources
+                else:
+                    del event["sourceEventSeqs"]
+            op = event.get("surfaceOp")
+            if isinstance(op, dict):
+                op["startSeq"], op["endSeq"] = new(op["startSeq"]), new(op["endSeq"])
+            if event["type"] == "surface/rewind":
+                data = event["data"]
+                data["start"], data["end"] = new(data["start"]), new(data["end"])
+                data["shadowedSeqs"] = [new(seq) for seq in data["shadowedSeqs"]]
+        self.surface = [new(seq) for seq in self.surface]
+        self.prompts = [new(seq) for seq in self.prompts]
+        self.rewound = {new(seq): why for seq, why in self.rewound.items()}
+        self.calls = {call: (turn, step, new(seq)) for call, (turn, step, seq)
+                      in self.calls.items()}
+        self.dispatched = {call: new(seq) for call, seq in self.dispatched.items()}
 
     def explain_unanswered(self, reason_of: Callable[[str, int], StatusReason]) -> None:
         """Give every requested call without a tool/result a reason: the rewind's that took
