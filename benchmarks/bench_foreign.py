@@ -160,6 +160,14 @@ def _codex_turn(turn: int) -> Iterator[dict[str, Any]]:
     yield {"type": "event_msg", "payload": {"type": "task_complete", "turn_id": f"t{turn}"}}
 
 
+def _codex_time(line: int) -> str:
+    """Return the write time of a rollout's line as Codex writes it (UTC, milliseconds): the
+    lines of a turn a few hundred ms apart, so no two lines of a second-long stretch share one
+    (a reader may not lean on repeated stamps)."""
+    moment = START + timedelta(milliseconds=337 * line)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 def write_rollout(path: Path, size: int) -> int:
     """Write a Codex rollout of at least ``size`` bytes to ``path``; return its line count."""
     meta = {"timestamp": CODEX_T0, "type": "session_meta", "payload": {
@@ -169,7 +177,8 @@ def write_rollout(path: Path, size: int) -> int:
     with path.open("wb") as out:
         written += out.write(orjson.dumps(meta) + b"\n")
         while written < size:
-            block = [orjson.dumps({"timestamp": CODEX_T0, **line}) for line in _codex_turn(turn)]
+            block = [orjson.dumps({"timestamp": _codex_time(lines + i), **line})
+                     for i, line in enumerate(_codex_turn(turn))]
             written += out.write(b"\n".join(block) + b"\n")
             lines += len(block)
             turn += 1

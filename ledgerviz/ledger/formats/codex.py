@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
@@ -38,6 +38,7 @@ from ledgerviz.ledger.formats.foreign import (
     as_dict,
     as_list,
     as_text,
+    bad_record,
     dsh_header,
     epoch_ms,
     session_log,
@@ -115,8 +116,7 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
     data = opened_chunks(iter(chunks), log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         if data is not None:
-            for line, record in records.read(data):
-                reader.line(line, record)
+            reader.read(records.read(data))
         reader.find_copied_prefix(path)
         reader.finish()
     return session_log(path, FORMAT_NAME, reader.header(), reader.writer, records, log)
@@ -148,21 +148,38 @@ class _Rollout:
         self.aborted: set[int] = set()
         """The turns ended by ``turn_aborted``."""
 
-    def line(self, line: int, record: dict[str, Any]) -> None:
-        """Read one decoded line (every line leaves at least one event)."""
-        writer = self.writer
-        kind, payload = self._kind(record)
+    def read(self, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
+        """Read the decoded lines (every line leaves at least one event)."""
+        writer, log = self.writer, self.log
+        events = writer.events
+        for line, record in records:
+            kind, payload = record.get("type"), record.get("payload")
+            if kind.__class__ is not str or payload.__class__ is not dict:
+                kind, payload = self._kind(record)
+            if self.copied_from is not None or kind == "session_meta":
+                self._note_copy(kind, line, record)
+            time = epoch_ms(record.get("timestamp"))
+            if time is not None:
+                writer.time = time
+            before = len(events)
+            try:
+                self._dispatch(kind, payload, line)
+            except LedgerError:
+                raise
+            except Exception as error:
+                bad_record(log, line, kind, error)
+            if len(events) == before:
+                inner = payload.get("type") if kind in ("response_item", "event_msg") else None
+                writer.log_only(inner if isinstance(inner, str) else kind.removeprefix("item:"),
+                                payload, line)
+
+    def _note_copy(self, kind: str, line: int, record: dict[str, Any]) -> None:
+        """Keep the fingerprint of each line from a second ``session_meta`` on (a fork's
+        copy of its parent's lines, found in ``find_copied_prefix``)."""
         if kind == "session_meta" and self.meta is not None:
             self.copied_from = self.copied_from or line
         if self.copied_from is not None:
             self.copied.append((line, fingerprint(record)))
-        time = epoch_ms(record.get("timestamp"))
-        if time is not None:
-            writer.time = time
-        if not writer.wrote(self.log, line, kind, lambda: self._dispatch(kind, payload, line)):
-            inner = payload.get("type") if kind in ("response_item", "event_msg") else None
-            writer.log_only(inner if isinstance(inner, str) else kind.removeprefix("item:"),
-                            payload, line)
 
     def _kind(self, record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Return a line's kind and payload, whichever generation wrote it."""
@@ -179,9 +196,11 @@ class _Rollout:
 
     def _dispatch(self, kind: str, payload: dict[str, Any], line: int) -> None:
         if kind == "response_item" or kind.startswith("item:"):
-            self._item(as_text(payload.get("type")), payload, line)
+            inner = payload.get("type")
+            self._item(inner if inner.__class__ is str else as_text(inner), payload, line)
         elif kind == "event_msg":
-            self._event(as_text(payload.get("type")), payload, line)
+            inner = payload.get("type")
+            self._event(inner if inner.__class__ is str else as_text(inner), payload, line)
         elif kind == "session_meta":
             self._session_meta(payload)
         elif kind == "turn_context":
@@ -249,6 +268,8 @@ class _Rollout:
 
     def _event(self, kind: str, payload: dict[str, Any], line: int) -> None:
         writer = self.writer
+        if kind in LOG_ONLY_EVENTS:
+            return
         if kind in TURN_STARTS:
             self.marked = True
             self.message = None
@@ -268,7 +289,7 @@ class _Rollout:
             self._exit_code(payload.get("call_id"), payload.get("exit_code"))
         elif kind == "thread_rolled_back":
             self._rollback(payload.get("num_turns"), line)
-        elif kind not in LOG_ONLY_EVENTS:
+        else:
             unknown_kind(self.log, line, FORMAT_NAME, f"event_msg {kind}")
 
     def _item(self, kind: str, item: dict[str, Any], line: int) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -49,6 +49,21 @@ QUOTE_BYTES = 80
 """How much of a bad line a diagnostic quotes."""
 
 
+class _Undecoded(NamedTuple):
+    """A line that did not decode, and why."""
+
+    line: bytes
+    error: Exception
+
+
+def _decoded_or_not(line: bytes) -> Any:
+    """Return the value of a JSON line, or an ``_Undecoded`` for one that is no JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        return _Undecoded(line, error)
+
+
 class Records:
     """The JSON objects of one JSONL file, each with its 1-based line, read from chunks.
 
@@ -62,54 +77,59 @@ class Records:
         self.skipped = 0
 
     def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-        """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object."""
-        for number, line, last in _numbered_lines(chunks):
-            record = self._decoded(number, line, last)
-            if record is not None:
-                yield number, record
+        """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object.
 
-    def _decoded(self, number: int, line: bytes, last: bool) -> dict[str, Any] | None:
-        if not line.strip():
-            self.skipped += 1
-            self.log.add(number, "blank_line", "blank line: skipped", "info")
-            return None
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError as error:
-            self.skipped += 1
-            if last:
-                self.log.add(number, "torn_tail", f"last line is no JSON ({len(line)} bytes): "
-                             "an interrupted append, dropped", "warning")
-            else:
-                self.log.add(number, "invalid_json",
-                             f"not JSON ({error}): {quote(line)}; skipped")
-            return None
-        if not isinstance(value, dict):
-            self.skipped += 1
-            self.log.add(number, "not_an_object",
-                         f"a JSON {type(value).__name__}, not an object: skipped")
-            return None
-        return value
-
-
-def _numbered_lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line number, line, whether it is the file's last)``, the lines split as the
-    dsh reader splits them (``reader.line_blocks``)."""
-    number = 0
-    held: bytes | None = None  # the line before, yielded once the next one is known
-    rest = b""  # what follows the last newline read: the next block's, or a last line
-    for piece in line_blocks(chunks):
-        for line in piece.lines:
-            if held is not None:
+        The lines of a block are decoded at once; a block with a line that does not decode
+        is decoded again line by line. Whether a line that does not decode is the file's
+        last (a torn tail) is known once the next block, or the end, comes."""
+        loads, invalid = orjson.loads, orjson.JSONDecodeError
+        number = 0
+        held: tuple[int, bytes, Exception] | None = None  # the last line read, undecoded
+        rest = b""  # what follows the last newline read: the next block's, or a last line
+        for piece in line_blocks(chunks):
+            lines = piece.lines
+            try:
+                values = list(map(loads, lines))
+            except invalid:  # decode again line by line, to diagnose the bad ones
+                values = [_decoded_or_not(line) for line in lines]
+            for value in values:
                 number += 1
-                yield number, held, False
-            held = line.rstrip(b"\r")
-        rest = piece.tail
-    if held is not None:
-        number += 1
-        yield number, held, not rest
-    if rest:  # the file's last line, which no newline ends
-        yield number + 1, rest, True
+                if held is not None:  # a line follows it: not the file's last
+                    self._undecoded(*held, last=False)
+                    held = None
+                if value.__class__ is dict:
+                    yield number, value
+                elif value.__class__ is _Undecoded:
+                    held = number, value.line, value.error
+                else:
+                    self._not_an_object(number, value)
+            rest = piece.tail
+        if held is not None:
+            self._undecoded(*held, last=not rest)
+        if rest:  # the file's last line, which no newline ends
+            try:
+                value = loads(rest)
+            except invalid as error:
+                self._undecoded(number + 1, rest, error, last=True)
+            else:  # not reached: a block's tail is a line known not to be JSON
+                self._not_an_object(number + 1, value)
+
+    def _not_an_object(self, number: int, value: Any) -> None:
+        self.skipped += 1
+        self.log.add(number, "not_an_object",
+                     f"a JSON {type(value).__name__}, not an object: skipped")
+
+    def _undecoded(self, number: int, line: bytes, error: Exception, *, last: bool) -> None:
+        """Diagnose a line that is no JSON: blank, torn (the file's last) or invalid."""
+        self.skipped += 1
+        line = line[:-1] if line.endswith(b"\r") else line
+        if not line.strip():
+            self.log.add(number, "blank_line", "blank line: skipped", "info")
+        elif last:
+            self.log.add(number, "torn_tail", f"last line is no JSON ({len(line)} bytes): "
+                         "an interrupted append, dropped", "warning")
+        else:
+            self.log.add(number, "invalid_json", f"not JSON ({error}): {quote(line)}; skipped")
 
 
 def quote(line: bytes) -> str:
@@ -119,16 +139,20 @@ def quote(line: bytes) -> str:
 
 
 def epoch_ms(value: Any) -> int | None:
-    """Return an ISO 8601 timestamp (``Z`` or an offset; naive is UTC) as epoch ms, or None."""
-    if not isinstance(value, str):
+    """Return an ISO 8601 timestamp (``Z`` or an offset; naive is UTC) as epoch ms, or None
+    (whole milliseconds, rounded down, in integer arithmetic)."""
+    if value.__class__ is not str:
         return None
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        return int((moment - datetime(1970, 1, 1)).total_seconds() * 1000)
-    return int(moment.timestamp() * 1000)
+    return (moment - (_NAIVE_EPOCH if moment.tzinfo is None else _EPOCH)) // _MILLISECOND
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
+_MILLISECOND = timedelta(milliseconds=1)
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -161,6 +185,13 @@ def unknown_kind(log: DiagnosticLog, line: int, format: str, kind: str) -> None:
             f"unknown {format} record {kind[:80]!r}: kept as a log-only event", "warning")
 
 
+def bad_record(log: DiagnosticLog, line: int, kind: str, error: Exception) -> None:
+    """Diagnose a record of ``kind`` whose mapping failed on a shape no rule foresaw (it is
+    kept as a log-only event)."""
+    log.add(line, "bad_record", f"{kind[:80]} record of an unexpected shape "
+            f"({type(error).__name__}): kept as a log-only event")
+
+
 class EventWriter:
     """Writes one session's dsh events: seqs dense from 0, each event's source line, the
     open turn and step, and the model-visible surface (for rewinds and replacements).
@@ -188,6 +219,8 @@ class EventWriter:
         self.dispatched: dict[str, int] = {}
         """The seq of each call's tool/call."""
         self.call_reasons: dict[str, StatusReason] = {}
+        self.answered: set[str] = set()
+        """The calls a tool/result answers."""
         self.rewound: dict[int, StatusReason] = {}
         """Why each seq a rewind took off the surface went."""
 
@@ -205,18 +238,19 @@ class EventWriter:
         self.lines.append(line)
         return event
 
-    def wrote(self, log: DiagnosticLog, line: int, kind: str, write: Callable[[], Any]) -> bool:
-        """Run ``write``, the mapping of one record of ``kind`` on ``line``, and return whether
-        it wrote an event (if not, the caller keeps the record as a log-only event). A record
-        of a shape no rule foresaw is diagnosed (``bad_record``), never a traceback."""
+    def wrote(self, log: DiagnosticLog, line: int, kind: str, write: Callable[..., Any],
+              *arguments: Any) -> bool:
+        """Run ``write(*arguments)``, the mapping of one record of ``kind`` on ``line``, and
+        return whether it wrote an event (if not, the caller keeps the record as a log-only
+        event). A record of a shape no rule foresaw is diagnosed (``bad_record``), never a
+        traceback."""
         before = len(self.events)
         try:
-            write()
+            write(*arguments)
         except LedgerError:
             raise
         except Exception as error:
-            log.add(line, "bad_record", f"{kind} record of an unexpected shape "
-                    f"({type(error).__name__}): kept as a log-only event")
+            bad_record(log, line, kind, error)
         return len(self.events) > before
 
     def log_only(self, kind: str, record: Any, line: int) -> Event:
@@ -308,6 +342,7 @@ class EventWriter:
             data["error"] = {"name": name, "code": code}
         if reason is not None:
             self.call_reasons[call_id] = reason
+        self.answered.add(call_id)
         dispatch = self.dispatched.get(call_id)
         return self.add("tool/result", data, line, op="append",
                         sources=None if dispatch is None else [dispatch])
@@ -398,10 +433,8 @@ class EventWriter:
     def explain_unanswered(self, reason_of: Callable[[str, int], StatusReason]) -> None:
         """Give every requested call without a tool/result a reason: the rewind's that took
         its message back, else ``reason_of(call id, turn)``."""
-        answered = {e["data"]["message"]["toolCallId"] for e in self.events
-                    if e["type"] == "tool/result"}
         for call_id, (turn, _, message) in self.calls.items():
-            if call_id not in answered and call_id not in self.call_reasons:
+            if call_id not in self.answered and call_id not in self.call_reasons:
                 self.call_reasons[call_id] = self.rewound.get(message) or reason_of(call_id, turn)
 
 

@@ -193,7 +193,7 @@ class _Chat:
 
     def _write(self, line: int, kind: str, value: Any) -> None:
         """Write the events of one replayed step (every line leaves at least one)."""
-        if not self.writer.wrote(self.log, line, kind, lambda: self._apply(line, kind, value)):
+        if not self.writer.wrote(self.log, line, kind, self._apply, line, kind, value):
             self.writer.log_only(kind, _kept(kind, value), line)
 
     def _apply(self, line: int, kind: str, value: Any) -> None:
