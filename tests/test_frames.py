@@ -32,7 +32,8 @@ COLUMNS = {
     "calls": "session call_id tool turn step requested_seq dispatched_seq result_seq dispatch_time "
     "result_time status status_reason error_code is_error duration arguments branch settled",
     "messages": "session seq role kind text branch",
-    "lineage": "session parent_session relation seeded inherited_events boundary_seq origin "
+    "lineage": "session parent_session relation seeded inherited_events boundary_seq "
+    "anchor_call_id anchor_seq origin "
     "delegation_depth "
     "agent_preset",
 }

@@ -218,7 +218,34 @@ def test_a_projects_folder_links_subagents_and_resumes(tmp_path: Path,
     events = ledger.frames.events
     own = events[~events["inherited"]]
     assert own.groupby("session", observed=True).size().to_dict() == {
-        "0b5e7c1e-main": 11, "agent-a7f3": 11, "9d2f4a60-resumed": 14}
+        "0b5e7c1e-main": 12, "agent-a7f3": 11, "9d2f4a60-resumed": 14}
+
+
+def test_a_subagent_hangs_from_the_task_call_that_started_it(tmp_path: Path) -> None:
+    folder = tmp_path / "projects"
+    shutil.copytree(PROJECTS, folder)
+    # the resume's copy of the Task result keeps its toolUseResult (agentId a7f3), as a real
+    # copy would: that copy is inherited, so it anchors nothing of its own
+    resumed = folder / "-home-dev-repo" / "9d2f4a60-resumed.jsonl"
+    records = [orjson.loads(line) for line in resumed.read_bytes().splitlines()]
+    records[3]["toolUseResult"] = {"status": "completed", "agentId": "a7f3"}
+    resumed.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    ledger = ledgerviz.load(folder)
+    main = ledger.sessions[0]
+    # main: turn/start 0, user/message 1, step/start 2, assistant/message 3 (Task call),
+    # tool/call 4, tool/result 5, then the catalog naming the subagent file's session
+    assert main.events[6]["type"] == "subagent/catalog"
+    assert main.events[6]["data"] == {"version": 1, "childId": "agent-a7f3",
+                                      "mode": "unknown", "callId": "toolu_task"}
+    assert main.lines[6] == 3  # the result's line
+    lineage = ledger.frames.lineage.set_index("session")
+    anchors = lineage[["anchor_call_id", "anchor_seq"]].astype(object)
+    assert anchors.where(anchors.notna(), None).to_dict("index") == {
+        "0b5e7c1e-main": {"anchor_call_id": None, "anchor_seq": None},
+        "agent-a7f3": {"anchor_call_id": "toolu_task", "anchor_seq": 4},
+        "9d2f4a60-resumed": {"anchor_call_id": None, "anchor_seq": None}}
+    alone = ledgerviz.load(folder / "-home-dev-repo" / "0b5e7c1e-main" / "subagents")
+    assert alone.frames.lineage["anchor_seq"].isna().all()  # its parent is not loaded
 
 
 def test_sessions_that_copy_nothing_are_not_linked() -> None:

@@ -10,6 +10,9 @@ assistant messages with tool calls, dispatches, results, rewinds (stdlib + orjso
   only when it is ``true``.
 - A rewind writes the abandoned branch, then a ``surface/rewind`` hiding its messages, then
   the active branch; a compaction summary replaces the surface (``LEDGER_FORMAT.md`` §6).
+- A result whose ``toolUseResult`` names an ``agentId`` (a ``Task``/``Agent`` call) is
+  followed by a ``subagent/catalog`` naming the child session ``agent-<agentId>`` and the
+  call (``callId``): the lineage's anchor of that subagent.
 - Every other record is a log-only ``claude-code/<kind>`` event holding the record.
 """
 
@@ -292,6 +295,12 @@ class EventWriter:
         self._surface_event("tool/result", data, **envelope)
         if call_id is not None:
             self._answered.add(call_id)
+        spawned = record.raw.get("toolUseResult")
+        agent = spawned.get("agentId") if isinstance(spawned, dict) else None
+        if isinstance(agent, str) and agent:
+            # the subagent file <sessionId>/subagents/agent-<agentId>.jsonl is that session
+            self.emit("subagent/catalog", {"version": 1, "childId": f"agent-{agent}",
+                                           "mode": "unknown", "callId": call_id})
 
 
 def _message_id(record: Record) -> str | None:
