@@ -213,12 +213,14 @@ def _summaries(
     large or ``stream``. Keys are the files' own; ``run`` makes them unique. ``step``,
     if given, is called with the size of each chunk read."""
     from ledgerviz.ledger.formats import FALLBACK, detect_format, format_named
-    from ledgerviz.ledger.read import read_file
+    from ledgerviz.ledger.formats.claude_code_siblings import ResumeFinder
+    from ledgerviz.ledger.read import read_file, read_sessions
     from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
     from ledgerviz.streams.summary import summarize_file
 
     summaries = []
+    resumes = ResumeFinder(lambda beside: read_sessions(beside, format="claude_code")[0])
     for name, found in iter_source_chunks(path, READ_BYTES):
         chunks = reported_chunks(found, step)
         head = next(chunks, b"")
@@ -229,8 +231,8 @@ def _summaries(
         else:
             from ledgerviz.api import Ledger  # pandas and the frames: not for a stream
 
-            log = read_file(name, chunks, format=read_as.name, strict=strict,
-                            duplicate_keys=True)
+            log = resumes.linked(read_file(name, chunks, format=read_as.name, strict=strict,
+                                           duplicate_keys=True))
             summary = session_summary(Ledger([log]), log)
         summaries.append((name, summary))
     return summaries

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ledgerviz.api import Ledger
 from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.formats.claude_code_siblings import ResumeFinder
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS, with_parent_warnings
 from ledgerviz.ledger.read import read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
@@ -72,6 +73,7 @@ class LedgerFiles:
                  format: str | None = None) -> None:
         self._found = found
         self._format = format
+        self._resumes = _resume_finder(format)
         self._kept = kept
         self._warnings = [stub.diagnostics for stub in with_parent_warnings(stubs)]
         self.keys = [stub.key for stub in stubs]
@@ -90,10 +92,11 @@ class LedgerFiles:
         stubs, sizes, has_errors = [], [], []
         kept: list[SessionLog] | None = []
         kept_events = 0
+        resumes = _resume_finder(format)
         with progress(partial(source_size, list(sources)), BYTES_THRESHOLD, "reading",
                       unit="B") as step:
             for item in found:
-                log = _read(item, step, format)
+                log = resumes.linked(_read(item, step, format))
                 sizes.append(len(log.events))
                 has_errors.append(log.has_errors)
                 stubs.append(_lineage_stub(log))
@@ -107,7 +110,7 @@ class LedgerFiles:
     def part(self, batch: Sequence[int]) -> Ledger:
         """Return a ledger of the sessions ``batch``, their files read again unless kept."""
         logs = [self._kept[i] if self._kept is not None
-                else _read(self._found[i], None, self._format)
+                else self._resumes.linked(_read(self._found[i], None, self._format))
                 for i in batch]
         return Ledger([replace(log, key=self.keys[i], diagnostics=[*log.diagnostics,
                                                                    *self._warnings[i]])
@@ -122,6 +125,13 @@ def _read(found: Found, step: Callable[[int], Any] | None, format: str | None) -
     of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
     return read_file(found.path, reported_chunks(chunks, step), format=format)
+
+
+def _resume_finder(format: str | None) -> ResumeFinder:
+    """Return what links each Claude Code resume read alone, in ``format``, to the session
+    it copies when that one's file is beside it (as a load of both links it)."""
+    return ResumeFinder(lambda path: read_file(path, found_chunks(Found(path, None), READ_BYTES),
+                                               format=format))
 
 
 def _lineage(stubs: list[SessionLog]) -> pd.DataFrame:

@@ -3,6 +3,7 @@ fixtures' lines (``tests/data/claude_code/README.md`` describes them)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ledgerviz
+from ledgerviz.cli import main
 from ledgerviz.ledger import LedgerError, formats
 from ledgerviz.ledger.formats import claude_code
+from ledgerviz.report.sessions import LedgerFiles
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
 PROJECTS = DATA / "projects"
@@ -246,6 +249,40 @@ def test_a_subagent_hangs_from_the_task_call_that_started_it(tmp_path: Path) -> 
         "9d2f4a60-resumed": {"anchor_call_id": None, "anchor_seq": None}}
     alone = ledgerviz.load(folder / "-home-dev-repo" / "0b5e7c1e-main" / "subagents")
     assert alone.frames.lineage["anchor_seq"].isna().all()  # its parent is not loaded
+
+
+def _check(capsys: pytest.CaptureFixture[str], path: Path) -> dict:
+    assert main(["check", "--json", str(path)]) == 0
+    (summary,) = json.loads(capsys.readouterr().out)["sessions"]
+    return summary
+
+
+def test_check_of_a_resume_alone_links_it_to_the_session_beside_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    resumed = PROJECTS / "-home-dev-repo" / "9d2f4a60-resumed.jsonl"
+    summary = _check(capsys, resumed)
+    # as in a load of the folder: 23 events of its own reading plus the session/end-seed,
+    # the first 10 (the summary line and the 4 copied records' events) inherited
+    assert summary["events"] == 24
+    (note,) = [d for d in summary["diagnostics"] if d["kind"] == "copied_prefix"]
+    assert note["message"].startswith("the first 10 events copy session 0b5e7c1e-main's")
+    alone = tmp_path / "9d2f4a60-resumed.jsonl"
+    shutil.copy(resumed, alone)  # nothing beside it: nothing to link
+    summary = _check(capsys, alone)
+    assert summary["events"] == 23
+    assert [d for d in summary["diagnostics"] if d["kind"] == "copied_prefix"] == []
+    main_session = _check(capsys, PROJECTS / "-home-dev-repo" / "0b5e7c1e-main.jsonl")
+    assert [d for d in main_session["diagnostics"] if d["kind"] == "copied_prefix"] == []
+
+
+def test_a_report_reading_file_by_file_links_a_resume() -> None:
+    files = LedgerFiles.read([PROJECTS])
+    lineage = files.lineage.set_index("session")
+    assert lineage["relation"].tolist() == ["root", "subagent", "fork"]
+    assert lineage.loc["9d2f4a60-resumed", "parent_session"] == "0b5e7c1e-main"
+    assert lineage.loc["9d2f4a60-resumed", "inherited_events"] == 10
+    resumed = files.part([2]).sessions[0]
+    assert resumed.events[10]["type"] == "session/end-seed"
 
 
 def test_sessions_that_copy_nothing_are_not_linked() -> None:

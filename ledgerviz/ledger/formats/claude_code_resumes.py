@@ -31,7 +31,7 @@ def link_resumes(logs: list[SessionLog], format_name: str) -> list[SessionLog]:
     linked = list(logs)
     for index in candidates:
         log = logs[index]
-        keys = list(filter(None, map(_record_key, log.events)))
+        keys = list(filter(None, map(record_key, log.events)))
         if not log.header.get("isSeeded") and keys and firsts.get(keys[0]) is not None:
             copied = _copied_prefix(log, owner, firsts[keys[0]])
             linked[index] = _seeded(log, copied, logs[firsts[keys[0]]].key)
@@ -47,7 +47,7 @@ def _last_time(log: SessionLog) -> int:
     return next((e["time"] for e in reversed(log.events) if type(e.get("time")) is int), 0)
 
 
-def _record_key(event: Event) -> str | None:
+def record_key(event: Event) -> str | None:
     """Return the id of the Claude Code record an event was written for (None for the
     turn and step events the reader adds): a user message's ``uuid``, an assistant
     message's ``message.id``, a result's record ``uuid``, a log-only record's ``uuid``."""
@@ -68,7 +68,7 @@ def _copied_prefix(log: SessionLog, owner: dict[str, int], parent: int) -> int:
     record is that session's first). The events written for the first record of its own
     belong to it, including the closers of the copied turn that record triggers."""
     for event, line in zip(log.events, log.lines, strict=True):
-        key = _record_key(event)
+        key = record_key(event)
         if key is not None and owner.get(key) != parent:
             return next(i for i, held in enumerate(log.lines) if held >= line)
     return len(log.events)
