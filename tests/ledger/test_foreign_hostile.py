@@ -209,6 +209,34 @@ def test_the_same_file_read_in_tiny_chunks_gives_the_same_session(path: str) -> 
     assert [d.kind for d in whole.diagnostics] == ["torn_tail"]
 
 
+@pytest.mark.parametrize("path", ["codex/basic.jsonl", "gemini/rewind.jsonl"])
+def test_bad_lines_at_block_ends_are_told_apart_from_a_torn_tail(path: str) -> None:
+    lines = (Path(__file__).parent.parent / "data" / path).read_bytes().splitlines()
+    # line 3 is no JSON, line 4 an array; the last line is torn: a block ending on line 3
+    # (the tiny chunks below end blocks everywhere) must not take it for the torn tail
+    content = b"\n".join([*lines[:2], b"{not json", b"[1]", *lines[2:], b'{"torn']) + b"\n"
+    whole = _read(content)
+    last = len(lines) + 3
+    assert [(d.kind, d.line) for d in whole.diagnostics] == [
+        ("invalid_json", 3), ("not_an_object", 4), ("torn_tail", last)]
+    for size in (1, 7, 64):
+        pieces = read_file("t.jsonl", [content[i:i + size] for i in range(0, len(content), size)],
+                           format=whole.format)
+        assert (pieces.events, pieces.lines, pieces.diagnostics) == (
+            whole.events, whole.lines, whole.diagnostics)
+    assert _accounted(whole, content)
+
+
+@pytest.mark.parametrize("kind", [None, 1, 2.5, True, [], ["user"], {}, {"type": "user"}])
+def test_a_first_line_whose_type_is_of_any_shape_is_read(kind: object) -> None:
+    # every format's sniff looks at the first line's "type": an unhashable one once raised
+    for first in ({"type": kind, "uuid": "u", "sessionId": "s"},
+                  {"type": kind, "payload": {"id": "t"}}):
+        content = orjson.dumps(first) + b"\n" + orjson.dumps(USER) + b"\n"
+        log = _read(content)
+        assert len(set(log.lines)) + log.lines_skipped == 2 or log.format == "dsh"
+
+
 def test_a_mapping_that_fails_on_a_shape_is_a_diagnostic_and_the_line_is_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -51,7 +51,8 @@ def sniff(head: bytes) -> bool:
         value = orjson.loads(first)
     except orjson.JSONDecodeError:
         return b'"parentUuid"' in first and b'"sessionId"' in first
-    if not isinstance(value, dict) or value.get("type") not in _KINDS:
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str) \
+            or value["type"] not in _KINDS:
         return False
     return any(key in value for key in ("uuid", "parentUuid", "leafUuid", "sessionId",
                                         "messageId"))

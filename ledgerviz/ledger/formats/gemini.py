@@ -88,11 +88,23 @@ def _replay(chat: _Chat, data: Iterator[bytes] | None, log: DiagnosticLog,
             records: Records) -> None:
     """Replay a chat's records, a legacy single-object chat as its one record."""
     if data is not None:
-        first = next(data, b"")
+        first = _first_line(data)
         if _one_object(first):
             chat.replay(_legacy_records(chain([first], data), log, records))
         else:
             chat.replay(records.read(chain([first], data)))
+
+
+def _first_line(data: Iterator[bytes]) -> bytes:
+    """Return the chunks of ``data`` up to the one that ends the first line that is not
+    blank (all of them if none does), joined: enough to tell a legacy chat from JSONL
+    however the file was cut into chunks."""
+    held: list[bytes] = []
+    for chunk in data:
+        held.append(chunk)
+        if b"\n" in chunk and b"\n" in b"".join(held).lstrip():
+            break
+    return b"".join(held)
 
 
 def _legacy_records(data: Iterator[bytes], log: DiagnosticLog,
