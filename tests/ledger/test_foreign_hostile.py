@@ -237,6 +237,59 @@ def test_a_first_line_whose_type_is_of_any_shape_is_read(kind: object) -> None:
         assert len(set(log.lines)) + log.lines_skipped == 2 or log.format == "dsh"
 
 
+WRONG_VALUES = [None, 2**70, -1.5, True, "x", [], {}, [1, "a"], {"type": "text"},
+                "2026-01-05T10:00:00.000Z"]
+
+
+def _paths(value: object, prefix: tuple = ()) -> list[tuple]:
+    """Return the path of every value inside a decoded line (its own first)."""
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += _paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += _paths(inner, (*prefix, index))
+    return found
+
+
+def _replaced(line: bytes, path: tuple, new: object) -> bytes:
+    record = orjson.loads(line)
+    if not path:
+        return json.dumps(new).encode()
+    inner = record
+    for key in path[:-1]:
+        inner = inner[key]
+    inner[path[-1]] = new
+    return json.dumps(record).encode()  # json: 2**70 stays an exact big integer
+
+
+@pytest.mark.parametrize("path", ["codex/basic.jsonl", "gemini/basic.jsonl",
+                                  "claude_code/basic.jsonl"])
+def test_every_field_of_every_line_may_hold_a_wrong_type(path: str) -> None:
+    # each value of each line replaced in turn by one wrong value (rotating through them):
+    # never a traceback, frames built, and every line accounted for
+    lines = (Path(__file__).parent.parent / "data" / path).read_bytes().splitlines()
+    cases = 0
+    for number, line in enumerate(lines):
+        for path_in, new in zip(_paths(orjson.loads(line)),
+                                WRONG_VALUES * 1000, strict=False):
+            content = b"\n".join([*lines[:number], _replaced(line, path_in, new),
+                                  *lines[number + 1:]]) + b"\n"
+            log = _read(content)
+            if log.format in ("codex", "gemini"):
+                assert _accounted(log, content), (number + 1, path_in, new)
+            elif log.format == "claude_code":
+                counts = [d.message for d in log.diagnostics if d.kind == "line_counts"]
+                assert counts[0].startswith(f"{len(lines)} lines:"), (number + 1, path_in, new)
+            # else a first line no longer in the format: read as dsh, which says why
+            ledger = ledgerviz.Ledger([log])
+            assert len(ledger.frames.events) == len(log.events)
+            ledger.frames.calls, ledger.frames.lineage  # noqa: B018 (built without raising)
+            cases += 1
+    assert cases > 100
+
+
 def test_a_mapping_that_fails_on_a_shape_is_a_diagnostic_and_the_line_is_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
