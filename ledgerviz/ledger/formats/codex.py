@@ -162,16 +162,22 @@ class _Rollout:
             if time is not None:
                 writer.time = time
             before = len(events)
+            named = payload.get("type")  # what a wrapped line is: its payload's type
+            inner = named if named.__class__ is str else as_text(named)
             try:
-                self._dispatch(kind, payload, line)
+                if kind == "response_item" or kind.startswith("item:"):
+                    self._item(inner, payload, line)
+                elif kind == "event_msg":
+                    self._event(inner, payload, line)
+                else:
+                    self._dispatch(kind, payload, line)
             except LedgerError:
                 raise
             except Exception as error:
                 bad_record(log, line, kind, error)
             if len(events) == before:
-                inner = payload.get("type") if kind in ("response_item", "event_msg") else None
-                writer.log_only(inner if isinstance(inner, str) else kind.removeprefix("item:"),
-                                payload, line)
+                wrapped = kind in ("response_item", "event_msg") and named.__class__ is str
+                writer.log_only(named if wrapped else kind.removeprefix("item:"), payload, line)
 
     def _note_copy(self, kind: str, line: int, record: dict[str, Any]) -> None:
         """Keep the fingerprint of each line from a second ``session_meta`` on (a fork's
@@ -195,13 +201,8 @@ class _Rollout:
         return "unknown", record
 
     def _dispatch(self, kind: str, payload: dict[str, Any], line: int) -> None:
-        if kind == "response_item" or kind.startswith("item:"):
-            inner = payload.get("type")
-            self._item(inner if inner.__class__ is str else as_text(inner), payload, line)
-        elif kind == "event_msg":
-            inner = payload.get("type")
-            self._event(inner if inner.__class__ is str else as_text(inner), payload, line)
-        elif kind == "session_meta":
+        """Read a line that is neither a response item nor an event message."""
+        if kind == "session_meta":
             self._session_meta(payload)
         elif kind == "turn_context":
             self.model = payload.get("model", self.model)
