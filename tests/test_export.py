@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -26,7 +27,6 @@ CONFORMANCE = ROOT / "tests" / "data" / "conformance" / "inputs"
 CRASH = EXAMPLES / "crash-mid-dispatch.jsonl"
 CLEAN = EXAMPLES / "clean.jsonl"
 CANCEL = EXAMPLES / "cancel.jsonl"
-CLEAN_FOLDER = "session-sim-clean-7-e88e36a81331d948"  # sha256("sim-clean-7")[:16]
 
 
 def assert_frames_equal(exported: dict[str, pd.DataFrame], ledger: ledgerviz.Ledger,
@@ -71,7 +71,7 @@ def test_a_session_without_rows_keeps_every_column_typed(tmp_path: Path) -> None
     header_only.write_bytes(CLEAN.read_bytes().split(b"\n")[0] + b"\n")
     export([header_only], tmp_path / "out")
     for name in FRAME_NAMES:
-        part = tmp_path / "out" / name / CLEAN_FOLDER / "part-0.parquet"
+        (part,) = (tmp_path / "out" / name).glob("*.parquet")
         schema = pq.read_schema(part)
         assert schema.remove_metadata().equals(dataset_schema(name).remove_metadata())
     assert_frames_equal(read_export(tmp_path / "out"), ledgerviz.load(header_only), "recorded")
@@ -107,6 +107,11 @@ def _parts(out: Path) -> dict[str, int]:
     return {str(p.relative_to(out)): p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
 
 
+def _manifest(out: Path) -> dict[str, dict[str, object]]:
+    """Return the manifest's file rows by session key."""
+    return {row["key"]: row for row in json.loads((out / MANIFEST_NAME).read_text())["files"]}
+
+
 def test_second_run_skips_unchanged_files(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
     _copy([CRASH, CLEAN, CANCEL], inputs)
@@ -114,13 +119,64 @@ def test_second_run_skips_unchanged_files(tmp_path: Path) -> None:
     first = export([inputs], out)
     assert (len(first.written), first.unchanged) == (3, [])
     before = _parts(out)
-    assert len(before) == 3 * len(FRAME_NAMES)
+    assert len(before) == len(FRAME_NAMES)  # the three sessions share one part
     second = export([inputs], out)
     assert (second.written, len(second.unchanged), second.removed) == ([], 3, [])
-    assert _parts(out) == before  # not one partition file rewritten
-    (out / "turns" / CLEAN_FOLDER / "part-0.parquet").unlink()  # a user deleted it
+    assert _parts(out) == before  # not one part file rewritten
+    (part,) = (out / "turns").iterdir()
+    part.unlink()  # a user deleted it: every session of the part is written again
     third = export([inputs], out)
-    assert (third.written, len(third.unchanged)) == ([str(inputs / "clean.jsonl")], 2)
+    assert (len(third.written), third.unchanged) == (3, [])
+    assert_frames_equal(read_export(out), ledgerviz.load(inputs), "recorded")
+
+
+def test_one_part_holds_the_sessions_with_one_row_group_and_the_manifest_finds_them(
+    tmp_path: Path,
+) -> None:
+    inputs = tmp_path / "in"
+    _copy([CANCEL, CLEAN, CRASH], inputs)
+    out = tmp_path / "out"
+    export([inputs], out)
+    ledger = ledgerviz.load(inputs)
+    files = _manifest(out)
+    (part,) = {row["part"] for row in files.values()}
+    for name in FRAME_NAMES:
+        frame = getattr(ledger.frames, name)
+        counts = frame["session"].value_counts(sort=False)
+        starts = counts.cumsum() - counts
+        assert [files[key]["rows"][name] for key in ledger.keys] == [  # type: ignore[index]
+            [starts[key], counts[key]] for key in ledger.keys]
+        metadata = pq.ParquetFile(out / name / f"{part}.parquet").metadata
+        assert (metadata.num_row_groups, metadata.num_rows) == (int(len(frame) > 0), len(frame))
+
+
+def test_a_new_file_goes_to_a_new_part_and_the_old_part_is_not_rewritten(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    _copy([CRASH, CLEAN], inputs)
+    out = tmp_path / "out"
+    export([inputs], out)
+    before, first = _parts(out), _manifest(out)
+    _copy([CANCEL], inputs)
+    summary = export([inputs], out)
+    assert summary.written == [str(inputs / "cancel.jsonl")]
+    after = _parts(out)
+    assert {k: v for k, v in after.items() if k in before} == before and len(after) == 12
+    files = _manifest(out)
+    assert files["sim-clean-7"] == first["sim-clean-7"]
+    assert files["sim-cancel-7"]["part"] != first["sim-clean-7"]["part"]
+    assert_frames_equal(read_export(out), ledgerviz.load(inputs), "recorded")
+
+
+def test_more_than_four_small_parts_are_merged(tmp_path: Path) -> None:
+    examples = sorted(EXAMPLES.glob("*.jsonl"))[:6]
+    inputs = tmp_path / "in"
+    out = tmp_path / "out"
+    parts = []
+    for example in examples:  # one new file a run: one new part a run ...
+        _copy([example], inputs)
+        export([inputs], out)
+        parts.append(len(list((out / "events").iterdir())))
+    assert parts == [1, 2, 3, 4, 5, 1]  # ... until a sixth run finds five small parts
     assert_frames_equal(read_export(out), ledgerviz.load(inputs), "recorded")
 
 
@@ -149,7 +205,9 @@ def test_changed_file_replaces_and_removed_file_removes_its_partitions(tmp_path:
     assert summary.written == [str(crash)]
     assert summary.unchanged == [str(clean)]
     assert summary.removed == [str(cancel)]
-    assert not any(out.rglob("session-sim-cancel-7-0926d38d0aa31dec"))
+    assert len(_parts(out)) == len(FRAME_NAMES)  # clean's rows copied into the new part
+    found = duckdb.sql(f"SELECT DISTINCT session FROM '{out}/events/*.parquet'").fetchall()
+    assert sorted(found) == [("sim-clean-7",), ("sim-crash-mid-dispatch-7",)]
     assert_frames_equal(read_export(out), ledgerviz.load(tmp_path / "in"), "recorded")
     assert len(read_export(out)["events"]) == len(ledgerviz.load(tmp_path / "in").frames.events)
 
@@ -236,7 +294,7 @@ def test_duckdb_answers_a_fleet_question_from_the_dataset(tmp_path: Path) -> Non
     found = con.execute(
         f"""
         SELECT CAST(dispatch_time AS DATE) AS day, tool, count(*) AS calls
-        FROM read_parquet('{out}/calls/*/*.parquet', hive_partitioning = true)
+        FROM read_parquet('{out}/calls/*.parquet')
         WHERE status = 'outcome_unknown'
         GROUP BY ALL ORDER BY day, tool
         """
@@ -248,6 +306,6 @@ def test_duckdb_answers_a_fleet_question_from_the_dataset(tmp_path: Path) -> Non
     assert found == [(day, tool, n) for (day, tool), n in expected.items()]
     assert {tool for _, tool, _ in found} >= {"grep"}
     sessions = con.execute(
-        f"SELECT DISTINCT session FROM '{out}/events/*/*.parquet' ORDER BY 1"
+        f"SELECT DISTINCT session FROM '{out}/events/*.parquet' ORDER BY 1"
     ).fetchall()
     assert [s for (s,) in sessions] == sorted(ledgerviz.load(EXAMPLES).keys)

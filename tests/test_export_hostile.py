@@ -16,7 +16,7 @@ import pytest
 
 import ledgerviz.export.dask as lvd
 from ledgerviz.cli import main
-from ledgerviz.export import MANIFEST_NAME, ExportError, export, parquet, read_export
+from ledgerviz.export import MANIFEST_NAME, ExportError, export, parts, read_export
 
 CLEAN = Path(__file__).parents[1] / "ledgerviz" / "examples" / "clean.jsonl"
 LONG_ID = "é" * 150 + "/x"  # 302 bytes of UTF-8: longer than any file name
@@ -89,18 +89,15 @@ def test_any_session_id_round_trips_through_the_export_duckdb_and_pyarrow(
     out = tmp_path / "out"
     assert export([inputs], out).sessions == HOSTILE_IDS
     assert list(read_export(out)["events"]["session"].unique()) == HOSTILE_IDS
-    found = duckdb.sql(f"SELECT DISTINCT session FROM read_parquet('{out}/events/*/*.parquet', "
-                       "hive_partitioning = true)").fetchall()
-    assert sorted(row[0] for row in found) == sorted(HOSTILE_IDS)
+    for glob in ("events/*.parquet", "events/**/*.parquet"):  # flat, and as a hive reader
+        found = duckdb.sql(f"SELECT session, count(*) FROM read_parquet('{out}/{glob}', "
+                           "hive_partitioning = true) GROUP BY 1").fetchall()
+        events = len(CLEAN.read_bytes().splitlines()) - 1  # every line after the header
+        assert sorted(found) == sorted((key, events) for key in HOSTILE_IDS)  # "A", "a" apart
     table = ds.dataset(out / "events", format="parquet", partitioning="hive").to_table()
     assert sorted(set(table.column("session").to_pylist())) == sorted(HOSTILE_IDS)
-    assert len(list((out / "events").iterdir())) == len(HOSTILE_IDS)  # "A" and "a" apart
-
-
-def test_partition_folder_names_are_bounded_and_show_the_key() -> None:
-    # sha256("sim-clean-7") starts e88e36a81331d948
-    assert parquet.partition_folder("sim-clean-7") == "session-sim-clean-7-e88e36a81331d948"
-    assert len(parquet.partition_folder(LONG_ID).encode()) == len("session-") + 64 + 1 + 16
+    (part,) = (out / "events").iterdir()  # no file or folder is named after a key
+    assert parts.PART_NAME.fullmatch(part.stem)
 
 
 def test_a_run_that_fails_half_way_leaves_the_dataset_as_it_was(
@@ -112,20 +109,22 @@ def test_a_run_that_fails_half_way_leaves_the_dataset_as_it_was(
     before = tree(out)
     (inputs / "s1.jsonl").write_bytes(with_id("two") + b"\n")  # changed: rewritten
     (inputs / "s2.jsonl").write_bytes(with_id("three"))
-    real_write = parquet.write_partitions
-    written: list[str] = []
+    real_add = parts.PartWriter.add
+    added: list[int] = []
 
-    def failing(frame: object, name: str, *args: object, **kwargs: object) -> None:
-        if written:  # the first frame is written, the second fails
+    def failing(writer: parts.PartWriter, tables: list[object], lengths: list[list[int]]
+                ) -> object:
+        if added:  # the first batch is staged, the second fails
             raise OSError(28, "No space left on device")
-        written.append(name)
-        real_write(frame, name, *args, **kwargs)  # type: ignore[arg-type]
+        added.append(len(lengths[0]))
+        return real_add(writer, tables, lengths)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("ledgerviz.export.dataset.write_partitions", failing)
+    monkeypatch.setattr("ledgerviz.export.dataset._BATCH_FILES", 1)  # a batch per file
+    monkeypatch.setattr(parts.PartWriter, "add", failing)
     with pytest.raises(OSError, match="No space left"):
         export([inputs], out)
-    assert written == ["events"]
-    assert tree(out) == before  # no new events beside old turns, nothing staged left
+    assert added == [1]
+    assert tree(out) == before  # no new part beside the old ones, nothing staged left
 
 
 def test_a_first_run_that_fails_leaves_no_folder(
@@ -136,7 +135,7 @@ def test_a_first_run_that_fails_leaves_no_folder(
     def failing(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("ledgerviz.export.dataset.write_partitions", failing)
+    monkeypatch.setattr(parts.PartWriter, "add", failing)
     with pytest.raises(OSError):
         export([inputs], tmp_path / "out")
     assert not (tmp_path / "out").exists()
@@ -148,8 +147,9 @@ def test_a_first_run_that_fails_leaves_no_folder(
         (lambda m: m["files"][0].update(size="12"), "files[0].size is a string, not an integer"),
         (lambda m: m["files"][0].update(size=True), "files[0].size is a boolean, not an integer"),
         (lambda m: m["files"][1].pop("sha256"),
-         "files[1] has the fields ['key', 'mtime_ns', 'natural_key', 'path', 'size'], not "
-         "['key', 'mtime_ns', 'natural_key', 'path', 'sha256', 'size']"),
+         "files[1] has the fields ['key', 'mtime_ns', 'natural_key', 'part', 'path', 'rows', "
+         "'size'], not ['key', 'mtime_ns', 'natural_key', 'part', 'path', 'rows', 'sha256', "
+         "'size']"),
         (lambda m: m["files"][0].update(sha256="00"),
          "files[0].sha256 is not 64 lowercase hex digits"),
         (lambda m: m["files"][0].update(path="rel.jsonl"), "files[0].path is not an absolute path"),
@@ -159,6 +159,19 @@ def test_a_first_run_that_fails_leaves_no_folder(
         (lambda m: m.pop("policy"), "policy is missing"),
         (lambda m: m["files"].append(dict(m["files"][0])) or m["sessions"].append("one"),
          "two files have the same key"),
+        (lambda m: m["files"][0].update(part="../../elsewhere"),
+         "files[0].part is not a part name (part-<12 hex digits>-<number>)"),
+        (lambda m: m["files"][0]["rows"].pop("lineage"),
+         "files[0].rows names the frames ['events', 'turns', 'steps', 'calls', 'messages'], "
+         "not ['events', 'turns', 'steps', 'calls', 'messages', 'lineage']"),
+        (lambda m: m["files"][0]["rows"].update(calls=[0, -1]),
+         "files[0].rows.calls is not [offset, length] of two integers >= 0"),
+        (lambda m: m["files"][1]["rows"].update(events=[0, 32]),  # both sessions at row 0
+         "the rows of part {part} in events do not follow on at row 32"),
+        (lambda m: m["files"][1]["rows"].update(turns=[4, 3]),  # one has 3 turns: a gap
+         "the rows of part {part} in turns do not follow on at row 3"),
+        (lambda m: m.update(format=4), "format 4 is newer than this ledgerviz reads (3); "
+         "upgrade ledgerviz"),
     ],
 )
 def test_an_edited_manifest_is_a_clear_error(tmp_path: Path, edit: object, problem: str,
@@ -167,13 +180,17 @@ def test_an_edited_manifest_is_a_clear_error(tmp_path: Path, edit: object, probl
     out = tmp_path / "out"
     export([inputs], out)
     manifest = json.loads((out / MANIFEST_NAME).read_text())
+    part = manifest["files"][0]["part"]
     edit(manifest)  # type: ignore[operator]
     (out / MANIFEST_NAME).write_text(json.dumps(manifest))
     before = tree(out)
     expected = (f"{out / MANIFEST_NAME}: not a manifest ledgerviz wrote (edited or damaged): "
-                f"{problem}; export into a new folder, or empty this one")
+                f"{problem.format(part=part)}; export into a new folder, or empty this one")
     with pytest.raises(ExportError) as raised:
         export([inputs], out)
+    assert str(raised.value) == expected
+    with pytest.raises(ExportError) as raised:
+        read_export(out)
     assert str(raised.value) == expected
     assert main(["export", str(inputs), "-o", str(out)]) == 2
     assert capsys.readouterr().err == f"ledgerviz export: {expected}\n"
@@ -191,5 +208,47 @@ def test_a_file_that_became_a_fifo_is_skipped_and_its_partitions_removed(tmp_pat
     assert summary.skipped == [(str(inputs / "s1.jsonl"),
                                 "a named pipe (FIFO), not a file: skipped")]
     assert list(read_export(out)["turns"]["session"].unique()) == ["one"]
-    assert sorted(p.name for p in (out / "turns").iterdir()) == [
-        parquet.partition_folder("one")]
+    turns = duckdb.sql(f"SELECT DISTINCT session FROM '{out}/turns/*.parquet'").fetchall()
+    assert turns == [("one",)]
+
+
+def test_rows_swapped_between_sessions_are_found_when_read(tmp_path: Path) -> None:
+    inputs = ledgers(tmp_path / "in", ["one", "two"])
+    out = tmp_path / "out"
+    export([inputs], out)
+    manifest = json.loads((out / MANIFEST_NAME).read_text())
+    first, second = manifest["files"]
+    first["rows"]["events"], second["rows"]["events"] = (second["rows"]["events"],
+                                                          first["rows"]["events"])
+    (out / MANIFEST_NAME).write_text(json.dumps(manifest))  # still tiles the part
+    with pytest.raises(ExportError, match=(
+            f"^{out / 'events'}: row 0 of the manifest's rows is not the session the manifest "
+            "says")):
+        read_export(out)
+
+
+def test_an_export_of_format_2_is_refused_by_read_export_and_rewritten_by_export(
+    tmp_path: Path,
+) -> None:
+    inputs = ledgers(tmp_path / "in", ["one", "two"])
+    out = tmp_path / "out"
+    export([inputs], out)
+    manifest = json.loads((out / MANIFEST_NAME).read_text())
+    manifest["format"] = 2  # format 2: the same manifest without parts, a folder per session
+    for row in manifest["files"]:
+        del row["part"], row["rows"]
+    (out / MANIFEST_NAME).write_text(json.dumps(manifest))
+    for name in ("events", "turns"):
+        for part in (out / name).iterdir():
+            part.unlink()
+        old = out / name / "session-one-7692c3ad3540bb80"
+        old.mkdir()
+        (old / "part-0.parquet").write_bytes(b"PAR1")
+    with pytest.raises(ExportError, match=(
+            r"an export of format 2 \(one file per session\); this ledgerviz reads format 3: "
+            "run `ledgerviz export` into this folder again to rewrite it")):
+        read_export(out)
+    summary = export([inputs], out)
+    assert len(summary.written) == 2
+    assert not list(out.glob("*/session-*"))
+    assert sorted(read_export(out)["events"]["session"].unique()) == ["one", "two"]

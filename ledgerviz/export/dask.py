@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -27,6 +28,7 @@ from ledgerviz.export.dataset import (
     ExportSummary,
     FileState,
     batches,
+    copy_sessions,
     fingerprint,
     finish_export,
     frame_of,
@@ -35,6 +37,7 @@ from ledgerviz.export.dataset import (
     write_sessions,
 )
 from ledgerviz.export.parquet import empty_frames, restore_categories, string_categories
+from ledgerviz.export.parts import PartWriter, run_stem
 from ledgerviz.export.staging import staged
 from ledgerviz.frames import FRAME_NAMES
 from ledgerviz.ledger import read_session
@@ -49,6 +52,7 @@ PARTITION_BYTES = 16 << 20
 """Input bytes one partition reads by default: small files share a partition."""
 _GLOB_CHARS = frozenset("*?[")
 _HEADER_TASK = 100  # files whose first line one task reads
+_HASH_TASK = 20  # files one task hashes in an export
 
 Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
@@ -296,19 +300,29 @@ def _fingerprints(
     return [fingerprint(found, known) for found, known in items]
 
 
+def _write_part(states: Sequence[FileState], staging: Path, stem: str, policy: Policy
+                ) -> tuple[list[str], list[FileState]]:
+    """Write ``states``' files into parts ``<stem>-0``, ... (runs on a worker)."""
+    with PartWriter(staging, stem) as writer:
+        return write_sessions(states, writer, policy)
+
+
 def export(
     source: Paths,
     out_dir: str | os.PathLike[str],
     policy: Policy = "recorded",
     *,
-    files_per_task: int = 20,
+    files_per_task: int | None = None,
 ) -> ExportSummary:
     """Run ``ledgerviz export`` on the active Dask scheduler (a ``Client``'s cluster).
 
-    The workers hash the files and stage the partitions of changed ones, ``files_per_task``
-    files per task; this process plans the run, publishes the staged partitions and
-    writes the manifest (all or nothing, as ``ledgerviz export``). ``source`` and
-    ``out_dir`` are local paths that every worker sees at the same place.
+    The workers hash the files (``files_per_task`` or 20 per task) and write the changed
+    ones into staged parts, one task per batch of ``ledgerviz export`` (64 MiB of input or
+    2,000 files), or per ``files_per_task`` files when given: each task writes its own
+    part, so fewer, larger tasks give fewer files. This process plans the run, copies the
+    unchanged sessions of rewritten parts, publishes the staged parts and writes the
+    manifest (all or nothing, as ``ledgerviz export``). ``source`` and ``out_dir`` are
+    local paths that every worker sees at the same place.
     """
     _require_dask()
     import dask
@@ -318,20 +332,25 @@ def export(
     def fingerprints(
         items: list[tuple[Found, FileState | None]],
     ) -> list[tuple[FileState, bool] | SourceProblem]:
-        chunks = [items[i : i + files_per_task] for i in range(0, len(items), files_per_task)]
+        size = files_per_task or _HASH_TASK
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
         results = dask.compute(*[dask.delayed(_fingerprints)(chunk) for chunk in chunks])
         return [found for chunk in results for found in chunk]
 
     plan = plan_export(sources, out_dir, policy, fingerprints)
-    groups = [
-        group[i : i + files_per_task]
-        for group in batches(plan.to_write)
-        for i in range(0, len(group), files_per_task)
-    ]
+    groups = (batches(plan.to_write) if files_per_task is None else
+              [plan.to_write[i : i + files_per_task]
+               for i in range(0, len(plan.to_write), files_per_task)])
+    stem = run_stem()
     with staged(plan.root) as staging:
-        tasks = [dask.delayed(write_sessions)(group, staging, policy) for group in groups]
-        errors = [key for result in dask.compute(*tasks) for key in result]
-    return finish_export(plan, errors)
+        tasks = [dask.delayed(_write_part)(group, staging, f"{stem}-{i}", policy)
+                 for i, group in enumerate(groups)]
+        results = dask.compute(*tasks)
+        with PartWriter(staging, f"{stem}-{len(groups)}") as writer:
+            copied = copy_sessions(plan.root, plan.to_copy, writer)
+    errors = [key for task_errors, _ in results for key in task_errors]
+    placed = [state for _, task_placed in results for state in task_placed]
+    return finish_export(plan, placed + copied, errors)
 
 
 __all__ = ["DaskFrames", "export", "frames", "in_process", "ledger_paths", "partition_groups",

@@ -1,17 +1,20 @@
-"""Incremental Parquet export of ledger files: one dataset per frame, one partition per session.
+"""Incremental Parquet export of ledger files: one dataset per frame, in size-bounded parts.
 
-``export(paths, out_dir, policy)`` writes every frame of every session under
-``policy`` (format: ``ledgerviz.export.parquet``) and a manifest,
-``ledgerviz-export.json``, that records each input file's size, modification time and
-SHA-256. The next run into the same folder skips every file whose size and mtime are
-unchanged (without reading it) or whose content hash is unchanged; it rewrites the
-partitions of changed files and removes those of files no longer given, so the dataset
-always mirrors the inputs of the last run. Each file is read, recovered and written on
-its own terms (its frames do not depend on which other files are exported with it).
+``export(paths, out_dir, policy)`` writes every frame of every session under ``policy``
+into part files (``export.parts``: many sessions per file, ``session`` a column) and a
+manifest, ``ledgerviz-export.json``, that records each input file's size, modification
+time, SHA-256, and the part and rows its session lives in. The next run into the same
+folder skips every file whose size and mtime are unchanged (without reading it) or whose
+content hash is unchanged. Changed and new files are read and written to new parts; a
+part that held a changed or removed session is rewritten from its own Parquet rows
+(its other sessions are not read again), so the dataset always mirrors the inputs of the
+last run. Each file is read, recovered and written on its own terms (its frames do not
+depend on which other files are exported with it).
 
-A run is all or nothing: its partitions are staged and published only once all are
-written (``export.staging``). A file found in a folder that is no regular file or cannot
-be read is skipped with its problem (``ExportSummary.skipped``); the others are exported.
+A run is all or nothing: its parts are staged and published only once all are written
+(``export.staging``); the manifest then names the new parts, and the parts it no longer
+names are removed. A file found in a folder that is no regular file or cannot be read is
+skipped with its problem (``ExportSummary.skipped``); the others are exported.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,19 +32,28 @@ import pandas as pd
 
 from ledgerviz.api import Ledger, load
 from ledgerviz.export.manifest import (
+    FORMAT,
     MANIFEST_NAME,
     ExportError,
     read_manifest,
     write_manifest,
 )
 from ledgerviz.export.parquet import (
-    PART_NAME,
     dataset_schema,
-    partition_folder,
-    read_frames,
+    frame_table,
+    pandas_frame,
     require_pyarrow,
     restore_categories,
-    write_partitions,
+    session_lengths,
+)
+from ledgerviz.export.parts import (
+    PART_BYTES,
+    PART_SUFFIX,
+    PartWriter,
+    Rows,
+    gather,
+    part_file,
+    run_stem,
 )
 from ledgerviz.export.staging import STAGING_NAME, publish, staged
 from ledgerviz.frames import FRAME_NAMES, build_frames
@@ -56,14 +69,11 @@ from ledgerviz.ledger.sources import (
 from ledgerviz.progress import FILES_THRESHOLD, progress
 from ledgerviz.recovery.analysis import POLICIES, Policy
 
-FORMAT = 2
-"""Version of the export layout (2: ``session`` a column, folders named by
-``partition_folder``); a manifest of another version means a full re-export."""
-
 _BATCH_BYTES = 64 * 2**20  # files are loaded together up to this many bytes of input
 _BATCH_FILES = 2000
 _CHUNK = 2**20
 _CATALOG = "subagent/catalog"
+_SMALL_PARTS = 4  # more small parts than this (under a quarter of PART_BYTES) are merged
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +88,10 @@ class FileState:
     """The key the reader gives the file alone (header id, else file stem)."""
     key: str = ""
     """The session key in the dataset (``natural_key`` made unique, as a load does)."""
+    part: str = ""
+    """The part its rows are in ("" until written)."""
+    rows: Rows = ()
+    """Where its rows are in each of the part's files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,13 +158,12 @@ def known_states(manifest: dict[str, Any] | None, policy: Policy, read_format: s
                  ) -> dict[str, FileState]:
     """Return the manifest's files by path; none when its format, schema, policy or the
     format the files were read in (``read_format``, None: each file's own) differs."""
-    if manifest is None:
+    if manifest is None or manifest["format"] != FORMAT:
         return {}
-    same = (manifest.get("format"), manifest.get("schema"), manifest.get("policy"),
-            manifest.get("read_format"))
-    if same != (FORMAT, schema_id(), policy, read_format):
+    same = (manifest["schema"], manifest["policy"], manifest.get("read_format"))
+    if same != (schema_id(), policy, read_format):
         return {}
-    return {row["path"]: FileState(**row) for row in manifest["files"]}
+    return {row["path"]: state_of_row(row) for row in manifest["files"]}
 
 
 def schema_id() -> str:
@@ -223,34 +236,54 @@ def _catalogs(log: SessionLog) -> bool:
     return _CATALOG in log.event_fields().types
 
 
-def remove_stale_partitions(root: Path, keys: Iterable[str]) -> None:
-    """Remove every session folder under ``root`` whose key is not in ``keys`` (also
-    those of an earlier export format)."""
-    wanted = {partition_folder(key) for key in keys}
+def remove_unlisted(root: Path, parts: Iterable[str]) -> None:
+    """Remove every entry of each frame's folder under ``root`` that is no file of
+    ``parts`` (parts of earlier runs, and the session folders of export formats 1 and 2)."""
+    wanted = {f"{part}{PART_SUFFIX}" for part in parts}
     for name in FRAME_NAMES:
         base = root / name
         if not base.is_dir():
             continue
-        for folder in base.iterdir():
-            if folder.name not in wanted and not folder.name.startswith("."):
-                shutil.rmtree(folder) if folder.is_dir() else folder.unlink()
+        for entry in base.iterdir():
+            if entry.name not in wanted and not entry.name.startswith("."):
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
-def write_sessions(states: Sequence[FileState], root: Path, policy: Policy,
-                   step: Callable[[int], Any] | None = None, format: str | None = None
-                   ) -> list[str]:
-    """Read, recover and write the partitions of ``states``' files; return the error sessions.
+def write_sessions(states: Sequence[FileState], writer: PartWriter, policy: Policy,
+                   format: str | None = None) -> tuple[list[str], list[FileState]]:
+    """Read, recover and write ``states``' files with ``writer``; return the sessions with
+    errors, and the states with the part and rows each was written to.
 
     The files are loaded together (frames across sessions are built in one pass), in
-    ``format`` (None: each file's own). ``step``, if given, is called with 1 for each
-    partition file written.
+    ``format`` (None: each file's own).
     """
     loaded = load([state.path for state in states], format=format)  # a bar for large files
     ledger = Ledger([replace(log, key=state.key)
                      for log, state in zip(loaded.sessions, states, strict=True)])
-    for name in FRAME_NAMES:
-        write_partitions(frame_of(ledger, policy, name), name, root, step)
-    return [log.key for log in ledger.sessions if log.has_errors]
+    frames = {name: frame_of(ledger, policy, name) for name in FRAME_NAMES}
+    placed = writer.add([frame_table(frame, name) for name, frame in frames.items()],
+                        [session_lengths(frame) for frame in frames.values()])
+    errors = [log.key for log in ledger.sessions if log.has_errors]
+    return errors, [replace(state, part=part, rows=rows)
+                    for state, (part, rows) in zip(states, placed, strict=True)]
+
+
+def copy_sessions(root: Path, states: Sequence[FileState], writer: PartWriter
+                  ) -> list[FileState]:
+    """Copy the rows of ``states`` from their parts at ``root`` with ``writer`` (one part
+    at a time, no ledger read); return the states with their new part and rows."""
+    by_part: dict[str, list[FileState]] = defaultdict(list)
+    for state in states:
+        by_part[state.part].append(state)
+    moved = []
+    for group in by_part.values():
+        located = [(state.part, state.rows) for state in group]
+        tables = [gather(root, name, located) for name in FRAME_NAMES]
+        lengths = [[state.rows[i][1] for state in group] for i in range(len(FRAME_NAMES))]
+        placed = writer.add(tables, lengths)
+        moved += [replace(state, part=part, rows=rows)
+                  for state, (part, rows) in zip(group, placed, strict=True)]
+    return moved
 
 
 class Sized(Protocol):
@@ -291,8 +324,16 @@ def manifest_document(policy: Policy, states: Sequence[FileState],
 
 
 def _row(state: FileState) -> dict[str, Any]:
-    """Return the manifest row of one file."""
-    return {name: getattr(state, name) for name in FileState.__slots__}
+    """Return the manifest row of one file (``rows`` by frame name)."""
+    row = {name: getattr(state, name) for name in FileState.__slots__}
+    row["rows"] = {name: list(pair) for name, pair in zip(FRAME_NAMES, state.rows, strict=True)}
+    return row
+
+
+def state_of_row(row: dict[str, Any]) -> FileState:
+    """Return the state a (checked) manifest row records."""
+    rows = tuple((offset, length) for offset, length in row["rows"].values())
+    return FileState(**{**row, "rows": rows})
 
 
 Fingerprints = Callable[[list[tuple[Found, FileState | None]]],
@@ -307,8 +348,11 @@ class Plan:
     root: Path
     policy: Policy
     states: list[FileState]
-    """Every input file, in input order, with its dataset key."""
+    """Every input file, in input order, with its dataset key (and its part, if kept)."""
     to_write: list[FileState]
+    """Files to read and write."""
+    to_copy: list[FileState]
+    """Unchanged files whose part is rewritten: their rows are copied to a new part."""
     removed: list[str]
     skipped: list[tuple[str, str]]
     """``(path, problem)`` of each file found in a folder that cannot be exported."""
@@ -317,7 +361,7 @@ class Plan:
 
     @property
     def staging(self) -> Path:
-        """Return the folder this run's partitions are written to before they are published."""
+        """Return the folder this run's parts are written to before they are published."""
         return self.root / STAGING_NAME
 
 
@@ -332,8 +376,9 @@ def plan_export(
 
     ``fingerprints(items)`` maps :func:`fingerprint` over ``(file, known)`` pairs
     (default: one after another; the Dask entry runs them on a cluster). A file skipped
-    with its problem is no input of the dataset: partitions of it from a run before are
-    removed with the stale ones.
+    with its problem is no input of the dataset: its rows from a run before are removed
+    as those of a file no longer given. Parts that hold a changed or removed session are
+    rewritten, and so are the small parts once there are more than four of them.
     """
     if policy not in POLICIES:
         raise ExportError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
@@ -350,22 +395,33 @@ def plan_export(
     found_states = [state for state, _ in found]
     keys = unique_keys([s.path for s in found_states], [s.natural_key for s in found_states])
     states = [replace(state, key=key) for (state, _), key in zip(found, keys, strict=True)]
-    before = {state.path: state.key for state in known.values()}
     to_write = [
         state
         for state, (_, changed) in zip(states, found, strict=True)
-        if changed or before.get(state.path) != state.key or not _has_partition(root, state.key)
+        if changed or known[state.path].key != state.key or not _has_part(root, state.part)
     ]
     given = {state.path for state in states}
-    last_run = [row["path"] for row in manifest["files"]] if manifest else []
+    last_run = [row["path"] for row in manifest["files"]] if manifest and known else []
     removed = [path for path in last_run if path not in given]
-    return Plan(root, policy, states, to_write, removed, skipped, read_format)
+    dirty = {known[state.path].part for state in to_write if state.path in known}
+    dirty |= {known[path].part for path in removed}
+    dirty |= _small_parts(root, {state.part for state in states} - dirty)
+    written = {state.path for state in to_write}
+    to_copy = [state for state in states if state.path not in written and state.part in dirty]
+    return Plan(root, policy, states, to_write, to_copy, removed, skipped, read_format)
 
 
-def _has_partition(root: Path, key: str) -> bool:
-    """Return True when every frame of session ``key`` has its partition file."""
-    folder = partition_folder(key)
-    return all((root / name / folder / PART_NAME).is_file() for name in FRAME_NAMES)
+def _has_part(root: Path, part: str) -> bool:
+    """Return True when ``part`` is a part with a file in every frame."""
+    return bool(part) and all(part_file(root, name, part).is_file() for name in FRAME_NAMES)
+
+
+def _small_parts(root: Path, parts: set[str]) -> set[str]:
+    """Return the parts (of ``parts``) under a quarter of :data:`PART_BYTES` when there
+    are more than four of them (they are then merged), else none."""
+    small = {part for part in parts if part and max(
+        part_file(root, name, part).stat().st_size for name in FRAME_NAMES) < PART_BYTES // 4}
+    return small if len(small) > _SMALL_PARTS else set()
 
 
 def export(
@@ -383,20 +439,30 @@ def export(
     ``ImportError`` (with a pip hint) without pyarrow.
     """
     plan = plan_export(paths, out_dir, policy, read_format=format)
-    files = len(plan.to_write) * len(FRAME_NAMES)
+    errors: list[str] = []
+    placed: list[FileState] = []
     with staged(plan.root) as staging, progress(
-            files, FILES_THRESHOLD, "writing Parquet", unit="file") as step:
-        errors = [key for group in batches(plan.to_write)
-                  for key in write_sessions(group, staging, policy, step, format)]
-    return finish_export(plan, errors)
+            len(plan.to_write), FILES_THRESHOLD, "writing Parquet", unit="file") as step, \
+            PartWriter(staging, run_stem()) as writer:
+        for group in batches(plan.to_write):
+            group_errors, group_placed = write_sessions(group, writer, policy, format)
+            errors += group_errors
+            placed += group_placed
+            if step is not None:
+                step(len(group))
+        placed += copy_sessions(plan.root, plan.to_copy, writer)
+    return finish_export(plan, placed, errors)
 
 
-def finish_export(plan: Plan, error_sessions: list[str]) -> ExportSummary:
-    """Publish the staged partitions, remove stale ones, write the manifest, and return
-    the run's summary."""
+def finish_export(plan: Plan, placed: Sequence[FileState], error_sessions: list[str]
+                  ) -> ExportSummary:
+    """Publish the staged parts, write the manifest (with the new places of ``placed``),
+    remove the parts it no longer names, and return the run's summary."""
+    moved = {state.path: state for state in placed}
+    states = [moved.get(state.path, state) for state in plan.states]
     publish(plan.staging, plan.root, FRAME_NAMES)
-    remove_stale_partitions(plan.root, [state.key for state in plan.states])
-    write_manifest(plan.root, manifest_document(plan.policy, plan.states, plan.read_format))
+    write_manifest(plan.root, manifest_document(plan.policy, states, plan.read_format))
+    remove_unlisted(plan.root, {state.part for state in states})
     written = {state.path for state in plan.to_write}
     return ExportSummary(
         plan.root,
@@ -416,7 +482,35 @@ def read_export(out_dir: str | os.PathLike[str]) -> dict[str, pd.DataFrame]:
     manifest = read_manifest(root)
     if manifest is None:
         raise ExportError(f"{out_dir} holds no {MANIFEST_NAME}: not a ledgerviz export")
-    return read_frames(root, manifest["sessions"])
+    if manifest["format"] != FORMAT:
+        raise ExportError(
+            f"{root / MANIFEST_NAME}: an export of format {manifest['format']} (one file per "
+            f"session); this ledgerviz reads format {FORMAT}: run `ledgerviz export` into "
+            "this folder again to rewrite it")
+    states = [state_of_row(row) for row in manifest["files"]]
+    keys = [state.key for state in states]
+    located = [(state.part, state.rows) for state in states]
+    frames = {}
+    for i, name in enumerate(FRAME_NAMES):
+        table = gather(root, name, located)
+        _check_sessions(table, keys, [state.rows[i][1] for state in states],
+                        root / name)
+        frames[name] = pandas_frame(table, name, keys)
+    return frames
+
+
+def _check_sessions(table: Any, keys: Sequence[str], lengths: Sequence[int], where: Path
+                    ) -> None:
+    """Raise ``ExportError`` unless ``table``'s ``session`` column is each key repeated
+    its length: the manifest's rows are where each session's rows are."""
+    found = table.column("session").to_pylist()
+    expected = [key for key, length in zip(keys, lengths, strict=True) for _ in range(length)]
+    if found != expected:
+        at = next((i for i, (a, b) in enumerate(zip(found, expected, strict=False)) if a != b),
+                  min(len(found), len(expected)))
+        raise ExportError(
+            f"{where}: row {at} of the manifest's rows is not the session the manifest "
+            "says (a part file or the manifest was changed); export into a new folder")
 
 
 __all__ = [

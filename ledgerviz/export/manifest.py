@@ -15,16 +15,25 @@ from typing import Any
 
 import orjson
 
+from ledgerviz.export.parts import PART_NAME
+from ledgerviz.frames import FRAME_NAMES
+
+FORMAT = 3
+"""Version of the export layout (3: size-bounded part files per frame, ``session`` a
+column, each session's rows located by the manifest). A folder of an older format is
+rewritten whole by the next export; ``read_export`` refuses it until then."""
+
 MANIFEST_NAME = "ledgerviz-export.json"
 """The manifest file in an export folder."""
 
 FILE_FIELDS: dict[str, type] = {
     "path": str, "size": int, "mtime_ns": int, "sha256": str, "natural_key": str, "key": str,
+    "part": str, "rows": dict,
 }
 """What the manifest records of each input file, and the JSON type of each field."""
 
 _TOP_FIELDS: dict[str, type] = {
-    "format": int, "schema": str, "policy": str, "sessions": list, "files": list,
+    "schema": str, "policy": str, "sessions": list, "files": list,
 }
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -52,9 +61,16 @@ def read_manifest(root: Path) -> dict[str, Any] | None:
 
 
 def manifest_problem(manifest: Any) -> str | None:
-    """Return the first way ``manifest`` differs from what :func:`write_manifest` writes."""
+    """Return the first way ``manifest`` differs from what :func:`write_manifest` writes
+    (one of an older export format is only checked for its ``format``)."""
     if not isinstance(manifest, dict):
         return f"the document is {_json_type(manifest)}, not an object"
+    problem = _field_problem("format", manifest.get("format"), int)
+    if problem or manifest["format"] < FORMAT:
+        return problem
+    if manifest["format"] > FORMAT:
+        return (f"format {manifest['format']} is newer than this ledgerviz reads ({FORMAT}); "
+                "upgrade ledgerviz")
     for name, kind in _TOP_FIELDS.items():
         problem = _field_problem(name, manifest.get(name), kind)
         if problem:
@@ -69,6 +85,22 @@ def manifest_problem(manifest: Any) -> str | None:
     for name, values in (("key", keys), ("path", [row["path"] for row in manifest["files"]])):
         if len(set(values)) != len(values):
             return f"two files have the same {name}"
+    return _tiling_problem(manifest["files"])
+
+
+def _tiling_problem(rows: list[dict[str, Any]]) -> str | None:
+    """Return how the sessions' rows of a part fail to tile each of its files from row 0
+    (a gap or an overlap), or None."""
+    ranges: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for row in rows:
+        for name, (offset, length) in row["rows"].items():
+            ranges.setdefault((row["part"], name), []).append((offset, length))
+    for (part, name), found in ranges.items():
+        end = 0
+        for offset, length in sorted(found):
+            if offset != end:
+                return f"the rows of part {part} in {name} do not follow on at row {end}"
+            end = offset + length
     return None
 
 
@@ -88,6 +120,20 @@ def _row_problem(where: str, row: Any) -> str | None:
         return f"{where}.sha256 is not 64 lowercase hex digits"
     if not os.path.isabs(row["path"]):
         return f"{where}.path is not an absolute path"
+    if not PART_NAME.fullmatch(row["part"]):
+        return f"{where}.part is not a part name (part-<12 hex digits>-<number>)"
+    return _rows_problem(f"{where}.rows", row["rows"])
+
+
+def _rows_problem(where: str, rows: dict[str, Any]) -> str | None:
+    """Return what is wrong with a file's ``rows`` (frame -> [offset, length]), or None."""
+    if list(rows) != list(FRAME_NAMES):
+        return f"{where} names the frames {list(rows)}, not {list(FRAME_NAMES)}"
+    for name, pair in rows.items():
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                        for n in pair)):
+            return f"{where}.{name} is not [offset, length] of two integers >= 0"
     return None
 
 

@@ -1,32 +1,23 @@
-"""The frames as Parquet: one Arrow schema per frame, one file per session.
+"""The frames as Parquet: one Arrow schema per frame, and the conversions both ways.
 
-A dataset is a folder per frame with one folder per session::
-
-    DIR/calls/<name of the session>/part-0.parquet
-
-Every column, ``session`` included, is in the file, typed by :func:`dataset_schema`: the
-schema is derived from the typed empty frames (``build_frames([])``), so a session with
-no rows still writes a file with every column typed. The session is a column, not the
-folder's name, so every key reads back exactly (a name has at most 255 bytes, and hive
-readers take ``__HIVE_DEFAULT_PARTITION__`` for null); :func:`partition_folder` names
-the folder from the key, bounded and unique. pyarrow is optional (``pip install
+Every column, ``session`` included, is in every file, typed by :func:`dataset_schema`:
+the schema is derived from the typed empty frames (``build_frames([])``), so a file with
+no rows still has every column typed. The session is a column (a string), so every key
+reads back exactly, whatever it holds. pyarrow is optional (``pip install
 "ledgerviz[parquet]"``); :func:`require_pyarrow` checks for it once and names the extra.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 
-from ledgerviz.frames import FRAME_NAMES, build_frames
+from ledgerviz.frames import build_frames
 from ledgerviz.frames.columns import category_column
 
 if TYPE_CHECKING:
@@ -35,11 +26,7 @@ if TYPE_CHECKING:
 PARQUET_HINT = 'pip install "ledgerviz[parquet]"'
 """How to install what Parquet export needs."""
 
-PART_NAME = "part-0.parquet"
-"""The one file of each session partition."""
-
 _STRINGS = pd.Index([], dtype=str).dtype  # the dtype of string categories the frames make
-_SHOWN_KEY = 64  # characters of the quoted key a folder name shows
 
 
 @cache
@@ -88,18 +75,6 @@ def dataset_schema(name: str) -> pa.Schema:
                      metadata={"ledgerviz.frame": name})
 
 
-def partition_folder(key: str) -> str:
-    """Return the folder name of session ``key``'s files: ``session-``, the start of the
-    key URI-encoded, and 16 hex digits of its SHA-256.
-
-    Bounded (any key gives at most 100 bytes), never hidden, never a hive ``name=value``
-    (the key is the ``session`` column), and distinct for distinct keys also where
-    the file system ignores case.
-    """
-    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"session-{quote(key, safe='')[:_SHOWN_KEY]}-{digest}"
-
-
 def frame_table(frame: pd.DataFrame, name: str) -> pa.Table:
     """Return ``frame`` (one of the ``name`` frames) as an Arrow table, ``session`` a string."""
     pa = require_pyarrow()
@@ -124,47 +99,18 @@ def string_categories(frame: pd.DataFrame) -> pd.DataFrame:
     return uniform
 
 
-def session_slices(frame: pd.DataFrame) -> list[tuple[str, int, int]]:
-    """Return ``(key, offset, length)`` of each session's rows (frames keep sessions together)."""
+def session_lengths(frame: pd.DataFrame) -> list[int]:
+    """Return the row count of each session of ``frame``, in the order of its ``session``
+    categories (the frames keep each session's rows together, in that order)."""
     codes = frame["session"].cat.codes.to_numpy()
-    lengths = np.bincount(codes, minlength=len(frame["session"].cat.categories))
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    keys = frame["session"].cat.categories
-    return [(str(keys[i]), int(offsets[i]), int(lengths[i])) for i in range(len(keys))]
+    return np.bincount(codes, minlength=len(frame["session"].cat.categories)).tolist()
 
 
-def write_partitions(frame: pd.DataFrame, name: str, root: Path,
-                     step: Callable[[int], Any] | None = None) -> None:
-    """Write one ``name`` partition file per session of ``frame`` under ``root/name``
-    (an export writes them to its staging folder; see ``export.staging``).
-
-    ``step``, if given, is called with 1 for each file written.
-    """
-    pq = require_pyarrow().parquet
-    table = frame_table(frame, name)
-    for key, offset, length in session_slices(frame):
-        folder = root / name / partition_folder(key)
-        folder.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table.slice(offset, length), folder / PART_NAME)
-        if step is not None:
-            step(1)
-
-
-def read_frame(root: Path, name: str, sessions: Sequence[str]) -> pd.DataFrame:
-    """Return the ``name`` frame of ``sessions`` (in that order) from the dataset at ``root``."""
-    import pyarrow.dataset as ds
-
-    require_pyarrow()
-    files = [str(root / name / partition_folder(key) / PART_NAME) for key in sessions]
-    dataset = ds.dataset(files, schema=dataset_schema(name), format="parquet")
-    frame = dataset.to_table().to_pandas(types_mapper=_pandas_types().get)
+def pandas_frame(table: pa.Table, name: str, sessions: Sequence[str]) -> pd.DataFrame:
+    """Return ``table`` (rows of the ``name`` dataset) as the in-process frame of ``sessions``."""
+    frame = table.to_pandas(types_mapper=_pandas_types().get)
     frame["session"] = frame["session"].astype("category")
     return restore_categories(frame, name, sessions)
-
-
-def read_frames(root: Path, sessions: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """Return every frame of ``sessions`` from the dataset at ``root``, by name."""
-    return {name: read_frame(root, name, sessions) for name in FRAME_NAMES}
 
 
 def restore_categories(frame: pd.DataFrame, name: str, sessions: Sequence[str]) -> pd.DataFrame:
@@ -205,11 +151,10 @@ def _pandas_types() -> dict[Any, Any]:
 __all__ = [
     "PARQUET_HINT",
     "dataset_schema",
-    "partition_folder",
-    "read_frame",
-    "read_frames",
+    "frame_table",
+    "pandas_frame",
     "require_pyarrow",
     "restore_categories",
+    "session_lengths",
     "string_categories",
-    "write_partitions",
 ]

@@ -1,9 +1,10 @@
-"""All or nothing per export run: partitions are written to a staging folder inside the
+"""All or nothing per export run: part files are written to a staging folder inside the
 export folder and moved into place only once every one of them is written.
 
 A run that fails while writing (a full disk, a session that cannot be exported, an
 interrupt) removes its staging folder and leaves the dataset and its manifest exactly as
-they were. Publishing is one rename per partition file, within one file system.
+they were. Publishing is one rename per part file, within one file system; the new files
+have new names, so none replaces a file the manifest still names.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-
-from ledgerviz.export.parquet import PART_NAME
 
 STAGING_NAME = ".ledgerviz-staging"
 """The staging folder in an export folder (dot-named: readers and globs skip it)."""
@@ -39,14 +38,13 @@ def staged(root: Path) -> Iterator[Path]:
 
 
 def publish(staging: Path, root: Path, frames: Iterable[str]) -> None:
-    """Move every partition file staged for ``frames`` to its place under ``root``
-    (replacing the old file), then remove the staging folder."""
+    """Move every file staged for ``frames`` to its place under ``root``, then remove the
+    staging folder."""
     for name in frames:
         base = staging / name
         if not base.is_dir():
             continue
-        for folder in sorted(base.iterdir()):
-            target = root / name / folder.name
-            target.mkdir(parents=True, exist_ok=True)
-            os.replace(folder / PART_NAME, target / PART_NAME)
+        (root / name).mkdir(exist_ok=True)
+        for file in sorted(base.iterdir()):
+            os.replace(file, root / name / file.name)
     shutil.rmtree(staging)
