@@ -13,9 +13,13 @@ after every import is loaded (wall and CPU time, median of R rounds):
 | rerun_unchanged | the same export again: every file skipped on size + mtime |
 | rerun_touched | every file's mtime moved, content kept: every file hashed, none rewritten |
 | rerun_changed_1pct | 1% of the files rewritten with one line less: only those re-exported |
+| frames_to_parquet | peer: ``ledgerviz.load`` + every frame, one flat ``to_parquet`` file each |
 | pandas_to_parquet | peer: json.loads per line, one json_normalize, one ``to_parquet`` file |
 | pandas_partitioned | peer: the same written with ``partition_cols=["session"]`` |
 | duckdb_fleet_query | the fleet question (outcome-unknown calls by tool and day) on the export |
+
+It also prints the files per frame of the export after the cold run and after the 1%
+rerun, and export_cold's time over each peer's (the target is <= 1.5x frames_to_parquet).
 """
 
 from __future__ import annotations
@@ -60,6 +64,21 @@ def pandas_route(folder: Path, out: Path, partitioned: bool) -> None:
         frame.to_parquet(out / "rows.parquet")
 
 
+def frames_route(folder: Path, out: Path) -> None:
+    """Load the folder, build every frame, write each with one flat ``to_parquet``."""
+    import ledgerviz
+
+    frames = ledgerviz.load(folder).recovery("recorded").frames
+    for name, frame in frames.all().items():
+        frame.to_parquet(out / f"{name}.parquet")
+
+
+def files_per_frame(out: Path) -> int:
+    """Return the largest number of files any frame of the export at ``out`` has."""
+    return max(sum(1 for p in frame.rglob("*") if p.is_file())
+               for frame in out.iterdir() if frame.is_dir() and not frame.name.startswith("."))
+
+
 def fleet_query(out: Path) -> int:
     """Run the notebook's DuckDB fleet question on the export; return its row count."""
     import duckdb
@@ -69,20 +88,22 @@ def fleet_query(out: Path) -> int:
     return len(
         con.execute(
             f"""SELECT CAST(dispatch_time AS DATE) AS day, tool, count(*) AS calls
-            FROM read_parquet('{out}/calls/*/*.parquet', hive_partitioning = true)
+            FROM read_parquet('{out}/calls/*.parquet')
             WHERE status = 'outcome_unknown' GROUP BY ALL ORDER BY day, tool"""
         ).fetchall()
     )
 
 
 def one_round(folder: Path, scratch: Path) -> dict[str, tuple[float, float]]:
-    """Run every route once; return (wall, cpu) per route."""
+    """Run every route once; return (wall, cpu) per route, and the export's files per frame
+    (cold, after the 1% rerun) as ``files_cold`` and ``files_1pct``."""
     from ledgerviz.export import export
 
     out = scratch / "export"
     shutil.rmtree(out, ignore_errors=True)
     files = sorted(folder.glob("*.jsonl"))
     results = {"export_cold": timed(lambda: export([folder], out))}
+    cold_files = files_per_frame(out)
     results["rerun_unchanged"] = timed(lambda: export([folder], out))
     for path in files:
         stat = path.stat()
@@ -94,8 +115,14 @@ def one_round(folder: Path, scratch: Path) -> dict[str, tuple[float, float]]:
         path.write_bytes(b"".join(content.splitlines(keepends=True)[:-1]))
     results["rerun_changed_1pct"] = timed(lambda: export([folder], out))
     results["duckdb_fleet_query"] = timed(lambda: fleet_query(out))
+    results["files_cold"] = (cold_files, 0.0)
+    results["files_1pct"] = (files_per_frame(out), 0.0)
     for path, content in originals.items():
         path.write_bytes(content)
+    target = scratch / "frames_to_parquet"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    results["frames_to_parquet"] = timed(lambda: frames_route(folder, target))
     for name, partitioned in (("pandas_to_parquet", False), ("pandas_partitioned", True)):
         target = scratch / name
         shutil.rmtree(target, ignore_errors=True)
@@ -126,14 +153,16 @@ def main() -> None:
     print(f"{args.sessions} sessions, {events} events, {size:.1f} MiB; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'route':<22}{'wall s':>10}{'cpu s':>10}")
-    for route in rounds[0]:
+    for route in (r for r in rounds[0] if not r.startswith("files_")):
         wall = statistics.median(r[route][0] for r in rounds)
         cpu = statistics.median(r[route][1] for r in rounds)
         print(f"{route:<22}{wall:>10.2f}{cpu:>10.2f}")
     cold = statistics.median(r["export_cold"][0] for r in rounds)
-    for peer in ("pandas_to_parquet", "pandas_partitioned"):
-        ratio = statistics.median(r[peer][0] / r["export_cold"][0] for r in rounds)
-        print(f"export_cold vs {peer}: {ratio:.2f}x (peer time / export time, median of rounds)")
+    for peer in ("frames_to_parquet", "pandas_to_parquet", "pandas_partitioned"):
+        ratio = statistics.median(r["export_cold"][0] / r[peer][0] for r in rounds)
+        print(f"export_cold / {peer}: {ratio:.2f}x (wall, median of rounds)")
+    print(f"files per frame: {rounds[-1]['files_cold'][0]:.0f} after export_cold, "
+          f"{rounds[-1]['files_1pct'][0]:.0f} after rerun_changed_1pct")
     unchanged = statistics.median(r["rerun_unchanged"][0] for r in rounds)
     print(f"rerun_unchanged is {cold / unchanged:.0f}x faster than export_cold")
 

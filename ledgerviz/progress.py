@@ -23,8 +23,8 @@ TURNS_THRESHOLD = 20_000
 """Turns simulated from which ``ledgerviz simulate`` shows progress (about 300,000 events)."""
 SPANS_THRESHOLD = 100_000
 """Spans from which an OTLP export shows progress (about 300,000 events of a typical ledger)."""
-FILES_THRESHOLD = 3_000
-"""Files written from which an export shows progress (500 sessions: a few seconds)."""
+FILES_THRESHOLD = 500
+"""Ledger files from which an export shows progress (500 sessions: a few seconds)."""
 
 Where = Literal["notebook", "terminal"]
 

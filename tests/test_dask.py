@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import dask.dataframe as dd
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
@@ -118,11 +119,25 @@ def test_export_on_the_cluster_is_the_cli_export(client: Client, tmp_path: Path)
     out = tmp_path / "out"
     first = lvd.export([inputs], out, "fork", files_per_task=5)
     assert (len(first.written), first.unchanged) == (14, [])
-    exported = read_export(out)
+    assert len(list((out / "events").iterdir())) == 3  # a part per task of 5, 5 and 4 files
     expected = ledgerviz.load(inputs).recovery("fork").frames
+    read = dd.read_parquet(str(out / "calls" / "*.parquet")).compute()  # Dask reads in place
+    plain = {c: t for c, t in expected.calls.dtypes.items() if t != "category"}
+    read = read.astype(plain)  # a column with no null (turn) reads as int64, not Int64
+    keys = list(expected.calls["session"].cat.categories)
+    order = read["session"].map({key: i for i, key in enumerate(keys)}).argsort(kind="stable")
+    pd.testing.assert_frame_equal(lvd.in_process(read.iloc[order], "calls", keys), expected.calls)
+    exported = read_export(out)
     for name in FRAME_NAMES:
         pd.testing.assert_frame_equal(exported[name], getattr(expected, name), check_exact=True)
     (inputs / "clean.jsonl").unlink()
     second = lvd.export([inputs], out, "fork", files_per_task=5)
     assert (second.written, len(second.unchanged)) == ([], 13)
     assert second.removed == [str(inputs / "clean.jsonl")]
+    assert len(list((out / "events").iterdir())) == 3  # clean's part rewritten without it
+    expected = ledgerviz.load(inputs).recovery("fork").frames
+    exported = read_export(out)
+    for name in FRAME_NAMES:
+        pd.testing.assert_frame_equal(exported[name], getattr(expected, name), check_exact=True)
+    assert len(list((lvd.export([inputs], tmp_path / "one", "fork").root / "calls").iterdir())
+               ) == 1  # by default a task per export batch: 13 small files, one part
