@@ -98,18 +98,16 @@ def test_commands_report_every_byte_they_read(
     assert recorded.totals == [sum(recorded.steps)] == [sum(f.stat().st_size for f in files)]
 
 
-def test_export_reports_every_parquet_file_it_writes(
+def test_export_reports_every_ledger_file_it_writes(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from ledgerviz.export import dataset as export
 
     recorded = Recorded()
     monkeypatch.setattr(export, "progress", recorded)
     export.export(DSH, tmp_path)
-    written = list(tmp_path.rglob("*.parquet"))
-    six_frames_each = 6 * len(DSH)
-    assert recorded.totals == [sum(recorded.steps)] == [len(written)] == [six_frames_each]
+    assert recorded.totals == [sum(recorded.steps)] == [len(DSH)]
     export.export(DSH, tmp_path)  # nothing changed: nothing to write
-    assert recorded.totals[1:] == [0] and sum(recorded.steps) == len(written)
+    assert recorded.totals[1:] == [0] and sum(recorded.steps) == len(DSH)
 
 
 def test_simulate_steps_once_per_turn_it_writes(

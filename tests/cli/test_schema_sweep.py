@@ -24,6 +24,7 @@ from schema_sweep import (
 
 import ledgerviz as lv
 from ledgerviz.cli import main
+from ledgerviz.export import MANIFEST_NAME, read_export
 from ledgerviz.ledger import LedgerError, read_session, read_sessions
 from ledgerviz.plot.timeline import session_timeline_specs
 from ledgerviz.recovery.analysis import POLICIES
@@ -167,7 +168,9 @@ def test_export_writes_every_session_of_the_sweep(
 ) -> None:
     assert main(["export", "-o", str(tmp_path / "x"), str(folder)]) == 1
     assert f"exported {len(CASES)} sessions" in capsys.readouterr().out
-    assert len(list((tmp_path / "x" / "lineage").iterdir())) == len(CASES)
+    manifest = json.loads((tmp_path / "x" / MANIFEST_NAME).read_text())
+    assert len(manifest["sessions"]) == len(CASES)
+    assert read_export(tmp_path / "x")["lineage"]["session"].nunique() == len(CASES)
 
 
 def test_fork_and_repair_of_every_case(folder: Path, tmp_path: Path, capsys: Capture) -> None:
