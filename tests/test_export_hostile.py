@@ -12,6 +12,7 @@ from pathlib import Path
 import dask
 import duckdb
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 
 import ledgerviz.export.dask as lvd
@@ -252,3 +253,20 @@ def test_an_export_of_format_2_is_refused_by_read_export_and_rewritten_by_export
     assert len(summary.written) == 2
     assert not list(out.glob("*/session-*"))
     assert sorted(read_export(out)["events"]["session"].unique()) == ["one", "two"]
+
+
+def test_a_part_file_that_lost_its_rows_stops_the_run_that_would_copy_them(
+    tmp_path: Path,
+) -> None:
+    inputs = ledgers(tmp_path / "in", ["one", "two"])
+    out = tmp_path / "out"
+    export([inputs], out)
+    (events,) = (out / "events").iterdir()
+    pq.write_table(pq.read_table(events).slice(0, 0), events)  # every row gone
+    before = tree(out)
+    (inputs / "s1.jsonl").write_bytes(with_id("two") + b"\n")  # changed: "one" is copied
+    with pytest.raises(ExportError, match=(
+            f"^{out / 'events'}: row 0 of the manifest's rows is not the session the manifest "
+            "says")):
+        export([inputs], out)
+    assert tree(out) == before

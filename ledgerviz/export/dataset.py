@@ -277,8 +277,7 @@ def copy_sessions(root: Path, states: Sequence[FileState], writer: PartWriter
         by_part[state.part].append(state)
     moved = []
     for group in by_part.values():
-        located = [(state.part, state.rows) for state in group]
-        tables = [gather(root, name, located) for name in FRAME_NAMES]
+        tables = [session_rows(root, name, group) for name in FRAME_NAMES]
         lengths = [[state.rows[i][1] for state in group] for i in range(len(FRAME_NAMES))]
         placed = writer.add(tables, lengths)
         moved += [replace(state, part=part, rows=rows)
@@ -489,28 +488,25 @@ def read_export(out_dir: str | os.PathLike[str]) -> dict[str, pd.DataFrame]:
             "this folder again to rewrite it")
     states = [state_of_row(row) for row in manifest["files"]]
     keys = [state.key for state in states]
-    located = [(state.part, state.rows) for state in states]
-    frames = {}
-    for i, name in enumerate(FRAME_NAMES):
-        table = gather(root, name, located)
-        _check_sessions(table, keys, [state.rows[i][1] for state in states],
-                        root / name)
-        frames[name] = pandas_frame(table, name, keys)
-    return frames
+    return {name: pandas_frame(session_rows(root, name, states), name, keys)
+            for name in FRAME_NAMES}
 
 
-def _check_sessions(table: Any, keys: Sequence[str], lengths: Sequence[int], where: Path
-                    ) -> None:
-    """Raise ``ExportError`` unless ``table``'s ``session`` column is each key repeated
-    its length: the manifest's rows are where each session's rows are."""
+def session_rows(root: Path, name: str, states: Sequence[FileState]) -> Any:
+    """Return the ``name`` rows of ``states`` from their parts at ``root``, in order, as
+    an Arrow table; raise ``ExportError`` unless every row is of the session the manifest
+    says (a changed part file, or rows edited consistently in the manifest)."""
+    table = gather(root, name, [(state.part, state.rows) for state in states])
+    frame = FRAME_NAMES.index(name)
     found = table.column("session").to_pylist()
-    expected = [key for key, length in zip(keys, lengths, strict=True) for _ in range(length)]
+    expected = [state.key for state in states for _ in range(state.rows[frame][1])]
     if found != expected:
         at = next((i for i, (a, b) in enumerate(zip(found, expected, strict=False)) if a != b),
                   min(len(found), len(expected)))
         raise ExportError(
-            f"{where}: row {at} of the manifest's rows is not the session the manifest "
+            f"{root / name}: row {at} of the manifest's rows is not the session the manifest "
             "says (a part file or the manifest was changed); export into a new folder")
+    return table
 
 
 __all__ = [
