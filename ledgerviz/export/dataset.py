@@ -483,8 +483,8 @@ def read_export(out_dir: str | os.PathLike[str]) -> dict[str, pd.DataFrame]:
         raise ExportError(f"{out_dir} holds no {MANIFEST_NAME}: not a ledgerviz export")
     if manifest["format"] != FORMAT:
         raise ExportError(
-            f"{root / MANIFEST_NAME}: an export of format {manifest['format']} (one file per "
-            f"session); this ledgerviz reads format {FORMAT}: run `ledgerviz export` into "
+            f"{root / MANIFEST_NAME}: an export of format {manifest['format']}, an older "
+            f"layout; this ledgerviz reads format {FORMAT}: run `ledgerviz export` into "
             "this folder again to rewrite it")
     states = [state_of_row(row) for row in manifest["files"]]
     keys = [state.key for state in states]
