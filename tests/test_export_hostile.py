@@ -246,7 +246,7 @@ def test_an_export_of_format_2_is_refused_by_read_export_and_rewritten_by_export
         old.mkdir()
         (old / "part-0.parquet").write_bytes(b"PAR1")
     with pytest.raises(ExportError, match=(
-            r"an export of format 2 \(one file per session\); this ledgerviz reads format 3: "
+            r"an export of format 2, an older layout; this ledgerviz reads format 3: "
             "run `ledgerviz export` into this folder again to rewrite it")):
         read_export(out)
     summary = export([inputs], out)
