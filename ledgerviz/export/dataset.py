@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from ledgerviz.api import Ledger, load
@@ -496,13 +497,18 @@ def session_rows(root: Path, name: str, states: Sequence[FileState]) -> Any:
     """Return the ``name`` rows of ``states`` from their parts at ``root``, in order, as
     an Arrow table; raise ``ExportError`` unless every row is of the session the manifest
     says (a changed part file, or rows edited consistently in the manifest)."""
+    pa = require_pyarrow()
+    import pyarrow.compute as pc
+
     table = gather(root, name, [(state.part, state.rows) for state in states])
     frame = FRAME_NAMES.index(name)
-    found = table.column("session").to_pylist()
-    expected = [state.key for state in states for _ in range(state.rows[frame][1])]
-    if found != expected:
-        at = next((i for i, (a, b) in enumerate(zip(found, expected, strict=False)) if a != b),
-                  min(len(found), len(expected)))
+    keys = pa.array([state.key for state in states], pa.string())
+    found = pc.index_in(table.column("session"), value_set=keys).to_numpy(
+        zero_copy_only=False)  # each row's position in ``states`` (NaN: no such key)
+    expected = np.repeat(np.arange(len(states)), [state.rows[frame][1] for state in states])
+    if len(found) != len(expected) or not np.array_equal(found, expected):
+        wrong = np.flatnonzero(found[: len(expected)] != expected[: len(found)])
+        at = int(wrong[0]) if len(wrong) else min(len(found), len(expected))
         raise ExportError(
             f"{root / name}: row {at} of the manifest's rows is not the session the manifest "
             "says (a part file or the manifest was changed); export into a new folder")

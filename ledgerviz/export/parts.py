@@ -115,15 +115,22 @@ class PartWriter:
 
 def gather(root: Path, name: str, placed: Sequence[tuple[str, Rows]]) -> pa.Table:
     """Return the ``name`` rows of each ``(part, rows)`` session of the dataset at ``root``,
-    together in that order (each part's file is read once)."""
+    together in that order (each part's file is read once, and sessions whose rows follow
+    on are one slice: a table of many small chunks is slow to write)."""
     pa = require_pyarrow()
     frame = FRAME_NAMES.index(name)
+    ranges: list[list[Any]] = []  # [part, offset, length], rows that follow on joined
+    for part, rows in placed:
+        offset, length = rows[frame]
+        if ranges and ranges[-1][0] == part and sum(ranges[-1][1:]) == offset:
+            ranges[-1][2] += length
+        else:
+            ranges.append([part, offset, length])
     tables: dict[str, pa.Table] = {}
     pieces = []
-    for part, rows in placed:
+    for part, offset, length in ranges:
         if part not in tables:
             tables[part] = pa.parquet.read_table(part_file(root, name, part))
-        offset, length = rows[frame]
         pieces.append(tables[part].slice(offset, length))
     return pa.concat_tables(pieces) if pieces else dataset_schema(name).empty_table()
 
