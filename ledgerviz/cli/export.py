@@ -1,4 +1,4 @@
-"""``ledgerviz export``: write every frame as a session-partitioned Parquet dataset."""
+"""``ledgerviz export``: write every frame as a Parquet dataset of size-bounded files."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ def register(subparsers: Any) -> None:
     """Add the ``export`` sub-command to ``subparsers``."""
     parser = subparsers.add_parser(
         "export",
-        help="write every frame as Parquet, one dataset per frame, partitioned by session",
+        help="write every frame as Parquet, one dataset per frame, many sessions per file",
         description="Write the events, turns, steps, calls, messages and lineage frames of "
-        "every session in PATH as Parquet (DIR/<frame>/session-<key>-<hash>/part-0.parquet) "
-        "with a manifest. A run is all or nothing. Incremental: files unchanged since the "
-        "last export into DIR are skipped; "
-        "partitions of changed files are replaced and those of files no longer given are "
-        "removed. Exit 0: written; 1: a session could not be exported or has error-level "
+        "every session in PATH as Parquet (DIR/<frame>/part-<run>-<n>.parquet, each file "
+        "closed once it holds 128 MiB, session a column) with a manifest of where each "
+        "session's rows are. A run is all or nothing. Incremental: files unchanged since "
+        "the last export into DIR are skipped; changed and new files are written to a new "
+        "part, files no longer given are removed, and a part that held a changed or "
+        "removed session is rewritten from its own rows. Exit 0: written; 1: a session could "
+        "not be exported or has error-level "
         "diagnostics (it is still exported), or a file found in a folder is no regular file "
         "or cannot be read (skipped, named); 2: a PATH is "
         "unreadable, DIR is unsafe, or pyarrow is missing.",
