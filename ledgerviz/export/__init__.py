@@ -1,6 +1,7 @@
-"""The frames on disk and on clusters: their Parquet schema and partition files (``parquet``),
-the incremental dataset of ledger files (``dataset``), and the same on Dask (``dask``); and
-sessions as OpenTelemetry traces (``otlp``)."""
+"""The frames on disk and on clusters: their Parquet schema (``parquet``), the part files
+holding many sessions each (``parts``), the incremental dataset of ledger files
+(``dataset``), and the same on Dask (``dask``); and sessions as OpenTelemetry traces
+(``otlp``)."""
 
 from ledgerviz.export.dataset import MANIFEST_NAME, ExportError, ExportSummary, export, read_export
 from ledgerviz.export.otlp import OtlpError, OtlpSummary, export_otlp, to_otlp
