@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ledgerviz.frames.messages import message_text
 from ledgerviz.recovery.analysis import Analysis, CallFacts
 from ledgerviz.recovery.events import message_of, result_content
+from ledgerviz.recovery.nesting import message_text
 
 NO_RESULT = "no result recorded"
 

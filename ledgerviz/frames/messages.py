@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ledgerviz.frames.columns import (
     Column,
     category_column,
@@ -11,7 +9,8 @@ from ledgerviz.frames.columns import (
     string_column,
 )
 from ledgerviz.frames.view import SessionsView
-from ledgerviz.recovery.nesting import flat_blocks
+from ledgerviz.ledger.table import MESSAGE_TYPES
+from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import BRANCHES
 
 MESSAGE_SCHEMA = {
@@ -22,30 +21,7 @@ MESSAGE_SCHEMA = {
     "branch": lambda values: category_column(values, BRANCHES),
 }
 
-MESSAGE_EVENTS = frozenset(
-    {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}
-)
-
-
-def message_text(blocks: Any) -> str:
-    """Return the visible text of content blocks: text blocks, nested tool-result text included."""
-    parts = []
-    for block in flat_blocks(blocks):
-        if block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str) and text:
-                parts.append(text)
-    return parts[0] if len(parts) == 1 else "\n".join(parts)
-
-
-def _visible_text(content: Any) -> str:
-    """Return ``message_text(content)``, a lone text block (the common case) read directly."""
-    if content.__class__ is list and len(content) == 1:
-        block = content[0]
-        if block.__class__ is dict and block.get("type") == "text":
-            text = block.get("text")
-            return text if isinstance(text, str) else ""
-    return message_text(content)
+MESSAGE_EVENTS = MESSAGE_TYPES
 
 
 def message_columns(view: SessionsView) -> dict[str, Column]:
@@ -69,7 +45,7 @@ def message_columns(view: SessionsView) -> dict[str, Column]:
         kind = source.get("kind") if isinstance(source, dict) else None
         add_role(shared(role, role) if role.__class__ is str else role)
         add_kind(shared(kind, kind) if kind.__class__ is str else kind)
-        add_text(_visible_text(message.get("content")))
+        add_text(visible_text(message.get("content")))
     return {
         "session": list(map(view.sessions.__getitem__, indices)),
         "seq": view.seq_at(indices),

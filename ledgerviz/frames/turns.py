@@ -20,6 +20,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.shapes import MAX_INTEGER
+from ledgerviz.ledger.table import route_of
 from ledgerviz.recovery.events import payload_end_reason_kind
 
 TURN_SCHEMA = {
@@ -252,18 +253,6 @@ def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
     per_step = Counter(zip(view.call_sessions, map(_CALL_TURN, calls), map(_CALL_STEP, calls),
                            strict=True))
     return list(map(per_step.__getitem__, zip(sessions, turns, steps, strict=True)))
-
-
-def route_of(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
-    """Return ``(provider, model)`` named by a request/header or request/context event."""
-    if kind == "request/context":
-        config = data
-    else:
-        header = data.get("header")
-        config = header.get("config") if isinstance(header, dict) else None
-    if isinstance(config, dict) and config.get("model") is not None:
-        return config.get("provider"), config.get("model")
-    return None
 
 
 def add_assistant(row: list[Any], data: dict[str, Any]) -> None:

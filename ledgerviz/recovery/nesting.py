@@ -36,6 +36,27 @@ def flat_blocks(blocks: Any) -> Iterator[dict[str, Any]]:
                 yield block
 
 
+def message_text(blocks: Any) -> str:
+    """Return the visible text of content blocks: text blocks, nested tool-result text included."""
+    parts = []
+    for block in flat_blocks(blocks):
+        if block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                parts.append(text)
+    return parts[0] if len(parts) == 1 else "\n".join(parts)
+
+
+def visible_text(content: Any) -> str:
+    """Return ``message_text(content)``, a lone text block (the common case) read directly."""
+    if content.__class__ is list and len(content) == 1:
+        block = content[0]
+        if block.__class__ is dict and block.get("type") == "text":
+            text = block.get("text")
+            return text if isinstance(text, str) else ""
+    return message_text(content)
+
+
 def may_nest_deeper(text: str, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
     """Return False when JSON ``text`` cannot nest deeper than ``limit`` (it holds no more
     brackets than that: a test at C speed); True: it may, see :func:`nests_deeper`."""

@@ -1,0 +1,311 @@
+"""The columnar event table: one typed row per event of a session, one column per fact.
+
+The schema is explicit and comes from the format (``LEDGER_FORMAT.md``), not from the
+data: §3 (envelope), §4.1 (boundaries), §4.2 (messages), §4.3 (assistant output,
+usage), §4.4 (tools), §5 (request bookkeeping). Each column holds one fact for every
+event; an event type the fact does not apply to holds the column's missing value.
+
+Integer columns are ``array.array("q")`` (int64, ``MISSING`` where absent or not an
+integer the column can hold), flags ``array.array("b")``; ``np.frombuffer(column,
+np.int64)`` reads one without a copy. Text columns are lists of ``str`` (None where
+absent); equal short labels (types, roles, kinds, codes, models) share one object.
+Every column is readable by the standard library alone (the recovery engine), and the
+table imports nothing else.
+
+The table is built in one way, from the events as decoded (``EventTable.of``), whatever
+the format that produced them, so every reader gets the same table. The facts are read
+with the recovery engine's own accessors (``recovery.events``), so the table and the
+engine read a payload alike.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ledgerviz.ledger.shapes import MAX_INTEGER
+from ledgerviz.recovery.events import (
+    payload_end_reason_kind,
+    payload_result_facts,
+    payload_tool_call_blocks,
+)
+from ledgerviz.recovery.nesting import visible_text
+
+MISSING = -(1 << 63)
+"""The missing value of an integer column (no ledger integer the runtime writes is it:
+the reader warns beyond ±(2**53 - 1))."""
+
+SURFACE_OPS = ("", "append", "replace", "other")
+"""The codes of ``surface_op``: 0 none, 1 ``"append"``, 2 a ``{"op": "replace"}`` object,
+3 anything else (the raw value is in the event)."""
+
+MESSAGE_TYPES = frozenset(
+    {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}
+)
+"""The message-producing types (§7): the ones with ``role``, ``source_kind`` and ``text``."""
+
+USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens")
+"""The ``assistant/message`` ``usage`` counts the table holds (§4.3), in column order."""
+
+_INT_MIN, _INT_MAX = MISSING + 1, (1 << 63) - 1
+
+
+def _int(value: Any) -> int:
+    """Return an integer column's value: ``value`` when it is an int64, else ``MISSING``
+    (a bool is not an integer here, as in the frames)."""
+    return value if value.__class__ is int and _INT_MIN <= value <= _INT_MAX else MISSING
+
+
+def _count(value: Any) -> int:
+    """Return a usage count: an int from 0 to 2**53 - 1, else ``MISSING`` (as the frames
+    count it)."""
+    return value if value.__class__ is int and 0 <= value <= MAX_INTEGER else MISSING
+
+
+def surface_op_code(op: Any) -> int:
+    """Return the ``SURFACE_OPS`` code of a raw ``surfaceOp`` value."""
+    if op is None:
+        return 0
+    if op == "append":
+        return 1
+    return 2 if op.__class__ is dict and op.get("op") == "replace" else 3
+
+
+def route_of(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
+    """Return ``(provider, model)`` named by a request/header or request/context payload
+    (§5), or None when it names no model."""
+    if kind == "request/context":
+        config = data
+    else:
+        header = data.get("header")
+        config = header.get("config") if isinstance(header, dict) else None
+    if isinstance(config, dict) and config.get("model") is not None:
+        return config.get("provider"), config.get("model")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Requests:
+    """One row per ``tool-call`` block of an ``assistant/message`` (§4.2), in log order."""
+
+    row: array
+    """The table row of the assistant message (int64)."""
+    call_id: list[Any]
+    """The block's ``id``."""
+    name: list[Any]
+    """The block's ``name``."""
+    arguments: list[Any]
+    """The block's ``arguments`` (the raw JSON string the model wrote)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventTable:
+    """The events of one session as columns (see the module docstring for the types)."""
+
+    type_names: list[str]
+    """The event type of each ``type_code``, in order of first appearance."""
+    type_code: array
+    """Each event's ``type`` as an index into ``type_names`` (uint16)."""
+    seq: array
+    """``seq``; an event without one: its position in the session (as the engine reads it)."""
+    time: array
+    """``time`` (epoch ms)."""
+    turn: array
+    """``data.turn``."""
+    step: array
+    """``data.step``."""
+    surface_op: array
+    """``surfaceOp`` as a ``SURFACE_OPS`` code (int8)."""
+    line: array
+    """The 1-based file line the event was read from."""
+    call_id: list[Any]
+    """The call a ``tool/call`` dispatches (``callId``) or a ``tool/result`` answers."""
+    tool_name: list[Any]
+    """A ``tool/call``'s ``name``."""
+    arguments: list[Any]
+    """A ``tool/call``'s ``arguments``."""
+    is_error: array
+    """A ``tool/result``'s ``isError`` (either message form): 1 or 0; -1 for other types."""
+    error_code: list[Any]
+    """A ``tool/result``'s ``error.code``."""
+    role: list[Any]
+    """A message event's message ``role``."""
+    source_kind: list[Any]
+    """A message event's message ``source.kind``."""
+    text: list[Any]
+    """A message event's visible text: its text blocks (nested tool-result text included),
+    joined by newlines ("" when none); None for other types."""
+    end_reason: list[Any]
+    """A ``turn/end``'s ``reason.kind``."""
+    provider: list[Any]
+    """The provider an ``assistant/message``'s source names with its model, or a
+    request/header or request/context names (see ``route_of``)."""
+    model: list[Any]
+    """The model of the same."""
+    input_tokens: array
+    """``usage.inputTokens`` of an ``assistant/message``."""
+    output_tokens: array
+    """``usage.outputTokens``."""
+    cache_read_tokens: array
+    """``usage.cacheReadTokens``."""
+    reasoning_tokens: array
+    """``usage.reasoningTokens``."""
+    requests: Requests
+    """The tool calls the assistant messages request."""
+
+    def __len__(self) -> int:
+        return len(self.type_code)
+
+    @property
+    def types(self) -> list[str]:
+        """Return each event's type string (one shared object per type)."""
+        names = self.type_names
+        return [names[code] for code in self.type_code]
+
+    @classmethod
+    def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] = (),
+           seqs: Sequence[int] | None = None) -> EventTable:
+        """Return the table of a session's checked events (``lines``: their file lines,
+        default none known; ``seqs``: their seqs as the reader numbered them, default
+        each event's ``seq``, else its position)."""
+        return _columns_of(events, lines, seqs)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EventTable):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(self))
+
+
+_NONE = type(None)
+
+
+def _ints(values: list[Any]) -> array:
+    """Return an integer column of ``values`` (see ``_int``), at C speed when they are all
+    ints or None."""
+    kinds = set(map(type, values))
+    if kinds <= {int, _NONE}:
+        try:
+            if _NONE in kinds:
+                return array("q", [MISSING if v is None else v for v in values])
+            return array("q", values)
+        except OverflowError:
+            pass
+    return array("q", map(_int, values))
+
+
+class Shared:
+    """One object per equal label string (or other hashable value) met so far."""
+
+    def __init__(self) -> None:
+        self._share = {}.setdefault
+
+    def __call__(self, values: list[Any]) -> list[Any]:
+        """Return ``values``, each equal one replaced by the first of them met."""
+        return list(map(self._share, values, values))
+
+    def one(self, value: Any) -> Any:
+        """Return the shared object equal to ``value`` (an unhashable value as it is)."""
+        return self._share(value, value) if value.__class__ is str else value
+
+
+def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int],
+                seqs: Sequence[int] | None) -> EventTable:
+    """Return the table of ``events`` (see ``EventTable.of``), a column at a time: every
+    event's envelope, then each type's facts at the rows of that type."""
+    count = len(events)
+    shared = Shared().one
+    kinds = [shared(event.get("type")) for event in events]
+    datas = [event.get("data") for event in events]
+    if set(map(type, datas)) != {dict}:
+        datas = [data if data.__class__ is dict else {} for data in datas]
+    names = list(dict.fromkeys(kinds))
+    code_of = {name: code for code, name in enumerate(names)}
+    rows_of: dict[Any, list[int]] = {name: [] for name in names}
+    for row, kind in enumerate(kinds):
+        rows_of[kind].append(row)
+    objects: dict[str, list[Any]] = {name: [None] * count for name in _OBJECT_COLUMNS}
+    usage = {name: array("q", [MISSING]) * count for name in _USAGE_COLUMNS}
+    is_error = array("b", [-1]) * count
+    requests = Requests(array("q"), [], [], [])
+    _tool_calls(rows_of.get("tool/call", ()), datas, objects, shared)
+    for row in rows_of.get("tool/result", ()):
+        objects["call_id"][row], code, error, _ = payload_result_facts(datas[row])
+        objects["error_code"][row], is_error[row] = shared(code), int(error)
+    for row in rows_of.get("turn/end", ()):
+        objects["end_reason"][row] = shared(payload_end_reason_kind(datas[row]))
+    for kind in ("request/header", "request/context"):
+        for row in rows_of.get(kind, ()):
+            route = route_of(kind, datas[row])
+            if route is not None:
+                objects["provider"][row], objects["model"][row] = map(shared, route)
+    for kind in sorted(MESSAGE_TYPES.intersection(rows_of)):
+        _messages(kind, rows_of[kind], datas, objects, shared)
+    _assistants(rows_of.get("assistant/message", ()), datas, objects, usage, requests, shared)
+    return EventTable(
+        type_names=names,
+        type_code=array("H", map(code_of.__getitem__, kinds)),
+        seq=_ints([event.get("seq", position) for position, event in enumerate(events)]
+                  if seqs is None else list(seqs)),
+        time=_ints([event.get("time") for event in events]),
+        turn=_ints([data.get("turn") for data in datas]),
+        step=_ints([data.get("step") for data in datas]),
+        surface_op=array("b", map(surface_op_code, [event.get("surfaceOp") for event in events])),
+        line=array("q", lines),
+        is_error=is_error,
+        requests=requests,
+        **objects,
+        **usage,
+    )
+
+
+def _tool_calls(rows: Sequence[int], datas: list[dict[str, Any]],
+                objects: dict[str, list[Any]], shared: Callable[[Any], Any]) -> None:
+    """Fill the call id, tool name and arguments of the ``tool/call`` rows."""
+    call_ids, names, arguments = objects["call_id"], objects["tool_name"], objects["arguments"]
+    for row in rows:
+        data = datas[row]
+        call_ids[row], names[row] = data.get("callId"), shared(data.get("name"))
+        arguments[row] = data.get("arguments")
+
+
+def _messages(kind: str, rows: Sequence[int], datas: list[dict[str, Any]],
+              objects: dict[str, list[Any]], shared: Callable[[Any], Any]) -> None:
+    """Fill the role, source kind and visible text of the rows of message type ``kind``."""
+    roles, kinds, texts = objects["role"], objects["source_kind"], objects["text"]
+    for row in rows:
+        message = datas[row] if kind == "user/message" else datas[row].get("message")
+        if message.__class__ is not dict:
+            message = {}
+        source = message.get("source")
+        roles[row] = shared(message.get("role"))
+        kinds[row] = shared(source.get("kind")) if source.__class__ is dict else None
+        texts[row] = visible_text(message.get("content"))
+
+
+def _assistants(rows: Sequence[int], datas: list[dict[str, Any]], objects: dict[str, list[Any]],
+                usage: dict[str, array], requests: Requests, shared: Callable[[Any], Any]) -> None:
+    """Fill the model, usage and requested calls of the ``assistant/message`` rows."""
+    providers, models = objects["provider"], objects["model"]
+    counts = [usage[name] for name in _USAGE_COLUMNS]
+    for row in rows:
+        data = datas[row]
+        message = data.get("message")
+        source = message.get("source") if message.__class__ is dict else None
+        if source.__class__ is dict and source.get("model") is not None:
+            providers[row], models[row] = shared(source.get("provider")), shared(source["model"])
+        used = data.get("usage")
+        if used.__class__ is dict:
+            for column, key in zip(counts, USAGE_KEYS, strict=True):
+                column[row] = _count(used.get(key))
+        for block in payload_tool_call_blocks(data):
+            requests.row.append(row)
+            requests.call_id.append(block.get("id"))
+            requests.name.append(shared(block.get("name")))
+            requests.arguments.append(block.get("arguments"))
+
+
+_OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "source_kind",
+                   "text", "end_reason", "provider", "model")
+_USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")

@@ -1,0 +1,217 @@
+"""The columnar event table: its columns read by hand from a small ledger, and the typed
+decode (``typed_table.decode_table``) equal to the table built from the dicts on every
+scenario, every fixture and any one value changed (or refusing the block)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledgerviz.ledger.table import MISSING, EventTable
+from ledgerviz.ledger.typed_table import decode_table
+from ledgerviz.simulate import SCENARIOS, write_scenario
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "dsh"
+M = MISSING
+
+
+def call_block(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"type": "tool-call", "id": call_id, "name": name, "arguments": arguments}
+
+
+SMALL = [
+    {"type": "turn/start", "seq": 0, "time": 100, "data": {"turn": 1}},
+    {"type": "user/message", "seq": 1, "time": 101, "surfaceOp": "append",
+     "data": {"id": "u1", "role": "user", "source": {"kind": "user"},
+              "content": [{"type": "text", "text": "hi"}]}},
+    {"type": "request/header", "seq": 2, "time": 102,
+     "data": {"turn": 1, "step": 1, "header": {"config": {"provider": "p", "model": "m1"}}}},
+    {"type": "assistant/message", "seq": 3, "time": 103, "surfaceOp": "append",
+     "data": {"turn": 1, "step": 1,
+              "message": {"id": "a1", "role": "assistant",
+                          "source": {"kind": "model", "provider": "p", "model": "m2"},
+                          "content": [{"type": "text", "text": "one"},
+                                      {"type": "reasoning", "text": "hidden"},
+                                      call_block("c1", "ls", "{}"),
+                                      {"type": "text", "text": "two"},
+                                      call_block("c2", "cat", '{"a":1}')]},
+              "usage": {"inputTokens": 10, "outputTokens": 2**53, "reasoningTokens": True}}},
+    {"type": "tool/call", "seq": 4, "time": 104,
+     "data": {"turn": 1, "step": 1, "callId": "c1", "name": "ls", "arguments": "{}"}},
+    {"type": "tool/result", "seq": 5, "time": 105, "surfaceOp": "append",
+     "data": {"turn": 1, "step": 1, "error": {"name": "FsError", "code": "ENOENT"},
+              "message": {"id": "r1", "role": "tool", "source": {"kind": "tool", "callId": "c1"},
+                          "toolCallId": "c1", "isError": True,
+                          "content": [{"type": "text", "text": "no such file"}]}}},
+    {"type": "tool/result", "seq": 6, "time": 106, "surfaceOp": "append",
+     "data": {"turn": 1, "step": 1,
+              "message": {"id": "r2", "role": "user", "source": {"kind": "tool"},
+                          "content": [{"type": "tool-result", "toolCallId": "c2",
+                                       "content": [{"type": "text", "text": "a"},
+                                                   {"type": "text", "text": "b"}]}]}}},
+    {"type": "turn/end", "seq": 7, "time": 107, "data": {"turn": 1, "reason": {"kind": "error"}}},
+    {"type": "title/set", "time": 108, "data": {"title": "x", "turn": "one"}},
+]
+
+
+EXPECTED: dict[str, list[Any]] = {
+    "type_code": [0, 1, 2, 3, 4, 5, 5, 6, 7],
+    "seq": [0, 1, 2, 3, 4, 5, 6, 7, 8],  # the last one: its position
+    "time": [100, 101, 102, 103, 104, 105, 106, 107, 108],
+    "turn": [1, M, 1, 1, 1, 1, 1, 1, M],  # "one" is no integer
+    "step": [M, M, 1, 1, 1, 1, 1, M, M],
+    "surface_op": [0, 1, 0, 1, 0, 1, 1, 0, 0],
+    "line": list(range(2, 11)),
+    "call_id": [None, None, None, None, "c1", "c1", "c2", None, None],
+    "tool_name": [None, None, None, None, "ls", None, None, None, None],
+    "arguments": [None, None, None, None, "{}", None, None, None, None],
+    "is_error": [-1, -1, -1, -1, -1, 1, 0, -1, -1],
+    "error_code": [None, None, None, None, None, "ENOENT", None, None, None],
+    "role": [None, "user", None, "assistant", None, "tool", "user", None, None],
+    "source_kind": [None, "user", None, "model", None, "tool", "tool", None, None],
+    "text": [None, "hi", None, "one\ntwo", None, "no such file", "a\nb", None, None],
+    "end_reason": [None] * 7 + ["error", None],
+    "provider": [None, None, "p", "p", None, None, None, None, None],
+    "model": [None, None, "m1", "m2", None, None, None, None, None],
+    "input_tokens": [M, M, M, 10, M, M, M, M, M],
+    "output_tokens": [M] * 9,  # beyond 2**53 - 1: not counted
+    "cache_read_tokens": [M] * 9,
+    "reasoning_tokens": [M] * 9,  # a bool is no count
+}
+TYPES = ["turn/start", "user/message", "request/header", "assistant/message", "tool/call",
+         "tool/result", "turn/end", "title/set"]
+
+
+def assert_small(table: EventTable, rows: int) -> None:
+    """Assert the first ``rows`` rows of the table of ``SMALL`` are the ones worked out."""
+    assert len(table) == rows
+    assert table.type_names == TYPES[:table.type_code[-1] + 1]
+    for name, expected in EXPECTED.items():
+        assert list(getattr(table, name)) == expected[:rows], name
+    assert list(table.requests.row) == [3, 3]
+    assert table.requests.call_id == ["c1", "c2"]
+    assert table.requests.name == ["ls", "cat"]
+    assert table.requests.arguments == ["{}", '{"a":1}']
+
+
+def test_the_columns_of_a_small_ledger_read_by_hand() -> None:
+    assert_small(EventTable.of(SMALL, range(2, 11)), 9)
+
+
+def test_the_typed_decode_of_a_small_ledger_read_by_hand() -> None:
+    lines = [orjson.dumps(event) for event in SMALL]
+    assert decode_table(lines, 2, 0, 4) is None  # a bool count, an unknown type, a string turn
+    assistant = copy.deepcopy(SMALL[3])
+    del assistant["data"]["usage"]["reasoningTokens"]
+    lines[3] = orjson.dumps(assistant)
+    assert_small(decode_table(lines[:-1], 2, 0, 4), 8)
+
+
+def test_integer_columns_are_handed_to_numpy_without_a_copy() -> None:
+    table = EventTable.of(SMALL)
+    seqs = np.frombuffer(table.seq, dtype=np.int64)
+    assert seqs.tolist() == list(range(9))
+    table.seq[0] = 42
+    assert seqs[0] == 42  # one buffer
+
+
+def test_labels_share_one_object() -> None:
+    events = [SMALL[4], {**SMALL[4], "seq": 5, "data": {**SMALL[4]["data"],
+                                                         "name": "".join(["l", "s"])}}]
+    table = EventTable.of(events)
+    assert table.tool_name[0] is table.tool_name[1]
+
+
+def decodes(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def lines_of(path: Path) -> list[bytes]:
+    """The file's event lines (the header and a torn last line dropped, as the reader does)."""
+    return [line for line in path.read_bytes().splitlines()[1:] if decodes(line)]
+
+
+def from_dicts(lines: list[bytes]) -> EventTable:
+    return EventTable.of([orjson.loads(line) for line in lines], range(2, len(lines) + 2))
+
+
+def version_of(path: Path) -> int | None:
+    return json.loads(path.read_bytes().splitlines()[0]).get("version")
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_the_typed_decode_reads_every_scenario_as_the_dicts_do(tmp_path: Path,
+                                                               scenario: str) -> None:
+    for path in write_scenario(scenario, tmp_path / scenario, turns=6):
+        lines = lines_of(path)
+        typed = decode_table(lines, 2, 0, version_of(path))
+        assert typed is not None
+        assert typed == from_dicts(lines)
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.jsonl")), ids=lambda p: p.name[-40:])
+def test_the_typed_decode_reads_every_fixture_as_the_dicts_do(path: Path) -> None:
+    lines = lines_of(path)
+    typed = decode_table(lines, 2, 0, version_of(path))
+    if typed is not None:  # else the dicts are the table: nothing to compare
+        assert typed == from_dicts(lines)
+
+
+def test_the_typed_decode_reads_most_fixtures() -> None:
+    paths = sorted(DATA.glob("*.jsonl"))
+    read = [p for p in paths if decode_table(lines_of(p), 2, 0, version_of(p)) is not None]
+    assert len(read) >= len(paths) - 2, [p.name for p in paths if p not in read]
+
+
+def test_a_value_the_structs_do_not_hold_sends_the_block_to_the_dicts(tmp_path: Path) -> None:
+    (path,) = write_scenario("clean", tmp_path / "base.jsonl", turns=2)
+    lines = lines_of(path)
+    odd = orjson.loads(lines[0])
+    odd["data"]["turn"] = True
+    assert decode_table([orjson.dumps(odd), *lines[1:]], 2, 0, 4) is None
+    assert EventTable.of([odd]).turn[0] == MISSING
+
+
+JSON_VALUES = st.sampled_from(
+    [None, True, 0, -1, 7, 1.5, 2**53, 2**63, "", "x", "text", "tool-call", "tool-result",
+     "append", [], [1], [{"type": "text", "text": "t"}], {}, {"op": "replace"}, {"kind": "k"}]
+)
+
+
+def _containers(value: Any) -> Any:
+    """Yield ``(container, key)`` for every value inside a decoded JSON value."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        yield value, key
+        if isinstance(item, dict | list) and item:
+            yield from _containers(item)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.integers(0, 400), path_choice=st.integers(0, 10_000), value=JSON_VALUES)
+def test_any_one_value_changed_reads_as_the_dicts_or_goes_to_them(
+    tmp_path: Path, line: int, path_choice: int, value: Any
+) -> None:
+    (path,) = write_scenario("crash-mid-dispatch", tmp_path / "base.jsonl", turns=3)
+    lines = lines_of(path)
+    at = line % len(lines)
+    event = orjson.loads(lines[at])
+    container, key = list(_containers(event))[path_choice % len(list(_containers(event)))]
+    container[key] = value
+    lines[at] = json.dumps(event, separators=(",", ":")).encode()
+    typed = decode_table(lines, 2, 0, 4)
+    if typed is not None:
+        assert typed == EventTable.of([json.loads(raw) for raw in lines], range(2, len(lines) + 2))
