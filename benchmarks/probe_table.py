@@ -43,14 +43,17 @@ def _version(path: Path) -> int | None:
 def table_typed(path: Path) -> Built:
     """Decode every chunk's event lines straight into tables, GC paused."""
     version, tables, refused, first = _version(path), [], 0, True
+    offset = line = position = 0
     gc.disable()
     try:
         for lines in chunk_lines(path):
-            if first:
-                lines, first = lines[1:], False  # the header line
-            table = decode_table(lines, 0, 0, version)
+            if first:  # the header line
+                offset, line, lines, first = len(lines[0]) + 1, 1, lines[1:], False
+            table = decode_table(lines, line + 1, position, version, offset)
             refused += table is None
             tables.append(table)
+            offset += sum(map(len, lines)) + len(lines)
+            line, position = line + len(lines), position + len(lines)
         rows = sum(len(table) for table in tables if table is not None)
         return rows, (tables, refused)
     finally:

@@ -120,6 +120,10 @@ class EventTable:
     """``surfaceOp`` as a ``SURFACE_OPS`` code (int8)."""
     line: array
     """The 1-based file line the event was read from."""
+    start: array
+    """The offset in the file of the line's first byte (``MISSING``: not read from lines)."""
+    stop: array
+    """The offset of the byte after the line's last one (its newline's offset)."""
     call_id: list[Any]
     """The call a ``tool/call`` dispatches (``callId``) or a ``tool/result`` answers."""
     tool_name: list[Any]
@@ -168,8 +172,8 @@ class EventTable:
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] = (),
            seqs: Sequence[int] | None = None) -> EventTable:
         """Return the table of a session's checked events (``lines``: their file lines,
-        default none known; ``seqs``: their seqs as the reader numbered them, default
-        each event's ``seq``, else its position)."""
+        default none known; ``seqs``: their seqs as the reader numbered them, default each
+        event's ``seq``, else its position). Their byte ranges are not known."""
         return _columns_of(events, lines, seqs)
 
     def __eq__(self, other: object) -> bool:
@@ -253,6 +257,8 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int],
         step=_ints([data.get("step") for data in datas]),
         surface_op=array("b", map(surface_op_code, [event.get("surfaceOp") for event in events])),
         line=array("q", lines),
+        start=array("q", [MISSING]) * count,
+        stop=array("q", [MISSING]) * count,
         is_error=is_error,
         requests=requests,
         **objects,

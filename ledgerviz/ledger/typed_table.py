@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import accumulate, repeat
 from typing import Annotated, Any, Union
 
 import msgspec
@@ -166,10 +167,11 @@ def _decoder(version: int | None) -> tuple[Any, dict[type, str]]:
 
 
 def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
-                 version: int | None) -> EventTable | None:
+                 version: int | None, first_offset: int = MISSING) -> EventTable | None:
     """Return the table of the events on ``lines`` (file lines from ``first_line``, the
-    first event at ``first_position`` in its session), or None when a line does not fit
-    the structs (see the module docstring)."""
+    first event at ``first_position`` in its session, the lines consecutive from byte
+    ``first_offset`` of the file, each ended by one newline; default: offsets not known),
+    or None when a line does not fit the structs (see the module docstring)."""
     decode, kinds_of = _decoder(version)
     try:
         events = list(map(decode, lines))
@@ -225,11 +227,22 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
         step=_ints([data.step for data in datas]),
         surface_op=array("b", map(surface_op_code, [event.surfaceOp for event in events])),
         line=array("q", range(first_line, first_line + count)),
+        **_spans(lines, first_offset),
         is_error=is_error,
         requests=requests,
         **objects,
         **usage,
     )
+
+
+def _spans(lines: Sequence[bytes], first_offset: int) -> dict[str, array]:
+    """Return the ``start`` and ``stop`` columns of consecutive newline-ended lines."""
+    if first_offset == MISSING:
+        missing = array("q", [MISSING]) * len(lines)
+        return {"start": missing, "stop": array("q", missing)}
+    ends = array("q", accumulate([len(line) + 1 for line in lines], initial=first_offset))
+    starts = ends[:-1]
+    return {"start": starts, "stop": array("q", map(int.__sub__, ends[1:], repeat(1)))}
 
 
 def _route(objects: dict[str, list[Any]], row: int, config: _Config | None, share: Shared

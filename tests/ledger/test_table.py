@@ -115,6 +115,16 @@ def test_the_typed_decode_of_a_small_ledger_read_by_hand() -> None:
     assert_small(decode_table(lines[:-1], 2, 0, 4), 8)
 
 
+def test_the_typed_decode_gives_each_line_its_byte_range() -> None:
+    lines = [orjson.dumps(event) for event in SMALL[:3]]
+    table = decode_table(lines, 2, 0, 4, first_offset=10)
+    one, two, three = map(len, lines)
+    assert list(table.start) == [10, 11 + one, 12 + one + two]
+    assert list(table.stop) == [10 + one, 11 + one + two, 12 + one + two + three]
+    assert list(decode_table(lines, 2, 0, 4).start) == [M] * 3
+    assert list(EventTable.of(SMALL).stop) == [M] * 9
+
+
 def test_integer_columns_are_handed_to_numpy_without_a_copy() -> None:
     table = EventTable.of(SMALL)
     seqs = np.frombuffer(table.seq, dtype=np.int64)
