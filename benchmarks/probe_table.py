@@ -31,9 +31,6 @@ from bench_load import (
     run_route,
 )
 
-from ledgerviz.ledger.table import EventTable
-from ledgerviz.ledger.typed_table import decode_table
-
 
 def _version(path: Path) -> int | None:
     with path.open("rb") as handle:
@@ -42,6 +39,8 @@ def _version(path: Path) -> int | None:
 
 def table_typed(path: Path) -> Built:
     """Decode every chunk's event lines straight into tables, GC paused."""
+    from ledgerviz.ledger.typed_table import decode_table
+
     version, tables, refused, first = _version(path), [], 0, True
     offset = line = position = 0
     gc.disable()
@@ -63,6 +62,8 @@ def table_typed(path: Path) -> Built:
 
 def table_from_dicts(path: Path) -> Built:
     """The floor's dicts, then the table built from them, GC paused."""
+    from ledgerviz.ledger.table import EventTable
+
     rows, values = floor_gc_paused_chunked(path)
     gc.disable()
     try:

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Union
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import (
     _OBJECT_COLUMNS,
     _USAGE_COLUMNS,
@@ -29,14 +30,18 @@ from ledgerviz.ledger.table import (
     EventTable,
     Requests,
     Shared,
-    _count,
     _ints,
     surface_op_code,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, surface_types
 
 Int = Annotated[int, Meta(ge=MISSING + 1, le=(1 << 63) - 1)]
-"""An integer an int64 column holds."""
+"""An integer an int64 column holds (``time`` and the counts default to ``MISSING``, read
+into their column as they are: a ``null`` there goes to the dicts; ``turn`` and ``step``,
+often ``null`` between turns, take it)."""
+
+Count = Annotated[int, Meta(ge=0, le=MAX_INTEGER)]
+"""A usage count the frames add (``table._count``); another number goes to the dicts."""
 
 
 class _Block(Struct, gc=False):
@@ -76,10 +81,10 @@ class _UserMessage(_Message):
 
 
 class _Usage(Struct, gc=False):
-    inputTokens: Int | None = None
-    outputTokens: Int | None = None
-    cacheReadTokens: Int | None = None
-    reasoningTokens: Int | None = None
+    inputTokens: Count = MISSING
+    outputTokens: Count = MISSING
+    cacheReadTokens: Count = MISSING
+    reasoningTokens: Count = MISSING
 
 
 class _CarriesMessage(_TurnStep):
@@ -144,7 +149,7 @@ _PAYLOADS: dict[str, type[Struct]] = {
 
 class _Event(Struct, tag_field="type", gc=False):
     seq: Int | UnsetType = UNSET
-    time: Int | None = None
+    time: Int = MISSING
     surfaceOp: str | dict[str, Any] | None = None
 
 
@@ -222,7 +227,7 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
         seq=array("q", seqs),
-        time=_ints([event.time for event in events]),
+        time=array("q", [event.time for event in events]),
         turn=_ints([data.turn for data in datas]),
         step=_ints([data.step for data in datas]),
         surface_op=array("b", map(surface_op_code, [event.surfaceOp for event in events])),
@@ -319,7 +324,7 @@ def _assistants(rows: Sequence[int], datas: list[Any], objects: dict[str, list[A
     used_rows = [row for row, _ in used]
     for name, key in zip(_USAGE_COLUMNS, USAGE_KEYS, strict=True):
         _scatter(usage[name], used_rows,
-                 [_count(getattr(counts, key)) for _, counts in used])
+                 [getattr(counts, key) for _, counts in used])
     calls = [(row, block) for row, d in zip(rows, payloads, strict=True)
              if d.message is not None and d.message.content
              for block in d.message.content if block.type == "tool-call"]

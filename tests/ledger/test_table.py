@@ -108,9 +108,10 @@ def test_the_columns_of_a_small_ledger_read_by_hand() -> None:
 
 def test_the_typed_decode_of_a_small_ledger_read_by_hand() -> None:
     lines = [orjson.dumps(event) for event in SMALL]
-    assert decode_table(lines, 2, 0, 4) is None  # a bool count, an unknown type, a string turn
+    assert decode_table(lines, 2, 0, 4) is None  # an unknown type, a string turn
     assistant = copy.deepcopy(SMALL[3])
-    del assistant["data"]["usage"]["reasoningTokens"]
+    assert decode_table([orjson.dumps(assistant)], 2, 0, 4) is None  # odd counts: to the dicts
+    del assistant["data"]["usage"]["reasoningTokens"], assistant["data"]["usage"]["outputTokens"]
     lines[3] = orjson.dumps(assistant)
     assert_small(decode_table(lines[:-1], 2, 0, 4), 8)
 
