@@ -169,12 +169,11 @@ class EventTable:
         return [names[code] for code in self.type_code]
 
     @classmethod
-    def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] = (),
-           seqs: Sequence[int] | None = None) -> EventTable:
-        """Return the table of a session's checked events (``lines``: their file lines,
-        default none known; ``seqs``: their seqs as the reader numbered them, default each
-        event's ``seq``, else its position). Their byte ranges are not known."""
-        return _columns_of(events, lines, seqs)
+    def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None
+           ) -> EventTable:
+        """Return the table of a session's checked events (``lines``: their file lines;
+        None: not known, ``MISSING``). Their byte ranges are not known."""
+        return _columns_of(events, lines)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EventTable):
@@ -214,11 +213,12 @@ class Shared:
         return self._share(value, value) if value.__class__ is str else value
 
 
-def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int],
-                seqs: Sequence[int] | None) -> EventTable:
+def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None) -> EventTable:
     """Return the table of ``events`` (see ``EventTable.of``), a column at a time: every
     event's envelope, then each type's facts at the rows of that type."""
     count = len(events)
+    if lines is not None and len(lines) != count:
+        raise ValueError(f"{len(lines)} line numbers for {count} events")
     shared = Shared().one
     kinds = [shared(event.get("type")) for event in events]
     datas = [event.get("data") for event in events]
@@ -250,13 +250,12 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int],
     return EventTable(
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
-        seq=_ints([event.get("seq", position) for position, event in enumerate(events)]
-                  if seqs is None else list(seqs)),
+        seq=_ints([event.get("seq", position) for position, event in enumerate(events)]),
         time=_ints([event.get("time") for event in events]),
         turn=_ints([data.get("turn") for data in datas]),
         step=_ints([data.get("step") for data in datas]),
         surface_op=array("b", map(surface_op_code, [event.get("surfaceOp") for event in events])),
-        line=array("q", lines),
+        line=array("q", [MISSING]) * count if lines is None else array("q", lines),
         start=array("q", [MISSING]) * count,
         stop=array("q", [MISSING]) * count,
         is_error=is_error,

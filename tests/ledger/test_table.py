@@ -124,6 +124,7 @@ def test_the_typed_decode_gives_each_line_its_byte_range() -> None:
     assert list(table.stop) == [10 + one, 11 + one + two, 12 + one + two + three]
     assert list(decode_table(lines, 2, 0, 4).start) == [M] * 3
     assert list(EventTable.of(SMALL).stop) == [M] * 9
+    assert list(EventTable.of(SMALL).line) == [M] * 9
 
 
 def test_integer_columns_are_handed_to_numpy_without_a_copy() -> None:
