@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
@@ -174,11 +174,6 @@ class EventTable:
         """Return the table of a session's checked events (``lines``: their file lines;
         None: not known, ``MISSING``). Their byte ranges are not known."""
         return _columns_of(events, lines)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EventTable):
-            return NotImplemented
-        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(self))
 
 
 _NONE = type(None)
