@@ -26,7 +26,6 @@ from ledgerviz.ledger.table import (
     _USAGE_COLUMNS,
     MESSAGE_TYPES,
     MISSING,
-    USAGE_KEYS,
     EventTable,
     Requests,
     Shared,
@@ -300,35 +299,50 @@ def _scatter(column: list[Any] | array, rows: Sequence[int], values: Sequence[An
 
 def _messages(kind: str, rows: Sequence[int], datas: list[Any], objects: dict[str, list[Any]],
               share: Shared) -> None:
-    """Fill the role, source kind and visible text of the rows of message type ``kind``."""
+    """Fill the role, source kind and visible text of the rows of message type ``kind``
+    (a lone text block, the common content, read in the comprehension)."""
     if kind == "user/message":
         messages = [datas[row] for row in rows]
     else:
         messages = [datas[row].message for row in rows]
-    _scatter(objects["role"], rows, share([m.role if m is not None else None for m in messages]))
-    _scatter(objects["source_kind"], rows, share([
-        m.source.kind if m is not None and m.source is not None else None for m in messages]))
-    _scatter(objects["text"], rows, [_text(m.content) if m is not None else "" for m in messages])
+    facts = [_NO_MESSAGE if m is None else (
+        m.role, m.source.kind if m.source is not None else None,
+        (c[0].text or "") if (c := m.content) and len(c) == 1 and c[0].type == "text"
+        else _text(c)) for m in messages]
+    roles, kinds, texts = zip(*facts, strict=True) if facts else ((), (), ())
+    _scatter(objects["role"], rows, share(list(roles)))
+    _scatter(objects["source_kind"], rows, share(list(kinds)))
+    _scatter(objects["text"], rows, texts)
+
+
+_NO_MESSAGE = (None, None, "")
+"""The role, source kind and text of a message event without a message."""
 
 
 def _assistants(rows: Sequence[int], datas: list[Any], objects: dict[str, list[Any]],
                 usage: dict[str, array], requests: Requests, share: Shared) -> None:
     """Fill the model, usage and requested calls of the ``assistant/message`` rows."""
     payloads = [datas[row] for row in rows]
-    sources = [d.message.source if d.message is not None else None for d in payloads]
-    named = [(row, source) for row, source in zip(rows, sources, strict=True)
-             if source is not None and source.model is not None]
-    _scatter(objects["provider"], [row for row, _ in named], share([s.provider for _, s in named]))
-    _scatter(objects["model"], [row for row, _ in named], share([s.model for _, s in named]))
-    used = [(row, d.usage) for row, d in zip(rows, payloads, strict=True) if d.usage is not None]
-    used_rows = [row for row, _ in used]
-    for name, key in zip(_USAGE_COLUMNS, USAGE_KEYS, strict=True):
-        _scatter(usage[name], used_rows,
-                 [getattr(counts, key) for _, counts in used])
-    calls = [(row, block) for row, d in zip(rows, payloads, strict=True)
+    named = [(row, s.provider, s.model) for row, d in zip(rows, payloads, strict=True)
+             if d.message is not None and (s := d.message.source) is not None
+             and s.model is not None]
+    if named:
+        named_rows, providers, models = zip(*named, strict=True)
+        _scatter(objects["provider"], named_rows, share(list(providers)))
+        _scatter(objects["model"], named_rows, share(list(models)))
+    used = [(row, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.reasoningTokens)
+            for row, d in zip(rows, payloads, strict=True) if (u := d.usage) is not None]
+    if used:
+        used_rows, *counts = zip(*used, strict=True)
+        for name, column in zip(_USAGE_COLUMNS, counts, strict=True):
+            _scatter(usage[name], used_rows, column)
+    calls = [(row, block.id, block.name, block.arguments)
+             for row, d in zip(rows, payloads, strict=True)
              if d.message is not None and d.message.content
              for block in d.message.content if block.type == "tool-call"]
-    requests.row.extend([row for row, _ in calls])
-    requests.call_id.extend([block.id for _, block in calls])
-    requests.name.extend(share([block.name for _, block in calls]))
-    requests.arguments.extend([block.arguments for _, block in calls])
+    if calls:
+        call_rows, ids, names, arguments = zip(*calls, strict=True)
+        requests.row.extend(call_rows)
+        requests.call_id.extend(ids)
+        requests.name.extend(share(list(names)))
+        requests.arguments.extend(arguments)
