@@ -38,7 +38,7 @@ from ledgerviz.frames.turns import (
     add_assistant,
     route_of,
 )
-from ledgerviz.ledger.events import CheckedEvents
+from ledgerviz.ledger.checks import CheckedEvents
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS, SEED_MARKER, inherited_count, lineage_of
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks

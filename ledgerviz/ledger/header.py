@@ -6,8 +6,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ledgerviz.ledger.decode import describe_undecodable
 from ledgerviz.ledger.diagnostics import DiagnosticLog
-from ledgerviz.ledger.events import describe_undecodable
 from ledgerviz.ledger.schema import HEADER_FIELDS
 from ledgerviz.ledger.shapes import type_problem
 from ledgerviz.ledger.vocabulary import HEADER_KEYS, KNOWN_VERSIONS

@@ -9,14 +9,9 @@ from itertools import chain, count
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from ledgerviz.ledger.checks import CheckedEvents, CheckState, check_events, joined_checks
+from ledgerviz.ledger.decode import decode_lines
 from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics, Severity
-from ledgerviz.ledger.events import (
-    CheckedEvents,
-    CheckState,
-    check_events,
-    decode_lines,
-    joined_checks,
-)
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lineage import SeedCheck

@@ -17,8 +17,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
+from ledgerviz.ledger.checks import CheckedEvents
 from ledgerviz.ledger.diagnostics import Diagnostic
-from ledgerviz.ledger.events import CheckedEvents
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.reader import Chunk, FileScan
 

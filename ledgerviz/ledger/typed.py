@@ -27,7 +27,7 @@ import orjson
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES
-from ledgerviz.ledger.events import CheckState
+from ledgerviz.ledger.checks import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-from ledgerviz.ledger.events import CheckedEvents
+from ledgerviz.ledger.checks import CheckedEvents
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.runtime_read import RuntimeRead, runtime_read
 from ledgerviz.ledger.sources import iter_source_chunks

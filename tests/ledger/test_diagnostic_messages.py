@@ -8,8 +8,9 @@ import pytest
 from ledger_lines import HEADER, encode, mark, turn_start
 
 from ledgerviz.ledger import read_session
+from ledgerviz.ledger.checks import check_events
+from ledgerviz.ledger.decode import decode_lines
 from ledgerviz.ledger.diagnostics import DiagnosticLog
-from ledgerviz.ledger.events import check_events, decode_lines
 from ledgerviz.ledger.reader import read_chunks
 from ledgerviz.ledger.shapes import MAX_INTEGER
 

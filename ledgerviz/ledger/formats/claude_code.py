@@ -20,8 +20,8 @@ from typing import Any
 
 import orjson
 
+from ledgerviz.ledger.decode import UNREADABLE, decode_lines
 from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics, Severity
-from ledgerviz.ledger.events import UNREADABLE, decode_lines
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
 from ledgerviz.ledger.formats.claude_code_events import EventWriter, refusals

@@ -1,0 +1,121 @@
+"""Decode the event lines of one ledger file: values, or ``UNREADABLE`` with a diagnostic."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from ledgerviz.ledger.diagnostics import DiagnosticSink
+from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
+from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
+
+UNREADABLE: Any = object()
+"""Stands in for a line that did not decode."""
+
+
+def describe_undecodable(raw: bytes, error: Exception) -> tuple[str, str]:
+    """Return ``(kind, message)`` for a line orjson refused: bad UTF-8 or bad JSON."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return "invalid_utf8", f"byte {bad.start + 1} of the line is not valid UTF-8"
+    return "invalid_json", f"not valid JSON: {error}"
+
+
+def decode_lines(
+    raw_lines: Sequence[bytes],
+    first_line: int,
+    log: DiagnosticSink,
+    *,
+    last_may_be_torn: bool,
+    big_integers: bool = False,
+    duplicate_keys: bool = False,
+) -> list[Any]:
+    """Return the decoded value of every line (``UNREADABLE`` where decoding failed).
+
+    A failing final line is a torn tail when ``last_may_be_torn``; other failures are
+    recorded as ``blank_line`` (an error: the runtime stops reading there; a warning for the
+    last line), ``invalid_utf8`` or ``invalid_json``. With
+    ``big_integers`` (the file may hold integers beyond 64 bits, see ``numbers``) such
+    lines are decoded exactly and flagged with a ``big_integer`` warning. With
+    ``duplicate_keys`` a key repeated within one object is a ``duplicate_key`` warning.
+    """
+    values = _decode_all(raw_lines, first_line, log, last_may_be_torn, big_integers)
+    if duplicate_keys:
+        _warn_duplicate_keys(raw_lines, values, first_line, log)
+    return values
+
+
+def _warn_duplicate_keys(
+    raw_lines: Sequence[bytes], values: list[Any], first_line: int, log: DiagnosticSink
+) -> None:
+    """Record every line holding an object with a repeated key."""
+    for index, (raw, value) in enumerate(zip(raw_lines, values, strict=True)):
+        if value is UNREADABLE or not may_repeat_keys(raw, value):
+            continue
+        keys = repeated_keys(raw)
+        if keys:
+            named = ", ".join(repr(key) for key in keys)
+            which = "key" if len(keys) == 1 else "keys"
+            message = f"{which} {named} repeated within one object: the last value is used"
+            log.add(first_line + index, "duplicate_key", message, "warning")
+
+
+def _decode_all(
+    raw_lines: Sequence[bytes],
+    first_line: int,
+    log: DiagnosticSink,
+    last_may_be_torn: bool,
+    big_integers: bool,
+) -> list[Any]:
+    """Return the decoded lines (see ``decode_lines``)."""
+    loads = orjson.loads
+    if not big_integers:
+        try:
+            return list(map(loads, raw_lines))
+        except orjson.JSONDecodeError:
+            pass
+    values: list[Any] = []
+    last = len(raw_lines) - 1
+    for index, raw in enumerate(raw_lines):
+        if not raw or raw.isspace():  # never JSON: not handed to the decoder to fail
+            values.append(UNREADABLE)
+            severity = "warning" if index == last and last_may_be_torn else "error"
+            log.add(first_line + index, "blank_line", "empty line between events", severity)
+            continue
+        if big_integers and may_hold_big_integers(raw):
+            exact = _exact_value(raw, first_line + index, log)
+            if exact is not UNREADABLE:
+                values.append(exact)
+                continue
+        try:
+            values.append(loads(raw))
+            continue
+        except orjson.JSONDecodeError as error:
+            values.append(UNREADABLE)
+            line = first_line + index
+            if index == last and last_may_be_torn:
+                log.add(line, "torn_tail", "last line does not decode: dropped", "warning")
+            else:
+                log.add(line, *describe_undecodable(raw, error))
+    return values
+
+
+def _exact_value(raw: bytes, line: int, log: DiagnosticSink) -> Any:
+    """Return the exact value of a line that may hold a big integer (UNREADABLE if invalid).
+
+    orjson decides validity (it refuses lone surrogates, which the standard library
+    accepts); the standard library then gives the exact integers.
+    """
+    try:
+        fast = orjson.loads(raw)
+        value = exact_loads(raw)
+    except (orjson.JSONDecodeError, ValueError):
+        return UNREADABLE  # orjson then says what is wrong with it
+    if not holds_big_integer(value):
+        return fast
+    message = "holds an integer beyond 64 bits: kept exact (the runtime never writes one)"
+    log.add(line, "big_integer", message, "warning")
+    return value
