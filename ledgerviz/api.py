@@ -11,7 +11,8 @@ from typing import Any
 from ledgerviz.display import notebook, reprs
 from ledgerviz.frames import Frames, build_frames
 from ledgerviz.frames.fork_frames import ForkFrames
-from ledgerviz.frames.prefix import SessionFrames, prefix_frames
+from ledgerviz.frames.prefix import prefix_frames
+from ledgerviz.frames.session_frames import SessionFrames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc

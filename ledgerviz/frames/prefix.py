@@ -13,10 +13,9 @@ later in the file, a seq two tool events share) is built from scratch.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from copy import copy
-from dataclasses import fields, replace
-from functools import cached_property, partial
-from itertools import chain, compress, groupby, islice, repeat
+from dataclasses import replace
+from functools import cached_property
+from itertools import chain, compress, islice
 from operator import attrgetter
 from typing import Any
 
@@ -42,6 +41,8 @@ from ledgerviz.frames.events import (
     _inherited,
     _surface_ops,
 )
+from ledgerviz.frames.rows import Rows
+from ledgerviz.frames.session_frames import SessionFrames
 from ledgerviz.frames.story import StoryFrames
 from ledgerviz.frames.turns import (
     STEP_FACTS,
@@ -67,186 +68,6 @@ from ledgerviz.recovery.sequences import first_difference
 _UNSLICEABLE = frozenset({"assistant/message", "request/header", "request/context"})
 """Event types after the shared events that make a prefix's frames be built from scratch:
 they would add calls, or change a step's route."""
-
-
-class SessionFrames:
-    """The frames of one whole session under one policy, and what slicing prefixes needs."""
-
-    def __init__(self, key: str, log: SessionLog, analysis: Analysis) -> None:
-        self.analysis = analysis
-        self.frames = _WholeFrames([(key, log, analysis)], self)
-        self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
-        self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
-        self._call_runs: dict[Callable[[CallFacts], Any], dict[Any, range] | None] = {}
-        self._call_rows: dict[Callable[[CallFacts], Any], np.ndarray | None] = {}
-
-    def serving(self, analysis: Analysis) -> SessionFrames | None:
-        """Return these frames for ``analysis``, another policy's analysis of the same
-        session, when it differs from this one in its policy alone (so every frame is the
-        same: a session that ends with every call answered), else None."""
-        if not _alike(self.analysis, analysis):
-            return None
-        twin = copy(self)
-        twin.analysis = analysis
-        return twin
-
-    def shared(self, recorded: int) -> int:
-        """Return how many first events of the analysis hold its first ``recorded`` recorded
-        events (and the results recovery put between them)."""
-        if recorded <= 0:
-            return 0
-        return int(np.searchsorted(self._recorded_before, recorded)) + 1
-
-    def shared_with(self, analysis: Analysis, recorded: int) -> int | None:
-        """Return how many first events ``analysis`` (of a prefix of the session, resumed
-        from the same scan) shares with the whole session's: those holding its first
-        ``recorded`` recorded events; None when its events there are not the same."""
-        shared, whole = self.shared(recorded), self.analysis.events
-        if shared > min(len(whole), len(analysis.events)) or (
-                shared and analysis.events[shared - 1] is not whole[shared - 1]):
-            return None
-        return shared
-
-    @cached_property
-    def turn_rows(self) -> _Rows:
-        """Return the whole session's turn rows."""
-        return _Rows(turn_rows(self.frames.view))
-
-    @cached_property
-    def step_rows(self) -> _Rows:
-        """Return the whole session's step rows."""
-        return _Rows(step_rows(self.frames.view))
-
-    def call_keys(self, key_of: Callable[[CallFacts], Any]) -> list[Any]:
-        """Return ``key_of`` each call of the whole session (made once per ``key_of``)."""
-        if key_of not in self._call_keys:
-            self._call_keys[key_of] = list(map(key_of, self.analysis.calls))
-        return self._call_keys[key_of]
-
-    def call_rows(self, key_of: Callable[[CallFacts], Any], rows: _Rows) -> np.ndarray | None:
-        """Return the row of ``rows`` (of a frame whose rows ``key_of`` keys) each call of the
-        whole session is counted in (see :meth:`_Rows.rows_of`; made once per ``key_of``)."""
-        if key_of not in self._call_rows:
-            self._call_rows[key_of] = rows.rows_of(self.call_keys(key_of))
-        return self._call_rows[key_of]
-
-    def call_runs(self, key_of: Callable[[CallFacts], Any]) -> dict[Any, range] | None:
-        """Return the positions of the whole session's calls of each ``key_of`` key, or None
-        when the calls of some key are not all next to each other (made once per ``key_of``)."""
-        if key_of not in self._call_runs:
-            self._call_runs[key_of] = _runs(self.call_keys(key_of))
-        return self._call_runs[key_of]
-
-    @cached_property
-    def tool_positions(self) -> dict[Any, int]:
-        """Return the position of the tool event with each seq, or an empty dict when two
-        tool events share a seq."""
-        view = self.frames.view
-        positions = view.indices_of(TOOL_EVENTS)
-        found = {view.seqs[i]: i for i in positions}
-        return found if len(found) == len(positions) else {}
-
-
-def _runs(keys: list[Any]) -> dict[Any, range] | None:
-    """Return the positions of each key's run in ``keys``, or None when a key has two runs."""
-    runs: dict[Any, range] = {}
-    start = 0
-    for key, run in groupby(keys):
-        stop = start + sum(1 for _ in run)
-        if key in runs:
-            return None
-        runs[key] = range(start, stop)
-        start = stop
-    return runs
-
-
-_FACTS = sorted((f.name for f in fields(Analysis) if f.name != "policy"),
-                key=lambda name: name not in ("closers", "fork_points", "abandoned_seqs"))
-"""What an analysis says besides its policy, the short lists first (they differ soonest)."""
-
-
-def _alike(one: Analysis, other: Analysis) -> bool:
-    """Return whether two analyses say the same of every event, call and message."""
-    return all(getattr(one, name) == getattr(other, name) for name in _FACTS)
-
-
-class _WholeFrames(Frames):
-    """The frames of a whole session, its turns and steps built from the rows its
-    :class:`SessionFrames` keeps (made once for both)."""
-
-    def __init__(self, sessions: list[tuple[str, SessionLog, Analysis]],
-                 whole: SessionFrames) -> None:
-        super().__init__(sessions)
-        self._whole = whole
-
-    @cached_property
-    def turns(self) -> pd.DataFrame:
-        """Return one row per turn (see :attr:`Frames.turns`)."""
-        return self._build(partial(turn_columns, rows=self._whole.turn_rows.rows), TURN_SCHEMA)
-
-    @cached_property
-    def steps(self) -> pd.DataFrame:
-        """Return one row per (turn, step) (see :attr:`Frames.steps`)."""
-        return self._build(partial(step_columns, rows=self._whole.step_rows.rows), STEP_SCHEMA)
-
-
-class _Rows:
-    """Rows of one frame of the whole session (lists per slot), with where each began and
-    how far the rows before each reach."""
-
-    def __init__(self, rows: dict[str, list[Any]]) -> None:
-        self.rows = rows
-        self.reach = np.maximum.accumulate(np.asarray(rows["last"], dtype=np.int64))
-        self.keys = {key: row for row, key in reversed(list(enumerate(self.row_keys())))}
-        """The first row of each key."""
-
-    @cached_property
-    def call_keys(self) -> list[Any]:
-        """Return each row's key as its calls carry it: the turn, or (turn, step)."""
-        if "step" in self.rows:
-            return list(zip(self.rows["turn"], self.rows["step"], strict=True))
-        return self.rows["turn"]
-
-    @cached_property
-    def row_of_call_key(self) -> dict[Any, int] | None:
-        """Return the row of each call key, or None when two rows share one."""
-        found = {key: row for row, key in enumerate(self.call_keys)}
-        return found if len(found) == len(self.call_keys) else None
-
-    def rows_of(self, keys: list[Any]) -> np.ndarray | None:
-        """Return the row of each call key in ``keys`` (-1: none), or None when two rows
-        share a key."""
-        row_of = self.row_of_call_key
-        if row_of is None:
-            return None
-        return np.fromiter(map(row_of.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
-
-    def row_keys(self, rows: dict[str, list[Any]] | None = None) -> list[tuple[Any, ...]]:
-        """Return the key of each row (``rows``: of another set of rows of this frame)."""
-        rows = rows or self.rows
-        names = ["session", "turn", "step"] if "step" in rows else ["session", "turn"]
-        return list(zip(*(rows[name] for name in names), strict=True))
-
-    def kept(self, shared: int) -> int:
-        """Return how many first rows only events before position ``shared`` change."""
-        return int(np.searchsorted(self.reach, shared))
-
-    def start(self, count: int, shared: int) -> int | None:
-        """Return the position the rows after the first ``count`` begin at (``shared`` when
-        there are none), or None when an event from there on changes one of the first."""
-        start = self.rows["first"][count] if count < len(self.reach) else shared
-        return None if count and self.reach[count - 1] >= start else start
-
-    def reopened(self, new: dict[str, list[Any]], count: int) -> int | None:
-        """Return the first of the first ``count`` rows whose key a row of ``new`` (built
-        after them) that no start event opened carries (a scan over all would change that
-        row instead), or None."""
-        reopened = [self.keys.get(key, count)
-                    for start, key in zip(new["start"], self.row_keys(new), strict=True)
-                    if start == -1]
-        first = min(reopened, default=count)
-        return first if first < count else None
-
 
 class PrefixFrames(Frames):
     """The frames of one session whose analysis begins with the first ``shared`` events of
@@ -361,7 +182,7 @@ class PrefixFrames(Frames):
         """Return how many first calls have the same facts in the whole session."""
         return first_difference(self._base.analysis.calls, self._analysis.calls)
 
-    def _recounted(self, head: pd.DataFrame, rows: _Rows, count: int, new_keys: list[Any],
+    def _recounted(self, head: pd.DataFrame, rows: Rows, count: int, new_keys: list[Any],
                    columns: Sequence[str], key_of: Callable[[CallFacts], Any],
                    counts: Callable[[SessionsView, list[Any]], dict[str, list[int]]]
                    ) -> dict[str, pd.arrays.IntegerArray]:
@@ -383,7 +204,7 @@ class PrefixFrames(Frames):
             out[name] = pd.arrays.IntegerArray(values, np.zeros(total, dtype=bool))
         return out
 
-    def _changed_rows(self, rows: _Rows, count: int, key_of: Callable[[CallFacts], Any],
+    def _changed_rows(self, rows: Rows, count: int, key_of: Callable[[CallFacts], Any],
                       own_keys: list[Any]) -> list[int]:
         """Return, in order, those of the first ``count`` whole-session ``rows`` whose count
         may differ: a call after :attr:`_same_calls` (the whole session's, or the
@@ -411,15 +232,15 @@ class PrefixFrames(Frames):
         """Return, in order, those of the calls the analysis shares with the whole session
         (:attr:`_same_calls`) whose ``key_of`` key is in ``wanted``."""
         calls, same = self._analysis.calls, self._same_calls
-        runs = self._base.call_runs(key_of)
+        runs = self._base.callruns_of(key_of)
         if runs is None:
             keys = islice(self._base.call_keys(key_of), same)
             return list(compress(calls, map(wanted.__contains__, keys)))
         positions = sorted(chain.from_iterable(runs.get(key, ()) for key in wanted))
         return [calls[i] for i in positions if i < same]
 
-    def _rows(self, rows: _Rows, build: Callable[[SessionsView, int], dict[str, list[Any]]]
-              ) -> tuple[SessionsView, _Rows, int, dict[str, list[Any]]] | None:
+    def _rows(self, rows: Rows, build: Callable[[SessionsView, int], dict[str, list[Any]]]
+              ) -> tuple[SessionsView, Rows, int, dict[str, list[Any]]] | None:
         """Return the view, the whole session's rows, how many of them the prefix keeps and
         the rows ``build`` makes of the events from the position the others begin at; None
         when the rows cannot be sliced so."""

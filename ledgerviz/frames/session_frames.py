@@ -1,0 +1,151 @@
+"""The frames of one whole session under one policy, and what slicing its prefixes needs
+(see ``frames.prefix``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from copy import copy
+from dataclasses import fields
+from functools import cached_property, partial
+from itertools import groupby
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ledgerviz.frames import Frames
+from ledgerviz.frames.events import (
+    TOOL_EVENTS,
+)
+from ledgerviz.frames.rows import Rows
+from ledgerviz.frames.turns import (
+    STEP_SCHEMA,
+    TURN_SCHEMA,
+    step_columns,
+    step_rows,
+    turn_columns,
+    turn_rows,
+)
+from ledgerviz.ledger import SessionLog
+from ledgerviz.recovery.analysis import Analysis, CallFacts
+
+
+class SessionFrames:
+    """The frames of one whole session under one policy, and what slicing prefixes needs."""
+
+    def __init__(self, key: str, log: SessionLog, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.frames = _WholeFrames([(key, log, analysis)], self)
+        self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
+        self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
+        self._call_runs: dict[Callable[[CallFacts], Any], dict[Any, range] | None] = {}
+        self._call_rows: dict[Callable[[CallFacts], Any], np.ndarray | None] = {}
+
+    def serving(self, analysis: Analysis) -> SessionFrames | None:
+        """Return these frames for ``analysis``, another policy's analysis of the same
+        session, when it differs from this one in its policy alone (so every frame is the
+        same: a session that ends with every call answered), else None."""
+        if not _alike(self.analysis, analysis):
+            return None
+        twin = copy(self)
+        twin.analysis = analysis
+        return twin
+
+    def shared(self, recorded: int) -> int:
+        """Return how many first events of the analysis hold its first ``recorded`` recorded
+        events (and the results recovery put between them)."""
+        if recorded <= 0:
+            return 0
+        return int(np.searchsorted(self._recorded_before, recorded)) + 1
+
+    def shared_with(self, analysis: Analysis, recorded: int) -> int | None:
+        """Return how many first events ``analysis`` (of a prefix of the session, resumed
+        from the same scan) shares with the whole session's: those holding its first
+        ``recorded`` recorded events; None when its events there are not the same."""
+        shared, whole = self.shared(recorded), self.analysis.events
+        if shared > min(len(whole), len(analysis.events)) or (
+                shared and analysis.events[shared - 1] is not whole[shared - 1]):
+            return None
+        return shared
+
+    @cached_property
+    def turn_rows(self) -> Rows:
+        """Return the whole session's turn rows."""
+        return Rows(turn_rows(self.frames.view))
+
+    @cached_property
+    def step_rows(self) -> Rows:
+        """Return the whole session's step rows."""
+        return Rows(step_rows(self.frames.view))
+
+    def call_keys(self, key_of: Callable[[CallFacts], Any]) -> list[Any]:
+        """Return ``key_of`` each call of the whole session (made once per ``key_of``)."""
+        if key_of not in self._call_keys:
+            self._call_keys[key_of] = list(map(key_of, self.analysis.calls))
+        return self._call_keys[key_of]
+
+    def call_rows(self, key_of: Callable[[CallFacts], Any], rows: Rows) -> np.ndarray | None:
+        """Return the row of ``rows`` (of a frame whose rows ``key_of`` keys) each call of the
+        whole session is counted in (see :meth:`Rows.rows_of`; made once per ``key_of``)."""
+        if key_of not in self._call_rows:
+            self._call_rows[key_of] = rows.rows_of(self.call_keys(key_of))
+        return self._call_rows[key_of]
+
+    def callruns_of(self, key_of: Callable[[CallFacts], Any]) -> dict[Any, range] | None:
+        """Return the positions of the whole session's calls of each ``key_of`` key, or None
+        when the calls of some key are not all next to each other (made once per ``key_of``)."""
+        if key_of not in self._call_runs:
+            self._call_runs[key_of] = _runs(self.call_keys(key_of))
+        return self._call_runs[key_of]
+
+    @cached_property
+    def tool_positions(self) -> dict[Any, int]:
+        """Return the position of the tool event with each seq, or an empty dict when two
+        tool events share a seq."""
+        view = self.frames.view
+        positions = view.indices_of(TOOL_EVENTS)
+        found = {view.seqs[i]: i for i in positions}
+        return found if len(found) == len(positions) else {}
+
+
+def _runs(keys: list[Any]) -> dict[Any, range] | None:
+    """Return the positions of each key's run in ``keys``, or None when a key has two runs."""
+    runs: dict[Any, range] = {}
+    start = 0
+    for key, run in groupby(keys):
+        stop = start + sum(1 for _ in run)
+        if key in runs:
+            return None
+        runs[key] = range(start, stop)
+        start = stop
+    return runs
+
+
+_FACTS = sorted((f.name for f in fields(Analysis) if f.name != "policy"),
+                key=lambda name: name not in ("closers", "fork_points", "abandoned_seqs"))
+"""What an analysis says besides its policy, the short lists first (they differ soonest)."""
+
+
+def _alike(one: Analysis, other: Analysis) -> bool:
+    """Return whether two analyses say the same of every event, call and message."""
+    return all(getattr(one, name) == getattr(other, name) for name in _FACTS)
+
+
+class _WholeFrames(Frames):
+    """The frames of a whole session, its turns and steps built from the rows its
+    :class:`SessionFrames` keeps (made once for both)."""
+
+    def __init__(self, sessions: list[tuple[str, SessionLog, Analysis]],
+                 whole: SessionFrames) -> None:
+        super().__init__(sessions)
+        self._whole = whole
+
+    @cached_property
+    def turns(self) -> pd.DataFrame:
+        """Return one row per turn (see :attr:`Frames.turns`)."""
+        return self._build(partial(turn_columns, rows=self._whole.turn_rows.rows), TURN_SCHEMA)
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """Return one row per (turn, step) (see :attr:`Frames.steps`)."""
+        return self._build(partial(step_columns, rows=self._whole.step_rows.rows), STEP_SCHEMA)
