@@ -102,29 +102,53 @@ class _Memos:
         return cls(ContextProjector(), PairingMemo())
 
 
+def _analyze(log: SessionLog, policy: Policy) -> Analysis:
+    """Return the analysis of one session, handing the engine the reader's columns."""
+    return analyze(log.events, policy=policy, version=log.version, columns=log.event_fields())
+
+
+def _no_sharing(_policy: Policy, _analysis: Analysis) -> None:
+    """Return None: a ledger's analyses share no events known beforehand."""
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Strategies:
+    """How a ledger analyses and frames its sessions: from scratch (the defaults), or, for a
+    cut made with ``reuse`` and the story of its fork, from the work of the ledger it came
+    from, which hands these in."""
+
+    analyzer: Callable[[SessionLog, Policy], Analysis] = _analyze
+    """Returns a session's analysis under a policy."""
+    framer: Callable[[Policy, list[Triple]], Frames] | None = None
+    """Builds the frames of the analysed sessions (None: from scratch)."""
+    shares: Callable[[Policy, Analysis], tuple[Analysis, int] | None] = _no_sharing
+    """The analysis a cut's analysis begins with, and how many events they share (see
+    ``ContextProjector.project``)."""
+    source: Callable[[Policy], PrefixAnalyses] | None = None
+    """For a cut: the prefix analyses of the session it was cut from."""
+    whole: Callable[[Policy], SessionFrames] | None = None
+    """For a cut: the frames of the whole session it was cut from."""
+    memos: _Memos | None = None
+    """For a cut: the projector and pairing checks shared with the ledger it was cut from."""
+
+
 class Ledger:
     """One or more sessions read from ledger files; recovery views are computed on demand."""
 
-    def __init__(self, sessions: Sequence[SessionLog]) -> None:
+    def __init__(self, sessions: Sequence[SessionLog], *,
+                 strategies: Strategies | None = None) -> None:
+        """Hold ``sessions``; ``strategies`` (made by :meth:`cut` and :meth:`with_fork`) says
+        how to analyse and frame them from another ledger's work instead of from scratch."""
         self._sessions = with_distinct_keys(list(sessions))  # a key held twice: a warning
         self._by_key = {log.key: log for log in self._sessions}
         self._views: dict[Policy, RecoveryView] = {}
-        self._analyzer: Callable[[SessionLog, Policy], Analysis] = _analyze
         self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}
-        self._source: Callable[[Policy], PrefixAnalyses] | None = None
-        """For a cut made with ``reuse``: the prefix analyses of the session it was cut from."""
-        self._memos: _Memos | None = None
-        """Made by the first context; shared by the cuts made with ``reuse``: the projector and
-        pairing checks every context resumes."""
         self._bases: dict[tuple[str, Policy], SessionFrames] = {}
-        self._whole: Callable[[Policy], SessionFrames] | None = None
-        """For a cut made with ``reuse``: the frames of the whole session it was cut from."""
-        self._framer: Callable[[Policy, list[Triple]], Frames] | None = None
-        """For a cut made with ``reuse`` (and the story of its fork): builds the frames from
-        those of the whole session (``frames.prefix``) instead of from scratch."""
-        self._shares: Callable[[Policy, Analysis], tuple[Analysis, int] | None] = _no_sharing
-        """For a cut made with ``reuse``: the whole session's analysis a cut's analysis
-        begins with, and how many events they share (see ``ContextProjector.project``)."""
+        self._strategies = strategies or Strategies()
+        self._memos = self._strategies.memos
+        """The projector and pairing checks every context resumes: made by the first context,
+        or shared with the ledger this one was cut from."""
 
     def __repr__(self) -> str:
         return f"<{reprs.ledger_title(self)}>"
@@ -170,20 +194,28 @@ class Ledger:
         if n < 0:
             raise ValueError(f"cannot keep {n} events: n must be >= 0")
         log = self._single(session, "cut")
-        view = Ledger([_cut_log(log, n)])
-        if reuse:
-            source = view._source = lambda policy: self._prefix_analyses(log, policy)
-            whole = view._whole = lambda policy: self._session_frames(log, policy)
-            view._analyzer = (  # a cut of every event shares the whole session's analysis
-                (lambda _cut, policy: whole(policy).analysis) if n >= len(log.events)
-                else (lambda _cut, policy: source(policy).analysis(n)))
-            view._framer = lambda policy, triples: prefix_frames(whole(policy), *triples[0],
-                                                                 recorded=n)
-            view._shares = lambda policy, analysis: _sharing(whole(policy), analysis, n)
-            if self._memos is None:
-                self._memos = _Memos.new()
-            view._memos = self._memos
-        return view
+        cut = [_cut_log(log, n)]
+        if not reuse:
+            return Ledger(cut)
+        if self._memos is None:
+            self._memos = _Memos.new()
+
+        def source(policy: Policy) -> PrefixAnalyses:
+            return self._prefix_analyses(log, policy)
+
+        def whole(policy: Policy) -> SessionFrames:
+            return self._session_frames(log, policy)
+
+        return Ledger(cut, strategies=Strategies(
+            # a cut of every event shares the whole session's analysis
+            analyzer=((lambda _cut, policy: whole(policy).analysis) if n >= len(log.events)
+                      else (lambda _cut, policy: source(policy).analysis(n))),
+            framer=lambda policy, triples: prefix_frames(whole(policy), *triples[0], recorded=n),
+            shares=lambda policy, analysis: _sharing(whole(policy), analysis, n),
+            source=source,
+            whole=whole,
+            memos=self._memos,
+        ))
 
     def with_fork(self) -> Ledger | None:
         """Return this one-session ledger followed by the child ``fork`` seeds from it at the
@@ -195,9 +227,8 @@ class Ledger:
         if not points:
             return None
         (child,) = self.fork(at=points[0] - 1).sessions
-        story = Ledger([log, child])
         inherited = _seed_marker_position(child.events)
-        source = self._source
+        source, whole = self._strategies.source, self._strategies.whole
 
         def analyzer(session: SessionLog, policy: Policy) -> Analysis:
             if session is log:
@@ -206,13 +237,11 @@ class Ledger:
                 return _analyze(session, policy)
             return source(policy).analysis(inherited, then=session.events[inherited:])
 
-        story._analyzer = analyzer
-        whole = self._whole
-        if whole is not None:  # the child's frames are sliced as the cut's are
-            story._framer = lambda policy, triples: ForkFrames(
+        framer = None if whole is None else (  # the child's frames are sliced as the cut's are
+            lambda policy, triples: ForkFrames(
                 self.recovery(policy).frames,
-                prefix_frames(whole(policy), *triples[1], recorded=inherited), points[0] - 1)
-        return story
+                prefix_frames(whole(policy), *triples[1], recorded=inherited), points[0] - 1))
+        return Ledger([log, child], strategies=Strategies(analyzer=analyzer, framer=framer))
 
     def _prefix_analyses(self, log: SessionLog, policy: Policy) -> PrefixAnalyses:
         """Return the prefix analyses of one session under ``policy`` (made once, from
@@ -300,7 +329,7 @@ class Ledger:
         memos = self._memos
         analysis = self.recovery(policy).analyses[key]
         with paused_gc():  # many new objects, no cycles: a collection would walk every event
-            messages = memos.projector.project(analysis, self._shares(policy, analysis))
+            messages = memos.projector.project(analysis, self._strategies.shares(policy, analysis))
             problems = memos.pairing.problems(messages)
             payload = export(messages, provider).payload if provider else None
         return Context(
@@ -322,11 +351,11 @@ class Ledger:
             with paused_gc(), progress(total, EVENTS_THRESHOLD, f"analysing ({policy})") as step:
                 analyses = {}
                 for log in self._sessions:
-                    analyses[log.key] = self._analyzer(log, policy)
+                    analyses[log.key] = self._strategies.analyzer(log, policy)
                     if step is not None:
                         step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
-            framer = self._framer
+            framer = self._strategies.framer
             frames = build_frames(triples) if framer is None else framer(policy, triples)
             view = self._views[policy] = RecoveryView(policy, analyses, frames)
         return view
@@ -345,16 +374,6 @@ class Ledger:
         if log is None:
             raise KeyError(f"no session {key_or_index!r}; keys are {self.keys!r}")
         return log
-
-
-def _analyze(log: SessionLog, policy: Policy) -> Analysis:
-    """Return the analysis of one session, handing the engine the reader's columns."""
-    return analyze(log.events, policy=policy, version=log.version, columns=log.event_fields())
-
-
-def _no_sharing(_policy: Policy, _analysis: Analysis) -> None:
-    """Return None: a ledger's analyses share no events known beforehand."""
-    return None
 
 
 def _sharing(whole: SessionFrames, analysis: Analysis, recorded: int
