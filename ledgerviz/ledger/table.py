@@ -179,7 +179,7 @@ class EventTable:
 _NONE = type(None)
 
 
-def _ints(values: list[Any]) -> array:
+def int_array(values: list[Any]) -> array:
     """Return an integer column of ``values`` (see ``_int``), at C speed when they are all
     ints or None."""
     kinds = set(map(type, values))
@@ -224,8 +224,8 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None) -
     rows_of: dict[Any, list[int]] = {name: [] for name in names}
     for row, kind in enumerate(kinds):
         rows_of[kind].append(row)
-    objects: dict[str, list[Any]] = {name: [None] * count for name in _OBJECT_COLUMNS}
-    usage = {name: array("q", [MISSING]) * count for name in _USAGE_COLUMNS}
+    objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
+    usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
     is_error = array("b", [-1]) * count
     requests = Requests(array("q"), [], [], [])
     _tool_calls(rows_of.get("tool/call", ()), datas, objects, shared)
@@ -245,10 +245,10 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None) -
     return EventTable(
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
-        seq=_ints([event.get("seq", position) for position, event in enumerate(events)]),
-        time=_ints([event.get("time") for event in events]),
-        turn=_ints([data.get("turn") for data in datas]),
-        step=_ints([data.get("step") for data in datas]),
+        seq=int_array([event.get("seq", position) for position, event in enumerate(events)]),
+        time=int_array([event.get("time") for event in events]),
+        turn=int_array([data.get("turn") for data in datas]),
+        step=int_array([data.get("step") for data in datas]),
         surface_op=array("b", map(surface_op_code, [event.get("surfaceOp") for event in events])),
         line=array("q", [MISSING]) * count if lines is None else array("q", lines),
         start=array("q", [MISSING]) * count,
@@ -288,7 +288,7 @@ def _assistants(rows: Sequence[int], datas: list[dict[str, Any]], objects: dict[
                 usage: dict[str, array], requests: Requests, shared: Callable[[Any], Any]) -> None:
     """Fill the model, usage and requested calls of the ``assistant/message`` rows."""
     providers, models = objects["provider"], objects["model"]
-    counts = [usage[name] for name in _USAGE_COLUMNS]
+    counts = [usage[name] for name in USAGE_COLUMNS]
     for row in rows:
         data = datas[row]
         message = data.get("message")
@@ -306,6 +306,8 @@ def _assistants(rows: Sequence[int], datas: list[dict[str, Any]], objects: dict[
             requests.arguments.append(block.get("arguments"))
 
 
-_OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "source_kind",
-                   "text", "end_reason", "provider", "model")
-_USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
+OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "source_kind",
+                  "text", "end_reason", "provider", "model")
+"""The table's columns of Python objects (one list each; repeated labels share one str)."""
+USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
+"""The table's usage counts (int64 columns, ``MISSING`` where an event has none)."""

@@ -22,14 +22,14 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import (
-    _OBJECT_COLUMNS,
-    _USAGE_COLUMNS,
     MESSAGE_TYPES,
     MISSING,
+    OBJECT_COLUMNS,
+    USAGE_COLUMNS,
     EventTable,
     Requests,
     Shared,
-    _ints,
+    int_array,
     surface_op_code,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, surface_types
@@ -195,8 +195,8 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
     for row, kind in enumerate(kinds):
         rows_of[kind].append(row)
     count = len(events)
-    objects: dict[str, list[Any]] = {name: [None] * count for name in _OBJECT_COLUMNS}
-    usage = {name: array("q", [MISSING]) * count for name in _USAGE_COLUMNS}
+    objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
+    usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
     is_error = array("b", [-1]) * count
     requests = Requests(array("q"), [], [], [])
     rows = rows_of.get("tool/call", ())
@@ -227,8 +227,8 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
         type_code=array("H", map(code_of.__getitem__, kinds)),
         seq=array("q", seqs),
         time=array("q", [event.time for event in events]),
-        turn=_ints([data.turn for data in datas]),
-        step=_ints([data.step for data in datas]),
+        turn=int_array([data.turn for data in datas]),
+        step=int_array([data.step for data in datas]),
         surface_op=array("b", map(surface_op_code, [event.surfaceOp for event in events])),
         line=array("q", range(first_line, first_line + count)),
         **_spans(lines, first_offset),
@@ -334,7 +334,7 @@ def _assistants(rows: Sequence[int], datas: list[Any], objects: dict[str, list[A
             for row, d in zip(rows, payloads, strict=True) if (u := d.usage) is not None]
     if used:
         used_rows, *counts = zip(*used, strict=True)
-        for name, column in zip(_USAGE_COLUMNS, counts, strict=True):
+        for name, column in zip(USAGE_COLUMNS, counts, strict=True):
             _scatter(usage[name], used_rows, column)
     calls = [(row, block.id, block.name, block.arguments)
              for row, d in zip(rows, payloads, strict=True)
