@@ -162,6 +162,7 @@ class Explorer(widgets.VBox):
         self.previous_incident.on_click(lambda _button: self._step_incident(-1))
         self.next_incident.on_click(lambda _button: self._step_incident(1))
         self.figure.layout.on_change(self._on_zoom, "xaxis.range")
+        self.figure.layout.on_change(self._on_autoscale, "xaxis.autorange")
         self._render()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -276,9 +277,30 @@ class Explorer(widgets.VBox):
 
     def _on_zoom(self, _layout: Any, x_range: Any) -> None:
         """Redraw the range the reader zoomed or panned to (finer where few items are in it)."""
-        if self._syncing or self._analysis is None or x_range is None or len(x_range) != 2:
+        if x_range is not None and len(x_range) == 2:
+            self._zoom_to((float(x_range[0]), float(x_range[1])))
+
+    def _on_autoscale(self, _layout: Any, autorange: Any) -> None:
+        """Redraw the whole session when the reader autoscales (a double click): the range
+        is then drawn as any other, and the kernel's layout keeps no ``autorange`` that the
+        next redraw would send back over a range the reader zoomed to meanwhile."""
+        if autorange is not True or self._syncing or self._analysis is None:
             return
-        wanted = (float(x_range[0]), float(x_range[1]))
+        self._syncing = True
+        try:
+            self.figure.layout.xaxis.autorange = False  # so that the next one is heard
+        finally:
+            self._syncing = False
+        seqs = [s for s in self.analysis.seqs if s is not None]
+        if seqs:
+            self._zoom_to((min(seqs) - 0.5, max(seqs) + 0.5))
+
+    def _zoom_to(self, wanted: tuple[float, float]) -> None:
+        """Redraw ``wanted``, the x range the browser shows now, unless it is drawn already.
+        The redraw leaves the range out (the kernel holds it already), so a browser zoomed
+        again while the kernel drew is not sent back, and ends on the range asked last."""
+        if self._syncing or self._analysis is None:
+            return
         if self._shown_range is not None and all(
                 abs(a - b) < 1e-6 for a, b in zip(wanted, self._shown_range, strict=True)):
             return

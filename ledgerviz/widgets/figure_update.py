@@ -31,6 +31,30 @@ def _changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             if key not in old or not _same(old[key], value)}
 
 
+WHOLE = frozenset({"template", "meta"})
+"""Layout properties replaced whole when they change: plotly validates a template as one,
+and ``meta`` is free data, not a plotly object with paths inside."""
+
+
+def _layout_changes(old: dict[str, Any], new: dict[str, Any], prefix: str = ""
+                    ) -> dict[str, Any]:
+    """Return what differs from ``old`` in ``new`` as paths to the deepest dicts both hold
+    (``xaxis.range``, not ``xaxis``), None for a property ``new`` lacks: a redraw then sends
+    only those, never a property the browser set and the kernel holds already (the x range
+    a reader zoomed to)."""
+    changes: dict[str, Any] = {}
+    for key in [*new, *(k for k in old if k not in new)]:
+        path = prefix + key
+        if key not in new:
+            changes[path] = None
+        elif (key not in WHOLE and isinstance(old.get(key), dict)
+              and isinstance(new[key], dict)):
+            changes |= _layout_changes(old[key], new[key], path + ".")
+        elif key not in old or not _same(old[key], new[key]):
+            changes[path] = new[key]
+    return changes
+
+
 def _same_types_before(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
     """Return how many first traces of ``old`` and ``new`` are pairwise of one type."""
     pairs = enumerate(zip(old, new, strict=False))
@@ -44,8 +68,8 @@ class FigureUpdater:
     Trace ``i`` of the new figure updates the widget's trace ``i`` in place when both are of
     one type (only the properties that differ are sent; a property the new trace lacks is
     unset); the traces from the first of another type on are replaced, and traces are added
-    or dropped at the end, all in one ``batch_update``. ``on_click`` is attached to every
-    trace the widget holds.
+    or dropped at the end, all in one ``batch_update``; layout properties are set at the
+    deepest path that changed. ``on_click`` is attached to every trace the widget holds.
     """
 
     def __init__(self, widget: go.FigureWidget, on_click: Callable[..., Any]) -> None:
@@ -57,7 +81,7 @@ class FigureUpdater:
         """Make the widget show ``figure`` (``data``: trace dicts, ``layout``: a dict)."""
         old_data, new_data = self._shown["data"], figure["data"]
         kept = _same_types_before(old_data, new_data)
-        layout = _changes(self._shown["layout"], figure["layout"])
+        layout = _layout_changes(self._shown["layout"], figure["layout"])
         with self.widget.batch_update():
             for trace, old, new in zip(self.widget.data, old_data[:kept], new_data, strict=False):
                 changed = {**dict.fromkeys(old.keys() - new.keys()), **_changes(old, new)}
@@ -69,6 +93,6 @@ class FigureUpdater:
                 self.widget.add_traces(new_data[kept:])
                 for trace in self.widget.data[kept:]:
                     trace.on_click(self._on_click)
-            if layout:
-                self.widget.update_layout(layout, overwrite=True)
+            for path, value in layout.items():
+                self.widget.layout[path] = value
         self._shown = figure

@@ -3,7 +3,9 @@ calls and text, and never shows a new summary before the panes it sums up."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -73,6 +75,70 @@ def test_a_zoom_redraws_the_range_item_by_item(crashed: Explorer) -> None:
     assert all(h.endswith("<i>grouped: zoom in to see each</i>") for h in grouped.hovertext if h)
     assert tuple(crashed.figure.layout.xaxis.range) == (300.5, 360.5)
 
+
+
+class Page:
+    """Stands for the browser's plot: the x range it shows, moved by the reader's zooms
+    (each a relayout for the kernel) and by what the kernel sends, as plotly's view applies
+    it (a relayout is not applied again by the view it came from)."""
+
+    VIEW = "the page's view"
+
+    def __init__(self, explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.figure = explorer.figure
+        self.range = list(self.figure.layout.xaxis.range)
+        self.inbox: list[tuple[dict[str, Any], str | None]] = []
+        relayout, update = self.figure._send_relayout_msg, self.figure._send_update_msg
+
+        def sent_relayout(data: dict[str, Any], source_view_id: str | None = None) -> None:
+            self.inbox.append((copy.deepcopy(data), source_view_id))
+            relayout(data, source_view_id=source_view_id)
+
+        def sent_update(restyle_data: Any, relayout_data: dict[str, Any],
+                        trace_indexes: Any = None, source_view_id: str | None = None) -> None:
+            self.inbox.append((copy.deepcopy(relayout_data), source_view_id))
+            update(restyle_data, relayout_data, trace_indexes, source_view_id)
+
+        monkeypatch.setattr(self.figure, "_send_relayout_msg", sent_relayout)
+        monkeypatch.setattr(self.figure, "_send_update_msg", sent_update)
+
+    def relayout(self, data: dict[str, Any]) -> None:
+        """The kernel receives a relayout the reader made (it answers before the next)."""
+        self.figure._handler_js2py_relayout(
+            {"new": {"relayout_data": data, "source_view_id": self.VIEW}})
+
+    def receive(self) -> None:
+        """The page applies what the kernel sent, in order."""
+        for data, source in self.inbox:
+            if source == self.VIEW:
+                continue
+            for path, value in data.items():
+                if path == "xaxis.range":
+                    self.range = list(value)
+                elif path == "xaxis" and "range" in value:
+                    self.range = list(value["range"])
+        self.inbox.clear()
+
+
+def test_a_zoom_made_while_the_kernel_draws_the_one_before_ends_drawn(
+        crashed: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = Page(crashed, monkeypatch)
+    page.relayout({"xaxis.autorange": True, "yaxis.autorange": True})  # a double click
+    page.receive()
+    assert page.range == [-0.5, 593.5]  # the whole session: seqs 0..593, redrawn
+    # the reader zooms twice before the first zoom's redraw reaches the page
+    page.relayout({"xaxis.range[0]": 100.5, "xaxis.range[1]": 400.5})
+    page.range = [300.5, 360.5]
+    page.relayout({"xaxis.range[0]": 300.5, "xaxis.range[1]": 360.5})
+    page.receive()
+    assert page.range == [300.5, 360.5]
+    events = crashed.ledger.recovery("fork").frames.events
+    log_only = events.loc[events["branch"] == "log", "seq"].astype(float)
+    assert shown(crashed, style.LEGEND_LOG_EVENT) == sorted(
+        log_only[(log_only > 300.5) & (log_only < 360.5)].tolist())
+    page.relayout({"xaxis.autorange": True})  # a second double click is heard too
+    page.receive()
+    assert page.range == [-0.5, 593.5]
 
 def test_find_selects_a_call_by_id_a_tool_or_text(crashed: Explorer) -> None:
     call = next(c for c in crashed.analysis.calls if c.status == "outcome_unknown")
