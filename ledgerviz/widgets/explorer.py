@@ -48,6 +48,11 @@ BUSY_CLASS = "lv-busy"
 STYLE = (f"<style>.{BUSY_CLASS} .{FIGURE_CLASS}, .{BUSY_CLASS} .lv-pane "
          "{opacity: .4; transition: opacity .2s}</style>")
 CUTS_KEPT = 16
+CONTEXT_AT_ONCE = 200_000
+"""A cut of at most this many events shows its next model request at once; a longer one's
+(projected and checked against every provider over the whole request: about 2.4 s at 1M
+events) waits until the reader asks for it with ``show_context``, and then follows every
+view, as a shorter one's does."""
 DETAIL_LIMIT = 2_000
 PICKER_WINDOW = 400
 
@@ -65,7 +70,8 @@ class Explorer(widgets.VBox):
     the event at that seq), ``find`` (Text: a seq, call id, tool name or message text; its
     ``matches`` Dropdown selects one). Outputs: ``summary`` (Label), ``figure`` (one plotly
     FigureWidget, updated in place with only what changed), ``details`` and ``context``
-    (HTML panes, every ledger string escaped).
+    (HTML panes, every ledger string escaped; a cut over :data:`CONTEXT_AT_ONCE` events
+    shows its next request once ``show_context`` is clicked).
 
     The timeline opens on the first incident (the event picker too) with the whole session
     as an overview strip; a zoom or pan redraws the range in view, item by item once few
@@ -134,6 +140,9 @@ class Explorer(widgets.VBox):
         self.matches = widgets.Dropdown(description="Matches", layout=widgets.Layout(width="95%"))
         self.details = widgets.HTML()
         self.context = widgets.HTML()
+        self.show_context = widgets.Button(description="show the next model request",
+                                           layout=widgets.Layout(width="auto"))
+        self._context_asked = False
         for pane in (self.details, self.context):
             pane.add_class("lv-pane")
         super().__init__(children=[
@@ -148,7 +157,7 @@ class Explorer(widgets.VBox):
             FitWidth(self.figure),
             widgets.HBox([widgets.VBox([self.find, self.matches, self.event, self.details],
                                        layout=HALF),
-                          widgets.VBox([self.context], layout=HALF)]),
+                          widgets.VBox([self.show_context, self.context], layout=HALF)]),
         ])
         self.add_class(EXPLORER_CLASS)
         self.session.observe(self._on_session, names="value")
@@ -161,8 +170,8 @@ class Explorer(widgets.VBox):
         self.matches.observe(self._on_match, names="value")
         self.previous_incident.on_click(lambda _button: self._step_incident(-1))
         self.next_incident.on_click(lambda _button: self._step_incident(1))
+        self.show_context.on_click(self._on_show_context)
         self.figure.layout.on_change(self._on_zoom, "xaxis.range")
-        self.figure.layout.on_change(self._on_autoscale, "xaxis.autorange")
         self._render()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -276,31 +285,13 @@ class Explorer(widgets.VBox):
             self._updater.show(spec)
 
     def _on_zoom(self, _layout: Any, x_range: Any) -> None:
-        """Redraw the range the reader zoomed or panned to (finer where few items are in it)."""
-        if x_range is not None and len(x_range) == 2:
-            self._zoom_to((float(x_range[0]), float(x_range[1])))
-
-    def _on_autoscale(self, _layout: Any, autorange: Any) -> None:
-        """Redraw the whole session when the reader autoscales (a double click): the range
-        is then drawn as any other, and the kernel's layout keeps no ``autorange`` that the
-        next redraw would send back over a range the reader zoomed to meanwhile."""
-        if autorange is not True or self._syncing or self._analysis is None:
+        """Redraw the range the reader zoomed or panned to (finer where few items are in it),
+        unless it is drawn already. The redraw sends no range (the kernel holds this one
+        already, and a double click's ``autorange`` is never sent back): a browser zoomed
+        again while the kernel drew is not thrown back, and ends on the range asked last."""
+        if self._syncing or self._analysis is None or x_range is None or len(x_range) != 2:
             return
-        self._syncing = True
-        try:
-            self.figure.layout.xaxis.autorange = False  # so that the next one is heard
-        finally:
-            self._syncing = False
-        seqs = [s for s in self.analysis.seqs if s is not None]
-        if seqs:
-            self._zoom_to((min(seqs) - 0.5, max(seqs) + 0.5))
-
-    def _zoom_to(self, wanted: tuple[float, float]) -> None:
-        """Redraw ``wanted``, the x range the browser shows now, unless it is drawn already.
-        The redraw leaves the range out (the kernel holds it already), so a browser zoomed
-        again while the kernel drew is not sent back, and ends on the range asked last."""
-        if self._syncing or self._analysis is None:
-            return
+        wanted = (float(x_range[0]), float(x_range[1]))
         if self._shown_range is not None and all(
                 abs(a - b) < 1e-6 for a, b in zip(wanted, self._shown_range, strict=True)):
             return
@@ -452,9 +443,28 @@ class Explorer(widgets.VBox):
         finally:
             self._syncing = syncing
         self._show_events(analysis, kept)
-        self.context.value = self._context_html(view)
+        self._show_context(view)
         self.summary.value = crash_summary(analysis, self.crash_point.value,
                                            self._event_count(key))
+
+    def _show_context(self, view: Ledger) -> None:
+        """Fill the context pane, or (a cut over :data:`CONTEXT_AT_ONCE` events before the
+        reader asked for its next request) say how to see it."""
+        events = self.crash_point.value
+        shown = self._context_asked or events <= CONTEXT_AT_ONCE
+        self.show_context.layout.display = None if not shown else "none"
+        self.context.value = self._context_html(view) if shown else (
+            f"<div class='lv lv-context'><i>The next model request of these "
+            f"{events:,} events is built when asked for.</i></div>")
+
+    def _on_show_context(self, _button: widgets.Button) -> None:
+        self._context_asked = True
+        self.add_class(BUSY_CLASS)
+        try:
+            with paused_gc():
+                self._show_context(self._view())
+        finally:
+            self.remove_class(BUSY_CLASS)
 
     def _calls_frame(self) -> pd.DataFrame:
         """Return the calls frame of the shown cut and policy (the timeline built it)."""

@@ -18,6 +18,7 @@ from ledgerviz.html import escape
 from ledgerviz.plot import style
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.widgets import Explorer, explore
+from ledgerviz.widgets import explorer as explorer_module
 from ledgerviz.wording import counted
 
 SEMANTIC_EVENTS = events_of(SEMANTIC)
@@ -202,6 +203,29 @@ def test_provider_badges_follow_policy_and_crash_point(semantic: Explorer) -> No
     semantic.crash_point.value = semantic.crash_point.max  # the file holds the runtime's closers
     assert "invalid" not in semantic.context.value
 
+
+
+def test_a_long_cut_shows_its_next_request_once_asked_then_at_every_view(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    eager = explore(ledgerviz.load(SEMANTIC))
+    eager.crash_point.value = CRASH
+    panes = {"synthesize": eager.context.value}
+    eager.policy.value = "fork"
+    panes["fork"] = eager.context.value
+    monkeypatch.setattr(explorer_module, "CONTEXT_AT_ONCE", CRASH - 1)
+    lazy = explore(ledgerviz.load(SEMANTIC))
+    assert "built when asked for" in lazy.context.value
+    assert lazy.show_context.layout.display is None
+    lazy.crash_point.value = CRASH  # still longer than CONTEXT_AT_ONCE: still waits
+    assert "built when asked for" in lazy.context.value
+    lazy.show_context.click()
+    assert lazy.context.value == panes["synthesize"]
+    assert f"id {escape(CALL_ID)} → result at seq {CRASH}" in lazy.context.value
+    assert lazy.show_context.layout.display == "none"
+    lazy.policy.value = "fork"  # asked once, it follows every view
+    assert lazy.context.value == panes["fork"] and "invalid" not in lazy.context.value
+    lazy.crash_point.value = CRASH - 1  # short enough anyway
+    assert "Next model request" in lazy.context.value
 
 def test_session_picker_switches_slider_range_and_figure() -> None:
     ledger = ledgerviz.load([SEMANTIC, PLAIN_TURN])
