@@ -195,30 +195,32 @@ def _measure(files: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[
                 figures = in_fresh_process(__file__, route, files[name])
                 results.setdefault((route, name), []).append(figures)
                 print(f"  {route:6} {name:11} {figures['seconds']:8.2f} s "
+                      f"cpu {figures['cpu']:7.2f} s "
                       f"{figures['peak_mib']:8.0f} MiB  ({figures['rows']:,} rows)", flush=True)
     return results
 
 
 def _report(files: dict[str, Path], results: dict[tuple[str, str], list[dict]]) -> None:
-    """Print median time and peak memory per MiB of file, and each foreign format / dsh
-    ratio."""
+    """Print median wall time, CPU time and peak memory per MiB of file, and each foreign
+    format / dsh ratio (CPU time is the steadier one on a shared machine)."""
     size = {name: path.stat().st_size / 2**20 for name, path in files.items()}
     print("files: " + ", ".join(f"{name} {mib:.0f} MiB" for name, mib in size.items()))
     for route in ROUTES:
-        per: dict[str, tuple[float, float]] = {}
+        per: dict[str, tuple[float, float, float]] = {}
         for name in files:
             runs = results[(route, name)]
             seconds = statistics.median(r["seconds"] for r in runs)
+            cpu = statistics.median(r["cpu"] for r in runs)
             peak = statistics.median(r["peak_mib"] for r in runs)
-            per[name] = (seconds / size[name], peak / size[name])
+            per[name] = (seconds / size[name], cpu / size[name], peak / size[name])
             print(f"{route:6} {name:11} {seconds:8.2f} s  {size[name] / seconds:7.1f} MiB/s  "
-                  f"peak {peak:7.0f} MiB = {per[name][1]:.2f} x file")
+                  f"cpu {cpu:7.2f} s  peak {peak:7.0f} MiB = {per[name][2]:.2f} x file")
         for name in files:
             if name != "dsh":
-                ratio_time = per[name][0] / per["dsh"][0]
-                ratio_memory = per[name][1] / per["dsh"][1]
-                print(f"{route:6} {name} / dsh per byte: time {ratio_time:.2f}x, "
-                      f"peak memory {ratio_memory:.2f}x")
+                ratios = [mine / theirs for mine, theirs in zip(per[name], per["dsh"],
+                                                                 strict=True)]
+                print(f"{route:6} {name} / dsh per byte: time {ratios[0]:.2f}x, "
+                      f"cpu {ratios[1]:.2f}x, peak memory {ratios[2]:.2f}x")
 
 
 def main() -> None:
