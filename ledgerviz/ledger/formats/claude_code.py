@@ -128,8 +128,8 @@ def _count_unknown_kinds(records: Sequence[Record], log: DiagnosticLog) -> None:
     """Add one warning per record kind the reader does not know (kept as log-only events)."""
     known = CONVERSATION_KINDS | BOOKKEEPING_KINDS | {FOREIGN}
     counts = Counter(r.kind for r in records if r.kind not in known)
-    first = {}
-    for record in records:
+    first: dict[str, int] = {}
+    for record in records if counts else ():
         first.setdefault(record.kind, record.line)
     for kind, count in counts.items():
         log.add(first[kind], "unknown_record", f"{count} record(s) of unknown kind "

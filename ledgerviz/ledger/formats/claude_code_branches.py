@@ -54,6 +54,8 @@ def plan_branches(
     rewinds: dict[int, list[int]] = {}
     below = _Subtrees(records, children)
     for siblings in list(children.values()):
+        if len(siblings) < 2:  # most nodes: one child, no rewind
+            continue
         prompts = [i for i in siblings if records[i].prompt]
         if len(prompts) < 2:
             continue
@@ -67,7 +69,8 @@ def plan_branches(
         late = [j for j in abandoned if j > active]
         for rank, j in enumerate(late, 1):  # written just before the active branch
             moved[j] = active - 1 + rank / (len(late) + 1)
-    order = [i for i in range(len(records)) if i not in skipped]
+    order = [i for i in range(len(records)) if i not in skipped] if skipped \
+        else list(range(len(records)))
     if moved:
         order.sort(key=lambda i: moved.get(i, i))
     return Branches(order, rewinds, len(skipped))
@@ -79,6 +82,8 @@ def _acyclic_parents(
     """Return each node's parent key (its ``parentUuid``), a cycle broken where a walk up
     the parents comes back to a node (that node's parent reads as none)."""
     parents = {index: records[index].parent for index in node_of.values()}
+    if all(node_of.get(parent, -1) < index for index, parent in parents.items()):
+        return parents  # every parent earlier in the file (as Claude Code appends): no cycle
     state: dict[int, int] = {}  # 1: on the current walk, 2: done
     for start in node_of.values():
         path = []

@@ -64,16 +64,19 @@ def refusals(records: Sequence[Record], order: Sequence[int], in_chain: Sequence
         elif record.prompt:
             turn += 1
         elif record.kind == "user":
-            blocks = content_blocks(record.message)
-            if any(block_text(b).startswith(INTERRUPT_FOR_TOOL) for b in blocks
-                   if isinstance(b, dict) and b.get("type") == "text"):
-                interrupted_turns.add(turn)
-            results = tool_results(record)
-            ids = [b.get("tool_use_id") for b in results]
-            if isinstance(record.raw.get("toolUseResult"), dict):
-                ran.update(i for i in ids if isinstance(i, str))
-            refused.update((i, turn) for i, b in zip(ids, results, strict=True)
-                           if isinstance(i, str) and is_rejection(b))
+            structured = isinstance(record.raw.get("toolUseResult"), dict)
+            for block in content_blocks(record.message):
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind == "text":
+                    if block_text(block).startswith(INTERRUPT_FOR_TOOL):
+                        interrupted_turns.add(turn)
+                elif kind == "tool_result":
+                    call = block.get("tool_use_id")
+                    if isinstance(call, str):
+                        if structured:
+                            ran.add(call)
+                        if is_rejection(block):
+                            refused[call] = turn
     return {call: "interrupted mid-run" if call in ran or turn in interrupted_turns
             else "rejected by user" for call, turn in refused.items()}
 

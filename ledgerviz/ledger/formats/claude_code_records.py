@@ -19,6 +19,7 @@ BOOKKEEPING_KINDS = frozenset({
     "custom-title", "agent-name", "ai-title", "tag", "pr-link", "agent-setting", "last-prompt",
 })
 """Known kinds that never reach the model: kept as log-only events, not diagnosed."""
+_KNOWN_KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
 UNKNOWN = "unknown"
 """The kind of a record whose ``type`` is missing or not a string."""
 FOREIGN = "foreign"
@@ -33,6 +34,7 @@ INTERRUPT_PREFIX = "[Request interrupted by user"
 INTERRUPT_FOR_TOOL = "[Request interrupted by user for tool use]"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
 _MS = timedelta(milliseconds=1)
 _CODEX_KINDS = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
                           "compacted"})
@@ -60,8 +62,56 @@ class Record(NamedTuple):
     neither ``isMeta`` nor ``isCompactSummary`` nor an interrupt note."""
 
 
+_new_record = tuple.__new__
+"""Builds a ``Record`` from its fields' tuple in one C call (the class's own ``__new__`` is
+a Python function: a frame per record on the fast path)."""
+
+
 def record_of(value: Any, line: int, log: DiagnosticSink) -> Record | None:
     """Return the ``Record`` of one decoded line (None, with an error, if not an object)."""
+    if value.__class__ is dict:
+        plain = _plain_record(value, line)
+        if plain is not None:
+            return plain
+    return _checked_record(value, line, log)
+
+
+def _plain_record(value: dict[str, Any], line: int) -> Record | None:
+    """Return the ``Record`` of a line of a known kind whose fields all have their expected
+    shapes (nothing to diagnose), or None for any other line (``_checked_record`` reads
+    it, with its diagnostics): the fast path, one call per record."""
+    kind = value.get("type")
+    if kind.__class__ is not str or kind not in _KNOWN_KINDS or "projectHash" in value \
+            or "$rewindTo" in value or "$set" in value:
+        return None
+    uuid, parent, session = value.get("uuid"), value.get("parentUuid"), value.get("sessionId")
+    if not ((uuid is None or uuid.__class__ is str) and (session is None
+            or session.__class__ is str) and parent.__class__ is str):
+        return None  # a missing parentUuid may have a logicalParentUuid to check
+    message = value.get("message")
+    is_message = message.__class__ is dict
+    if not is_message and (kind == "user" or kind == "assistant"):
+        return None
+    stamp = value.get("timestamp")
+    if stamp is None:
+        time = None
+    elif stamp.__class__ is str:
+        try:
+            moment = datetime.fromisoformat(stamp)
+        except ValueError:
+            return None
+        time = (moment - (_EPOCH if moment.tzinfo is not None else _NAIVE_EPOCH)) // _MS
+    else:
+        return None
+    return _new_record(Record, (line, kind, value, uuid, parent, time, session,
+                                value.get("isSidechain") is True,
+                                message if is_message else None,
+                                kind == "user" and is_message and _is_prompt(value, message)))
+
+
+def _checked_record(value: Any, line: int, log: DiagnosticSink) -> Record | None:
+    """Return the ``Record`` of one decoded line, diagnosing every field of a wrong shape
+    (None, with an error, if the line is not an object)."""
     if not isinstance(value, dict):
         log.add(line, "not_an_object", f"line is JSON {type(value).__name__}, not an object")
         return None
@@ -129,6 +179,9 @@ def _is_prompt(raw: dict[str, Any], message: dict[str, Any]) -> bool:
     """Return whether a user record's ``raw`` fields and ``message`` start a turn."""
     if raw.get("isMeta") is True or raw.get("isCompactSummary") is True:
         return False
+    content = message.get("content")
+    if content.__class__ is str:  # one text block
+        return not content.startswith(INTERRUPT_PREFIX)
     blocks = content_blocks(message)
     texts = [block_text(b) for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
     if not texts or any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
