@@ -68,7 +68,11 @@ def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
     """Return the session of one transcript, its problems recorded in ``log``."""
     records, total = _records(chunks, log)
     identity = _Identity(path, records)
-    in_graph = [r.uuid is not None and r.kind != FOREIGN and identity.owns(r) for r in records]
+    # a record is part of this session's conversation unless, in a main transcript, it is
+    # an older build's inline sidechain (kept as a log-only event)
+    every = identity.subagent
+    in_graph = [r.uuid is not None and r.kind != FOREIGN and (every or not r.sidechain)
+                for r in records]
     in_chain = [owned and r.kind in ("user", "assistant") for owned, r in zip(in_graph, records,
                                                                               strict=True)]
     branches = plan_branches(records, in_graph, log)
@@ -153,11 +157,6 @@ class _Identity:
         else:
             self.own = self.id if self.id in sessions else (sessions[-1] if sessions else None)
             self.parent = None
-
-    def owns(self, record: Record) -> bool:
-        """Whether ``record`` is part of this session's conversation (in a main transcript,
-        an older build's inline sidechain is not: it is kept as a log-only event)."""
-        return self.subagent or not record.sidechain
 
     def inherited(self, records: Sequence[Record], order: Sequence[int]) -> int:
         """Return how many records, in writing order, a resume copied from another session

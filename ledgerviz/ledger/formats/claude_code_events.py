@@ -88,7 +88,7 @@ class EventWriter:
                  reasons: dict[str, StatusReason], log: DiagnosticSink) -> None:
         self.records = records
         self.in_chain = in_chain
-        self.branches = branches
+        self._rewinds = branches.rewinds
         self.reasons = reasons
         self.log = log
         self.events: list[dict[str, Any]] = []
@@ -123,9 +123,8 @@ class EventWriter:
         self._line = record.line
         if record.time is not None:
             self._time = record.time
-        abandoned = self.branches.rewinds.get(index)
-        if abandoned is not None:
-            self._rewind(abandoned)
+        if index in self._rewinds:
+            self._rewind(self._rewinds[index])
         start = len(self.events)
         if not self.in_chain[index] or record.message is None:
             self._log_only(record)
@@ -154,8 +153,10 @@ class EventWriter:
     def emit(self, kind: str, data: dict[str, Any], **envelope: Any) -> int:
         """Append one event; return its seq."""
         seq = len(self.events)
-        self.events.append({"type": kind, "seq": seq, "time": self._time, "data": data,
-                            **envelope})
+        event = {"type": kind, "seq": seq, "time": self._time, "data": data}
+        if envelope:
+            event.update(envelope)
+        self.events.append(event)
         self.lines.append(self._line)
         return seq
 
