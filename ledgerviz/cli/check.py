@@ -19,6 +19,7 @@ from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.recovery.runtime_values import js_string
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
@@ -60,6 +61,12 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def _shown_id(call_id: Any) -> str | None:
+    """Return a call id as a JSON summary shows it: a string or null as it is, any other
+    value as the runtime's ``String(value)`` (a huge number, ``undefined``, ``true``)."""
+    return call_id if call_id is None or call_id.__class__ is str else js_string(call_id)
+
+
 def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
     """Return the JSON summary of ``log``, one of the sessions of ``ledger``."""
     key = log.key
@@ -77,7 +84,7 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
         "diagnostics": _diagnostics(log.diagnostics),
         "calls": dict(Counter(call.status for call in recorded.calls)),
         "unanswered": [
-            {"call_id": call.call_id, "code": STATUS_CODES[call.status]}
+            {"call_id": _shown_id(call.call_id), "code": STATUS_CODES[call.status]}
             for call in recorded.calls
             if call.status in STATUS_CODES
         ],
@@ -117,7 +124,7 @@ def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
         "diagnostics": _diagnostics(summary.diagnostics),
         "calls": summary.calls,
         "unanswered": [
-            {"call_id": call_id, "code": STATUS_CODES[status]}
+            {"call_id": _shown_id(call_id), "code": STATUS_CODES[status]}
             for call_id, status in summary.unanswered
         ],
         "closers": summary.closers,

@@ -213,8 +213,10 @@ def check_events(
                 rejected.add(index)
                 continue
             problem = payload_problem(kind, data)
-            if problem is not None and not _unusual_payload(kind, data, problem, line, log,
-                                                            state.runtime):
+            if problem is not None and not _unusual_payload(
+                kind, data, problem, line, log,
+                state.runtime or payload_problem(kind, data, ids=False) is None,
+            ):
                 rejected.add(index)  # left out, but committed: its seq is in the numbering
                 numbering.ran_to(expected)
                 numbering.see(log, line, seq)
@@ -333,15 +335,16 @@ def _read_integral_floats(
 
 
 def _unusual_payload(kind: str, data: dict[str, Any], problem: str, line: int,
-                     log: DiagnosticSink, runtime: bool) -> bool:
-    """Record a payload the runtime reads as it is but ledgerviz's frames cannot (a warning);
-    return whether the event is kept (read as the runtime: yes; loaded: left out)."""
+                     log: DiagnosticSink, keep: bool) -> bool:
+    """Record a payload the runtime reads as it is (a warning); return whether the event is
+    kept (``keep``: read as the runtime, or only a call id is odd; else left out of the
+    frames, which cannot read it)."""
     if _fails_repair_scan(kind, data, line, log):
         return False
-    where = "kept as the runtime reads it" if runtime else "left out of the frames"
+    where = "kept as the runtime reads it" if keep else "left out of the frames"
     message = f"{kind}: {problem}; the runtime reads this line as it is ({where})"
     log.add(line, "unusual_payload", message, "warning")
-    return runtime
+    return keep
 
 
 def _fails_repair_scan(kind: str, data: dict[str, Any], line: int, log: DiagnosticSink) -> bool:

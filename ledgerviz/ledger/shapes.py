@@ -75,8 +75,24 @@ def _strings_object_problem(value: Any, keys: tuple[str, ...], label: str) -> st
     return None
 
 
-def _message_problem(message: Any, label: str) -> str | None:
-    """Return what is wrong with a message object's fields, or None."""
+_BLOCK_STRINGS = ("name", "arguments")
+"""The fields of a tool-call block that recovery and frames read as labels: strings when
+present (its ``id`` is a call id: see ``_call_id_problem``)."""
+
+
+def _call_id_problem(container: dict[str, Any], key: str, label: str, ids: bool) -> str | None:
+    """Return why the call id ``container[key]`` is present and no string, or None; when
+    not ``ids``, only an array or object is a problem: the runtime compares those by
+    identity, and recovery and frames read every other value as it does (``call_key``)."""
+    value = container.get(key)
+    if not ids and value.__class__ is not list and value.__class__ is not dict:
+        return None
+    return _optional(container, key, str, label)
+
+
+def _message_problem(message: Any, label: str, ids: bool) -> str | None:
+    """Return what is wrong with a message object's fields (its tool-call blocks' ids
+    only when ``ids``), or None."""
     if message is None:
         return None
     if message.__class__ is not dict:
@@ -95,39 +111,41 @@ def _message_problem(message: Any, label: str) -> str | None:
         if block.__class__ is not dict:
             return f"'{label}.content' holds a {json_type(block)}, not a block object"
         if block.get("type") == "tool-call":
-            for key in ("id", "name", "arguments"):
-                problem = _optional(block, key, str, f"{label}.content[].{key}")
-                if problem:
-                    return problem
-            if block.get("id") is None:
+            problem = _call_id_problem(block, "id", f"{label}.content[].id", ids)
+            for key in _BLOCK_STRINGS:
+                problem = problem or _optional(block, key, str, f"{label}.content[].{key}")
+            if problem:
+                return problem
+            if ids and block.get("id") is None:
                 return f"a tool-call block in '{label}' has no 'id'"
     return None
 
 
-def _tool_call(data: dict[str, Any]) -> str | None:
-    if data.get("callId").__class__ is not str:
-        return f"'data.callId' must be a string, not {json_type(data.get('callId'))}"
-    return _optional(data, "name", str, "data.name") or _optional(
-        data, "arguments", str, "data.arguments"
-    )
+def _tool_call(data: dict[str, Any], ids: bool) -> str | None:
+    call_id = data.get("callId")
+    if ids and call_id.__class__ is not str:
+        return f"'data.callId' must be a string, not {json_type(call_id)}"
+    return (_call_id_problem(data, "callId", "data.callId", ids)
+            or _optional(data, "name", str, "data.name")
+            or _optional(data, "arguments", str, "data.arguments"))
 
 
 _ERROR_STRINGS = ("name", "code")
 """The fields of a result's ``error`` that recovery and frames read: strings when present."""
 
 
-def _tool_result(data: dict[str, Any]) -> str | None:
+def _tool_result(data: dict[str, Any], ids: bool) -> str | None:
     message = data.get("message")
     problem = (_strings_object_problem(data.get("error"), _ERROR_STRINGS, "data.error")
-               or _message_problem(message, "data.message"))
+               or _message_problem(message, "data.message", ids))
     if problem or message is None:
         return problem
-    return _optional(message, "toolCallId", str, "data.message.toolCallId") or _optional(
-        message.get("source") or {}, "callId", str, "data.message.source.callId"
-    )
+    return _call_id_problem(message, "toolCallId", "data.message.toolCallId", ids) or (
+        _call_id_problem(message.get("source") or {}, "callId", "data.message.source.callId",
+                         ids))
 
 
-def _turn_end(data: dict[str, Any]) -> str | None:
+def _turn_end(data: dict[str, Any], ids: bool = True) -> str | None:
     reason = data.get("reason")
     if reason is None:
         return None
@@ -160,20 +178,20 @@ def _request_config(data: dict[str, Any]) -> Any:
     return header.get("config") if header.__class__ is dict else None
 
 
-def _request_header(data: dict[str, Any]) -> str | None:
+def _request_header(data: dict[str, Any], ids: bool = True) -> str | None:
     return _route_problem(_request_config(data), "data.header.config")
 
 
-def _request_context(data: dict[str, Any]) -> str | None:
+def _request_context(data: dict[str, Any], ids: bool = True) -> str | None:
     return _route_problem(data, "data")
 
 
-def _carries_message(data: dict[str, Any]) -> str | None:
-    return _message_problem(data.get("message"), "data.message")
+def _carries_message(data: dict[str, Any], ids: bool) -> str | None:
+    return _message_problem(data.get("message"), "data.message", ids)
 
 
-def _user_message(data: dict[str, Any]) -> str | None:
-    return _message_problem(data, "data")
+def _user_message(data: dict[str, Any], ids: bool) -> str | None:
+    return _message_problem(data, "data", ids)
 
 
 def _integers_problem(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -186,7 +204,7 @@ def _integers_problem(data: dict[str, Any], keys: tuple[str, ...]) -> str | None
     return None
 
 
-def _surface_rewind(data: dict[str, Any]) -> str | None:
+def _surface_rewind(data: dict[str, Any], ids: bool = True) -> str | None:
     problem = _integers_problem(data, ("start", "end"))
     seqs = data.get("shadowedSeqs")
     if problem or seqs is None:
@@ -200,11 +218,11 @@ def _surface_rewind(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _surface_restore(data: dict[str, Any]) -> str | None:
+def _surface_restore(data: dict[str, Any], ids: bool = True) -> str | None:
     return _integers_problem(data, ("rewindSeq",))
 
 
-_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+_PAYLOAD_CHECKS: dict[str, Callable[[dict[str, Any], bool], str | None]] = {
     "assistant/message": _carries_message,
     "system/message": _carries_message,
     "developer/message": _carries_message,
@@ -262,12 +280,15 @@ def surface_fields_problem(event: dict[str, Any]) -> str | None:
     return problem
 
 
-def payload_problem(kind: str, data: dict[str, Any]) -> str | None:
+def payload_problem(kind: str, data: dict[str, Any], *, ids: bool = True) -> str | None:
     """Return why recovery and frames cannot read an event's payload, or None.
 
     Checked: ``data.turn``/``data.step`` (integers when present) and the payload fields
-    recovery and frames read for ``kind``. The runtime reads such payloads as they are
-    (unless ``repair_scan_problem`` says its repair scan fails on them).
+    recovery and frames read for ``kind``; the call ids (``data.callId``, a tool-call
+    block's ``id``, a result's ``toolCallId`` and ``source.callId``) only when ``ids``:
+    recovery and frames read any value there as the runtime does (``call_key``). The
+    runtime reads such payloads as they are (unless ``repair_scan_problem`` says its
+    repair scan fails on them).
     """
     for name in ("turn", "step"):
         value = data.get(name)
@@ -276,7 +297,7 @@ def payload_problem(kind: str, data: dict[str, Any]) -> str | None:
             if problem:
                 return problem
     check = _PAYLOAD_CHECKS.get(kind)
-    return check(data) if check is not None else None
+    return check(data, ids) if check is not None else None
 
 
 def repair_scan_problem(kind: str, data: dict[str, Any]) -> str | None:

@@ -162,7 +162,7 @@ def test_seqs_and_times_at_the_exact_limits_are_kept(seq: int, time: int, expect
     ({**HEADER, "id": "second"}, [0, 2]),  # a second header
     ({"type": "text-chunks", "data": []}, [0, 2]),  # a malformed packed row
     ({"type": "turn/start", "seq": "1", "data": {}}, [0, 2]),  # an unusable envelope
-    ({"type": "tool/call", "seq": 1, "data": {"callId": 5}}, [0, 2]),  # a malformed payload
+    ({"type": "tool/call", "seq": 1, "data": {"callId": [5]}}, [0, 2]),  # a malformed payload
 ])
 def test_a_line_that_gives_no_event_is_left_out(line: object, kept: list[int]) -> None:
     log = read_session("x.jsonl", encode([HEADER, turn_start(0), line, mark(2)]))

@@ -17,10 +17,12 @@ from ledgerviz.ledger import read_session
 
 LEFT_OUT = "; the runtime reads this line as it is (left out of the frames)"
 """How an ``unusual_payload`` warning ends: the runtime reads what ledgerviz's frames cannot."""
+KEPT = "; the runtime reads this line as it is (kept as the runtime reads it)"
+"""How it ends for a call id of another type than string (not an array or object): kept."""
 
 
-def unusual(line: int, problem: str) -> tuple[str, int, str]:
-    return ("unusual_payload", line, problem + LEFT_OUT)
+def unusual(line: int, problem: str, ending: str = LEFT_OUT) -> tuple[str, int, str]:
+    return ("unusual_payload", line, problem + ending)
 
 
 def found(events: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
@@ -32,17 +34,20 @@ def tool_call(data: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool/call", "seq": 2, "time": 1002, "data": {"turn": 1, "step": 1, **data}}
 
 
-@pytest.mark.parametrize(("data", "problem"), [
-    ({"name": "ls"}, "'data.callId' must be a string, not null"),
-    ({"callId": 5, "name": "ls"}, "'data.callId' must be a string, not number"),
-    ({"callId": "A", "name": 3, "arguments": "{}"}, "'data.name' must be string, not number"),
-    ({"callId": "A", "name": "ls", "arguments": {}}, "'data.arguments' must be string, not object"),
-    ({"callId": "A"}, None),
-    ({"callId": "A", "name": None, "arguments": None}, None),
+@pytest.mark.parametrize(("data", "problem", "ending"), [
+    ({"name": "ls"}, "'data.callId' must be a string, not null", KEPT),
+    ({"callId": 5, "name": "ls"}, "'data.callId' must be a string, not number", KEPT),
+    ({"callId": [5], "name": "ls"}, "'data.callId' must be a string, not array", LEFT_OUT),
+    ({"callId": "A", "name": 3, "arguments": "{}"}, "'data.name' must be string, not number",
+     LEFT_OUT),
+    ({"callId": "A", "name": "ls", "arguments": {}}, "'data.arguments' must be string, not object",
+     LEFT_OUT),
+    ({"callId": "A"}, None, None),
+    ({"callId": "A", "name": None, "arguments": None}, None, None),
 ])
-def test_tool_call_payloads(data: dict[str, Any], problem: str | None) -> None:
+def test_tool_call_payloads(data: dict[str, Any], problem: str | None, ending: str) -> None:
     events = [turn_start(0), assistant_calls(1, "A"), tool_call(data)]
-    expected = [] if problem is None else [unusual(4, f"tool/call: {problem}")]
+    expected = [] if problem is None else [unusual(4, f"tool/call: {problem}", ending)]
     assert found(events) == expected
 
 
@@ -75,19 +80,19 @@ def test_turn_end_and_user_message_payloads(event: dict[str, Any], problem: str)
     assert found([turn_start(0), event]) == [unusual(3, problem)]
 
 
-@pytest.mark.parametrize(("message", "problem"), [
+@pytest.mark.parametrize(("message", "problem", "ending"), [
     ({"role": 5, "source": {"kind": "tool", "callId": "A"}},
-     "'data.message.role' must be string, not number"),
+     "'data.message.role' must be string, not number", LEFT_OUT),
     ({"role": "tool", "toolCallId": "A", "source": {"kind": "tool", "callId": 5}},
-     "'data.message.source.callId' must be string, not number"),
+     "'data.message.source.callId' must be string, not number", KEPT),
     ({"role": "tool", "toolCallId": ["A"], "source": {"kind": "tool", "callId": "A"}},
-     "'data.message.toolCallId' must be string, not array"),
+     "'data.message.toolCallId' must be string, not array", LEFT_OUT),
 ])
-def test_tool_result_payloads(message: dict[str, Any], problem: str) -> None:
+def test_tool_result_payloads(message: dict[str, Any], problem: str, ending: str) -> None:
     bad = {"type": "tool/result", "seq": 2, "time": 1002, "surfaceOp": "append",
            "data": {"turn": 1, "step": 1, "message": {"id": "r2", **message}}}
     events = [turn_start(0), assistant_calls(1, "A"), bad]
-    assert found(events) == [unusual(4, f"tool/result: {problem}")]
+    assert found(events) == [unusual(4, f"tool/result: {problem}", ending)]
 
 
 @pytest.mark.parametrize(("seqs", "problem"), [
