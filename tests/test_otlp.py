@@ -272,6 +272,49 @@ def test_a_file_read_in_two_streamed_passes_gives_the_loaded_files_bytes(
         assert streamed == loaded, path
 
 
+def test_spans_go_out_a_turn_at_a_time(tmp_path: Path, route: str) -> None:
+    # crash-mid-dispatch, as counted by hand above: turn 1 has 2 steps and 2 calls (both
+    # in step 1), turn 2 one step and 4 calls; each turn's span, then its steps', then its
+    # calls', before the next turn's
+    spans = spans_of(read_otlp_json(export_file(tmp_path, CRASH, "fork")))
+    assert [(span.name.split()[0], attributes(span)["ledgerviz.turn"]) for span in spans] == [
+        ("invoke_agent", 1), ("chat", 1), ("chat", 1), ("execute_tool", 1),
+        ("execute_tool", 1), ("invoke_agent", 2), ("chat", 2), *[("execute_tool", 2)] * 4]
+
+
+def test_a_result_read_after_the_next_turn_began_holds_its_turn_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tool-error with turn 1's web_fetch result (seq 9) moved after turn 2's turn/start
+    # (seq 15) and the seqs renumbered in file order: the turn numbers still never go down
+    # and the seqs rise, so the file streams a turn at a time, and turn 1's spans wait
+    # for that result; the bytes are the loaded file's
+    import ledgerviz.export.otlp_stream as otlp_stream
+
+    header, *events = [json.loads(line) for line in
+                       example_path("tool-error").read_text().splitlines()]
+    late = events.pop(9)
+    assert (late["type"], late["data"]["turn"]) == ("tool/result", 1)
+    events.insert(next(n for n, event in enumerate(events)
+                       if event["type"] == "turn/start" and event["data"]["turn"] == 2) + 1, late)
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    path = tmp_path / "late-result.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *events]))
+    monkeypatch.setattr(otlp, "STREAM_BYTES", 2**62)
+    loaded = export_file(tmp_path, path, "fork", "loaded.json").read_bytes()
+    held = []
+    monkeypatch.setattr(otlp_stream, "_held_rows", lambda *args: held.append(args))
+    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    monkeypatch.setattr(otlp_stream, "READ_BYTES", 256)  # blocks of a line or two
+    assert export_file(tmp_path, path, "fork", "streamed.json").read_bytes() == loaded
+    assert held == []  # it took the turn-at-a-time route
+    web_fetch = [span for span in spans_of(read_otlp_json(tmp_path / "streamed.json"))
+                 if span.name == "execute_tool web_fetch"]
+    assert [(attributes(span)["ledgerviz.call.result_seq"], attributes(span)["ledgerviz.turn"],
+             span.end_time_unix_nano) for span in web_fetch] == [(15, 1, late["time"] * 10**6)]
+
+
 def test_only_large_dsh_files_stream_in_their_place_between_batches(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:

@@ -96,7 +96,7 @@ def traces_url(endpoint: str) -> str:
 def ledger_spans(ledger: Ledger, policy: Policy = DEFAULT_POLICY) -> Iterator[SpanRecord]:
     """Yield the spans of every session of ``ledger`` under ``policy``, session by session."""
     from ledgerviz.export.otlp_rows import SessionRows, clock_of, session_rows
-    from ledgerviz.export.otlp_spans import Session, session_spans, wanted_seqs
+    from ledgerviz.export.otlp_spans import held_session, session_spans, wanted_seqs
 
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
@@ -105,7 +105,7 @@ def ledger_spans(ledger: Ledger, policy: Policy = DEFAULT_POLICY) -> Iterator[Sp
     for log in ledger.sessions:
         held = rows.get(log.key, SessionRows([], [], [], None))
         clock = clock_of(view.analyses[log.key], wanted_seqs(held))
-        yield from session_spans(Session(log.key, policy, held, clock))
+        yield from session_spans(held_session(log.key, policy, held, clock))
 
 
 def span_count(ledger: Ledger, policy: Policy) -> int:

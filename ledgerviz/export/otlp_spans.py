@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -67,14 +67,71 @@ class SpanRecord(NamedTuple):
     links: tuple[SpanLink, ...] = ()
 
 
+class TurnGroup(NamedTuple):
+    """The rows of one turn number (of each frame, in frame order): what the spans of one
+    turn are made of."""
+
+    turns: list[TurnRow]
+    steps: list[StepRow]
+    calls: list[CallRow]
+
+
 @dataclass(frozen=True, slots=True)
 class Session:
     """Everything one session's spans are made from."""
 
     session_id: str
     policy: str
-    rows: SessionRows
+    groups: Iterable[TurnGroup]
+    """The rows a turn number at a time, ascending, turn None last (``turn_groups``)."""
+    agent: str | None
+    """The session's ``agentPreset`` (what its turn spans are named after)."""
+    links: tuple[SpanLink, ...]
+    """The links every turn span carries (``lineage_links``)."""
     clock: SessionClock
+
+
+def held_session(session_id: str, policy: str, rows: SessionRows, clock: SessionClock
+                 ) -> Session:
+    """Return the ``Session`` of rows all held in memory."""
+    lineage = rows.lineage
+    return Session(session_id, policy, turn_groups(rows),
+                   lineage.agent_preset if lineage else None,
+                   lineage_links(lineage, rows.turns), clock)
+
+
+def turn_groups(rows: SessionRows) -> list[TurnGroup]:
+    """Return ``rows`` grouped by turn number, ascending, turn None last."""
+    groups: dict[int | None, TurnGroup] = {}
+    for kind, held in enumerate((rows.turns, rows.steps, rows.calls)):
+        for row in held:
+            group = groups.get(row.turn)
+            if group is None:
+                group = groups[row.turn] = TurnGroup([], [], [])
+            group[kind].append(row)
+    return [groups[turn] for turn in sorted(groups, key=turn_order)]
+
+
+def turn_order(turn: int | None) -> tuple[bool, int]:
+    """Sort key of turn numbers: ascending, None last."""
+    return turn is None, turn or 0
+
+
+def lineage_links(lineage: LineageRow | None, turns: list[TurnRow]) -> tuple[SpanLink, ...]:
+    """Return the link to the parent session's trace: to its turn holding the fork
+    boundary, else (a subagent, whose spawning turn the ledger does not name) to its
+    first turn."""
+    if lineage is None or lineage.parent_session is None:
+        return ()
+    boundary = lineage.boundary_seq
+    holding = [turn.turn for turn in turns if boundary is not None
+               and turn.start_seq is not None and turn.start_seq <= boundary
+               and (turn.end_seq is None or boundary <= turn.end_seq)]
+    parent = lineage.parent_session
+    attributes = {"ledgerviz.relation": lineage.relation or "child",
+                  "ledgerviz.boundary_seq": boundary}
+    return (SpanLink(trace_id(parent), span_id(parent, turn_key(holding[-1] if holding else 1)),
+                     {name: value for name, value in attributes.items() if value is not None}),)
 
 
 def wanted_seqs(rows: SessionRows) -> set[int]:
@@ -84,46 +141,49 @@ def wanted_seqs(rows: SessionRows) -> set[int]:
 
 
 def session_spans(session: Session) -> Iterator[SpanRecord]:
-    """Yield the spans of one session: each turn's, then each step's, then each call's."""
+    """Yield the spans of one session a turn number at a time: the turn's, its steps',
+    its calls' (a parent is always in its child's group, so a group's ids are all that is
+    held besides the calls' keys)."""
     return _Builder(session).spans()
 
 
 class _Builder:
-    """Makes one session's spans; keeps the ids already given so that none repeats."""
+    """Makes one session's spans; keeps the ids already given so that none repeats (a turn
+    or step key names its turn number: those of one group; a call key does not: all)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.trace = trace_id(session.session_id)
         self.given: Counter[str] = Counter()
+        self.calls_given: Counter[str] = Counter()
         self.latest: dict[str, int] = {}
         """The id of the latest span made for each key (the parent of what follows)."""
 
     def spans(self) -> Iterator[SpanRecord]:
-        rows = self.session.rows
-        links = self._lineage_links(rows.lineage, rows.turns)
-        for turn in rows.turns:
-            yield self._turn_span(turn, links)
-        for step in rows.steps:
-            yield self._step_span(step)
-        for call in rows.calls:
-            yield self._call_span(call)
+        for group in self.session.groups:
+            self.given.clear()
+            self.latest.clear()
+            yield from map(self._turn_span, group.turns)
+            yield from map(self._step_span, group.steps)
+            yield from map(self._call_span, group.calls)
 
-    def _id(self, key: str) -> int:
-        """Return a new span id for ``key`` (of ``key#n`` for its n-th repeat)."""
-        self.given[key] += 1
-        count = self.given[key]
+    def _id(self, key: str, given: Counter[str]) -> int:
+        """Return a new span id for ``key`` (of ``key#n`` for its n-th repeat in ``given``)."""
+        given[key] += 1
+        count = given[key]
         unique = key if count == 1 else f"{key}#{count}"
         made = self.latest[key] = span_id(self.session.session_id, unique)
         return made
 
     def _span(self, name: str, key: str, parent: int | None, kind: int,
               times: tuple[int, int], attributes: dict[str, Any],
-              status: tuple[int, str] = (UNSET, ""), links: tuple[SpanLink, ...] = ()
-              ) -> SpanRecord:
+              status: tuple[int, str] = (UNSET, ""), links: tuple[SpanLink, ...] = (),
+              given: Counter[str] | None = None) -> SpanRecord:
         session = self.session
         common = {"gen_ai.conversation.id": session.session_id, "ledgerviz.policy": session.policy}
         return SpanRecord(
-            name, self.trace, self._id(key), parent, kind, times[0], max(times),
+            name, self.trace, self._id(key, self.given if given is None else given), parent,
+            kind, times[0], max(times),
             {attribute: value for attribute, value in {**common, **attributes}.items()
              if value is not None},
             *status, links)
@@ -151,30 +211,11 @@ class _Builder:
             FORK_POINT: self._fork_point(first, last),
         }
 
-    def _lineage_links(self, lineage: LineageRow | None, turns: list[TurnRow]
-                       ) -> tuple[SpanLink, ...]:
-        """Return the link to the parent session's trace: to its turn holding the fork
-        boundary, else (a subagent, whose spawning turn the ledger does not name) to its
-        first turn."""
-        if lineage is None or lineage.parent_session is None:
-            return ()
-        boundary = lineage.boundary_seq
-        holding = [turn.turn for turn in turns if boundary is not None
-                   and turn.start_seq is not None and turn.start_seq <= boundary
-                   and (turn.end_seq is None or boundary <= turn.end_seq)]
-        parent = lineage.parent_session
-        attributes = {"ledgerviz.relation": lineage.relation or "child",
-                      "ledgerviz.boundary_seq": boundary}
-        return (SpanLink(trace_id(parent), span_id(parent, turn_key(holding[-1] if holding
-                                                                    else 1)),
-                         {name: value for name, value in attributes.items()
-                          if value is not None}),)
-
-    def _turn_span(self, turn: TurnRow, links: tuple[SpanLink, ...]) -> SpanRecord:
+    def _turn_span(self, turn: TurnRow) -> SpanRecord:
         clock = self.session.clock
         start = _first(turn.start_time, turn.end_time, clock.end)
         failed = turn.end_reason == "error"
-        agent = self.session.rows.lineage.agent_preset if self.session.rows.lineage else None
+        agent = self.session.agent
         return self._span(
             f"invoke_agent {agent}" if agent else "invoke_agent",
             turn_key(turn.turn), None, INTERNAL,
@@ -189,7 +230,7 @@ class _Builder:
                 **self._recovery(turn.start_seq, turn.end_seq),
             },
             (ERROR, "turn ended with an error") if failed else (UNSET, ""),
-            links,
+            self.session.links,
         )
 
     def _step_span(self, step: StepRow) -> SpanRecord:
@@ -249,6 +290,7 @@ class _Builder:
                 FORK_POINT: self._fork_point(call.requested_seq, call.requested_seq),
             },
             status,
+            given=self.calls_given,
         )
 
 

@@ -14,7 +14,8 @@ hold the two to each other byte for byte).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,13 @@ from ledgerviz.export.otlp_rows import (
     StepRow,
     TurnRow,
 )
-from ledgerviz.export.otlp_spans import Session, SpanRecord, session_spans
+from ledgerviz.export.otlp_spans import (
+    Session,
+    SpanRecord,
+    TurnGroup,
+    held_session,
+    session_spans,
+)
 from ledgerviz.frames.events import TOOL_EVENTS
 from ledgerviz.frames.turns import (
     NO_ROUTE,
@@ -44,7 +51,7 @@ from ledgerviz.ledger.lineage import LINEAGE_EVENTS, SEED_MARKER, inherited_coun
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.sources import Found, found_chunks
 from ledgerviz.progress import BYTES_THRESHOLD, progress
-from ledgerviz.recovery.analysis import Policy
+from ledgerviz.recovery.analysis import CallFacts, Policy
 from ledgerviz.recovery.analyze import SessionFacts, analyze_blocks
 from ledgerviz.recovery.events import payload_end_reason_kind
 
@@ -68,30 +75,94 @@ class StreamedFile:
 
 def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
     """Read the dsh ledger file ``found`` (``size`` bytes: a bar is drawn for a large one)
-    twice and return its spans under ``policy``. Raises ValueError when the second read
-    does not find the lines of the first (the file changed)."""
+    twice and return its spans under ``policy``. Raises ValueError (while the spans are
+    iterated) when the second read does not find the lines of the first (the file changed)."""
+    survey = _Fold(flat=True)
     scan, blocks = _pass(found, size, "reading")
-    facts = analyze_blocks(((block.events, block.fields) for block in blocks),
-                           policy=policy, version=scan.version)
-    folded = _Fold(_wanted(facts))
+    facts = analyze_blocks(_surveyed(blocks, survey), policy=policy, version=scan.version)
+    survey.take(EventFields.of(facts.closers, start=survey.events))
+    clock = SessionClock(survey.latest * _NS_PER_MS, {}, frozenset(facts.synthetic_seqs),
+                         min(facts.abandoned_seqs, default=None), tuple(sorted(facts.fork_points)))
+    flat = (survey.ordered and not scan.header_fields.get("parentSession")
+            and _ascending(call.turn for call in facts.calls))
+    if flat:
+        count = survey.rows + len(facts.calls)
+        spans = _flat_spans(found, size, scan, facts, clock, policy)
+    else:
+        rows = _held_rows(found, size, scan, facts, clock)
+        count = len(rows.turns) + len(rows.steps) + len(rows.calls)
+        spans = session_spans(held_session(scan.key, policy, rows, clock))
+    has_errors = any(d.severity == "error" for d in scan.diagnostics())
+    return StreamedFile(scan.key, has_errors, spans, count)
+
+
+def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold
+              ) -> Iterator[tuple[list[Any], EventFields]]:
+    """Yield the blocks' events and fields for the recovery scan, each block folded into
+    ``survey`` first (its rows counted, then dropped)."""
+    for block in blocks:
+        survey.take(block.fields)
+        survey.closed.clear()
+        survey.events += len(block.events)
+        yield block.events, block.fields
+
+
+def _ascending(turns: Iterable[Any]) -> bool:
+    """Return whether the int turn numbers among ``turns`` never go down."""
+    last = None
+    for turn in map(_int, turns):
+        if turn is not None:
+            if last is not None and turn < last:
+                return False
+            last = turn
+    return True
+
+
+def _second_pass(found: Found, size: int, scan: FileScan, folded: _Fold,
+                 closers: list[Any]) -> Iterator[None]:
+    """Fold the file into ``folded`` again, block by block (yielding after each), then the
+    closers. Raises ValueError when the file's lines are not those of the first pass."""
     again, blocks = _pass(found, size, "reading again")
     position = 0
     for block in blocks:
         folded.take(block.fields)
         position += len(block.events)
         del block  # not held while the next block is read
+        yield
     if again.lines_read != scan.lines_read:
         raise ValueError(f"{found.path} changed while it was read; export it again")
-    folded.take(EventFields.of(facts.closers, start=position))
-    clock = SessionClock(folded.latest * _NS_PER_MS, folded.requested_times,
-                         frozenset(facts.synthetic_seqs),
-                         min(facts.abandoned_seqs, default=None), tuple(sorted(facts.fork_points)))
-    rows = SessionRows(folded.turn_rows(), folded.step_rows(), folded.call_rows(facts),
+    folded.take(EventFields.of(closers, start=position))
+    yield
+
+
+def _held_rows(found: Found, size: int, scan: FileScan, facts: SessionFacts,
+               clock: SessionClock) -> SessionRows:
+    """Return every row of the file (its turns not in order, or it has a parent: the
+    lineage link needs all turns), ``clock.times`` filled."""
+    folded = _Fold(_wanted(facts.calls), times=clock.times)
+    for _ in _second_pass(found, size, scan, folded, facts.closers):
+        pass
+    return SessionRows(folded.turn_rows(folded.turns), folded.step_rows(folded.steps),
+                       folded.call_rows(facts.calls),
                        folded.lineage_row(scan.header_fields, scan.version))
-    del facts, folded  # the rows hold what the spans need
-    has_errors = any(d.severity == "error" for d in scan.diagnostics())
-    return StreamedFile(scan.key, has_errors, session_spans(Session(scan.key, policy, rows, clock)),
-                        len(rows.turns) + len(rows.steps) + len(rows.calls))
+
+
+def _flat_spans(found: Found, size: int, scan: FileScan, facts: SessionFacts,
+                clock: SessionClock, policy: Policy) -> Iterator[SpanRecord]:
+    """Yield the spans of a file whose turn numbers never go down and whose seqs rise, a
+    turn at a time as the second pass reads it (``_Fold.ready``)."""
+    folded = _Fold(_wanted(facts.calls), times=clock.times, flat=True)
+    calls, closers = deque(facts.calls), facts.closers
+    del facts  # the calls are dropped from ``calls`` as their spans are made
+
+    def groups() -> Iterator[TurnGroup]:
+        for _ in _second_pass(found, size, scan, folded, closers):
+            yield from folded.ready(calls)
+        folded.close()
+        yield from folded.ready(calls, final=True)
+
+    agent = scan.header_fields.get("agentPreset")
+    yield from session_spans(Session(scan.key, policy, groups(), agent, (), clock))
 
 
 def _pass(found: Found, size: int, doing: str) -> tuple[FileScan, Iterator[CheckedEvents]]:
@@ -105,12 +176,12 @@ def _pass(found: Found, size: int, doing: str) -> tuple[FileScan, Iterator[Check
     return scan, blocks()  # type: ignore[return-value]  # no typed blocks: typed=False
 
 
-def _wanted(facts: SessionFacts) -> tuple[set[int], set[int]]:
+def _wanted(calls: Sequence[CallFacts]) -> tuple[set[int], set[int]]:
     """Return the seqs whose tool events' times the call rows need, and the seqs of the
     assistant messages of the calls never dispatched (where such a span starts)."""
-    tools = {seq for call in facts.calls for seq in (call.dispatched_seq, call.result_seq)
+    tools = {seq for call in calls for seq in (call.dispatched_seq, call.result_seq)
              if seq.__class__ is int}
-    return tools, {call.requested_seq for call in facts.calls if call.dispatched_seq is None}
+    return tools, {call.requested_seq for call in calls if call.dispatched_seq is None}
 
 
 def _int(value: Any) -> int | None:
@@ -127,31 +198,54 @@ def _ns(time: Any) -> int | None:
 
 @dataclass(slots=True)
 class _Fold:
-    """The rows of one session's events, taken a block at a time in log order."""
+    """The rows of one session's events, taken a block at a time in log order.
 
-    wanted: tuple[set[int], set[int]]
+    ``flat``: rows of a turn number below the latest one met are moved to ``closed`` as
+    the turn number rises (no more come for them when the numbers never go down:
+    ``ordered`` says whether they did, and whether the seqs always rose), and lineage
+    markers are not kept. Otherwise every row stays in ``turns`` and ``steps``.
+    """
+
+    wanted: tuple[set[int], set[int]] = field(default_factory=lambda: (set(), set()))
+    times: dict[int, int] = field(default_factory=dict)
+    """Epoch ns of the wanted assistant messages (``SessionClock.times``)."""
+    flat: bool = False
     turns: list[list[Any]] = field(default_factory=list)
     steps: list[list[Any]] = field(default_factory=list)
+    closed: dict[int | None, TurnGroup] = field(default_factory=dict)
+    """Rows by turn number (of raw lists while folding), in the order the numbers came."""
     tool_times: dict[int, int | None] = field(default_factory=dict)
-    requested_times: dict[int, int] = field(default_factory=dict)
     markers: list[tuple[str, Any, Any]] = field(default_factory=list)
     latest: int = 0
+    rows: int = 0
+    """How many turn and step rows were made."""
+    events: int = 0
+    """How many events were read (kept by the caller)."""
+    ordered: bool = True
+    turn: int | None = None
+    """The latest turn number met (flat)."""
+    last_seq: int | None = None
     _turn_at: dict[Any, list[Any]] = field(default_factory=dict)
     _step_at: dict[Any, list[Any]] = field(default_factory=dict)
     _open_step: list[Any] | None = None
     _route: tuple[Any, Any] = NO_ROUTE
+    _unnumbered: list[CallFacts] = field(default_factory=list)
 
-    def take(self, fields: EventFields) -> None:
-        """Fold one block's events (given as their columns)."""
+    def take(self, fields: EventFields) -> EventFields:
+        """Fold one block's events (given as their columns); return ``fields``."""
         tools, requested = self.wanted
         for kind, seq, data, time, turn, step in zip(fields.types, fields.seqs, fields.datas,
                                                      fields.times, fields.turns, fields.steps,
                                                      strict=True):
             numbered = seq.__class__ is int
+            if numbered:
+                if self.last_seq is not None and seq <= self.last_seq:
+                    self.ordered = False
+                self.last_seq = seq
             if time.__class__ is int:
                 self.latest = max(self.latest, time)
                 if numbered and seq in requested:
-                    self.requested_times[seq] = time * _NS_PER_MS
+                    self.times[seq] = time * _NS_PER_MS
             if kind not in _FOLDED:
                 continue
             if kind in TOOL_EVENTS:
@@ -159,13 +253,49 @@ class _Fold:
                     self.tool_times[seq] = _ns(time)
                 continue
             if kind in LINEAGE_EVENTS:
-                self.markers.append((kind, seq, data))
+                if not self.flat:
+                    self.markers.append((kind, seq, data))
                 continue
+            if self.flat and kind not in ROUTE_EVENTS:
+                self._number(turn)
             at = (_int(seq), _ns(time))  # as the frames' seq and time columns hold them
             if kind in TURN_EVENTS:
                 self._turn(kind, turn, data, at)
             if kind in STEP_EVENTS:
                 self._step(kind, turn, step, data, at)
+        return fields
+
+    def _number(self, turn: Any) -> None:
+        """Note an event of turn ``turn``; when its number is above the latest, close the
+        rows of the numbers below it."""
+        number = _int(turn)
+        if number is None:
+            return
+        if self.turn is not None and number < self.turn:
+            self.ordered = False
+        elif self.turn is None or number > self.turn:
+            self.close()
+            self.turn = number
+
+    def close(self) -> None:
+        """Move every row of a numbered turn into ``closed`` (flat)."""
+        if not self.flat:
+            return
+        for kind, rows in enumerate((self.turns, self.steps)):
+            kept = []
+            for row in rows:
+                number = _int(row[0] if kind == 0 else row[1])
+                if number is None:
+                    kept.append(row)
+                    continue
+                group = self.closed.get(number)
+                if group is None:
+                    group = self.closed[number] = TurnGroup([], [], [])
+                group[kind].append(row)
+            rows[:] = kept
+        self._turn_at = {turn: row for turn, row in self._turn_at.items() if _int(turn) is None}
+        self._step_at = {key: row for key, row in self._step_at.items()
+                         if _int(key[0]) is None}
 
     def _turn(self, kind: str, turn: Any, data: dict[str, Any],
               at: tuple[int | None, int | None]) -> None:
@@ -174,6 +304,7 @@ class _Fold:
         if kind == "turn/start" or row is None:
             row = self._turn_at[turn] = [turn, None, None, None]
             self.turns.append(row)
+            self.rows += 1
         if kind == "turn/start":
             row[1] = at
         elif kind == "turn/end":
@@ -192,6 +323,7 @@ class _Fold:
             row = self._step_at[(turn, step)] = [0, turn, step, None, None, *self._route,
                                                  None, None, None, None, 0, 0]
             self.steps.append(row)
+            self.rows += 1
         if kind == "step/start":
             row[_START] = at
             self._open_step = row
@@ -201,28 +333,85 @@ class _Fold:
         else:
             add_assistant(row, data)
 
-    def turn_rows(self) -> list[TurnRow]:
-        """Return the turn rows (the folded lists are dropped as they are turned)."""
-        turns, self.turns = self.turns, []
-        self._turn_at.clear()
+    def ready(self, calls: deque[CallFacts], final: bool = False) -> Iterator[TurnGroup]:
+        """Yield, ascending, the groups of the turn numbers below the latest one met (all,
+        ``final``) whose calls' events are read (their calls taken from the front of
+        ``calls``, in log order, numbered calls ascending; unnumbered ones are set aside
+        for the last group, turn None)."""
+        while True:
+            while calls and _int(calls[0].turn) is None:
+                self._unnumbered.append(calls.popleft())
+            firsts = [number for number in (next(iter(self.closed), None),
+                                            _int(calls[0].turn) if calls else None)
+                      if number is not None]
+            if not firsts:
+                break
+            number = min(firsts)
+            if not final and not self._complete(number, calls):
+                return
+            group = self.closed.pop(number, None) or TurnGroup([], [], [])
+            taken = []
+            while calls and _int(calls[0].turn) in (number, None):
+                call = calls.popleft()
+                (taken if _int(call.turn) is not None else self._unnumbered).append(call)
+            yield self._group(group, taken)
+            self._forget(taken)  # the group's spans are made when the next one is asked for
+        if final:
+            yield self._group(TurnGroup(self.turns, self.steps, []), self._unnumbered)
+
+    def _complete(self, number: int, calls: deque[CallFacts]) -> bool:
+        """Return whether turn ``number``'s rows and the events its calls need are read."""
+        if self.turn is None or number >= self.turn:
+            return False
+        group = self.closed.get(number)
+        if group is not None and any(row is self._open_step for row in group.steps):
+            return False  # a route event may still name its model
+        last = -1 if self.last_seq is None else self.last_seq
+        for call in calls:
+            turn = _int(call.turn)
+            if turn is None:
+                continue
+            if turn != number:
+                break
+            needed = (call.dispatched_seq, call.result_seq, call.requested_seq)
+            if any(seq.__class__ is int and seq > last for seq in needed):
+                return False
+        return True
+
+    def _group(self, group: TurnGroup, calls: list[CallFacts]) -> TurnGroup:
+        """Return a group of raw rows as rows."""
+        return TurnGroup(self.turn_rows(group.turns), self.step_rows(group.steps),
+                         self.call_rows(calls))
+
+    def _forget(self, calls: list[CallFacts]) -> None:
+        """Drop the times ``calls`` needed (their spans are made)."""
+        tools, requested = self.wanted
+        for call in calls:
+            for seq in (call.dispatched_seq, call.result_seq):
+                self.tool_times.pop(seq, None)
+                tools.discard(seq)
+            self.times.pop(call.requested_seq, None)
+            requested.discard(call.requested_seq)
+
+    def turn_rows(self, turns: list[list[Any]]) -> list[TurnRow]:
+        """Return raw turn rows as ``TurnRow``s."""
         return [TurnRow(_int(turn), *_seq_time(start, end), reason)
                 for turn, start, end, reason in turns]
 
-    def step_rows(self) -> list[StepRow]:
-        """Return the step rows (the folded lists are dropped as they are turned)."""
-        steps, self.steps = self.steps, []
-        self._step_at.clear()
+    def step_rows(self, steps: list[list[Any]]) -> list[StepRow]:
+        """Return raw step rows as ``StepRow``s."""
         return [StepRow(_int(row[1]), _int(row[2]), *_seq_time(row[_START], row[_END]),
                         row[_PROVIDER], row[_MODEL], *map(_int, row[_USAGE]))
                 for row in steps]
 
-    def call_rows(self, facts: SessionFacts) -> list[CallRow]:
+    def call_rows(self, calls: Iterable[CallFacts]) -> list[CallRow]:
+        """Return the rows of ``calls``, with the times of their tool events."""
         times: Callable[[Any], int | None] = self.tool_times.get
         return [CallRow(call.call_id, call.name, _int(call.turn), _int(call.step),
                         call.requested_seq, _int(call.dispatched_seq), _int(call.result_seq),
                         times(call.dispatched_seq), times(call.result_seq), call.status,
                         call.error_code, call.branch, call.settled)
-                for call in facts.calls]
+                for call in calls]
 
     def lineage_row(self, header: dict[str, Any], version: int | None) -> LineageRow:
         """``frames.lineage.lineage_row`` of a session read alone (no catalog names it)."""
