@@ -2,14 +2,17 @@
 
 The first pass runs the recovery scan block by block (``recovery.analyze_blocks``): the
 calls' statuses and branches, the fork points, the abandoned and synthetic seqs and the
-closers, which are known only at the end. The second reads the file again, then the
-closers, and folds each block into the rows the spans are made of: turns and steps as the
-frames make them (``frames.turns``' rules: ``route_of``, ``add_assistant``), the times of
-the seqs the calls need, the lineage markers and the latest time. Only the block being
-read is held besides the scan's few numbers per event and one small row per turn, step
-and call, never the events, so memory follows the count of turns and calls, not the
-file's bytes. The spans are those ``ledger_spans`` makes of the loaded file (the tests
-hold the two to each other byte for byte).
+closers, which are known only at the end; it also folds the rows once, only to count
+them, to find the latest time and whether the turn numbers never go down and the seqs
+rise. The second reads the file again, then the closers, and folds each block into the
+rows the spans are made of: turns and steps as the frames make them (``frames.turns``'
+rules: ``route_of``, ``add_assistant``), the times of the seqs the calls need. When the
+numbers are in order (and no parent session wants a link to the turn holding the fork
+boundary), a turn's spans are made as the second pass goes (``_Fold.ready``): its rows are
+held only until the next turn number begins and its calls' events are read. Otherwise
+every row is held until the end. The events are never held. The spans are those
+``ledger_spans`` makes of the loaded file (the tests hold the two to each other byte for
+byte).
 """
 
 from __future__ import annotations
