@@ -4,6 +4,7 @@ progress reported, each file's format detected by content, and read by that form
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from itertools import chain
 
 from ledgerviz.ledger import reader
@@ -22,11 +23,20 @@ def read_file(
     duplicate_keys: bool = False,
 ) -> SessionLog:
     """Return the session of one file given as its chunks, read in ``format`` (None: the
-    format its first bytes show; see ``ledgerviz.ledger.formats``)."""
+    format its first bytes show; see ``ledgerviz.ledger.formats``), with the sessions it
+    holds inline as its ``children`` (see ``file_sessions``)."""
     chunks = iter(chunks)
     head = next(chunks, b"")
     reader = format_named(format) if format is not None else detect_format(head)
     return reader.read(path, chain([head], chunks), ReadOptions(strict, duplicate_keys))
+
+
+def file_sessions(log: SessionLog) -> list[SessionLog]:
+    """Return the sessions one file was read into: ``log``, then the sessions it holds
+    inline (its ``children``, each with none of its own)."""
+    if not log.children:
+        return [log]
+    return [replace(log, children=()), *log.children]
 
 
 def read_sessions(
@@ -37,7 +47,8 @@ def read_sessions(
     progress: Callable[[int], None] | None = None,
     duplicate_keys: bool = False,
 ) -> list[SessionLog]:
-    """Return one ``SessionLog`` per file in ``source``, keys unique within the load.
+    """Return one ``SessionLog`` per session in ``source``, keys unique within the load: one
+    per file, followed by the sessions it holds inline (``file_sessions``).
 
     Lenient by default: every readable event is kept and every problem becomes a
     diagnostic. ``strict=True`` raises ``LedgerError`` at the first error-level problem.
@@ -48,9 +59,11 @@ def read_sessions(
     costs a re-encoding of every line). Files are read ``reader.READ_BYTES`` at a time.
     Sessions that copy other files' records are linked to them (``Format.relate``).
     """
-    logs = [read_file(path, reader.reported_chunks(chunks, progress), format=format, strict=strict,
-                      duplicate_keys=duplicate_keys)
-            for path, chunks in iter_source_chunks(source, reader.READ_BYTES)]
+    logs = [session
+            for path, chunks in iter_source_chunks(source, reader.READ_BYTES)
+            for session in file_sessions(read_file(
+                path, reader.reported_chunks(chunks, progress), format=format, strict=strict,
+                duplicate_keys=duplicate_keys))]
     return with_parent_warnings(related(reader.with_unique_keys(logs)))
 
 

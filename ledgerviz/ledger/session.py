@@ -35,6 +35,10 @@ class SessionLog:
     call_reasons: Mapping[str, str] = field(default_factory=dict)
     """Why a call has the status it has, by call id, where the format's reader knows more
     than the events show (an interrupt recorded as a rejection, a rolled-back turn)."""
+    children: tuple[SessionLog, ...] = ()
+    """Further sessions the same file holds inline (a Claude Code main transcript's
+    sidechains), each naming this one as its ``parentSession``; ``read.read_sessions``
+    and ``read.file_sessions`` list them after it."""
 
     def event_fields(self) -> EventFields:
         """Return the envelope columns of ``events`` (extracted now if the reader did not)."""

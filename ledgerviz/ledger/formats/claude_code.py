@@ -6,7 +6,9 @@ the file by the session id). A subagent's file is a child of the session named b
 folder above ``subagents/`` (``origin: subagent``). Records at the start of a file whose
 ``sessionId`` is another session's, or (across the files of one load) whose ``uuid``s an
 older session holds, are the prefix a resume copied: inherited, and counted once, in that
-session (``session/end-seed {inherited: true}``, as a dsh fork seed).
+session (``session/end-seed {inherited: true}``, as a dsh fork seed). Inline sidechain
+records of older builds are the file's further sessions, children of its main one
+(``claude_code_sidechains``).
 See ``claude_code_events`` for how records become events and ``claude_code_branches``
 for rewinds and replays.
 """
@@ -33,6 +35,11 @@ from ledgerviz.ledger.formats.claude_code_records import (
     record_of,
 )
 from ledgerviz.ledger.formats.claude_code_resumes import link_resumes
+from ledgerviz.ledger.formats.claude_code_sidechains import (
+    Sidechain,
+    prompt_anchors,
+    split_sidechains,
+)
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
@@ -65,36 +72,67 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
 
 
 def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
-    """Return the session of one transcript, its problems recorded in ``log``."""
+    """Return the session of one transcript, its problems recorded in ``log``, with its
+    inline sidechains as its children."""
     records, total = _records(chunks, log)
-    identity = _Identity(path, records)
-    # a record is part of this session's conversation unless, in a main transcript, it is
-    # an older build's inline sidechain (kept as a log-only event)
-    every = identity.subagent
-    in_graph = [r.uuid is not None and r.kind != FOREIGN and (every or not r.sidechain)
-                for r in records]
-    in_chain = [owned and r.kind in ("user", "assistant") for owned, r in zip(in_graph, records,
-                                                                              strict=True)]
-    branches = plan_branches(records, in_graph, log)
-    reasons = refusals(records, branches.order, in_chain)
-    writer = EventWriter(records, in_chain, branches, reasons, log)
-    inherited = identity.inherited(records, branches.order)
-    for position, index in enumerate(branches.order):
-        if position == inherited and inherited:
-            writer.emit("session/end-seed", {"inherited": True})
-        writer.write(index)
-    writer.finish()
-    _count_unknown_kinds(records, log)
+    identity = _Identity.of_file(path, records)
+    own, sidechains = (records, []) if identity.subagent \
+        else split_sidechains(records, identity.id)
+    written = _Written(own, identity, log, prompt_anchors(own, sidechains))
+    children = tuple(_child(path, s, identity, log.strict) for s in sidechains)
+    inline = len(records) - len(own)
     unreadable = total - len(records)
-    written = len(branches.order) - writer.merged
-    log.add(1, "line_counts", f"{total} lines: {written} records written as events, "
-            f"{writer.merged} assistant records merged into the step of an earlier one "
-            f"(same message.id), {branches.copies} replayed copies skipped, {unreadable} "
-            "unreadable (blank, invalid, torn or not an object)", "info")
-    return SessionLog(
-        path, identity.id, identity.header(records, inherited), 4, writer.events,
-        log.finish(), total - written, writer.lines, format=NAME, call_reasons=reasons,
-    )
+    log.add(1, "line_counts", f"{total} lines: {written.count} records written as events, "
+            f"{written.merged} assistant records merged into the step of an earlier one "
+            f"(same message.id), {written.copies} replayed copies skipped, "
+            + (f"{inline} inline sidechain records read as {len(children)} child "
+               "session(s), " if inline else "")
+            + f"{unreadable} unreadable (blank, invalid, torn or not an object)", "info")
+    return written.session(path, log, total - written.count - inline, children)
+
+
+def _child(path: str, sidechain: Sidechain, parent: _Identity, strict: bool) -> SessionLog:
+    """Return the child session of one inline sidechain of the file at ``path``."""
+    log = DiagnosticLog(path, strict=strict)
+    written = _Written(sidechain.records, parent.child(sidechain.key), log, {})
+    log.add(sidechain.records[0].line, "line_counts", f"{len(sidechain.records)} inline "
+            f"sidechain records of session {parent.id}: {written.count} written as events, "
+            f"{written.merged} assistant records merged into the step of an earlier one, "
+            f"{written.copies} replayed copies skipped", "info")
+    return written.session(path, log, written.merged + written.copies, ())
+
+
+class _Written:
+    """The events one session's records are written as."""
+
+    def __init__(self, records: Sequence[Record], identity: _Identity, log: DiagnosticLog,
+                 children: dict[str, str]) -> None:
+        in_graph = [r.uuid is not None and r.kind != FOREIGN for r in records]
+        in_chain = [owned and r.kind in ("user", "assistant")
+                    for owned, r in zip(in_graph, records, strict=True)]
+        branches = plan_branches(records, in_graph, log)
+        self.reasons = refusals(records, branches.order, in_chain)
+        self.writer = EventWriter(records, in_chain, branches, self.reasons, log, children)
+        self.inherited = identity.inherited(records, branches.order)
+        for position, index in enumerate(branches.order):
+            if position == self.inherited and self.inherited:
+                self.writer.emit("session/end-seed", {"inherited": True})
+            self.writer.write(index)
+        self.writer.finish()
+        _count_unknown_kinds(records, log)
+        self.merged = self.writer.merged
+        self.copies = branches.copies
+        self.count = len(branches.order) - self.merged
+        """Records written as events."""
+        self.header = identity.header(records, self.inherited)
+        self.id = identity.id
+
+    def session(self, path: str, log: DiagnosticLog, skipped: int,
+                children: tuple[SessionLog, ...]) -> SessionLog:
+        """Return the session read, its diagnostics those of ``log`` so far."""
+        return SessionLog(path, self.id, self.header, 4, self.writer.events, log.finish(),
+                          skipped, self.writer.lines, format=NAME, call_reasons=self.reasons,
+                          children=children)
 
 
 def _records(chunks: Iterable[Chunk], log: DiagnosticLog) -> tuple[list[Record], int]:
@@ -142,21 +180,34 @@ def _count_unknown_kinds(records: Sequence[Record], log: DiagnosticLog) -> None:
 
 
 class _Identity:
-    """Which session a file is, and what it inherits or descends from."""
+    """Which session a file (or an inline sidechain) is, and what it inherits or descends
+    from."""
 
-    def __init__(self, path: str, records: Sequence[Record]) -> None:
+    def __init__(self, id: str, *, subagent: bool, parent: str | None,
+                 own: str | None) -> None:
+        self.id = id
+        self.subagent = subagent
+        self.parent = parent
+        self.own = own
+        """The ``sessionId`` of this session's own records (None: a subagent's)."""
+
+    @classmethod
+    def of_file(cls, path: str, records: Sequence[Record]) -> _Identity:
+        """Return the identity of the file at ``path`` holding ``records``."""
         where = Path(path)
-        self.subagent = where.parent.name == "subagents" or any(
+        subagent = where.parent.name == "subagents" or any(
             r.sidechain for r in records[:1] if r.uuid is not None)
-        self.id = where.stem
         sessions = [r.session for r in records if r.session is not None]
-        if self.subagent:
+        if subagent:
             above = where.parent.parent.name if where.parent.name == "subagents" else None
-            self.parent = above or (sessions[0] if sessions else None)
-            self.own = None
-        else:
-            self.own = self.id if self.id in sessions else (sessions[-1] if sessions else None)
-            self.parent = None
+            return cls(where.stem, subagent=True, own=None,
+                       parent=above or (sessions[0] if sessions else None))
+        own = where.stem if where.stem in sessions else (sessions[-1] if sessions else None)
+        return cls(where.stem, subagent=False, parent=None, own=own)
+
+    def child(self, key: str) -> _Identity:
+        """Return the identity of this session's inline sidechain ``key``."""
+        return _Identity(key, subagent=True, parent=self.id, own=None)
 
     def inherited(self, records: Sequence[Record], order: Sequence[int]) -> int:
         """Return how many records, in writing order, a resume copied from another session

@@ -12,14 +12,15 @@ assistant messages with tool calls, dispatches, results, rewinds (stdlib + orjso
   the active branch; a compaction summary replaces the surface (``LEDGER_FORMAT.md`` §6).
 - A result whose ``toolUseResult`` names an ``agentId`` (a ``Task``/``Agent`` call) is
   followed by a ``subagent/catalog`` naming the child session ``agent-<agentId>`` and the
-  call (``callId``): the lineage's anchor of that subagent.
+  call (``callId``): the lineage's anchor of that subagent. So is the result of a call the
+  reader is told started an inline sidechain (``claude_code_sidechains``), naming it.
 - Every other record is a log-only ``claude-code/<kind>`` event holding the record.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -85,8 +86,12 @@ class EventWriter:
     """Writes the events of one session, record by record in the branch plan's order."""
 
     def __init__(self, records: Sequence[Record], in_chain: Sequence[bool], branches: Branches,
-                 reasons: dict[str, StatusReason], log: DiagnosticSink) -> None:
+                 reasons: dict[str, StatusReason], log: DiagnosticSink,
+                 children: Mapping[str, str]) -> None:
         self.records = records
+        self.children = children
+        """The session each ``Task``/``Agent`` call started, by call id, where the file
+        shows it otherwise than by the result's ``agentId``."""
         self.in_chain = in_chain
         self._rewinds = branches.rewinds
         self.reasons = reasons
@@ -301,9 +306,11 @@ class EventWriter:
             self._answered.add(call_id)
         spawned = record.raw.get("toolUseResult")
         agent = spawned.get("agentId") if isinstance(spawned, dict) else None
-        if isinstance(agent, str) and agent:
-            # the subagent file <sessionId>/subagents/agent-<agentId>.jsonl is that session
-            self.emit("subagent/catalog", {"version": 1, "childId": f"agent-{agent}",
+        # the subagent file <sessionId>/subagents/agent-<agentId>.jsonl is that session
+        child = f"agent-{agent}" if isinstance(agent, str) and agent \
+            else self.children.get(call_id) if call_id is not None else None
+        if child is not None:
+            self.emit("subagent/catalog", {"version": 1, "childId": child,
                                            "mode": "unknown", "callId": call_id})
 
 
