@@ -215,13 +215,14 @@ def _summaries(
     path: str, *, stream: bool, strict: bool, step: Callable[[int], Any] | None = None,
     format: str | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
-    """Return ``(file, JSON summary)`` for every file of one PATH, each file read and
-    summarised before the next is read: read whole (then dropped), or as a stream when
-    large or ``stream``. Keys are the files' own; ``run`` makes them unique. ``step``,
-    if given, is called with the size of each chunk read."""
+    """Return ``(file, JSON summary)`` for every session of one PATH (a file's, then those
+    it holds inline), each file read and summarised before the next is read: read whole
+    (then dropped), or as a stream when large or ``stream``. Keys are the sessions' own;
+    ``run`` makes them unique. ``step``, if given, is called with the size of each chunk
+    read."""
     from ledgerviz.ledger.formats import FALLBACK, detect_format, format_named
     from ledgerviz.ledger.formats.claude_code_siblings import ResumeFinder
-    from ledgerviz.ledger.read import read_file, read_sessions
+    from ledgerviz.ledger.read import file_sessions, read_file, read_sessions
     from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
     from ledgerviz.ledger.sources import iter_source_chunks
     from ledgerviz.streams.summary import summarize_file
@@ -234,14 +235,15 @@ def _summaries(
         chunks = chain([head], chunks)
         read_as = format_named(format) if format is not None else detect_format(head)
         if read_as.name == FALLBACK and (stream or _size(name) > STREAM_ABOVE_BYTES):
-            summary = streamed_summary(summarize_file(name, chunks, strict=strict))
+            summaries.append((name, streamed_summary(summarize_file(name, chunks,
+                                                                    strict=strict))))
         else:
             from ledgerviz.api import Ledger  # pandas and the frames: not for a stream
 
-            log = resumes.linked(read_file(name, chunks, format=read_as.name, strict=strict,
-                                           duplicate_keys=True))
-            summary = session_summary(Ledger([log]), log)
-        summaries.append((name, summary))
+            logs = file_sessions(resumes.linked(read_file(
+                name, chunks, format=read_as.name, strict=strict, duplicate_keys=True)))
+            ledger = Ledger(logs)  # a file's inline sessions are checked with it
+            summaries.extend((name, session_summary(ledger, log)) for log in logs)
     return summaries
 
 

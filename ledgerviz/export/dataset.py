@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -260,13 +261,27 @@ def write_sessions(states: Sequence[FileState], writer: PartWriter, policy: Poli
     """
     loaded = load([state.path for state in states], format=format)  # a bar for large files
     ledger = Ledger([replace(log, key=state.key)
-                     for log, state in zip(loaded.sessions, states, strict=True)])
+                     for log, state in zip(_file_mains(loaded), states, strict=True)])
     frames = {name: frame_of(ledger, policy, name) for name in FRAME_NAMES}
     placed = writer.add([frame_table(frame, name) for name, frame in frames.items()],
                         [session_lengths(frame) for frame in frames.values()])
     errors = [log.key for log in ledger.sessions if log.has_errors]
     return errors, [replace(state, part=part, rows=rows)
                     for state, (part, rows) in zip(states, placed, strict=True)]
+
+
+def _file_mains(loaded: Ledger) -> list[SessionLog]:
+    """Return the first session of each file of ``loaded``: a dataset holds one session per
+    file, so the sessions a file holds inline (Claude Code sidechains, listed after it) are
+    not exported, with a warning naming them."""
+    mains: list[SessionLog] = []
+    for log in loaded.sessions:
+        if mains and log.path == mains[-1].path:
+            warnings.warn(f"{log.path}: inline session {log.key!r} not exported (a dataset "
+                          "holds one session per file; `ledgerviz load` reads it)", stacklevel=3)
+        else:
+            mains.append(log)
+    return mains
 
 
 def copy_sessions(root: Path, states: Sequence[FileState], writer: PartWriter

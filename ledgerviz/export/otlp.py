@@ -33,7 +33,7 @@ from ledgerviz.api import Ledger
 from ledgerviz.export.dataset import batches
 from ledgerviz.ledger.formats import detect_format
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.ledger.read import read_file
+from ledgerviz.ledger.read import file_sessions, read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
 from ledgerviz.ledger.sources import Found, expand_found, found_chunks
 from ledgerviz.progress import BYTES_THRESHOLD, SPANS_THRESHOLD, progress
@@ -242,9 +242,8 @@ def _read(group: Sequence[_File]) -> Ledger:
     more than 64 MiB are read."""
     with progress(sum(file.size for file in group), BYTES_THRESHOLD, "reading",
                   unit="B") as step:
-        logs = [read_file(file.found.path,
-                          reported_chunks(found_chunks(file.found, READ_BYTES), step))
-                for file in group]
+        logs = [log for file in group for log in file_sessions(read_file(
+            file.found.path, reported_chunks(found_chunks(file.found, READ_BYTES), step)))]
     return Ledger(with_unique_keys(logs))
 
 

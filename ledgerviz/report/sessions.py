@@ -15,7 +15,7 @@ from ledgerviz.api import Ledger
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.formats.claude_code_siblings import ResumeFinder
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS, with_parent_warnings
-from ledgerviz.ledger.read import read_file
+from ledgerviz.ledger.read import file_sessions, read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
 from ledgerviz.ledger.sources import Found, expand_found, found_chunks
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
@@ -62,16 +62,19 @@ class LoadedSessions:
 class LedgerFiles:
     """The sessions of ledger files, as a report reads them to hold one batch at a time.
 
-    :meth:`read` reads the files one at a time and keeps of each its key, its event count,
-    whether it has errors, and its lineage events (the lineage frame of those is the
-    files'); :meth:`part` reads a batch's files again. While the files hold at most
+    :meth:`read` reads the files one at a time and keeps of each session (a file's own,
+    then those it holds inline) its key, its event count, whether it has errors, and its
+    lineage events (the lineage frame of those is the files'); :meth:`part` reads a batch's
+    files again. While the files hold at most
     :data:`BATCH_EVENTS` events in all, or there is one, they are kept instead and read once.
     """
 
-    def __init__(self, found: list[Found], stubs: list[SessionLog], sizes: list[int],
-                 has_errors: list[bool], kept: list[SessionLog] | None,
-                 format: str | None = None) -> None:
+    def __init__(self, found: list[Found], origins: list[tuple[int, int]],
+                 stubs: list[SessionLog], sizes: list[int], has_errors: list[bool],
+                 kept: list[SessionLog] | None, format: str | None = None) -> None:
         self._found = found
+        self._origins = origins
+        """Each session's file (an index into ``found``) and place among its sessions."""
         self._format = format
         self._resumes = _resume_finder(format)
         self._kept = kept
@@ -90,28 +93,39 @@ class LedgerFiles:
         ``UnreadableSourceError``."""
         found = [item for source in sources for item in expand_found(os.fspath(source))]
         stubs, sizes, has_errors = [], [], []
+        origins: list[tuple[int, int]] = []
         kept: list[SessionLog] | None = []
         kept_events = 0
         resumes = _resume_finder(format)
         with progress(partial(source_size, list(sources)), BYTES_THRESHOLD, "reading",
                       unit="B") as step:
-            for item in found:
-                log = resumes.linked(_read(item, step, format))
-                sizes.append(len(log.events))
-                has_errors.append(log.has_errors)
-                stubs.append(_lineage_stub(log))
+            for file, item in enumerate(found):
+                logs = _sessions(resumes, item, step, format)
+                origins += [(file, place) for place in range(len(logs))]
+                for log in logs:
+                    sizes.append(len(log.events))
+                    has_errors.append(log.has_errors)
+                    stubs.append(_lineage_stub(log))
                 if kept is not None:
-                    kept.append(log)
-                    kept_events += len(log.events)
+                    kept += logs
+                    kept_events += sum(len(log.events) for log in logs)
                     if len(found) > 1 and kept_events > BATCH_EVENTS:
                         kept = None  # read again, a batch at a time
-        return cls(found, with_unique_keys(stubs), sizes, has_errors, kept, format)
+        return cls(found, origins, with_unique_keys(stubs), sizes, has_errors, kept, format)
 
     def part(self, batch: Sequence[int]) -> Ledger:
         """Return a ledger of the sessions ``batch``, their files read again unless kept."""
-        logs = [self._kept[i] if self._kept is not None
-                else self._resumes.linked(_read(self._found[i], None, self._format))
-                for i in batch]
+        if self._kept is not None:
+            logs = [self._kept[i] for i in batch]
+        else:
+            files: dict[int, list[SessionLog]] = {}  # each file of the batch read once
+            logs = []
+            for i in batch:
+                file, place = self._origins[i]
+                if file not in files:
+                    files[file] = _sessions(self._resumes, self._found[file], None,
+                                            self._format)
+                logs.append(files[file][place])
         return Ledger([replace(log, key=self.keys[i], diagnostics=[*log.diagnostics,
                                                                    *self._warnings[i]])
                        for i, log in zip(batch, logs, strict=True)])
@@ -125,6 +139,13 @@ def _read(found: Found, step: Callable[[int], Any] | None, format: str | None) -
     of each chunk read)."""
     chunks = found_chunks(found, READ_BYTES)
     return read_file(found.path, reported_chunks(chunks, step), format=format)
+
+
+def _sessions(resumes: ResumeFinder, found: Found, step: Callable[[int], Any] | None,
+              format: str | None) -> list[SessionLog]:
+    """Return the sessions of one file (its own, linked to the session it resumes, then
+    those it holds inline), read as ``_read`` reads it."""
+    return file_sessions(resumes.linked(_read(found, step, format)))
 
 
 def _resume_finder(format: str | None) -> ResumeFinder:

@@ -43,7 +43,8 @@ class Format(NamedTuple):
     """Whether a file starting with these bytes (at most ``SNIFF_BYTES``) is in it."""
     read: Callable[[str, Iterable[Chunk], ReadOptions], SessionLog]
     """The session of a file, from its path and its chunks (the first may be a
-    ``SourceProblem``: the reader reports it as the file's one diagnostic)."""
+    ``SourceProblem``: the reader reports it as the file's one diagnostic), with any further
+    sessions the file holds inline as its ``children``."""
     description: str
     """One line for help texts."""
     relate: Callable[[list[SessionLog]], list[SessionLog]] | None = None

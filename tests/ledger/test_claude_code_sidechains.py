@@ -1,0 +1,147 @@
+"""Inline sidechains of older Claude Code builds (``isSidechain: true`` records in the main
+file) read as linked child sessions. Expected values are counted by hand from
+``tests/data/claude_code/inline_sidechain.jsonl`` (see its README row)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+import ledgerviz
+from ledgerviz.cli import main
+from ledgerviz.export import export, read_export
+from ledgerviz.report.sessions import LedgerFiles
+
+FILE = Path(__file__).resolve().parents[1] / "data" / "claude_code" / "inline_sidechain.jsonl"
+MAIN, CHILD = "inline_sidechain", "inline_sidechain/sidechain-1"
+# lines 1-2 and 7-8: prompt, Task call, its result, the final answer (a closed turn)
+MAIN_TYPES = ["turn/start", "user/message", "step/start", "assistant/message", "tool/call",
+              "tool/result", "subagent/catalog", "step/end", "step/start", "assistant/message",
+              "step/end", "turn/end"]
+MAIN_LINES = [1, 1, 2, 2, 2, 7, 7, 8, 8, 8, 8, 8]
+# lines 3-6: the sidechain's prompt, a Grep call, its result, the answer
+CHILD_TYPES = ["turn/start", "user/message", "step/start", "assistant/message", "tool/call",
+               "tool/result", "step/end", "step/start", "assistant/message", "step/end",
+               "turn/end"]
+CHILD_LINES = [3, 3, 4, 4, 4, 5, 6, 6, 6, 6, 6]
+
+
+def _records() -> list[dict]:
+    return [orjson.loads(line) for line in FILE.read_bytes().splitlines()]
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+def _anchors(ledger: ledgerviz.Ledger) -> dict[str, tuple]:
+    lineage = ledger.frames.lineage.astype(object)
+    lineage = lineage.where(lineage.notna(), None)
+    return {row.session: (row.parent_session, row.relation, row.inherited_events,
+                          row.anchor_call_id, row.anchor_seq)
+            for row in lineage.itertuples()}
+
+
+def test_an_inline_sidechain_is_a_child_session_of_the_main_one() -> None:
+    ledger = ledgerviz.load(FILE)
+    assert ledger.keys == [MAIN, CHILD]
+    main_log, child = ledger.sessions
+    assert [e["type"] for e in main_log.events] == MAIN_TYPES
+    assert list(main_log.lines) == MAIN_LINES
+    assert [e["type"] for e in child.events] == CHILD_TYPES
+    assert list(child.lines) == CHILD_LINES
+    assert main_log.events[6]["data"] == {"version": 1, "childId": CHILD, "mode": "unknown",
+                                          "callId": "toolu_task"}
+    assert child.header == {"type": "session", "version": 4, "id": CHILD,
+                            "createdAt": 1767607203000, "isSeeded": False,
+                            "cwd": "/home/dev/repo", "parentSession": MAIN,
+                            "origin": "subagent", "delegationDepth": 1}
+    # the Task call is main seq 4; the child inherits nothing
+    assert _anchors(ledger) == {MAIN: (None, "root", 0, None, None),
+                                CHILD: (MAIN, "subagent", 0, "toolu_task", 4)}
+    calls = ledger.frames.calls
+    assert calls.groupby("session", observed=True)["call_id"].apply(list).to_dict() == {
+        MAIN: ["toolu_task"], CHILD: ["toolu_g"]}
+
+
+def test_every_line_is_accounted_for_in_the_main_or_its_child() -> None:
+    main_log, child = ledgerviz.load(FILE).sessions
+    (counts,) = [d for d in main_log.diagnostics if d.kind == "line_counts"]
+    assert counts.message == (
+        "8 lines: 4 records written as events, 0 assistant records merged into the step of an "
+        "earlier one (same message.id), 0 replayed copies skipped, 4 inline sidechain records "
+        "read as 1 child session(s), 0 unreadable (blank, invalid, torn or not an object)")
+    (counts,) = [d for d in child.diagnostics if d.kind == "line_counts"]
+    assert (counts.line, counts.message) == (3, (
+        "4 inline sidechain records of session inline_sidechain: 4 written as events, 0 "
+        "assistant records merged into the step of an earlier one, 0 replayed copies skipped"))
+    assert main_log.lines_skipped == 0 and child.lines_skipped == 0
+    assert sorted({*main_log.lines, *child.lines}) == list(range(1, 9))
+
+
+def test_an_agent_id_names_the_child_and_anchors_it(tmp_path: Path) -> None:
+    records = _records()
+    for record in records[2:6]:
+        record["agentId"] = "b5"
+    records[6]["toolUseResult"]["agentId"] = "b5"
+    records[1]["message"]["content"][0]["input"]["prompt"] = "something else"  # agentId alone
+    ledger = ledgerviz.load(_write(tmp_path / "s.jsonl", records))
+    assert ledger.keys == ["s", "agent-b5"]
+    assert _anchors(ledger)["agent-b5"] == ("s", "subagent", 0, "toolu_task", 4)
+
+
+def test_without_proof_the_child_is_linked_but_not_anchored(tmp_path: Path) -> None:
+    records = _records()
+    records[1]["message"]["content"][0]["input"]["prompt"] = "Review lib/"  # no match
+    # a second sidechain root (parentUuid null) splits the chain: two children
+    records[4]["parentUuid"] = None
+    records[4]["message"]["content"] = "Review src/"  # line 5: a typed prompt now
+    ledger = ledgerviz.load(_write(tmp_path / "s.jsonl", records))
+    assert ledger.keys == ["s", "s/sidechain-1", "s/sidechain-2"]
+    assert "subagent/catalog" not in [e["type"] for e in ledger.sessions[0].events]
+    # lines 3-4: turn/start, user/message, step/start, assistant/message, tool/call (no
+    # result: left open); lines 5-6: the same opening without a call, then step/end, turn/end
+    assert [len(log.events) for log in ledger.sessions[1:]] == [5, 6]
+    anchors = _anchors(ledger)
+    assert anchors["s/sidechain-1"] == ("s", "subagent", 0, None, None)
+    assert anchors["s/sidechain-2"] == ("s", "subagent", 0, None, None)
+
+
+def test_two_task_calls_with_one_prompt_anchor_nothing(tmp_path: Path) -> None:
+    records = _records()
+    task = records[1]["message"]["content"][0]
+    records[1]["message"]["content"].append({**task, "id": "toolu_twin"})
+    ledger = ledgerviz.load(_write(tmp_path / "s.jsonl", records))
+    assert _anchors(ledger)["s/sidechain-1"] == ("s", "subagent", 0, None, None)
+
+
+def test_check_summarises_the_child_after_its_file(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--json", str(FILE)]) == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    assert [(s["id"], s["events"], s["turns"], s["calls"]) for s in sessions] == [
+        (MAIN, 12, 1, {"ok": 1}), (CHILD, 11, 1, {"ok": 1})]
+
+
+def test_a_report_reading_file_by_file_sees_the_child() -> None:
+    files = LedgerFiles.read([FILE])
+    assert files.keys == [MAIN, CHILD] and files.sizes == [12, 11]
+    lineage = files.lineage.set_index("session")
+    assert lineage.loc[CHILD, "parent_session"] == MAIN
+    assert lineage.loc[CHILD, "relation"] == "subagent"
+    assert lineage.loc[CHILD, "anchor_call_id"] == "toolu_task"
+    files._kept = None  # as for files too large to keep: read again per batch
+    again = files.part([1])
+    assert again.keys == [CHILD]
+    assert [e["type"] for e in again.sessions[0].events] == CHILD_TYPES
+
+
+def test_an_export_keeps_the_main_session_and_warns_of_the_child(tmp_path: Path) -> None:
+    with pytest.warns(UserWarning, match="inline session 'inline_sidechain/sidechain-1' "
+                      "not exported"):
+        summary = export([FILE], tmp_path / "out", "recorded")
+    assert summary.sessions == [MAIN]
+    assert len(read_export(tmp_path / "out")["events"]) == 12
