@@ -34,6 +34,7 @@ from ledgerviz.export.dataset import (
     frame_of,
     key_of_first_line,
     plan_export,
+    warn_not_exported,
     write_sessions,
 )
 from ledgerviz.export.parquet import empty_frames, restore_categories, string_categories
@@ -214,7 +215,10 @@ def _partition(
     logs = []
     for path, key in group:
         content = _content(path, storage_options, first_line=False)
-        logs.append(replace(read_session(path, content), key=key))
+        log = read_session(path, content)
+        for inline in log.children:
+            warn_not_exported(inline)
+        logs.append(replace(log, key=key, children=()))
     frame = string_categories(frame_of(Ledger(logs), policy, name))
     frame["session"] = frame["session"].cat.set_categories(pd.Index(list(keys), dtype=object))
     return frame

@@ -277,11 +277,17 @@ def _file_mains(loaded: Ledger) -> list[SessionLog]:
     mains: list[SessionLog] = []
     for log in loaded.sessions:
         if mains and log.path == mains[-1].path:
-            warnings.warn(f"{log.path}: inline session {log.key!r} not exported (a dataset "
-                          "holds one session per file; `ledgerviz load` reads it)", stacklevel=3)
+            warn_not_exported(log)
         else:
             mains.append(log)
     return mains
+
+
+def warn_not_exported(inline: SessionLog) -> None:
+    """Warn that ``inline``, a session a file holds after its own, is left out of an export
+    (which holds one session per file)."""
+    warnings.warn(f"{inline.path}: inline session {inline.key!r} not exported (a dataset "
+                  "holds one session per file; `ledgerviz.load` reads it)", stacklevel=2)
 
 
 def copy_sessions(root: Path, states: Sequence[FileState], writer: PartWriter
@@ -542,5 +548,6 @@ __all__ = [
     "frame_of",
     "plan_export",
     "read_export",
+    "warn_not_exported",
     "write_sessions",
 ]

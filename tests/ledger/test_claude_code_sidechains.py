@@ -145,3 +145,12 @@ def test_an_export_keeps_the_main_session_and_warns_of_the_child(tmp_path: Path)
         summary = export([FILE], tmp_path / "out", "recorded")
     assert summary.sessions == [MAIN]
     assert len(read_export(tmp_path / "out")["events"]) == 12
+
+
+def test_dask_frames_keep_the_main_session_and_warn_of_the_child() -> None:
+    import ledgerviz.export.dask as lvd
+
+    with pytest.warns(UserWarning, match="inline session 'inline_sidechain/sidechain-1' "
+                      "not exported"):
+        events = lvd.frames([FILE]).events.compute()
+    assert events["session"].unique().tolist() == [MAIN] and len(events) == 12
