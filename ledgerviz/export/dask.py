@@ -16,6 +16,7 @@ Every partition is the frame of a group of files of about :data:`PARTITION_BYTES
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +35,6 @@ from ledgerviz.export.dataset import (
     frame_of,
     key_of_first_line,
     plan_export,
-    warn_not_exported,
     write_sessions,
 )
 from ledgerviz.export.parquet import empty_frames, restore_categories, string_categories
@@ -211,13 +211,19 @@ def _partition(
     keys: Sequence[str],
     storage_options: dict[str, Any] | None,
 ) -> pd.DataFrame:
-    """Return the ``name`` frame of one group of ``(path, key)`` files (runs on a worker)."""
+    """Return the ``name`` frame of one group of ``(path, key)`` files (runs on a worker).
+
+    Only each file's own session: the ``session`` categories are the keys known before
+    any file is read, so the sessions a file holds inline are left out, with a warning
+    (the Parquet :func:`export` and ``ledgerviz.load`` hold them)."""
     logs = []
     for path, key in group:
         content = _content(path, storage_options, first_line=False)
         log = read_session(path, content)
         for inline in log.children:
-            warn_not_exported(inline)
+            warnings.warn(f"{path}: inline session {inline.key!r} is not in the Dask frames "
+                          "(one session per file; `ledgerviz.export.dask.export` and "
+                          "`ledgerviz.load` hold it)", stacklevel=2)
         logs.append(replace(log, key=key, children=()))
     frame = string_categories(frame_of(Ledger(logs), policy, name))
     frame["session"] = frame["session"].cat.set_categories(pd.Index(list(keys), dtype=object))

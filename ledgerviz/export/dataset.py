@@ -22,10 +22,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import warnings
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -94,6 +94,13 @@ class FileState:
     """The part its rows are in ("" until written)."""
     rows: Rows = ()
     """Where its rows are in each of the part's files."""
+    inline: tuple[tuple[str, Rows], ...] = ()
+    """The key and rows of each session the file holds inline (Claude Code sidechains),
+    in the same part, after its own rows."""
+
+    def places(self) -> list[tuple[str, str, Rows]]:
+        """Return ``(key, part, rows)`` of every session of the file: its own, then inline."""
+        return [(key, self.part, rows) for key, rows in ((self.key, self.rows), *self.inline)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +172,7 @@ def known_states(manifest: dict[str, Any] | None, policy: Policy, read_format: s
     same = (manifest["schema"], manifest["policy"], manifest.get("read_format"))
     if same != (schema_id(), policy, read_format):
         return {}
-    return {row["path"]: state_of_row(row) for row in manifest["files"]}
+    return {state.path: state for state in manifest_states(manifest)}
 
 
 def schema_id() -> str:
@@ -223,13 +230,15 @@ def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:
 
     No row depends on which other files are in ``ledger``: in a load, one session's
     ``subagent/catalog`` event can name another session's parent in ``lineage``, so
-    when a session has such an event, ``lineage`` is built session by session.
+    when a session has such an event, ``lineage`` is built file by file (a file's own
+    session anchors the sessions it holds inline, which follow it in ``ledger``).
     """
     view = ledger.recovery(policy)
     if name != "lineage" or not any(_catalogs(log) for log in ledger.sessions):
         return getattr(view.frames, name)
-    triples = [(log.key, log, view.analyses[log.key]) for log in ledger.sessions]
-    pieces = [build_frames([triple]).lineage for triple in triples]
+    files = groupby(ledger.sessions, key=lambda log: log.path)
+    pieces = [build_frames([(log.key, log, view.analyses[log.key]) for log in logs]).lineage
+              for _, logs in files]
     return restore_categories(pd.concat(pieces, ignore_index=True), name, ledger.keys)
 
 
@@ -257,37 +266,54 @@ def write_sessions(states: Sequence[FileState], writer: PartWriter, policy: Poli
     errors, and the states with the part and rows each was written to.
 
     The files are loaded together (frames across sessions are built in one pass), in
-    ``format`` (None: each file's own).
+    ``format`` (None: each file's own); every session of a file is written, its own and
+    those it holds inline (see :func:`inline_key`).
     """
     loaded = load([state.path for state in states], format=format)  # a bar for large files
-    ledger = Ledger([replace(log, key=state.key)
-                     for log, state in zip(_file_mains(loaded), states, strict=True)])
+    files = [[replace(log, key=state.key), *(replace(child, key=inline_key(state, child))
+                                             for child in children)]
+             for (log, *children), state in zip(_by_file(loaded), states, strict=True)]
+    ledger = Ledger([log for file in files for log in file])
     frames = {name: frame_of(ledger, policy, name) for name in FRAME_NAMES}
     placed = writer.add([frame_table(frame, name) for name, frame in frames.items()],
                         [session_lengths(frame) for frame in frames.values()])
     errors = [log.key for log in ledger.sessions if log.has_errors]
-    return errors, [replace(state, part=part, rows=rows)
-                    for state, (part, rows) in zip(states, placed, strict=True)]
+    return errors, _placed_states(states, [[log.key for log in file] for file in files],
+                                  iter(placed))
 
 
-def _file_mains(loaded: Ledger) -> list[SessionLog]:
-    """Return the first session of each file of ``loaded``: a dataset holds one session per
-    file, so the sessions a file holds inline (Claude Code sidechains, listed after it) are
-    not exported, with a warning naming them."""
-    mains: list[SessionLog] = []
+def _by_file(loaded: Ledger) -> list[list[SessionLog]]:
+    """Return the sessions of ``loaded`` by file: each file's own, then those it holds
+    inline (a load lists them after it)."""
+    files: list[list[SessionLog]] = []
     for log in loaded.sessions:
-        if mains and log.path == mains[-1].path:
-            warn_not_exported(log)
+        if files and log.path == files[-1][0].path:
+            files[-1].append(log)
         else:
-            mains.append(log)
-    return mains
+            files.append([log])
+    return files
 
 
-def warn_not_exported(inline: SessionLog) -> None:
-    """Warn that ``inline``, a session a file holds after its own, is left out of an export
-    (which holds one session per file)."""
-    warnings.warn(f"{inline.path}: inline session {inline.key!r} not exported (a dataset "
-                  "holds one session per file; `ledgerviz.load` reads it)", stacklevel=2)
+def inline_key(state: FileState, child: SessionLog) -> str:
+    """Return the dataset key of ``child``, a session ``state``'s file holds inline: its
+    own key (its header id), prefixed with ``<file key>/`` when the file's key is not its
+    natural one (another file has it, e.g. a copy, whose inline sessions have the same
+    ids). It depends on the file and the dataset's file keys alone, not on what else a
+    run reads, so an incremental run gives the keys a full one does."""
+    own = str(child.header.get("id") or child.key)
+    return own if state.key == state.natural_key else f"{state.key}/{own}"
+
+
+def _placed_states(states: Sequence[FileState], keys: Sequence[Sequence[str]],
+                   placed: Iterator[tuple[str, Rows]]) -> list[FileState]:
+    """Return ``states`` with the part and rows ``placed`` gives each of their sessions,
+    in order (``keys``: each file's session keys, its own first)."""
+    moved = []
+    for state, file_keys in zip(states, keys, strict=True):
+        part, rows = next(placed)
+        inline = tuple((key, next(placed)[1]) for key in file_keys[1:])
+        moved.append(replace(state, part=part, rows=rows, inline=inline))
+    return moved
 
 
 def copy_sessions(root: Path, states: Sequence[FileState], writer: PartWriter
@@ -299,11 +325,12 @@ def copy_sessions(root: Path, states: Sequence[FileState], writer: PartWriter
         by_part[state.part].append(state)
     moved = []
     for group in by_part.values():
+        places = [place for state in group for place in state.places()]
         tables = [session_rows(root, name, group) for name in FRAME_NAMES]
-        lengths = [[state.rows[i][1] for state in group] for i in range(len(FRAME_NAMES))]
+        lengths = [[rows[i][1] for _, _, rows in places] for i in range(len(FRAME_NAMES))]
         placed = writer.add(tables, lengths)
-        moved += [replace(state, part=part, rows=rows)
-                  for state, (part, rows) in zip(group, placed, strict=True)]
+        moved += _placed_states(group, [[key for key, _, _ in state.places()]
+                                        for state in group], iter(placed))
     return moved
 
 
@@ -339,22 +366,44 @@ def manifest_document(policy: Policy, states: Sequence[FileState],
         "schema": schema_id(),
         "policy": policy,
         "read_format": read_format,
-        "sessions": [state.key for state in states],
+        "sessions": dataset_keys(states),
         "files": [_row(state) for state in states],
+        "inline": [{"file": state.path, "key": key, "rows": _rows_of(rows)}
+                   for state in states for key, rows in state.inline],
     }
 
 
+def dataset_keys(states: Sequence[FileState]) -> list[str]:
+    """Return the key of every session of ``states``' files: each file's, then its inline."""
+    return [key for state in states for key, _, _ in state.places()]
+
+
 def _row(state: FileState) -> dict[str, Any]:
-    """Return the manifest row of one file (``rows`` by frame name)."""
-    row = {name: getattr(state, name) for name in FileState.__slots__}
-    row["rows"] = {name: list(pair) for name, pair in zip(FRAME_NAMES, state.rows, strict=True)}
+    """Return the manifest row of one file (``rows`` by frame name; its inline sessions
+    are rows of the manifest's ``inline``)."""
+    row = {name: getattr(state, name) for name in FileState.__slots__ if name != "inline"}
+    row["rows"] = _rows_of(state.rows)
     return row
 
 
-def state_of_row(row: dict[str, Any]) -> FileState:
-    """Return the state a (checked) manifest row records."""
-    rows = tuple((offset, length) for offset, length in row["rows"].values())
-    return FileState(**{**row, "rows": rows})
+def _rows_of(rows: Rows) -> dict[str, list[int]]:
+    """Return ``rows`` as the manifest records them: ``[offset, length]`` by frame name."""
+    return {name: list(pair) for name, pair in zip(FRAME_NAMES, rows, strict=True)}
+
+
+def _rows_in(recorded: dict[str, list[int]]) -> Rows:
+    """Return the rows a (checked) manifest records as ``[offset, length]`` by frame."""
+    return tuple((offset, length) for offset, length in recorded.values())
+
+
+def manifest_states(manifest: dict[str, Any]) -> list[FileState]:
+    """Return the state of every file a (checked) manifest records, with its inline
+    sessions (``inline``: none in a manifest written before they were exported)."""
+    inline: dict[str, list[tuple[str, Rows]]] = defaultdict(list)
+    for entry in manifest.get("inline", []):
+        inline[entry["file"]].append((entry["key"], _rows_in(entry["rows"])))
+    return [FileState(**{**row, "rows": _rows_in(row["rows"]),
+                         "inline": tuple(inline[row["path"]])}) for row in manifest["files"]]
 
 
 Fingerprints = Callable[[list[tuple[Found, FileState | None]]],
@@ -481,6 +530,7 @@ def finish_export(plan: Plan, placed: Sequence[FileState], error_sessions: list[
     remove the parts it no longer names, and return the run's summary."""
     moved = {state.path: state for state in placed}
     states = [moved.get(state.path, state) for state in plan.states]
+    _check_unique_keys(plan, states)
     publish(plan.staging, plan.root, FRAME_NAMES)
     write_manifest(plan.root, manifest_document(plan.policy, states, plan.read_format))
     remove_unlisted(plan.root, {state.part for state in states})
@@ -488,13 +538,26 @@ def finish_export(plan: Plan, placed: Sequence[FileState], error_sessions: list[
     return ExportSummary(
         plan.root,
         plan.policy,
-        [state.key for state in plan.states],
+        dataset_keys(states),
         [state.path for state in plan.to_write],
         [state.path for state in plan.states if state.path not in written],
         plan.removed,
         error_sessions,
         plan.skipped,
     )
+
+
+def _check_unique_keys(plan: Plan, states: Sequence[FileState]) -> None:
+    """Raise ``ExportError`` (nothing published) when two sessions of the dataset have one
+    key: an inline session's id that is another file's key (see :func:`inline_key`)."""
+    holder: dict[str, str] = {}
+    for state in states:
+        for key, _, _ in state.places():
+            if key in holder:
+                raise ExportError(
+                    f"{state.path}: session key {key!r} is also a session of {holder[key]}; "
+                    f"export these files into separate folders")
+            holder[key] = state.path
 
 
 def read_export(out_dir: str | os.PathLike[str]) -> dict[str, pd.DataFrame]:
@@ -508,25 +571,27 @@ def read_export(out_dir: str | os.PathLike[str]) -> dict[str, pd.DataFrame]:
             f"{root / MANIFEST_NAME}: an export of format {manifest['format']}, an older "
             f"layout; this ledgerviz reads format {FORMAT}: run `ledgerviz export` into "
             "this folder again to rewrite it")
-    states = [state_of_row(row) for row in manifest["files"]]
-    keys = [state.key for state in states]
+    states = manifest_states(manifest)
+    keys = dataset_keys(states)
     return {name: pandas_frame(session_rows(root, name, states), name, keys)
             for name in FRAME_NAMES}
 
 
 def session_rows(root: Path, name: str, states: Sequence[FileState]) -> Any:
-    """Return the ``name`` rows of ``states`` from their parts at ``root``, in order, as
-    an Arrow table; raise ``ExportError`` unless every row is of the session the manifest
-    says (a changed part file, or rows edited consistently in the manifest)."""
+    """Return the ``name`` rows of every session of ``states``' files from their parts at
+    ``root``, in order, as an Arrow table; raise ``ExportError`` unless every row is of the
+    session the manifest says (a changed part file, or rows edited consistently in the
+    manifest)."""
     pa = require_pyarrow()
     import pyarrow.compute as pc
 
-    table = gather(root, name, [(state.part, state.rows) for state in states])
+    places = [place for state in states for place in state.places()]
+    table = gather(root, name, [(part, rows) for _, part, rows in places])
     frame = FRAME_NAMES.index(name)
-    keys = pa.array([state.key for state in states], pa.string())
+    keys = pa.array([key for key, _, _ in places], pa.string())
     found = pc.index_in(table.column("session"), value_set=keys).to_numpy(
-        zero_copy_only=False)  # each row's position in ``states`` (NaN: no such key)
-    expected = np.repeat(np.arange(len(states)), [state.rows[frame][1] for state in states])
+        zero_copy_only=False)  # each row's position in ``places`` (NaN: no such key)
+    expected = np.repeat(np.arange(len(places)), [rows[frame][1] for _, _, rows in places])
     if len(found) != len(expected) or not np.array_equal(found, expected):
         wrong = np.flatnonzero(found[: len(expected)] != expected[: len(found)])
         at = int(wrong[0]) if len(wrong) else min(len(found), len(expected))
@@ -548,6 +613,5 @@ __all__ = [
     "frame_of",
     "plan_export",
     "read_export",
-    "warn_not_exported",
     "write_sessions",
 ]

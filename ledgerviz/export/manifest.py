@@ -32,6 +32,10 @@ FILE_FIELDS: dict[str, type] = {
 }
 """What the manifest records of each input file, and the JSON type of each field."""
 
+INLINE_FIELDS: dict[str, type] = {"file": str, "key": str, "rows": dict}
+"""What the manifest's ``inline`` records of each session a file holds inline (a Claude
+Code sidechain; in the part of its ``file``, after that file's own rows)."""
+
 _TOP_FIELDS: dict[str, type] = {
     "schema": str, "policy": str, "sessions": list, "files": list,
 }
@@ -79,22 +83,57 @@ def manifest_problem(manifest: Any) -> str | None:
         problem = _row_problem(f"files[{i}]", row)
         if problem:
             return problem
-    keys = [row["key"] for row in manifest["files"]]
+    problem = _inline_problem(manifest)
+    if problem:
+        return problem
+    paths = [row["path"] for row in manifest["files"]]
+    inline: dict[str, list[dict[str, Any]]] = {path: [] for path in paths}
+    for entry in manifest.get("inline", []):
+        inline[entry["file"]].append(entry)
+    placed = [(row["part"], session) for row in manifest["files"]
+              for session in (row, *inline[row["path"]])]
+    keys = [session["key"] for _, session in placed]
     if manifest["sessions"] != keys:
         return "'sessions' is not the list of the files' keys"
-    for name, values in (("key", keys), ("path", [row["path"] for row in manifest["files"]])):
+    for name, values in (("key", keys), ("path", paths)):
         if len(set(values)) != len(values):
             return f"two files have the same {name}"
-    return _tiling_problem(manifest["files"])
+    return _tiling_problem(placed)
 
 
-def _tiling_problem(rows: list[dict[str, Any]]) -> str | None:
-    """Return how the sessions' rows of a part fail to tile each of its files from row 0
-    (a gap or an overlap), or None."""
+def _inline_problem(manifest: dict[str, Any]) -> str | None:
+    """Return what is wrong with the optional ``inline`` list (absent in a manifest written
+    before inline sessions were exported), or None."""
+    entries = manifest.get("inline", [])
+    problem = _field_problem("inline", entries, list)
+    if problem:
+        return problem
+    paths = {row["path"] for row in manifest["files"]}
+    for i, entry in enumerate(entries):
+        where = f"inline[{i}]"
+        if not isinstance(entry, dict):
+            return f"{where} is {_json_type(entry)}, not an object"
+        if set(entry) != set(INLINE_FIELDS):
+            return f"{where} has the fields {sorted(entry)}, not {sorted(INLINE_FIELDS)}"
+        for name, kind in INLINE_FIELDS.items():
+            problem = _field_problem(f"{where}.{name}", entry[name], kind)
+            if problem:
+                return problem
+        if entry["file"] not in paths:
+            return f"{where}.file is not the path of one of the files"
+        problem = _rows_problem(f"{where}.rows", entry["rows"])
+        if problem:
+            return problem
+    return None
+
+
+def _tiling_problem(placed: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """Return how the rows of the ``(part, session)`` sessions fail to tile each file of
+    their part from row 0 (a gap or an overlap), or None."""
     ranges: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    for row in rows:
-        for name, (offset, length) in row["rows"].items():
-            ranges.setdefault((row["part"], name), []).append((offset, length))
+    for part, session in placed:
+        for name, (offset, length) in session["rows"].items():
+            ranges.setdefault((part, name), []).append((offset, length))
     for (part, name), found in ranges.items():
         end = 0
         for offset, length in sorted(found):

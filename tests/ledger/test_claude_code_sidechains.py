@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 import orjson
+import pandas as pd
 import pytest
 
 import ledgerviz
 from ledgerviz.cli import main
-from ledgerviz.export import export, read_export
+from ledgerviz.export import ExportError, export, read_export
 from ledgerviz.report.sessions import LedgerFiles
 
 FILE = Path(__file__).resolve().parents[1] / "data" / "claude_code" / "inline_sidechain.jsonl"
@@ -139,18 +140,95 @@ def test_a_report_reading_file_by_file_sees_the_child() -> None:
     assert [e["type"] for e in again.sessions[0].events] == CHILD_TYPES
 
 
-def test_an_export_keeps_the_main_session_and_warns_of_the_child(tmp_path: Path) -> None:
-    with pytest.warns(UserWarning, match="inline session 'inline_sidechain/sidechain-1' "
-                      "not exported"):
-        summary = export([FILE], tmp_path / "out", "recorded")
-    assert summary.sessions == [MAIN]
-    assert len(read_export(tmp_path / "out")["events"]) == 12
+def _exported(out: Path) -> dict[str, tuple]:
+    """Return each exported session's event types and lineage anchor, read back."""
+    frames = read_export(out)
+    types = frames["events"].groupby("session", observed=True)["type"].apply(list).to_dict()
+    lineage = frames["lineage"].astype(object)
+    lineage = lineage.where(lineage.notna(), None)
+    return {row.session: (types[row.session], row.parent_session, row.relation,
+                          row.anchor_call_id, row.anchor_seq) for row in lineage.itertuples()}
+
+
+EXPORTED = {MAIN: (MAIN_TYPES, None, "root", None, None),
+            CHILD: (CHILD_TYPES, MAIN, "subagent", "toolu_task", 4)}
+
+
+def test_an_export_writes_the_main_session_and_its_child(tmp_path: Path) -> None:
+    import duckdb
+
+    summary = export([FILE], tmp_path / "out", "recorded")
+    assert summary.sessions == [MAIN, CHILD]
+    assert _exported(tmp_path / "out") == EXPORTED
+    counted = duckdb.sql(f"SELECT session, count(*) FROM '{tmp_path}/out/events/*.parquet' "
+                         "GROUP BY session ORDER BY session").fetchall()
+    assert counted == [(MAIN, 12), (CHILD, 11)]
+    manifest = json.loads((tmp_path / "out" / "ledgerviz-export.json").read_text())
+    assert manifest["sessions"] == [MAIN, CHILD]
+    assert [(e["file"], e["key"], e["rows"]["events"]) for e in manifest["inline"]] == [
+        (str(FILE), CHILD, [12, 11])]
+
+
+def test_the_dask_export_writes_the_child_too(tmp_path: Path) -> None:
+    import ledgerviz.export.dask as lvd
+
+    assert lvd.export([FILE], tmp_path / "out").sessions == [MAIN, CHILD]
+    assert _exported(tmp_path / "out") == EXPORTED
+
+
+def test_a_copy_prefixes_its_child_and_a_rewrite_copies_the_other_file(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    first, second = tmp_path / "in" / "a.jsonl", tmp_path / "other" / "a.jsonl"
+    first.write_bytes(FILE.read_bytes())
+    second.parent.mkdir()
+    second.write_bytes(FILE.read_bytes())
+    out = tmp_path / "out"
+    # keys: the file stem; the copy's clashes, so it is its file name and prefixes its child
+    keys = ["a", "a/sidechain-1", "a.jsonl", "a.jsonl/a/sidechain-1"]
+    assert export([first, second], out).sessions == keys
+    events = read_export(out)["events"]
+    # the copy is related to the first file (same uuids), as in a load of both: same rows
+    loaded = ledgerviz.load([first, second]).frames.events
+    assert (events.groupby("session", observed=True).size().tolist()
+            == loaded.groupby("session", observed=True).size().tolist())
+    assert events.groupby("session", observed=True).size()[keys[:2]].tolist() == [12, 11]
+    second.write_bytes(b"".join(FILE.read_bytes().splitlines(keepends=True)[:7]))  # no line 8
+    summary = export([first, second], out)
+    assert (summary.written, summary.unchanged) == ([str(second)], [str(first)])
+    again = read_export(out)["events"]
+    def first_file(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["session"].isin(keys[:2])].astype(object).reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(first_file(again), first_file(events))  # copied, not read
+    assert (again["session"] == keys[3]).sum() == 11  # its lines 3-6 are unchanged
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda m: m["inline"][0].update(file="/elsewhere.jsonl"),
+     "inline[0].file is not the path of one of the files"),
+    (lambda m: m["inline"][0].update(key="other"),
+     "'sessions' is not the list of the files' keys"),
+    (lambda m: m["inline"][0]["rows"].update(events=[11, 11]),
+     "the rows of part {part} in events do not follow on at row 12"),
+])
+def test_an_edited_inline_entry_is_a_clear_error(tmp_path: Path, edit: object,
+                                                 problem: str) -> None:
+    out = tmp_path / "out"
+    export([FILE], out)
+    manifest = json.loads((out / "ledgerviz-export.json").read_text())
+    edit(manifest)  # type: ignore[operator]
+    (out / "ledgerviz-export.json").write_text(json.dumps(manifest))
+    with pytest.raises(ExportError, match="not a manifest ledgerviz wrote") as raised:
+        read_export(out)
+    assert str(raised.value).endswith(
+        problem.format(part=manifest["files"][0]["part"])
+        + "; export into a new folder, or empty this one")
 
 
 def test_dask_frames_keep_the_main_session_and_warn_of_the_child() -> None:
     import ledgerviz.export.dask as lvd
 
     with pytest.warns(UserWarning, match="inline session 'inline_sidechain/sidechain-1' "
-                      "not exported"):
+                      "is not in the Dask frames"):
         events = lvd.frames([FILE]).events.compute()
     assert events["session"].unique().tolist() == [MAIN] and len(events) == 12
