@@ -530,7 +530,11 @@ def finish_export(plan: Plan, placed: Sequence[FileState], error_sessions: list[
     remove the parts it no longer names, and return the run's summary."""
     moved = {state.path: state for state in placed}
     states = [moved.get(state.path, state) for state in plan.states]
-    _check_unique_keys(plan, states)
+    try:
+        _check_unique_keys(states)
+    except ExportError:
+        shutil.rmtree(plan.staging, ignore_errors=True)  # nothing of this run is published
+        raise
     publish(plan.staging, plan.root, FRAME_NAMES)
     write_manifest(plan.root, manifest_document(plan.policy, states, plan.read_format))
     remove_unlisted(plan.root, {state.part for state in states})
@@ -547,7 +551,7 @@ def finish_export(plan: Plan, placed: Sequence[FileState], error_sessions: list[
     )
 
 
-def _check_unique_keys(plan: Plan, states: Sequence[FileState]) -> None:
+def _check_unique_keys(states: Sequence[FileState]) -> None:
     """Raise ``ExportError`` (nothing published) when two sessions of the dataset have one
     key: an inline session's id that is another file's key (see :func:`inline_key`)."""
     holder: dict[str, str] = {}

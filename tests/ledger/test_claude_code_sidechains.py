@@ -14,6 +14,7 @@ import pytest
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.export import ExportError, export, read_export
+from ledgerviz.frames import FRAME_NAMES
 from ledgerviz.report.sessions import LedgerFiles
 
 FILE = Path(__file__).resolve().parents[1] / "data" / "claude_code" / "inline_sidechain.jsonl"
@@ -201,6 +202,22 @@ def test_a_copy_prefixes_its_child_and_a_rewrite_copies_the_other_file(tmp_path:
 
     pd.testing.assert_frame_equal(first_file(again), first_file(events))  # copied, not read
     assert (again["session"] == keys[3]).sum() == 11  # its lines 3-6 are unchanged
+
+
+def test_a_child_key_that_is_another_files_key_stops_the_run(tmp_path: Path) -> None:
+    other = tmp_path / "in" / "x.jsonl"
+    other.parent.mkdir()
+    other.write_text(json.dumps({"type": "session", "version": 4, "id": CHILD,
+                                 "createdAt": 1767607203000}) + "\n")
+    out = tmp_path / "out"
+    export([other], out)
+    before = read_export(out)["events"]
+    with pytest.raises(ExportError) as raised:
+        export([FILE, other], out)
+    assert str(raised.value) == (f"{other}: session key {CHILD!r} is also a session of "
+                                 f"{FILE}; export these files into separate folders")
+    assert sorted(p.name for p in out.iterdir()) == sorted([*FRAME_NAMES, "ledgerviz-export.json"])
+    pd.testing.assert_frame_equal(read_export(out)["events"], before)
 
 
 @pytest.mark.parametrize(("edit", "problem"), [
