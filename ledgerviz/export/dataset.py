@@ -166,8 +166,10 @@ def check_output_dir(
 def known_states(manifest: dict[str, Any] | None, policy: Policy, read_format: str | None = None
                  ) -> dict[str, FileState]:
     """Return the manifest's files by path; none when its format, schema, policy or the
-    format the files were read in (``read_format``, None: each file's own) differs."""
-    if manifest is None or manifest["format"] != FORMAT:
+    format the files were read in (``read_format``, None: each file's own) differs, or
+    when it has no ``inline`` list (written before inline sessions were exported: its
+    Claude Code files' sidechains are log-only events of the main session)."""
+    if manifest is None or manifest["format"] != FORMAT or "inline" not in manifest:
         return {}
     same = (manifest["schema"], manifest["policy"], manifest.get("read_format"))
     if same != (schema_id(), policy, read_format):

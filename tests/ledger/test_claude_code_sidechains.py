@@ -220,6 +220,20 @@ def test_a_child_key_that_is_another_files_key_stops_the_run(tmp_path: Path) -> 
     pd.testing.assert_frame_equal(read_export(out)["events"], before)
 
 
+def test_a_manifest_from_before_inline_sessions_is_read_and_then_rewritten(
+        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    export([FILE], out)
+    manifest = json.loads((out / "ledgerviz-export.json").read_text())
+    del manifest["inline"]
+    manifest["sessions"] = [MAIN]
+    (out / "ledgerviz-export.json").write_text(json.dumps(manifest))
+    assert read_export(out)["events"]["session"].tolist() == [MAIN] * 12
+    summary = export([FILE], out)  # the file is unchanged, but read again
+    assert (summary.written, summary.unchanged) == ([str(FILE)], [])
+    assert _exported(out) == EXPORTED
+
+
 @pytest.mark.parametrize(("edit", "problem"), [
     (lambda m: m["inline"][0].update(file="/elsewhere.jsonl"),
      "inline[0].file is not the path of one of the files"),
