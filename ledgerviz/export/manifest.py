@@ -111,14 +111,9 @@ def _inline_problem(manifest: dict[str, Any]) -> str | None:
     paths = {row["path"] for row in manifest["files"]}
     for i, entry in enumerate(entries):
         where = f"inline[{i}]"
-        if not isinstance(entry, dict):
-            return f"{where} is {_json_type(entry)}, not an object"
-        if set(entry) != set(INLINE_FIELDS):
-            return f"{where} has the fields {sorted(entry)}, not {sorted(INLINE_FIELDS)}"
-        for name, kind in INLINE_FIELDS.items():
-            problem = _field_problem(f"{where}.{name}", entry[name], kind)
-            if problem:
-                return problem
+        problem = _object_problem(where, entry, INLINE_FIELDS)
+        if problem:
+            return problem
         if entry["file"] not in paths:
             return f"{where}.file is not the path of one of the files"
         problem = _rows_problem(f"{where}.rows", entry["rows"])
@@ -143,16 +138,25 @@ def _tiling_problem(placed: list[tuple[str, dict[str, Any]]]) -> str | None:
     return None
 
 
-def _row_problem(where: str, row: Any) -> str | None:
-    """Return what is wrong with one row of ``files``, or None."""
-    if not isinstance(row, dict):
-        return f"{where} is {_json_type(row)}, not an object"
-    if set(row) != set(FILE_FIELDS):
-        return f"{where} has the fields {sorted(row)}, not {sorted(FILE_FIELDS)}"
-    for name, kind in FILE_FIELDS.items():
-        problem = _field_problem(f"{where}.{name}", row[name], kind)
+def _object_problem(where: str, value: Any, fields: dict[str, type]) -> str | None:
+    """Return what is wrong with ``value``, an object that must hold exactly ``fields``, each
+    of its kind, or None."""
+    if not isinstance(value, dict):
+        return f"{where} is {_json_type(value)}, not an object"
+    if set(value) != set(fields):
+        return f"{where} has the fields {sorted(value)}, not {sorted(fields)}"
+    for name, kind in fields.items():
+        problem = _field_problem(f"{where}.{name}", value[name], kind)
         if problem:
             return problem
+    return None
+
+
+def _row_problem(where: str, row: Any) -> str | None:
+    """Return what is wrong with one row of ``files``, or None."""
+    problem = _object_problem(where, row, FILE_FIELDS)
+    if problem:
+        return problem
     if row["size"] < 0:
         return f"{where}.size is negative"
     if not _SHA256.fullmatch(row["sha256"]):
