@@ -162,9 +162,14 @@ def _lineage(stubs: list[SessionLog]) -> pd.DataFrame:
 
 
 def _lineage_stub(log: SessionLog) -> SessionLog:
-    """Return ``log`` with its lineage events only: all its row of the lineage frame reads
-    (their seqs and payloads as the reader's columns give them)."""
+    """Return ``log`` with only the events its row of the lineage frame reads (their seqs and
+    payloads as the reader's columns give them): its lineage events, and the ``tool/call`` of
+    each call a catalog names (a subagent's anchor is that call's seq)."""
     fields = log.event_fields()
-    positions = [i for i, kind in enumerate(fields.types) if kind in LINEAGE_EVENTS]
+    types, datas = fields.types, fields.datas
+    named = {call for kind, data in zip(types, datas, strict=True)
+             if kind == "subagent/catalog" and isinstance(call := data.get("callId"), str)}
+    positions = [i for i, kind in enumerate(types) if kind in LINEAGE_EVENTS or (
+        kind == "tool/call" and isinstance(call := datas[i].get("callId"), str) and call in named)]
     return SessionLog(log.path, log.key, log.header, log.version,
                       [log.events[i] for i in positions], fields=fields.taken(positions))

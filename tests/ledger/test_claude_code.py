@@ -281,6 +281,9 @@ def test_a_report_reading_file_by_file_links_a_resume() -> None:
     assert lineage["relation"].tolist() == ["root", "subagent", "fork"]
     assert lineage.loc["9d2f4a60-resumed", "parent_session"] == "0b5e7c1e-main"
     assert lineage.loc["9d2f4a60-resumed", "inherited_events"] == 10
+    # the subagent hangs from the main session's Task tool/call at seq 4, as a load says
+    assert lineage.loc["agent-a7f3", ["anchor_call_id", "anchor_seq"]].tolist() == [
+        "toolu_task", 4]
     resumed = files.part([2]).sessions[0]
     assert resumed.events[10]["type"] == "session/end-seed"
 
