@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -68,3 +69,12 @@ def tool_result(seq: int, call_id: str) -> dict[str, Any]:
         },
         "surfaceOp": "append",
     }
+
+
+def containers(value: Any) -> Iterator[tuple[Any, Any]]:
+    """Yield ``(container, key)`` for every value inside a decoded JSON value."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        yield value, key
+        if isinstance(item, dict | list) and item:
+            yield from containers(item)

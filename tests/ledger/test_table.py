@@ -14,6 +14,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ledger_lines import containers
 
 from ledgerviz.ledger.table import MISSING, EventTable
 from ledgerviz.ledger.typed_table import decode_table
@@ -196,15 +197,6 @@ JSON_VALUES = st.sampled_from(
 )
 
 
-def _containers(value: Any) -> Any:
-    """Yield ``(container, key)`` for every value inside a decoded JSON value."""
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, item in items:
-        yield value, key
-        if isinstance(item, dict | list) and item:
-            yield from _containers(item)
-
-
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(line=st.integers(0, 400), path_choice=st.integers(0, 10_000), value=JSON_VALUES)
@@ -215,7 +207,7 @@ def test_any_one_value_changed_reads_as_the_dicts_or_goes_to_them(
     lines = lines_of(path)
     at = line % len(lines)
     event = orjson.loads(lines[at])
-    container, key = list(_containers(event))[path_choice % len(list(_containers(event)))]
+    container, key = list(containers(event))[path_choice % len(list(containers(event)))]
     container[key] = value
     lines[at] = json.dumps(event, separators=(",", ":")).encode()
     typed = decode_table(lines, 2, 0, 4)

@@ -18,6 +18,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ledger_lines import containers
 
 from ledgerviz.ledger import read_sessions
 from ledgerviz.ledger.reader import FileScan
@@ -192,8 +193,8 @@ def test_any_one_value_changed_streams_as_the_whole_file_reads(
     lines = clean_lines(tmp_path)
     at = 1 + line % (len(lines) - 1)
     event = orjson.loads(lines[at])
-    containers = list(_containers(event))
-    container, key = containers[path_choice % len(containers)]
+    places = list(containers(event))
+    container, key = places[path_choice % len(places)]
     container[key] = value
     lines[at] = json.dumps(event, separators=(",", ":")).encode()  # orjson refuses 2**70
     path = tmp_path / "changed.jsonl"
@@ -202,15 +203,6 @@ def test_any_one_value_changed_streams_as_the_whole_file_reads(
     (summary,) = summarize(path, chunk_bytes=chunk_bytes)
     assert summary.diagnostics == whole.diagnostics
     assert (summary.events, summary.lines_skipped) == (len(whole.events), whole.lines_skipped)
-
-
-def _containers(value: Any) -> Any:
-    """Yield ``(container, key)`` for every value inside a decoded JSON value."""
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, item in items:
-        yield value, key
-        if isinstance(item, dict | list) and item:
-            yield from _containers(item)
 
 
 def wrapped_result(seq: int, call_id: str, is_error: bool) -> dict[str, Any]:
