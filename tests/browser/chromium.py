@@ -17,3 +17,14 @@ def watched_errors(page: Page) -> list[str]:
             if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
     return errors
+
+
+def drag_across(page: Page, area: dict[str, float], left: float, right: float) -> None:
+    """Drag the mouse from x ``left`` to x ``right`` across the middle of ``area`` (a bounding
+    box), as a person draws a zoom box."""
+    y = area["y"] + area["height"] / 2
+    page.mouse.move(left, y)
+    page.mouse.down()
+    page.mouse.move((left + right) / 2, y, steps=4)
+    page.mouse.move(right, y, steps=4)
+    page.mouse.up()

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from chromium import watched_errors
+from chromium import drag_across, watched_errors
 from playwright.sync_api import Browser, Page
 from test_explorer_jupyterlab import (
     FRONTENDS,
@@ -74,12 +74,7 @@ def box_zoom(page: Page, low: float, high: float) -> None:
         return gd._fullLayout.xaxis.l2p(v) - gd._fullLayout.xaxis.l2p(
             gd._fullLayout.xaxis.range[0]); }}"""
     left, right = (area["x"] + page.evaluate(f"({to_px})({v})") for v in (low, high))
-    y = area["y"] + area["height"] / 2
-    page.mouse.move(left, y)
-    page.mouse.down()
-    page.mouse.move((left + right) / 2, y, steps=4)
-    page.mouse.move(right, y, steps=4)
-    page.mouse.up()
+    drag_across(page, area, left, right)
 
 
 def crashed(folder: Path) -> tuple[Path, int, str, int]:

@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
-from chromium import watched_errors
+from chromium import drag_across, watched_errors
 from playwright.sync_api import Browser, Page
 
 import ledgerviz
@@ -38,12 +38,7 @@ def box_zoom(page: Page, low: float, high: float) -> None:
     left, right = (area["x"] + page.evaluate(
         f"v => {{ const a = document.querySelector('{PLOT}')._fullLayout.xaxis; "
         "return a.l2p(v); }", v) for v in (low, high))
-    y = area["y"] + area["height"] / 2
-    page.mouse.move(left, y)
-    page.mouse.down()
-    page.mouse.move((left + right) / 2, y, steps=4)
-    page.mouse.move(right, y, steps=4)
-    page.mouse.up()
+    drag_across(page, area, left, right)
 
 
 def test_a_box_zoom_to_200_events_draws_each_event_of_the_file_there(
