@@ -8,6 +8,7 @@ from typing import Any
 
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.table import EventTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,7 +19,8 @@ class SessionLog:
     expanded into new ``assistant/chunk`` dicts); ``lines`` gives the 1-based file
     line of each event; ``lines_skipped`` counts lines that yielded no event;
     ``fields`` holds the events' envelope columns when the reader extracted them
-    (see ``event_fields``).
+    (see ``event_fields``); ``table`` their typed columns when the reader decoded them
+    (see ``event_table``).
     """
 
     path: str
@@ -39,6 +41,18 @@ class SessionLog:
     """Further sessions the same file holds inline (a Claude Code main transcript's
     sidechains), each naming this one as its ``parentSession``; ``read.read_sessions``
     and ``read.file_sessions`` list them after it."""
+
+    table: EventTable | None = None
+    """The events as one typed, columnar table (``ledger.table``), when the reader made it;
+    ``event_table`` makes it on first use otherwise."""
+
+    def event_table(self) -> EventTable:
+        """Return the typed columns of ``events`` (made from the dicts, and kept, the first
+        time when the reader did not make them)."""
+        if self.table is None:
+            object.__setattr__(self, "table", EventTable.of(self.events, self.lines or None))
+        assert self.table is not None
+        return self.table
 
     def event_fields(self) -> EventFields:
         """Return the envelope columns of ``events`` (extracted now if the reader did not)."""
