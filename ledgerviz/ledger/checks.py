@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES, OpenBoundaries
+from ledgerviz.ledger.call_ids import CallIds
 from ledgerviz.ledger.decode import UNREADABLE
 from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.fields import EventFields, concatenated
@@ -72,14 +73,15 @@ class CheckState:
     __slots__ = ("answered", "boundaries", "dispatched", "kept", "numbered", "numbering",
                  "requested", "runtime")
 
-    def __init__(self, *, runtime: bool = False) -> None:
+    def __init__(self, *, runtime: bool = False, compact_ids: bool = False) -> None:
         self.runtime = runtime
         """Read as the runtime does (``runtime_read``): an event without ``seq`` is unusable,
         and one whose payload only ledgerviz cannot read is kept."""
         self.boundaries = OpenBoundaries()
         """The turn and step open after the blocks checked so far."""
-        self.requested: set[str] = set()
-        """Every call id an assistant message has requested so far."""
+        self.requested: set[str] | CallIds = CallIds() if compact_ids else set()
+        """Every call id an assistant message has requested so far (``compact_ids``: held
+        as ``CallIds``, for a reader that keeps nothing else of a file's events)."""
         self.dispatched: set[str] = set()
         """Every call id a ``tool/call`` has dispatched in the open turn (the runtime pairs
         by id within a step; kept per turn, the memory of a streamed check stays bounded)."""
@@ -506,7 +508,9 @@ class Numbering:
         self.expected = max(expected, seq + count)
 
 
-def _note_requests(log: DiagnosticSink, line: int, ids: list[str], requested: set[str]) -> None:
+def _note_requests(
+    log: DiagnosticSink, line: int, ids: list[str], requested: set[str] | CallIds
+) -> None:
     """Take the call ids an assistant message requests; warn of those requested before (or
     twice in it): the runtime pairs by id, so a repeated id makes one call of two."""
     again = [call_id for call_id in ids if call_id in requested]
@@ -528,7 +532,9 @@ def _note_call(log: DiagnosticSink, line: int, call_id: str, seen: set[str], ver
         seen.add(call_id)
 
 
-def _check_result(log: DiagnosticSink, line: int, call_id: str | None, requested: set[str]) -> None:
+def _check_result(
+    log: DiagnosticSink, line: int, call_id: str | None, requested: set[str] | CallIds
+) -> None:
     """Record a ``tool/result`` that names no call, or a call no assistant message requested."""
     if call_id is None:
         log.add(line, "orphan_result", "tool/result names no call id")

@@ -214,7 +214,7 @@ class FileScan:
             if not self.header.line_is_event:
                 lines, first_line = lines[1:], first_line + 1
             if self.header.readable:
-                self._state = CheckState(runtime=self.runtime)
+                self._state = CheckState(runtime=self.runtime, compact_ids=self.typed)
         if self._state is None:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None

@@ -340,7 +340,7 @@ def stream_block(
                 if requests_surface:
                     for block in blocks:
                         call_id = block.id
-                        if call_id in fresh or call_id in requested:
+                        if call_id in fresh:
                             return None  # requested again: warned the usual way
                         fresh.add(call_id)
             elif role == "user":
@@ -354,10 +354,12 @@ def stream_block(
                 if shape is None:
                     return None  # nested results: read the usual way
                 add(("context", seq, (kind, message.role), shape))
+    if not requested.isdisjoint(fresh):
+        return None  # requested before this block: warned the usual way
     numbering.expected += len(events)
     state.kept += len(events)
     state.boundaries = boundaries
-    requested |= fresh
+    requested.update(fresh)
     if dispatched_before is _NONE:  # a turn began or ended in the block
         state.dispatched, state.answered = dispatched, answered_here
     else:

@@ -252,3 +252,23 @@ def test_an_event_without_a_seq_is_reported_as_the_whole_file_reports_it(
     assert [(d.line, d.kind, d.severity) for d in summary.diagnostics] == [
         (4, "missing_seq", "error")]
     assert summary.diagnostics == read_sessions(path)[0].diagnostics
+
+
+def test_a_call_requested_in_an_earlier_block_is_warned_as_the_whole_file_warns(
+        tmp_path: Path) -> None:
+    """The last request of the file names the first call again: the whole-file check
+    warns ``repeated_call`` on its line; so does the streamed check, whose requested ids
+    (``CallIds``) hold the first one from an earlier block."""
+    lines = clean_lines(tmp_path)
+    requests = [i for i, line in enumerate(lines)
+                if b'"tool-call"' in line and orjson.loads(line)["type"] == "assistant/message"]
+    first_id = first_call(orjson.loads(lines[requests[0]]))["id"]
+    lines[requests[-1]] = on_event(lambda e: first_call(e).update(id=first_id))(
+        lines[requests[-1]])
+    path = tmp_path / "again.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    whole = read_sessions(path)[0]
+    assert (requests[-1] + 1, "repeated_call") in [(d.line, d.kind) for d in whole.diagnostics]
+    for chunk_bytes in (200, 1 << 20):
+        (summary,) = summarize(path, chunk_bytes=chunk_bytes)
+        assert summary.diagnostics == whole.diagnostics
