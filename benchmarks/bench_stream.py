@@ -8,6 +8,9 @@ events are about 2 GiB) and measures, each in a fresh process (see ``bench_load.
 - floor_stream: read the file in the reader's chunks (1 MiB) and ``orjson.loads`` every
   line with the cyclic GC paused, each block's values dropped before the next: decoding
   alone, in bounded memory (holding every value, as the load floor does, would need ~15 GB);
+- typed_decode: the streamed check's reading without its per-event Python: the line
+  split, the number screens and the typed (msgspec) decode, each block dropped: the
+  least ``summarize`` can cost as it is built (not a target, a bound);
 - summarize: ``ledgerviz.streams.summary.summarize(path)``, what ``ledgerviz check --stream``
   runs: reading, every reader check, the recovery tracker, the call counts, the fork
   points and each policy's provider pairing (``streams.recovery``);
@@ -57,6 +60,34 @@ def floor_stream(path: Path) -> Built:
     return lines_read, None
 
 
+def typed_decode(path: Path) -> Built:
+    """What the streamed check does before any per-event Python: the reader's line split
+    and number screens, then the typed decode of every line (``typed.decoded``), each
+    block's events dropped; GC paused, as the reader pauses it."""
+    from ledgerviz.ledger.gcpause import paused_gc
+    from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
+    from ledgerviz.ledger.reader import READ_BYTES
+    from ledgerviz.ledger.typed import decoded
+
+    events, carry, version = 0, b"", None
+    with path.open("rb", buffering=0) as raw, paused_gc():
+        while chunk := raw.read(READ_BYTES):
+            block = carry + chunk
+            lines = block.split(b"\n")
+            carry = lines.pop()
+            if version is None:  # the header line is no event
+                version, lines = orjson.loads(lines[0])["version"], lines[1:]
+            marks = number_marks(block)
+            if may_hold_big_integers(block, marks):
+                raise SystemExit(f"{path}: an integer beyond 64 bits, not a bench ledger")
+            typed = decoded(lines, block, marks, version)
+            if typed is None:
+                raise SystemExit(f"{path}: a block the typed decoder refuses")
+            events += len(typed)
+            del typed, marks
+    return events, None
+
+
 def summarize(path: Path) -> Built:
     """``ledgerviz.streams.summary.summarize``: the streamed check of the file."""
     from ledgerviz.streams.summary import summarize
@@ -94,7 +125,8 @@ def fork(path: Path) -> Built:
     return written, None
 
 
-ROUTES = {"floor_stream": floor_stream, "summarize": summarize, "repair": repair, "fork": fork}
+ROUTES = {"floor_stream": floor_stream, "typed_decode": typed_decode, "summarize": summarize,
+          "repair": repair, "fork": fork}
 ROWS = {"repair": "closers printed", "fork": "lines written"}
 SHARE_TARGET = 1.0
 """The streamed check's throughput / the floor's (issue 35)."""
@@ -133,7 +165,7 @@ def main() -> None:
             seconds = statistics.median(r[route]["seconds"] for r in results)
             peak = statistics.median(r[route]["peak_mib"] for r in results)
             print(f"  {route:>12}: {seconds:7.2f} s   peak +{peak:5.0f} MiB")
-        for route in ("summarize", "repair", "fork"):
+        for route in ("typed_decode", "summarize", "repair", "fork"):
             share = statistics.median(
                 r["floor_stream"]["seconds"] / r[route]["seconds"] for r in results
             )

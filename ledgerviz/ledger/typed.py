@@ -266,14 +266,12 @@ def stream_block(
     out blocks that may hold integers beyond 64 bits (``numbers.may_hold_big_integers``).
     """
     numbering = state.numbering
-    if (not lines or numbering.repeat_end is not None or _may_differ(block, marks)
-            or sys.getrecursionlimit() > ORJSON_DEPTH):
+    if not lines or numbering.repeat_end is not None:
+        return None
+    events = decoded(lines, block, marks, version)
+    if events is None:
         return None
     schema = _schema_of(version)
-    try:
-        events = list(map(schema.decode, lines))
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-        return None
     seqs = _numbered([event.seq for event in events], numbering.expected)
     if seqs is None:
         return None
@@ -369,6 +367,19 @@ def stream_block(
     times = [event.time for event in events]
     return StreamBlock(types, seqs, times, DecodedOnRead(lines),
                        range(first_line, first_line + len(lines)), facts)
+
+
+def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | None
+            ) -> list[Any] | None:
+    """Return the typed events of ``lines`` (split from ``block``, whose number marks are
+    ``marks``), or None when a line fails the schema or msgspec and orjson may judge a
+    line differently (``_may_differ``)."""
+    if _may_differ(block, marks) or sys.getrecursionlimit() > ORJSON_DEPTH:
+        return None
+    try:
+        return list(map(_schema_of(version).decode, lines))
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
 
 
 _NONE: frozenset[str] = frozenset()
