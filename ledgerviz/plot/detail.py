@@ -138,32 +138,36 @@ def packed_items(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
             "seq": np.diff(whole, prepend=0), "name": codes, "names": shown}
 
 
-def in_view(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
-            views: Sequence[tuple[float, float] | None]) -> np.ndarray | None:
-    """Return which items (``codes``: each one's session, -1: none) overlap their session's
-    x range in ``views`` (None: the whole session, no item counts as in view), or None when
+def view_sides(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
+               views: Sequence[tuple[float, float] | None]) -> np.ndarray | None:
+    """Return where each item (``codes``: each one's session, -1: none) lies against its
+    session's x range in ``views``: 0 overlapping it, 1 wholly after it, -1 wholly before it
+    or without a range (None: the whole session; then no item counts as in view). None when
     no session has a range."""
     if all(view is None for view in views):
         return None
     bounds = np.array([(np.nan, np.nan) if view is None else view for view in views] +
                       [(np.nan, np.nan)], dtype=float)
     low, high = bounds[codes, 0], bounds[codes, 1]
-    return (np.fmax(ends, starts) >= low) & (starts <= high)
+    inside = (np.fmax(ends, starts) >= low) & (starts <= high)
+    return np.where(inside, 0, np.where(starts > high, 1, -1)).astype(np.int8)
 
 
-def levels(rows: np.ndarray, single: np.ndarray, visible: np.ndarray | None,
+def levels(rows: np.ndarray, single: np.ndarray, sides: np.ndarray | None,
            starts: np.ndarray, ends: np.ndarray, labels: np.ndarray, seqs: np.ndarray,
            names: np.ndarray, *, what: str, note: str,
            outside_labels: bool = True) -> list[Level]:
     """Return what the items at positions ``rows`` draw: those ``single`` one by one, then the
-    rest :func:`binned` (those ``visible`` in bins of the view's extent, the others in bins of
-    theirs, labelled only with ``outside_labels``), each part only when it holds items."""
+    rest :func:`binned`: with ``sides`` (:func:`view_sides`), those in view in bins of the
+    view's extent, and those before and those after it each in bins of their own extent
+    (labelled only with ``outside_labels``), so no bin spans the view; each part only when
+    it holds items."""
     one = single[rows]
     found = [Level(starts[rows[one]], ends[rows[one]], labels[rows[one]], False)] if one.any() \
         else []
     rest = rows[~one]
-    parts = [(rest, True)] if visible is None else [(rest[visible[rest]], True),
-                                                    (rest[~visible[rest]], outside_labels)]
+    parts = [(rest, True)] if sides is None else [
+        (rest[sides[rest] == side], side == 0 or outside_labels) for side in (0, -1, 1)]
     grouped = [binned(starts[p], ends[p], seqs[p], names[p], what, note=note, labelled=labelled)
                for p, labelled in parts if len(p)]
     if grouped:

@@ -83,8 +83,9 @@ class LaneColumns:
     what: str
     single: np.ndarray
     """Whether each row is drawn one by one (see ``Groups.one_by_one``)."""
-    visible: np.ndarray | None
-    """Whether each row overlaps its session's view (None: no session has one)."""
+    sides: np.ndarray | None
+    """Where each row lies against its session's view (``detail.view_sides``; None: no
+    session has one)."""
     note: str
     outside_labels: bool
 
@@ -94,12 +95,12 @@ class LaneColumns:
            name_column: str, what: str, fine: Detail) -> LaneColumns:
         """Return the columns of ``frame``, labelling only the rows drawn one by one."""
         names = frame[name_column]
-        visible = detail.in_view(starts, ends, codes, fine.views)
-        single = groups.one_by_one(fine.limit, visible)
+        sides = detail.view_sides(starts, ends, codes, fine.views)
+        single = groups.one_by_one(fine.limit, None if sides is None else sides == 0)
         return cls(groups, starts, ends, groups.labels(frame, label, single),
                    floats(frame[seq_column]),
                    names.array if isinstance(names.dtype, pd.CategoricalDtype)
-                   else names.astype(object).to_numpy(), what, single, visible, fine.note,
+                   else names.astype(object).to_numpy(), what, single, sides, fine.note,
                    fine.outside_labels)
 
     def items(self, level: detail.Level) -> dict[str, Any] | None:
@@ -113,7 +114,7 @@ class LaneColumns:
 
     def levels(self, session: int, part: int) -> list[detail.Level]:
         """Return what one session's part draws (:func:`detail.levels`)."""
-        return detail.levels(self.groups.rows(session, part), self.single, self.visible,
+        return detail.levels(self.groups.rows(session, part), self.single, self.sides,
                              self.starts, self.ends, self.labels, self.seqs, self.names,
                              what=self.what, note=self.note,
                              outside_labels=self.outside_labels)

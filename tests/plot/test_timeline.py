@@ -306,14 +306,15 @@ def test_items_in_view_are_drawn_one_by_one_and_the_rest_in_bins() -> None:
     # items 0..9 at x 0..9 of one session; the view 2.5..5.5 holds items 3, 4 and 5
     xs = np.arange(10, dtype=float)
     codes = np.zeros(10, dtype=np.int64)
-    visible = detail.in_view(xs, xs, codes, [(2.5, 5.5)])
-    assert np.flatnonzero(visible).tolist() == [3, 4, 5]
+    sides = detail.view_sides(xs, xs, codes, [(2.5, 5.5)])
+    assert sides is not None and sides.tolist() == [-1, -1, -1, 0, 0, 0, 1, 1, 1, 1]
+    visible = sides == 0
     groups = Groups(codes, np.zeros(10, dtype=np.int64), 1, 1)
     single = groups.one_by_one(3, visible)  # 10 items > 3, but 3 in view <= 3
     assert np.flatnonzero(single).tolist() == [3, 4, 5]
     labels = np.array([f"item {i}" for i in range(10)], dtype=object)
     names = np.array(["grep"] * 10, dtype=object)
-    one, grouped = detail.levels(np.arange(10), single, visible, xs, xs, labels, xs, names,
+    one, grouped = detail.levels(np.arange(10), single, sides, xs, xs, labels, xs, names,
                                  what="calls", note="n")
     assert list(one.labels) == ["item 3", "item 4", "item 5"] and not one.binned
     assert grouped.binned and sum(int(h.split("<b>")[1].split(" ")[0])
