@@ -70,3 +70,20 @@ def test_details_pane_shows_the_calls_an_event_touches_with_their_results(search
     # under synthesize call-2 is answered by a synthetic TOOL_OUTCOME_UNKNOWN result
     assert "outcome is unknown" in text.lower()
     assert foreign_markup(asked.split("<pre style=")[0]) == []
+
+
+def test_result_texts_by_seq_looked_up_or_in_one_pass_are_the_files(tmp_path: Path) -> None:
+    from ledgerviz.display.results import LOOKED_UP, result_texts
+    from ledgerviz.simulate import write_scenario
+
+    path = tmp_path / "crashed.jsonl"
+    write_scenario("crash-mid-dispatch", path, turns=6)
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    expected = {e["seq"]: "".join(block["text"] for block in e["data"]["message"]["content"])
+                for e in lines if e["type"] == "tool/result"}
+    assert len(expected) > LOOKED_UP
+    (analysis,) = ledgerviz.load(path).recovery("recorded").analyses.values()
+    few = sorted(expected)[-LOOKED_UP:]  # the last results: looked up one by one
+    assert result_texts(analysis, few) == {seq: expected[seq] for seq in few}
+    assert result_texts(analysis, sorted(expected)) == expected  # in one pass
+    assert result_texts(analysis, [None, -5]) == {}
