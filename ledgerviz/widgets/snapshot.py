@@ -8,19 +8,21 @@ from typing import TYPE_CHECKING
 
 from ledgerviz.display.fragments import fragment_style
 from ledgerviz.html import escape
-from ledgerviz.plot.static import figure_html, figure_png, images_enabled
+from ledgerviz.plot.sketch import figure_svg
+from ledgerviz.plot.static import figure_png, images_enabled
 
 if TYPE_CHECKING:
     from ledgerviz.widgets.explorer import Explorer
 
 
 def figure_fallback(explorer: Explorer) -> str:
-    """Return the explorer's current figure as a PNG ``<img>`` (images on) or plotly HTML."""
+    """Return the explorer's current figure as a PNG ``<img>`` (images on), else as an SVG
+    sketch of its x range (no plotly.js: a display message stays small)."""
     if images_enabled():
         data = base64.b64encode(figure_png(explorer.figure)).decode("ascii")
         return (f'<img alt="timeline of the session under {escape(explorer.policy.value)}" '
                 f'style="max-width:100%" src="data:image/png;base64,{data}">')
-    return figure_html(explorer.figure)
+    return figure_svg(explorer.figure.to_dict())
 
 
 def snapshot_html(explorer: Explorer) -> str:
