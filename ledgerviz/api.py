@@ -128,7 +128,7 @@ class Strategies:
     source: Callable[[Policy], PrefixAnalyses] | None = None
     """For a cut: the prefix analyses of the session it was cut from."""
     whole: Callable[[Policy], SessionFrames] | None = None
-    """For a cut: the frames of the whole session it was cut from."""
+    """For a cut: the whole-session frames its frames are sliced from."""
     memos: _Memos | None = None
     """For a cut: the projector and pairing checks shared with the ledger it was cut from."""
 
@@ -206,14 +206,18 @@ class Ledger:
         def whole(policy: Policy) -> SessionFrames:
             return self._session_frames(log, policy)
 
+        def sliced_from(policy: Policy) -> SessionFrames:
+            return self._frames_to_slice(log, policy)
+
         return Ledger(cut, strategies=Strategies(
             # a cut of every event shares the whole session's analysis
             analyzer=((lambda _cut, policy: whole(policy).analysis) if n >= len(log.events)
                       else (lambda _cut, policy: source(policy).analysis(n))),
-            framer=lambda policy, triples: prefix_frames(whole(policy), *triples[0], recorded=n),
+            framer=lambda policy, triples: prefix_frames(sliced_from(policy), *triples[0],
+                                                         recorded=n),
             shares=lambda policy, analysis: _sharing(whole(policy), analysis, n),
             source=source,
-            whole=whole,
+            whole=sliced_from,
             memos=self._memos,
         ))
 
@@ -267,6 +271,17 @@ class Ledger:
             self._bases[key] = next(filter(None, served), None) or SessionFrames(
                 log.key, log, whole)
         return self._bases[key]
+
+    def _frames_to_slice(self, log: SessionLog, policy: Policy) -> SessionFrames:
+        """Return the whole-session frames a cut's frames under ``policy`` are sliced from:
+        that policy's once its events frame is built, else another policy's that is (a cut's
+        analysis shares with it the events both hold: ``prefix_frames`` slices those and
+        builds the rest), else that policy's (built on first use)."""
+        own = self._session_frames(log, policy)
+        if own.frames.built("events") is not None:
+            return own
+        return next((frames for (key, _), frames in self._bases.items()
+                     if key == log.key and frames.frames.built("events") is not None), own)
 
     def fork(
         self,

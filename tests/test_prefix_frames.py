@@ -124,12 +124,15 @@ def test_cuts_of_a_session_that_reuses_a_turn_number(tmp_path: Path, rebuilt: li
     assert not [n for n in rebuilt if n in SLICED_BUILDERS]
 
 
-@pytest.mark.parametrize(("scenario", "builds"), [
-    ("clean", 1),  # every call answered: both policies say the same of the whole session
-    ("crash-mid-dispatch", 2),  # a call left unanswered: synthesize closes it, fork abandons
+@pytest.mark.parametrize("scenario", [
+    "clean",  # every call answered: both policies say the same of the whole session
+    "crash-mid-dispatch",  # a call left unanswered: synthesize closes it, fork abandons
 ])
-def test_a_whole_sessions_frames_serve_every_policy_that_says_the_same(
-        scenario: str, builds: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_whole_sessions_frames_serve_every_policy(
+        scenario: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole session's events frame is built once: the other policy's cuts are sliced
+    from it (where the policies differ, the events they share), and equal the truncated
+    files' frames."""
     (path,) = write_scenario(scenario, tmp_path / f"{scenario}.jsonl", turns=3)
     whole_builds: list[str] = []
     original = Frames._build
@@ -142,7 +145,7 @@ def test_a_whole_sessions_frames_serve_every_policy_that_says_the_same(
     monkeypatch.setattr(Frames, "_build", build)
     count = len(ledgerviz.load(path).sessions[0].events)
     assert_cuts_match(path, [count // 2, count - 1, count], tmp_path)
-    assert len(whole_builds) == builds + 2 * 3  # and each truncated file's, per policy
+    assert len(whole_builds) == 1 + 2 * 3  # and each truncated file's, per policy
 
 
 def test_the_fork_story_of_a_cut_gives_the_truncated_files_story(
@@ -214,3 +217,35 @@ def test_the_story_of_a_cut_is_built_from_the_childs_own_rows(
         assert len(got.events) > len(frames._parts[0].events)  # the child adds its events
     assert stories >= 5
     assert built == []
+
+
+def test_the_fork_story_after_the_synthesize_view_is_sliced_from_its_frames(
+        tmp_path: Path) -> None:
+    """The explorer's path: the whole session drawn under synthesize, then the fork story of
+    each cut around the fork point, whose frames are sliced from the synthesize frames (the
+    whole session's fork-policy frames are never built) and equal the truncated file's fork
+    story built from scratch."""
+    (path,) = write_scenario("crash-mid-dispatch", tmp_path / "crash.jsonl", turns=40)
+    whole = ledgerviz.load(path)
+    (log,) = whole.sessions
+    count = len(log.events)
+    first = whole.cut(count, reuse=True).recovery("synthesize").frames.events  # as displayed
+    assert len(first) > count  # the recorded events and the closers synthesize adds
+    stories = 0
+    for n in [*fork_cuts(path), count]:
+        story = whole.cut(n, reuse=True).with_fork()
+        expected = ledgerviz.load(truncated(path, log.lines, n, tmp_path / f"cut-{n}.jsonl"))
+        want_ledger = expected.with_fork()
+        assert (story is None) == (want_ledger is None)
+        if story is None or want_ledger is None:
+            continue
+        stories += 1
+        want_frames = want_ledger.recovery("fork").frames
+        frames = story.recovery("fork").frames
+        pair = fork_pair(want_frames)
+        got, want = fork_story(frames, *pair), fork_story(want_frames, *pair)
+        for name in StoryFrames._fields:
+            pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name),
+                                          obj=f"story at cut {n} {name}")
+    assert stories >= 2
+    assert whole._session_frames(log, "fork").frames.built("events") is None
