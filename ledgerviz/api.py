@@ -127,8 +127,9 @@ class Strategies:
     ``ContextProjector.project``)."""
     source: Callable[[Policy], PrefixAnalyses] | None = None
     """For a cut: the prefix analyses of the session it was cut from."""
-    whole: Callable[[Policy], SessionFrames] | None = None
-    """For a cut: the whole-session frames its frames are sliced from."""
+    whole: Callable[[Policy, Analysis, int], SessionFrames] | None = None
+    """For a cut: the whole-session frames to slice the frames of an analysis under a policy
+    (of the first given number of recorded events) from."""
     memos: _Memos | None = None
     """For a cut: the projector and pairing checks shared with the ledger it was cut from."""
 
@@ -206,15 +207,15 @@ class Ledger:
         def whole(policy: Policy) -> SessionFrames:
             return self._session_frames(log, policy)
 
-        def sliced_from(policy: Policy) -> SessionFrames:
-            return self._frames_to_slice(log, policy)
+        def sliced_from(policy: Policy, analysis: Analysis, recorded: int) -> SessionFrames:
+            return self._frames_to_slice(log, policy, analysis, recorded)
 
         return Ledger(cut, strategies=Strategies(
             # a cut of every event shares the whole session's analysis
             analyzer=((lambda _cut, policy: whole(policy).analysis) if n >= len(log.events)
                       else (lambda _cut, policy: source(policy).analysis(n))),
-            framer=lambda policy, triples: prefix_frames(sliced_from(policy), *triples[0],
-                                                         recorded=n),
+            framer=lambda policy, triples: prefix_frames(
+                sliced_from(policy, triples[0][2], n), *triples[0], recorded=n),
             shares=lambda policy, analysis: _sharing(whole(policy), analysis, n),
             source=source,
             whole=sliced_from,
@@ -244,7 +245,8 @@ class Ledger:
         framer = None if whole is None else (  # the child's frames are sliced as the cut's are
             lambda policy, triples: ForkFrames(
                 self.recovery(policy).frames,
-                prefix_frames(whole(policy), *triples[1], recorded=inherited), points[0] - 1))
+                prefix_frames(whole(policy, triples[1][2], inherited), *triples[1],
+                              recorded=inherited), points[0] - 1))
         return Ledger([log, child], strategies=Strategies(analyzer=analyzer, framer=framer))
 
     def _prefix_analyses(self, log: SessionLog, policy: Policy) -> PrefixAnalyses:
@@ -272,16 +274,20 @@ class Ledger:
                 log.key, log, whole)
         return self._bases[key]
 
-    def _frames_to_slice(self, log: SessionLog, policy: Policy) -> SessionFrames:
-        """Return the whole-session frames a cut's frames under ``policy`` are sliced from:
-        that policy's once its events frame is built, else another policy's that is (a cut's
-        analysis shares with it the events both hold: ``prefix_frames`` slices those and
-        builds the rest), else that policy's (built on first use)."""
+    def _frames_to_slice(self, log: SessionLog, policy: Policy, analysis: Analysis,
+                         recorded: int) -> SessionFrames:
+        """Return the whole-session frames to slice the frames of ``analysis`` (under
+        ``policy``, of the first ``recorded`` recorded events of ``log``) from: that policy's
+        once its events frame is built, else another policy's that is and shares as many
+        first events with ``analysis`` (``prefix_frames`` slices those and builds the rest),
+        else that policy's (built on first use)."""
         own = self._session_frames(log, policy)
         if own.frames.built("events") is not None:
             return own
+        shared = own.shared_with(analysis, recorded)
         return next((frames for (key, _), frames in self._bases.items()
-                     if key == log.key and frames.frames.built("events") is not None), own)
+                     if key == log.key and frames.frames.built("events") is not None
+                     and frames.shared_with(analysis, recorded) == shared), own)
 
     def fork(
         self,

@@ -249,3 +249,20 @@ def test_the_fork_story_after_the_synthesize_view_is_sliced_from_its_frames(
                                           obj=f"story at cut {n} {name}")
     assert stories >= 2
     assert whole._session_frames(log, "fork").frames.built("events") is None
+
+
+def test_a_cut_is_not_sliced_from_another_policys_frames_that_share_fewer_events(
+        tmp_path: Path) -> None:
+    """A step that failed without results: synthesize records its results before the file's
+    last events, so the fork policy's last cuts share fewer events with the synthesize
+    frames than with its own; they are sliced from its own (never built from scratch)."""
+    path = TESTS / "data" / "scheduler-failure-unrecovered.jsonl"
+    whole = ledgerviz.load(path)
+    (log,) = whole.sessions
+    count = len(log.events)
+    whole.cut(count, reuse=True).recovery("synthesize").frames.events  # noqa: B018
+    cuts = [count - 1, count]
+    for n in cuts:
+        frames = whole.cut(n, reuse=True).recovery("fork").frames
+        assert type(frames) is not Frames  # sliced, or the whole session's own
+    assert_cuts_match(path, cuts, tmp_path)
