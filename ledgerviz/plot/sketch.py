@@ -143,8 +143,9 @@ def _ticks(scale: _Scale) -> str:
     values = np.linspace(scale.x0, scale.x1, TICKS)
     if scale.x1 - scale.x0 >= TICKS:
         values = np.round(values)
-    return "".join(f'<text x="{scale.x(v):.1f}" y="{bottom + 16}" text-anchor="middle">'
-                   f"{v:,.0f}</text>" for v in values.tolist())
+    anchors = ["start", *["middle"] * (TICKS - 2), "end"]  # the end ticks stay inside
+    return "".join(f'<text x="{scale.x(v):.1f}" y="{bottom + 16}" text-anchor="{anchor}">'
+                   f"{v:,.0f}</text>" for v, anchor in zip(values.tolist(), anchors, strict=True))
 
 
 def figure_svg(figure: Mapping[str, Any]) -> str:
