@@ -7,7 +7,6 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
-from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -220,7 +219,7 @@ def _summaries(
     (then dropped), or as a stream when large or ``stream``. Keys are the sessions' own;
     ``run`` makes them unique. ``step``, if given, is called with the size of each chunk
     read."""
-    from ledgerviz.ledger.formats import FALLBACK, detect_format, format_named
+    from ledgerviz.ledger.formats import FALLBACK, file_format
     from ledgerviz.ledger.formats.claude_code_siblings import ResumeFinder
     from ledgerviz.ledger.read import file_sessions, read_file, read_sessions
     from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
@@ -230,10 +229,7 @@ def _summaries(
     summaries = []
     resumes = ResumeFinder(lambda beside: read_sessions(beside, format="claude_code")[0])
     for name, found in iter_source_chunks(path, READ_BYTES):
-        chunks = reported_chunks(found, step)
-        head = next(chunks, b"")
-        chunks = chain([head], chunks)
-        read_as = format_named(format) if format is not None else detect_format(head)
+        read_as, chunks = file_format(reported_chunks(found, step), format)
         if read_as.name == FALLBACK and (stream or _size(name) > STREAM_ABOVE_BYTES):
             summaries.append((name, streamed_summary(summarize_file(name, chunks,
                                                                     strict=strict))))

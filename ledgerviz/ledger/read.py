@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from itertools import chain
 
 from ledgerviz.ledger import reader
-from ledgerviz.ledger.formats import Chunk, ReadOptions, detect_format, format_named, related
+from ledgerviz.ledger.formats import Chunk, ReadOptions, file_format, related
 from ledgerviz.ledger.lineage import with_parent_warnings
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import Source, iter_source_chunks
@@ -23,12 +22,10 @@ def read_file(
     duplicate_keys: bool = False,
 ) -> SessionLog:
     """Return the session of one file given as its chunks, read in ``format`` (None: the
-    format its first bytes show; see ``ledgerviz.ledger.formats``), with the sessions it
-    holds inline as its ``children`` (see ``file_sessions``)."""
-    chunks = iter(chunks)
-    head = next(chunks, b"")
-    reader = format_named(format) if format is not None else detect_format(head)
-    return reader.read(path, chain([head], chunks), ReadOptions(strict, duplicate_keys))
+    format its first bytes show, ``file_format``; see ``ledgerviz.ledger.formats``),
+    with the sessions it holds inline as its ``children`` (see ``file_sessions``)."""
+    reader, chunks = file_format(chunks, format)
+    return reader.read(path, chunks, ReadOptions(strict, duplicate_keys))
 
 
 def file_sessions(log: SessionLog) -> list[SessionLog]:

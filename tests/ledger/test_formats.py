@@ -11,6 +11,8 @@ import pytest
 import ledgerviz
 from ledgerviz.ledger import SessionLog, formats
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.read import read_file
+from ledgerviz.ledger.sources import SourceProblem
 
 HEADER = b'{"type":"session","version":4,"id":"s-1","createdAt":0,"isSeeded":false}\n'
 
@@ -69,3 +71,39 @@ def test_a_named_format_is_used_whatever_the_content(shouting: Format, tmp_path:
     assert [d.kind for d in ledgerviz.load(path, format="dsh").diagnostics] == ["not_a_ledger"]
     path.write_bytes(b"?quiet\n")
     assert ledgerviz.load(path, format="shout").keys == ["quiet"]
+
+
+@pytest.mark.parametrize(("path", "name"), [("claude_code/basic.jsonl", "claude_code"),
+                                            ("codex/basic.jsonl", "codex"),
+                                            ("gemini/basic.jsonl", "gemini")])
+def test_a_format_is_found_however_small_the_first_chunks(path: str, name: str) -> None:
+    content = (Path(__file__).parents[1] / "data" / path).read_bytes()
+    whole = read_file("t.jsonl", [content])
+    assert whole.format == name
+    for size in (1, 5):
+        pieces = read_file("t.jsonl", [content[i:i + size]
+                                       for i in range(0, len(content), size)])
+        assert (pieces.format, pieces.events, pieces.lines) == (name, whole.events, whole.lines)
+
+
+def test_the_format_is_found_from_the_chunks_before_an_unreadable_one() -> None:
+    problem = SourceProblem("unreadable", "cannot read: gone")
+    found, chunks = formats.file_format([HEADER[:3], HEADER[3:], problem, b"later"])
+    assert found.name == "dsh"
+    assert list(chunks) == [HEADER[:3], HEADER[3:], problem, b"later"]
+    found, chunks = formats.file_format([problem])
+    assert (found.name, list(chunks)) == ("dsh", [problem])
+    found, chunks = formats.file_format([b"!lo", b"ud\n"], "dsh")
+    assert (found.name, list(chunks)) == ("dsh", [b"!lo", b"ud\n"])
+
+
+def test_sniffing_reads_no_further_than_it_needs(shouting: Format) -> None:
+    taken: list[int] = []
+
+    def chunks() -> Iterator[bytes]:
+        for number in range(1, 10**6):
+            taken.append(number)
+            yield b"!" * (formats.SNIFF_BYTES // 4)
+
+    found, _ = formats.file_format(chunks())
+    assert (found.name, taken) == ("shout", [1, 2, 3, 4])

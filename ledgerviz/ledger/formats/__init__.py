@@ -13,7 +13,8 @@ reader says "not a ledger" where nothing fits).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import NamedTuple
 
 from ledgerviz.ledger.session import SessionLog
@@ -22,7 +23,8 @@ from ledgerviz.ledger.sources import SourceProblem
 Chunk = bytes | SourceProblem
 
 SNIFF_BYTES = 64 * 1024
-"""How much of a file's start ``sniff`` is shown at most (its first chunk may hold less)."""
+"""How much of a file's start ``sniff`` is shown: this much, or the whole file when it is
+shorter, however its chunks are cut."""
 
 
 class ReadOptions(NamedTuple):
@@ -92,6 +94,28 @@ def detect_format(head: Chunk) -> Format:
             if _FORMATS[name].sniff(start):
                 return _FORMATS[name]
     return format_named(FALLBACK)
+
+
+def file_format(chunks: Iterable[Chunk], name: str | None = None
+                ) -> tuple[Format, Iterator[Chunk]]:
+    """Return the format called ``name`` (None: the one the file given as ``chunks`` is in,
+    found from its first ``SNIFF_BYTES`` however small its chunks are) and the file's
+    chunks, all still to read."""
+    if name is not None:
+        return format_named(name), iter(chunks)
+    chunks = iter(chunks)
+    held: list[Chunk] = []
+    head = bytearray()
+    for chunk in chunks:
+        held.append(chunk)
+        if not isinstance(chunk, bytes):  # unreadable: what came before is the head
+            break
+        head += chunk
+        if len(head) >= SNIFF_BYTES:
+            break
+    first = held[0] if held else b""
+    return detect_format(bytes(head) if isinstance(first, bytes) else first), \
+        chain(held, chunks)
 
 
 def related(logs: list[SessionLog]) -> list[SessionLog]:
