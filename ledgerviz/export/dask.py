@@ -16,7 +16,6 @@ Every partition is the frame of a group of files of about :data:`PARTITION_BYTES
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -42,6 +41,9 @@ from ledgerviz.export.parts import PartWriter, run_stem
 from ledgerviz.export.staging import staged
 from ledgerviz.frames import FRAME_NAMES
 from ledgerviz.ledger import read_session
+from ledgerviz.ledger.formats import claude_code, detect_format
+from ledgerviz.ledger.formats.claude_code_sidechains import may_hold_sidechains
+from ledgerviz.ledger.read import file_sessions
 from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import Found, SourceProblem, expand_path, open_input
 from ledgerviz.recovery.analysis import POLICIES, Policy
@@ -119,34 +121,45 @@ def _content(path: str, storage_options: dict[str, Any] | None, first_line: bool
 
 
 def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = None) -> list[str]:
-    """Return the session key of each file, as ``ledgerviz.load(paths)`` gives them.
+    """Return the session keys of the files ``paths``, as ``ledgerviz.load(paths)`` gives
+    them: each file's own, then those of the sessions it holds inline.
 
-    Reads each file's first line only (where the key comes from), in tasks of 100
-    files on the active Dask scheduler (object storage answers many reads at once).
+    Reads each file's first line (where its key comes from), and the whole of a Claude
+    Code transcript whose bytes may hold inline sidechains, in tasks of 100 files on the
+    active Dask scheduler (object storage answers many reads at once).
     """
-    return _keys_and_sizes(paths, storage_options)[0]
+    return [key for keys in _keys_and_sizes(paths, storage_options)[0] for key in keys]
 
 
 def _keys_and_sizes(paths: Sequence[str], storage_options: dict[str, Any] | None
-                    ) -> tuple[list[str], list[int]]:
-    """Return :func:`session_keys` of ``paths`` and each file's size in bytes."""
+                    ) -> tuple[list[list[str]], list[int]]:
+    """Return the session keys of each of ``paths`` (see :func:`session_keys`) and each
+    file's size in bytes."""
     _require_dask()
     import dask
 
     chunks = [paths[i : i + _HEADER_TASK] for i in range(0, len(paths), _HEADER_TASK)]
     found = dask.compute(*[dask.delayed(_natural_keys)(c, storage_options) for c in chunks])
     pairs = [pair for chunk in found for pair in chunk]
-    return (unique_keys(list(paths), [key for key, _ in pairs]), [size for _, size in pairs])
+    owners = [path for path, (keys, _) in zip(paths, pairs, strict=True) for _ in keys]
+    unique = iter(unique_keys(owners, [key for keys, _ in pairs for key in keys]))
+    return ([[next(unique) for _ in keys] for keys, _ in pairs], [size for _, size in pairs])
 
 
 def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None
-                  ) -> list[tuple[str, int]]:
-    """Return the key the reader gives each file alone, from its first line, and its size."""
+                  ) -> list[tuple[list[str], int]]:
+    """Return the keys the reader gives each file alone (its own, from its first line,
+    then its inline sessions'), and its size."""
     found = []
     for path in paths:
         line = _content(path, storage_options, first_line=True)
-        found.append((key_of_first_line(path, line if isinstance(line, bytes) else b""),
-                      _size(path, storage_options)))
+        line = line if isinstance(line, bytes) else b""
+        keys = [key_of_first_line(path, line)]
+        if detect_format(line).name == claude_code.NAME:
+            content = _content(path, storage_options, first_line=False)
+            if isinstance(content, bytes) and may_hold_sidechains(content):
+                keys += [child.key for child in read_session(path, content).children]
+        found.append((keys, _size(path, storage_options)))
     return found
 
 
@@ -205,26 +218,23 @@ class DaskFrames(Mapping[str, Any]):
 
 
 def _partition(
-    group: Sequence[tuple[str, str]],
+    group: Sequence[tuple[str, list[str]]],
     name: str,
     policy: Policy,
     keys: Sequence[str],
     storage_options: dict[str, Any] | None,
 ) -> pd.DataFrame:
-    """Return the ``name`` frame of one group of ``(path, key)`` files (runs on a worker).
-
-    Only each file's own session: the ``session`` categories are the keys known before
-    any file is read, so the sessions a file holds inline are left out, with a warning
-    (the Parquet :func:`export` and ``ledgerviz.load`` hold them)."""
+    """Return the ``name`` frame of one group of files (runs on a worker), each given with
+    the keys of its sessions (its own, then those it holds inline)."""
     logs = []
-    for path, key in group:
+    for path, file_keys in group:
         content = _content(path, storage_options, first_line=False)
-        log = read_session(path, content)
-        for inline in log.children:
-            warnings.warn(f"{path}: inline session {inline.key!r} is not in the Dask frames "
-                          "(one session per file; `ledgerviz.export.dask.export` and "
-                          "`ledgerviz.load` hold it)", stacklevel=2)
-        logs.append(replace(log, key=key, children=()))
+        sessions = file_sessions(read_session(path, content))
+        if len(sessions) != len(file_keys):
+            raise ValueError(f"{path}: holds {len(sessions)} sessions, but "
+                             f"{len(file_keys)} when the Dask frames were made: it changed "
+                             "since; make the frames again")
+        logs += [replace(log, key=key) for log, key in zip(sessions, file_keys, strict=True)]
     frame = string_categories(frame_of(Ledger(logs), policy, name))
     frame["session"] = frame["session"].cat.set_categories(pd.Index(list(keys), dtype=object))
     return frame
@@ -262,8 +272,10 @@ def frames(
     One task per group of files (``dask.dataframe.from_map``), each building
     ``frames.<name>`` of its files under ``policy``: consecutive files of at most
     :data:`PARTITION_BYTES` together (a larger file alone), or ``files_per_partition``
-    files when given. The session keys and sizes are read now (first lines only);
-    nothing else is read until a frame is computed.
+    files when given. The session keys and sizes are read now (first lines, and whole
+    the Claude Code transcripts that may hold inline sessions: :func:`session_keys`);
+    nothing else is read until a frame is computed. A file's inline sessions are in its
+    partition, after its own.
     """
     dd = _require_dask()
     if policy not in POLICIES:
@@ -271,8 +283,9 @@ def frames(
     if files_per_partition is not None and files_per_partition < 1:
         raise ValueError(f"files_per_partition must be >= 1, not {files_per_partition}")
     paths = ledger_paths(source, storage_options)
-    keys, sizes = _keys_and_sizes(paths, storage_options)
-    pairs = list(zip(paths, keys, strict=True))
+    file_keys, sizes = _keys_and_sizes(paths, storage_options)
+    keys = [key for found in file_keys for key in found]
+    pairs = list(zip(paths, file_keys, strict=True))
     ranges = (partition_groups(sizes) if files_per_partition is None
               else [range(i, min(i + files_per_partition, len(pairs)))
                     for i in range(0, len(pairs), files_per_partition)])

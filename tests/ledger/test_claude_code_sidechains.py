@@ -256,10 +256,30 @@ def test_an_edited_inline_entry_is_a_clear_error(tmp_path: Path, edit: object,
         + "; export into a new folder, or empty this one")
 
 
-def test_dask_frames_keep_the_main_session_and_warn_of_the_child() -> None:
+def test_dask_frames_hold_the_child_after_the_main_session(tmp_path: Path) -> None:
     import ledgerviz.export.dask as lvd
 
-    with pytest.warns(UserWarning, match="inline session 'inline_sidechain/sidechain-1' "
-                      "is not in the Dask frames"):
-        events = lvd.frames([FILE]).events.compute()
-    assert events["session"].unique().tolist() == [MAIN] and len(events) == 12
+    plain = _write(tmp_path / "plain.jsonl", _records()[:2])  # no sidechain record
+    assert lvd.session_keys([str(FILE), str(plain)]) == [MAIN, CHILD, "plain"]
+    frames = lvd.frames([FILE, plain], files_per_partition=1)
+    events = frames.events.compute()
+    assert list(events["session"].cat.categories) == [MAIN, CHILD, "plain"]
+    # lines 1-2 alone: prompt, the Task call (turn, step and call left open)
+    assert events.groupby("session", observed=True).size().to_dict() == {
+        MAIN: 12, CHILD: 11, "plain": 5}
+    assert events[events["session"] == CHILD]["type"].tolist() == CHILD_TYPES
+    lineage = frames.lineage.compute().set_index("session")
+    assert (lineage.loc[CHILD, "parent_session"], lineage.loc[CHILD, "anchor_call_id"],
+            lineage.loc[CHILD, "anchor_seq"]) == (MAIN, "toolu_task", 4)
+
+
+@pytest.mark.parametrize(("content", "may"), [
+    (b'{"isSidechain":true}', True), (b'{"isSidechain" :\n\ttrue}', True),
+    (b'{"is\\u0053idechai\\u006E":true}', True), (b'{"isSidechain":false}', False),
+    (b'{"isSidechains":true}', False), (b'{"notisSidechain":true}', False)])
+def test_only_bytes_that_may_flag_a_sidechain_are_read_whole(content: bytes, may: bool) -> None:
+    from ledgerviz.ledger.formats.claude_code_sidechains import may_hold_sidechains
+
+    assert may_hold_sidechains(content) is may
+    if may:  # the reader agrees: a record flagged a sidechain
+        assert orjson.loads(content) == {"isSidechain": True}

@@ -15,11 +15,31 @@ root's ``parentUuid`` is null in these builds).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from ledgerviz.ledger.formats.claude_code_records import Record, block_text, content_blocks
+
+
+def _key_pattern(key: str) -> bytes:
+    """Return a regular expression matching ``key`` as a JSON string, each of its ASCII
+    letters written as itself or as a ``\\u`` escape (hex digits in either case)."""
+    parts = []
+    for char in key:
+        high, low = f"{ord(char):02x}"
+        parts.append(rf"(?:{re.escape(char)}|\\u00{high}[{low}{low.upper()}])")
+    return ('"' + "".join(parts) + '"').encode()
+
+
+_SIDECHAIN_FLAG = re.compile(_key_pattern("isSidechain") + rb"[ \t\r\n]*:[ \t\r\n]*true")
+
+
+def may_hold_sidechains(content: bytes) -> bool:
+    """Return whether a transcript's bytes may hold a record with ``isSidechain: true``
+    (False proves it holds none: the key, however escaped, never precedes ``true``)."""
+    return _SIDECHAIN_FLAG.search(content) is not None
 
 
 class Sidechain(NamedTuple):
