@@ -47,16 +47,18 @@ def plan_branches(
             else:
                 node_of[record.uuid] = index
     parents = _acyclic_parents(records, node_of, log)
-    children: dict[str | None, list[int]] = {}
+    prompted: dict[str | None, list[int]] = {}  # a node's typed-prompt children
     for index in node_of.values():
-        children.setdefault(parents[index], []).append(index)
+        if records[index].prompt:
+            prompted.setdefault(parents[index], []).append(index)
     moved: dict[int, float] = {}  # a record's place in writing order, where not its own
     rewinds: dict[int, list[int]] = {}
+    # most sessions have no node with two prompts below it: no rewind, no subtree to walk
+    forked = any(len(prompts) > 1 for prompts in prompted.values())
+    children = _children(node_of, parents) if forked else {}
     below = _Subtrees(records, children)
-    for siblings in list(children.values()):
-        if len(siblings) < 2:  # most nodes: one child, no rewind
-            continue
-        prompts = [i for i in siblings if records[i].prompt]
+    for key in children:  # in the order the file first names each node's children
+        prompts = prompted.get(key, [])
         if len(prompts) < 2:
             continue
         distinct = _without_replays(records, prompts, below, skipped)
@@ -74,6 +76,15 @@ def plan_branches(
     if moved:
         order.sort(key=lambda i: moved.get(i, i))
     return Branches(order, rewinds, len(skipped))
+
+
+def _children(node_of: dict[str, int], parents: dict[int, str | None]
+              ) -> dict[str | None, list[int]]:
+    """Return the children of each node (by its key; None: the roots), in file order."""
+    children: dict[str | None, list[int]] = {}
+    for index in node_of.values():
+        children.setdefault(parents[index], []).append(index)
+    return children
 
 
 def _acyclic_parents(

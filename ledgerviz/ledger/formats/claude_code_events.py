@@ -155,20 +155,24 @@ class EventWriter:
             self.emit("step/end", {"turn": self._turn, "step": self._step})
             self._step_open = False
 
-    def emit(self, kind: str, data: dict[str, Any], **envelope: Any) -> int:
-        """Append one event; return its seq."""
+    def emit(self, kind: str, data: dict[str, Any], op: Any = None,
+             sources: list[int] | None = None) -> int:
+        """Append one event (with its ``surfaceOp`` and ``sourceEventSeqs`` when given);
+        return its seq."""
         seq = len(self.events)
         event = {"type": kind, "seq": seq, "time": self._time, "data": data}
-        if envelope:
-            event.update(envelope)
+        if op is not None:
+            event["surfaceOp"] = op
+        if sources is not None:
+            event["sourceEventSeqs"] = sources
         self.events.append(event)
         self.lines.append(self._line)
         return seq
 
     def _surface_event(self, kind: str, data: dict[str, Any], op: Any = "append",
-                       **envelope: Any) -> int:
+                       sources: list[int] | None = None) -> int:
         """Append one model-visible event and fold it into the surface kept here."""
-        seq = self.emit(kind, data, surfaceOp=op, **envelope)
+        seq = self.emit(kind, data, op, sources)
         if op == "append":
             self._surface.append(seq)
         else:
@@ -300,8 +304,8 @@ class EventWriter:
         if reason is not None:
             data["error"] = OUTCOME_UNKNOWN if reason == "interrupted mid-run" else NOT_STARTED
         dispatched = self._calls.get(call_id) if call_id is not None else None
-        envelope = {"sourceEventSeqs": [dispatched]} if dispatched is not None else {}
-        self._surface_event("tool/result", data, **envelope)
+        self._surface_event("tool/result", data, "append",
+                            None if dispatched is None else [dispatched])
         if call_id is not None:
             self._answered.add(call_id)
         spawned = record.raw.get("toolUseResult")

@@ -182,11 +182,14 @@ def _is_prompt(raw: dict[str, Any], message: dict[str, Any]) -> bool:
     content = message.get("content")
     if content.__class__ is str:  # one text block
         return not content.startswith(INTERRUPT_PREFIX)
-    blocks = content_blocks(message)
-    texts = [block_text(b) for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    if not texts or any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
-        return False
-    return not texts[0].startswith(INTERRUPT_PREFIX)
+    first: str | None = None  # the first text block's text
+    for block in content_blocks(message):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_result":
+            return False
+        if kind == "text" and first is None:
+            first = block_text(block)
+    return first is not None and not first.startswith(INTERRUPT_PREFIX)
 
 
 def is_rejection(block: dict[str, Any]) -> bool:
