@@ -85,9 +85,10 @@ CONTEXT_PREFIXES = (
     ("<user_shell_command>", "runtime-context"),
 )
 """User-role messages Codex writes itself, and the dsh source kind each is read as."""
+_CONTEXT_STARTS = tuple(prefix for prefix, _ in CONTEXT_PREFIXES)
 
 REFUSALS = ("exec command rejected by user", "patch rejected by user")
-EXIT_CODE = re.compile(rb"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
+EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]+)", re.MULTILINE)
 LEGACY_META = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:')
 
 
@@ -151,7 +152,7 @@ class _Rollout:
     def read(self, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """Read the decoded lines (every line leaves at least one event)."""
         writer, log = self.writer, self.log
-        events = writer.events
+        events, add, prefix = writer.events, writer.add, writer.log_prefix
         for line, record in records:
             kind, payload = record.get("type"), record.get("payload")
             if kind.__class__ is not str or payload.__class__ is not dict:
@@ -161,9 +162,12 @@ class _Rollout:
             time = epoch_ms(record.get("timestamp"))
             if time is not None:
                 writer.time = time
-            before = len(events)
             named = payload.get("type")  # what a wrapped line is: its payload's type
             inner = named if named.__class__ is str else as_text(named)
+            if kind == "event_msg" and inner in LOG_ONLY_EVENTS:  # an echo, a note: log-only
+                add(prefix + inner, payload, line)
+                continue
+            before = len(events)
             try:
                 if kind == "response_item" or kind.startswith("item:"):
                     self._item(inner, payload, line)
@@ -268,9 +272,8 @@ class _Rollout:
         self.writer.replace_surface(message, line)
 
     def _event(self, kind: str, payload: dict[str, Any], line: int) -> None:
+        """Read an ``event_msg`` that is not in ``LOG_ONLY_EVENTS``."""
         writer = self.writer
-        if kind in LOG_ONLY_EVENTS:
-            return
         if kind in TURN_STARTS:
             self.marked = True
             self.message = None
@@ -385,8 +388,8 @@ class _Rollout:
         writer = self.writer
         content = _blocks(item.get("content"), "input_text")
         text = "".join(b.get("text", "") for b in content).lstrip()
-        source = next((kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix)),
-                      "user")
+        source = "user" if not text.startswith(_CONTEXT_STARTS) else next(
+            kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix))
         if source == "user":
             if not self.marked:  # the next prompt ends the turn before it
                 writer.open_turn(line, COMPLETED)
@@ -409,16 +412,15 @@ class _Rollout:
         message = self.last_message
         if not usage or message is None or "usage" in message["data"]:
             return
-        counts = {key: value for key, value in usage.items() if type(value) is int}
-        cached = counts.get("cached_input_tokens", 0)
+        cached = _count(usage, "cached_input_tokens")
         converted = {
-            "inputTokens": counts.get("input_tokens", 0) - cached,
-            "outputTokens": counts.get("output_tokens", 0),
+            "inputTokens": _count(usage, "input_tokens") - cached,
+            "outputTokens": _count(usage, "output_tokens"),
             "cacheReadTokens": cached,
-            "reasoningTokens": counts.get("reasoning_output_tokens", 0),
+            "reasoningTokens": _count(usage, "reasoning_output_tokens"),
         }
-        if "total_tokens" in counts:
-            converted["totalTokens"] = counts["total_tokens"]
+        if type(usage.get("total_tokens")) is int:
+            converted["totalTokens"] = usage["total_tokens"]
         message["data"]["usage"] = converted
 
     def _rollback(self, turns: Any, line: int) -> None:
@@ -466,6 +468,12 @@ class _Rollout:
         )
 
 
+def _count(usage: dict[str, Any], key: str) -> int:
+    """Return a token count of ``usage`` (0 when it is not an integer)."""
+    value = usage.get(key, 0)
+    return value if type(value) is int else 0
+
+
 def _blocks(content: Any, text_type: str) -> list[dict[str, Any]]:
     """Return dsh content blocks of a Codex message's content (text parts as text, other
     parts as their type, e.g. ``input_image``)."""
@@ -504,7 +512,7 @@ def _output_text(output: Any) -> tuple[str, bool]:
         if isinstance(wrapped, dict) and "metadata" in wrapped:
             code = as_dict(wrapped.get("metadata")).get("exit_code")
             return as_text(wrapped.get("output")), type(code) is int and code != 0
-    found = EXIT_CODE.search(text[:200].encode())
+    found = EXIT_CODE.search(text, 0, 200)
     return text, found is not None and int(found.group(1)) != 0
 
 

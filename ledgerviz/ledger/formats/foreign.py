@@ -202,6 +202,8 @@ class EventWriter:
 
     def __init__(self, format: str) -> None:
         self.format = format
+        self.log_prefix = f"{format}/"
+        """How the name of a log-only event begins."""
         self.events: list[Event] = []
         self.lines: list[int] = []
         self.time: int | None = None
@@ -227,11 +229,12 @@ class EventWriter:
     def add(self, kind: str, data: Any, line: int, *, op: Any = None,
             sources: list[int] | None = None) -> Event:
         """Append one event and return it."""
-        event: Event = {"type": kind, "seq": len(self.events), "time": self.time, "data": data}
+        seq = len(self.events)
+        event: Event = {"type": kind, "seq": seq, "time": self.time, "data": data}
         if op is not None:
             event["surfaceOp"] = op
             if op == "append":
-                self.surface.append(event["seq"])
+                self.surface.append(seq)
         if sources:
             event["sourceEventSeqs"] = sources
         self.events.append(event)
@@ -255,7 +258,7 @@ class EventWriter:
 
     def log_only(self, kind: str, record: Any, line: int) -> Event:
         """Append a log-only event holding a record of the foreign format."""
-        return self.add(f"{self.format}/{kind}", record, line)
+        return self.add(self.log_prefix + kind, record, line)
 
     def open_turn(self, line: int, previous: dict[str, Any] = UNMARKED) -> None:
         """Start the next turn, ending an open one first with the reason ``previous``."""
@@ -327,7 +330,8 @@ class EventWriter:
         ``code`` ``TOOL_NOT_STARTED`` or ``TOOL_OUTCOME_UNKNOWN`` says what the record
         proves about a call that did not finish; ``reason`` is why, for ``call_reasons``.
         """
-        turn, step, _ = self.calls.get(call_id, (self.turn, self.step, None))
+        requested = self.calls.get(call_id)
+        turn, step = (self.turn, self.step) if requested is None else requested[:2]
         message: dict[str, Any] = {
             "id": f"{self.format}-result-{call_id}", "role": "tool",
             "source": {"kind": "tool", "callId": call_id}, "toolCallId": call_id,
