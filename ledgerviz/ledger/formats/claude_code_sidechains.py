@@ -80,6 +80,8 @@ def prompt_anchors(own: Sequence[Record], sidechains: Sequence[Sidechain]) -> di
     """Return, by call id, the key of each unnamed sidechain whose first prompt's text is
     the ``prompt`` of exactly one ``Task``/``Agent`` call in ``own`` and of no other
     sidechain."""
+    if all(s.named for s in sidechains):  # no sidechain to anchor by its prompt (most files)
+        return {}
     calls: dict[str, list[str]] = {}
     for record in own:
         if record.kind != "assistant":
