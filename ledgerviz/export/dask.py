@@ -41,7 +41,7 @@ from ledgerviz.export.parts import PartWriter, run_stem
 from ledgerviz.export.staging import staged
 from ledgerviz.frames import FRAME_NAMES
 from ledgerviz.ledger import read_session
-from ledgerviz.ledger.formats import claude_code, detect_format
+from ledgerviz.ledger.formats import SNIFF_BYTES, claude_code, detect_format
 from ledgerviz.ledger.formats.claude_code_sidechains import may_hold_sidechains
 from ledgerviz.ledger.read import file_sessions
 from ledgerviz.ledger.reader import unique_keys
@@ -110,14 +110,25 @@ def _open(path: str, storage_options: dict[str, Any] | None) -> Any:
     return fsspec.open(path, "rb", **(storage_options or {})).open()
 
 
-def _content(path: str, storage_options: dict[str, Any] | None, first_line: bool) -> Any:
-    """Return the bytes of ``path`` (only its first line if ``first_line``), or the
-    problem of a file that is no regular file or cannot be read."""
+def _content(path: str, storage_options: dict[str, Any] | None) -> Any:
+    """Return the bytes of ``path``, or the problem of a file that is no regular file or
+    cannot be read."""
     try:
         with _open(path, storage_options) as stream:
-            return stream.readline() if first_line else stream.read()
+            return stream.read()
     except OSError as error:
         return SourceProblem.of(error)
+
+
+def _head(path: str, storage_options: dict[str, Any] | None) -> tuple[bytes, bytes]:
+    """Return the first line of ``path`` and its start as a load sniffs it (the first
+    ``SNIFF_BYTES``, or that line when longer); both empty when it cannot be read."""
+    try:
+        with _open(path, storage_options) as stream:
+            line = stream.readline()
+            return line, line + stream.read(max(0, SNIFF_BYTES - len(line)))
+    except OSError:
+        return b"", b""
 
 
 def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = None) -> list[str]:
@@ -152,11 +163,10 @@ def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None
     then its inline sessions'), and its size."""
     found = []
     for path in paths:
-        line = _content(path, storage_options, first_line=True)
-        line = line if isinstance(line, bytes) else b""
+        line, head = _head(path, storage_options)
         keys = [key_of_first_line(path, line)]
-        if detect_format(line).name == claude_code.NAME:
-            content = _content(path, storage_options, first_line=False)
+        if detect_format(head).name == claude_code.NAME:
+            content = _content(path, storage_options)
             if isinstance(content, bytes) and may_hold_sidechains(content):
                 keys += [child.key for child in read_session(path, content).children]
         found.append((keys, _size(path, storage_options)))
@@ -228,7 +238,7 @@ def _partition(
     the keys of its sessions (its own, then those it holds inline)."""
     logs = []
     for path, file_keys in group:
-        content = _content(path, storage_options, first_line=False)
+        content = _content(path, storage_options)
         sessions = file_sessions(read_session(path, content))
         if len(sessions) != len(file_keys):
             raise ValueError(f"{path}: holds {len(sessions)} sessions, but "

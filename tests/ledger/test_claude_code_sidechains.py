@@ -273,6 +273,18 @@ def test_dask_frames_hold_the_child_after_the_main_session(tmp_path: Path) -> No
             lineage.loc[CHILD, "anchor_seq"]) == (MAIN, "toolu_task", 4)
 
 
+def test_dask_keys_find_the_child_of_a_file_a_blank_line_opens(tmp_path: Path) -> None:
+    import ledgerviz.export.dask as lvd
+
+    # the format is sniffed past the blank line, as a load does: the same two sessions
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"\n" + FILE.read_bytes())
+    assert ledgerviz.load(path).keys == ["blank", "blank/sidechain-1"]
+    assert lvd.session_keys([str(path)]) == ["blank", "blank/sidechain-1"]
+    events = lvd.frames([path]).events.compute()
+    assert events.groupby("session", observed=True).size().tolist() == [12, 11]
+
+
 @pytest.mark.parametrize(("content", "may"), [
     (b'{"isSidechain":true}', True), (b'{"isSidechain" :\n\ttrue}', True),
     (b'{"is\\u0053idechai\\u006E":true}', True), (b'{"isSidechain":false}', False),
