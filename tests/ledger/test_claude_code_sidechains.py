@@ -5,6 +5,7 @@ file) read as linked child sessions. Expected values are counted by hand from
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import orjson
@@ -283,6 +284,17 @@ def test_dask_keys_find_the_child_of_a_file_a_blank_line_opens(tmp_path: Path) -
     assert lvd.session_keys([str(path)]) == ["blank", "blank/sidechain-1"]
     events = lvd.frames([path]).events.compute()
     assert events.groupby("session", observed=True).size().tolist() == [12, 11]
+
+
+def test_dask_frames_stop_on_a_file_that_gained_a_session_since(tmp_path: Path) -> None:
+    import ledgerviz.export.dask as lvd
+
+    path = _write(tmp_path / "grown.jsonl", _records()[:2])
+    frames = lvd.frames([path])  # keys found now: one session
+    path.write_bytes(FILE.read_bytes())  # now it holds a sidechain too
+    with pytest.raises(ValueError, match=re.escape(f"{path}: holds 2 sessions, but 1 when "
+                                                   "the Dask frames were made")):
+        frames.events.compute()
 
 
 @pytest.mark.parametrize(("content", "may"), [
