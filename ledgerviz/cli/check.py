@@ -13,7 +13,7 @@ import orjson
 
 from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.source_format import add_format_argument
-from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.cli.text import say_error, shown_id, shown_message, terminal_safe
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import POLICIES
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _shown_id(call_id: Any) -> str | None:
+def _json_call_id(call_id: Any) -> str | None:
     """Return a call id as a JSON summary shows it: a string or null as it is, any other
     value as the runtime's ``String(value)`` (a huge number, ``undefined``, ``true``)."""
     return call_id if call_id is None or call_id.__class__ is str else js_string(call_id)
@@ -83,7 +83,7 @@ def session_summary(ledger: Ledger, log: SessionLog) -> dict[str, Any]:
         "diagnostics": _diagnostics(log.diagnostics),
         "calls": dict(Counter(call.status for call in recorded.calls)),
         "unanswered": [
-            {"call_id": _shown_id(call.call_id), "code": STATUS_CODES[call.status]}
+            {"call_id": _json_call_id(call.call_id), "code": STATUS_CODES[call.status]}
             for call in recorded.calls
             if call.status in STATUS_CODES
         ],
@@ -123,7 +123,7 @@ def streamed_summary(summary: SessionSummary) -> dict[str, Any]:
         "diagnostics": _diagnostics(summary.diagnostics),
         "calls": summary.calls,
         "unanswered": [
-            {"call_id": _shown_id(call_id), "code": STATUS_CODES[status]}
+            {"call_id": _json_call_id(call_id), "code": STATUS_CODES[status]}
             for call_id, status in summary.unanswered
         ],
         "closers": summary.closers,
@@ -147,7 +147,8 @@ def _diagnostics(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
 def _render(summary: dict[str, Any]) -> str:
     """Return the human-readable block for one session summary."""
     calls = ", ".join(f"{status} {n}" for status, n in sorted(summary["calls"].items()))
-    unanswered = _listed([f"{u['call_id']} ({u['code']})" for u in summary["unanswered"]])
+    unanswered = _listed([f"{shown_id(str(u['call_id']))} ({u['code']})"
+                          for u in summary["unanswered"]])
     edited = summary.get("surface_edited")
     not_computed = f"not computed (streamed; surface edited at line {edited})"
     forks = not_computed if edited is not None else _seqs(summary["fork_points"])
@@ -159,7 +160,7 @@ def _render(summary: dict[str, Any]) -> str:
     ]
     unpaired = not_computed if edited is not None else ", ".join(invalid)
     lines = [
-        f"{summary['id']}  ({summary['path']})",
+        f"{shown_id(summary['id'])}  ({summary['path']})",
         f"  {_read_as(summary)} · {summary['events']} events · {summary['turns']} turns"
         f" · calls: {calls or 'none'}",
         f"  unanswered: {unanswered or 'none'} · crash closers: {summary['closers']}"
@@ -168,11 +169,12 @@ def _render(summary: dict[str, Any]) -> str:
     ]
     if summary["lines_skipped"]:
         lines.append(f"  lines skipped: {summary['lines_skipped']}")
+    lines = [terminal_safe(line) for line in lines]
     lines.extend(
-        f"  line {d['line']}: {d['severity']} [{d['kind']}] {d['message']}"
+        f"  line {d['line']}: {d['severity']} [{d['kind']}] {shown_message(d['message'])}"
         for d in summary["diagnostics"]
     )
-    return "\n".join(terminal_safe(line) for line in lines)
+    return "\n".join(lines)
 
 
 def _seqs(seqs: list[int]) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ledgerviz.cli.output import write_stdout
-from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.cli.text import say_error, shown_id, terminal_safe
 from ledgerviz.compare.tables import differing_rows, status_changes
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 def render(result: SessionDiff, listed: int) -> str:
     """Return the text summary (terminal-safe): sessions, first divergence, counts, the
     first ``listed`` differing rows, then the calls whose status changed."""
-    lines = [f"{name}: {side.key} ({side.path}), {len(side.seqs)} events"
+    lines = [f"{name}: {shown_id(side.key)} ({side.path}), {len(side.seqs)} events"
              for name, side in (("a", result.a), ("b", result.b))]
     if result.same:
         lines.append(result.divergence_text())

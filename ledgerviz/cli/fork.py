@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
-from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.cli.text import say_error, shown_id, terminal_safe
 
 
 def register(subparsers: Any) -> None:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(
         terminal_safe(
-            f"wrote {output.shown}: session {written.header['id']}, {written.inherited} "
+            f"wrote {output.shown}: session {shown_id(written.header['id'])}, {written.inherited} "
             f"inherited events, seed marker at seq {written.marker_seq}, "
             f"{written.closers} forked closer(s)"
         ),

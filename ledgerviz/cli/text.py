@@ -7,7 +7,15 @@ import re
 import sys
 from urllib.parse import quote
 
-from ledgerviz.html import BIDI_CONTROLS
+from ledgerviz.html import BIDI_CONTROLS, ELLIPSIS
+
+ID_SHOWN = 200
+"""Characters of a ledger string (a session or call id, an id quoted in a message) that
+terminal text shows, as the report's section heading does; ``--json`` keeps it whole."""
+
+_LONG_RUN = re.compile(f"[^\\s'\"]{{{ID_SHOWN + 1},}}")
+"""A run of more than :data:`ID_SHOWN` characters without a space or a quote: in a message,
+an id (a path that long is shortened too)."""
 
 _UNPRINTABLE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ud800-\\udfff{BIDI_CONTROLS}]")
 
@@ -29,11 +37,27 @@ def terminal_safe(text: str) -> str:
     return _UNPRINTABLE.sub(_escape, text)
 
 
+def shown_id(text: str) -> str:
+    """Return a ledger string as terminal text shows it: whole up to :data:`ID_SHOWN`
+    characters, else its first :data:`ID_SHOWN`, an ellipsis and its full length
+    (``abc… (20,000 characters)``). Not yet :func:`terminal_safe`."""
+    if len(text) <= ID_SHOWN:
+        return text
+    return f"{text[:ID_SHOWN]}{ELLIPSIS} ({len(text):,} characters)"
+
+
+def shown_message(text: str) -> str:
+    """Return a message (a diagnostic, an error) with each run of more than
+    :data:`ID_SHOWN` characters without a space or a quote (an id it quotes) shortened by
+    :func:`shown_id`, then made :func:`terminal_safe`."""
+    return terminal_safe(_LONG_RUN.sub(lambda match: shown_id(match.group()), text))
+
+
 def file_uri(path: str | os.PathLike[str]) -> str:
     """Return the ``file://`` URI of an absolute path, any bytes in its name included."""
     return "file://" + quote(os.fsencode(os.path.abspath(path)))
 
 
 def say_error(command: str, message: object) -> None:
-    """Print ``ledgerviz COMMAND: MESSAGE`` on stderr, terminal-safe."""
-    print(f"ledgerviz {command}: {terminal_safe(str(message))}", file=sys.stderr)
+    """Print ``ledgerviz COMMAND: MESSAGE`` on stderr, as :func:`shown_message`."""
+    print(f"ledgerviz {command}: {shown_message(str(message))}", file=sys.stderr)
