@@ -1,25 +1,36 @@
 """Fork a ledger file as a stream: the child seed written without holding the parent.
 
 :func:`write_fork` writes the child that ``Ledger.fork`` returns (``recovery.fork_seed``),
-line for line, reading the parent twice one block at a time (``READ_BYTES``): first as the
+line for line, reading the parent once, one block at a time (``READ_BYTES``), as the
 runtime reads it (``runtime_read``: a parent it refuses, or a boundary past the events it
-uses, is refused), finding in the same read the boundary (the fork policy's, the scan
-stopping at the first fork point, or the seq asked for) and its position; then to copy
-the events up to it, as the runtime reads them, and close the seed.
-Only the block being read, the reader's set of requested call ids, and, until the
-boundary is known, the recovery scan's state and the seqs read are held: a few numbers
-per event without ``at``, never the events themselves.
+uses, is refused). The same read finds the boundary (the fork policy's, the scan stopping
+at the first fork point, or the seq asked for) and its position, and spools the child's
+line of each event read, until the boundary's position is known, to an anonymous
+temporary file (in ``TMPDIR``, as ``sort(1)`` spools). The spool's lines up to the
+boundary are then copied out, and those from the boundary's turn on read back to close
+the seed. Only the block being read, the reader's set of requested call ids, the position
+of each turn's start and end, and, until the boundary is known, the recovery scan's state
+and the seqs read are held: a few numbers per event without ``at``, never the events
+themselves.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+import tempfile
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from itertools import chain, islice
-from typing import Any
+from itertools import islice
+from typing import IO, Any
+
+import orjson
 
 from ledgerviz.ledger.checks import CheckedEvents
+from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.runtime_read import RuntimeRead, runtime_read
 from ledgerviz.ledger.sources import iter_source_chunks
@@ -27,7 +38,9 @@ from ledgerviz.ledger.writer import encode_line
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery import ForkRefused, PendingCalls, fork_header
 from ledgerviz.recovery.analyze import ForkPointSearch
+from ledgerviz.recovery.events import data_of
 from ledgerviz.recovery.fork import SeqSearch, check_seedable, no_boundary, no_event_at, seed_end
+from ledgerviz.recovery.tracker import TURN_BOUNDARIES
 
 
 @dataclass(frozen=True)
@@ -65,16 +78,24 @@ def write_fork(
     """
     path = _one_file(path)
     finder = _BoundaryFinder(at)
-    reading = _runtime_reading(path, chunk_bytes, finder.see)
-    if reading.refusal is not None:
-        raise ForkRefused(f"{path}: {reading.refusal}; no child written")
-    parent, version, boundary, index = finder.found(path)
-    if boundary >= reading.used:
-        raise ForkRefused(_past_the_runtimes_read(path, boundary, reading))
-    header = fork_header(parent, session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
-                         created_at=created_at)
-    write(encode_line(header))
-    tracker = _copy_events(path, index, boundary, write, chunk_bytes)
+    with tempfile.TemporaryFile() as spooled:
+        spool = _Spool(spooled)
+
+        def see(scan: FileScan, block: CheckedEvents) -> None:
+            finder.see(scan, block)
+            spool.add(block, finder.events_wanted())
+
+        reading = _runtime_reading(path, chunk_bytes, see)
+        if reading.refusal is not None:
+            raise ForkRefused(f"{path}: {reading.refusal}; no child written")
+        parent, version, boundary, index = finder.found(path)
+        if boundary >= reading.used:
+            raise ForkRefused(_past_the_runtimes_read(path, boundary, reading))
+        header = fork_header(parent,
+                             session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
+                             created_at=created_at)
+        write(encode_line(header))
+        tracker = spool.copy(index + 1, write, chunk_bytes)
     tail = seed_end(version, boundary, tracker)
     write("".join(map(encode_line, tail)))
     return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
@@ -107,6 +128,14 @@ class _BoundaryFinder:
                 self._searching(point - 1)
         else:
             self._position.feed(seqs)
+
+    def events_wanted(self) -> int | None:
+        """Return how many events the child inherits, once the boundary's position is
+        final (None before)."""
+        position = self._position
+        if position is None or not position.done or position.position is None:
+            return None
+        return position.position + 1
 
     def _searching(self, boundary: int) -> None:
         """Search the seqs held for ``boundary``; search those read next as they come."""
@@ -142,24 +171,71 @@ class _BoundaryFinder:
         raise ForkRefused(str(error) if error is not None else no_boundary(path))
 
 
-def _copy_events(path: str, index: int, boundary: int, write: Callable[[str], object],
-                 chunk_bytes: int) -> PendingCalls:
-    """Write the parent's events up to position ``index``, whose seq is ``boundary``;
-    return a tracker that has observed them (raise ForkRefused if the file changed so that
-    they are not there)."""
-    tracker, count = PendingCalls(), index + 1
-    _, blocks = _blocks(path, chunk_bytes, "writing")
-    for block in blocks:
-        taken, fields = min(count, len(block.events)), block.fields
-        write("".join(map(encode_line, islice(block.events, taken))))
-        tracker.observe_columns(fields.types[:taken], fields.seqs[:taken],
-                                fields.times[:taken], fields.datas[:taken])
-        count -= taken
-        if not count:
-            break
-    if count or tracker.last_seq != boundary:
-        raise ForkRefused(f"{path} changed while it was read; fork it again")
-    return tracker
+class _Spool:
+    """The child's line of each event read (``add``), in a binary file, and the position of
+    each turn/start and turn/end among them; ``copy`` writes the first lines out."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self._file = file
+        self._count = 0  # events spooled
+        self._turn_marks = array("q")  # positions of the turn/start and turn/end events
+
+    def add(self, block: CheckedEvents, wanted: int | None) -> None:
+        """Spool the events of the next block read, no more than ``wanted`` in all."""
+        start, events = self._count, block.events
+        taken = len(events) if wanted is None else max(0, min(len(events), wanted - start))
+        if not taken:
+            return
+        types = block.fields.types
+        self._turn_marks.extend(start + i for i in range(taken)
+                                if types[i] in TURN_BOUNDARIES)
+        text = "".join(map(encode_line, islice(events, taken)))
+        self._file.write(text.encode("utf-8", "surrogatepass"))  # as written, read back
+        self._count += taken
+
+    def copy(self, count: int, write: Callable[[str], object], size: int) -> PendingCalls:
+        """Write the first ``count`` lines spooled, about ``size`` bytes at a time; return
+        a tracker that has observed their events (from the last turn/start or turn/end
+        among them on: that event resets all the tracker keeps but the last seq and
+        time)."""
+        marks = self._turn_marks
+        found = bisect_right(marks, count - 1)
+        turn = marks[found - 1] if found else 0
+        tracker = PendingCalls()
+        self._file.seek(0)
+        position = 0
+        for batch in _batches(islice(self._file, count), size):
+            write(b"".join(batch).decode("utf-8", "surrogatepass"))
+            for at in range(max(turn - position, 0), len(batch)):
+                event = _spooled_event(batch[at])
+                tracker.observe_fields(event.get("type"), event.get("seq", position + at),
+                                       event.get("time"), data_of(event))
+            position += len(batch)
+        return tracker
+
+
+def _batches(lines: Iterable[bytes], size: int) -> Iterator[list[bytes]]:
+    """Yield ``lines`` in runs of about ``size`` bytes (a line longer is a run alone)."""
+    batch: list[bytes] = []
+    held = 0
+    for line in lines:
+        batch.append(line)
+        held += len(line)
+        if held >= size:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
+def _spooled_event(line: bytes) -> dict[str, Any]:
+    """Return the event a spooled line encodes, as it was read: orjson's decode, or the
+    standard library's where a line may hold an integer beyond 64 bits (orjson would make
+    it a float) or a lone surrogate (which orjson refuses)."""
+    if not may_hold_big_integers(line):
+        with suppress(orjson.JSONDecodeError):
+            return orjson.loads(line)
+    return json.loads(line.decode("utf-8", "surrogatepass"))
 
 
 def _runtime_reading(path: str, chunk_bytes: int,
@@ -190,22 +266,3 @@ def _one_file(path: str | os.PathLike[str]) -> str:
     if len(found) != 1:
         raise NotOneFile(f"{os.fspath(path)} holds {len(found)} ledgers; give one file")
     return found[0]
-
-
-def _blocks(path: str, chunk_bytes: int, doing: str) -> tuple[FileScan, Iterator[CheckedEvents]]:
-    """Return a new scan of the file, reading its events as the runtime does, and its blocks,
-    with the file's header read (progress drawn as ``doing`` for a large file)."""
-    scan = FileScan(path, runtime=True)
-    blocks = _scanned(scan, path, chunk_bytes, doing)
-    first = next(blocks, None)  # reads the header
-    return scan, chain([first] if first is not None else [], blocks)
-
-
-def _scanned(scan: FileScan, path: str, chunk_bytes: int, doing: str
-             ) -> Iterator[CheckedEvents]:
-    """Yield the blocks of ``scan`` over the file's chunks, drawing progress."""
-    ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
-    with progress(source_size(path), BYTES_THRESHOLD, doing, unit="B") as step:
-        yield from scan.blocks(reported_chunks(chunks, step))
-
-

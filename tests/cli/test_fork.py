@@ -177,15 +177,20 @@ def test_a_log_not_numbered_from_zero_is_not_forked(tmp_path: Path, capsys) -> N
     assert "no event with seq -1 to fork at (seqs run 0..9)" in capsys.readouterr().err
 
 
-def test_a_parent_that_changes_between_the_two_reads_is_refused(tmp_path: Path) -> None:
+def test_a_parent_that_changes_while_the_child_is_written_is_not_read_again(
+        tmp_path: Path) -> None:
+    """The parent is read once, before anything is written: cutting it to 5 lines as the
+    child's header is written leaves the child the one of the file as it was read."""
     parent = tmp_path / "parent.jsonl"
     parent.write_bytes(CRASH.read_bytes())
+    written: list[str] = []
 
-    def write(text: str) -> None:  # the header is written before the second read
+    def write(text: str) -> None:
         parent.write_text("\n".join(lines_of(CRASH)[:5]) + "\n", encoding="utf-8")
+        written.append(text)
 
-    with pytest.raises(ForkRefused, match="changed while it was read; fork it again"):
-        write_fork(parent, write, created_at=0)
+    write_fork(parent, write, session_id="kid", created_at=5)
+    assert [json.loads(line) for line in "".join(written).splitlines()] == crash_child("kid", 5)
 
 
 def test_unreadable_and_several_parents_are_refused(tmp_path: Path, capsys) -> None:
@@ -258,10 +263,10 @@ def test_a_damaged_line_after_the_boundary_is_no_bar(tmp_path: Path, capsys) -> 
 
 
 @pytest.mark.parametrize("at", [None, 40])
-def test_the_parent_is_read_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                  at: int | None) -> None:
-    """Once as the runtime reads it (the boundary found in the same read), once to copy
-    the events up to the boundary: two reads take chunks of the file (three did)."""
+def test_the_parent_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 at: int | None) -> None:
+    """As the runtime reads it, the boundary found and the child's lines spooled in the
+    same read: one read takes chunks of the file (two did, three before them)."""
     from ledgerviz.streams import fork_file
 
     path, _ = crashed_scenario(tmp_path / "crashed.jsonl", 20)
@@ -279,4 +284,24 @@ def test_the_parent_is_read_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(fork_file, "iter_source_chunks", counted)
     write_fork(path, lambda text: None, at, created_at=0, chunk_bytes=4096)
-    assert len([count for count in taken if count]) == 2
+    assert len([count for count in taken if count]) == 1
+
+
+def test_a_call_id_beyond_64_bits_is_closed_exactly(tmp_path: Path) -> None:
+    """The assistant message at seq 18 asks for four calls; forked at 18, the child closes
+    each with a result naming it. Its second call's id made 2**80 + 1 (an integer no
+    64-bit type holds) is named exactly, not as the float 1.2089258196146292e+24."""
+    lines = lines_of(CRASH)
+    message = json.loads(lines[19])
+    assert message["seq"] == 18
+    message["data"]["message"]["content"][2]["id"] = 2**80 + 1
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text("\n".join([*lines[:19], json.dumps(message), *lines[20:]]) + "\n",
+                      encoding="utf-8")
+    written: list[str] = []
+    write_fork(parent, written.append, 18, session_id="kid", created_at=5)
+    named = [event["data"]["message"]["toolCallId"]
+             for event in map(json.loads, "".join(written).splitlines())
+             if event["type"] == "tool/result" and event["seq"] > 18]
+    assert named == ["call-eeea26e87555", 1208925819614629174706177, "call-f6460a097c97",
+                     "call-13deab1031d0"]
