@@ -24,7 +24,12 @@ from ledgerviz.ledger.shapes import (
     shape_warning,
     surface_fields_problem,
 )
-from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
+from ledgerviz.ledger.vocabulary import (
+    CHUNK_EVENT,
+    KNOWN_EVENT_TYPES,
+    PACKED_CHUNK_ROWS,
+    surface_types,
+)
 
 
 def requested_call_ids(data: dict[str, Any]) -> Iterator[str]:
@@ -163,8 +168,8 @@ def check_events(
                 if chunks is None:
                     rejected.add(index)
                 else:
-                    if _CHUNK not in table:
-                        _unknown_type(log, first_line + index, _CHUNK, False)
+                    if CHUNK_EVENT not in table:
+                        _unknown_type(log, first_line + index, CHUNK_EVENT, False)
                     expanded[index] = chunks
                     fields.extend(chunks, start + len(fields))
             expected = numbering.expected
@@ -392,10 +397,6 @@ _NOT_A_TYPE: KindEntry = (None, None, False)
 _KIND_TABLES: dict[int | None, dict[str, KindEntry]] = {}
 
 
-_CHUNK = "assistant/chunk"
-"""The event type of v0/v1 only (v2 moved streams into ``assistant/message``)."""
-
-
 def _kind_table(version: int | None) -> dict[str, KindEntry]:
     """Return what checking needs per known event type in ``version`` (built once)."""
     table = _KIND_TABLES.get(version)
@@ -403,7 +404,7 @@ def _kind_table(version: int | None) -> dict[str, KindEntry]:
         surface = surface_types(version)
         known = KNOWN_EVENT_TYPES | surface
         if version is not None and version >= 2:
-            known = known - {_CHUNK}
+            known = known - {CHUNK_EVENT}
         table = {kind: (kind, FAST_PAYLOAD_CHECKS.get(kind), kind in surface)
                  for kind in known}
         table.update({kind: (kind, _boundary_check(FAST_PAYLOAD_CHECKS.get(kind)), False)

@@ -30,7 +30,12 @@ from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES
 from ledgerviz.ledger.checks import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
-from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, PACKED_CHUNK_ROWS, surface_types
+from ledgerviz.ledger.vocabulary import (
+    CHUNK_EVENT,
+    KNOWN_EVENT_TYPES,
+    PACKED_CHUNK_ROWS,
+    surface_types,
+)
 from ledgerviz.recovery.nesting import may_nest_deeper
 
 Int = Annotated[int, Meta(ge=MIN_INTEGER, le=MAX_INTEGER)]
@@ -181,10 +186,12 @@ class _Schema(NamedTuple):
     """Each event class's entry in ``_ROLES``."""
 
 
-def _schema(surface: frozenset[str]) -> _Schema:
-    """Return the decoder of the events of a format version with ``surface`` types."""
+def _schema(surface: frozenset[str], chunks: bool) -> _Schema:
+    """Return the decoder of the events of a format version with ``surface`` types (and
+    ``assistant/chunk`` events when ``chunks``: before version 2)."""
     kinds = {}
-    for kind in sorted(KNOWN_EVENT_TYPES | surface - _READ_APART):
+    known = KNOWN_EVENT_TYPES if chunks else KNOWN_EVENT_TYPES - {CHUNK_EVENT}
+    for kind in sorted(known | surface - _READ_APART):
         fields = [("data", _PAYLOADS.get(kind, _TurnStep)),
                   *(_SURFACE_FIELDS if kind in surface else _PLAIN_FIELDS)]
         event = msgspec.defstruct("Event", fields, bases=(_Event,), tag=kind, kw_only=True)
@@ -194,15 +201,16 @@ def _schema(surface: frozenset[str]) -> _Schema:
     return _Schema(decoder.decode, kinds, roles)
 
 
-_SCHEMAS: dict[frozenset[str], _Schema] = {}
+_SCHEMAS: dict[tuple[frozenset[str], bool], _Schema] = {}
 
 
 def _schema_of(version: int | None) -> _Schema:
-    """Return the schema of ``version``'s events (built once per set of surface types)."""
-    surface = surface_types(version)
-    schema = _SCHEMAS.get(surface)
+    """Return the schema of ``version``'s events (built once per set of surface types and
+    whether chunk events are known: ``checks._kind_table``)."""
+    key = surface_types(version), version is None or version < 2
+    schema = _SCHEMAS.get(key)
     if schema is None:
-        schema = _SCHEMAS[surface] = _schema(surface)
+        schema = _SCHEMAS[key] = _schema(*key)
     return schema
 
 

@@ -90,6 +90,9 @@ KNOWN_EVENT_TYPES: frozenset[str] = frozenset(
     }
 )
 
+CHUNK_EVENT = "assistant/chunk"
+"""The event type of v0/v1 only (v2 moved streams into ``assistant/message``)."""
+
 PACKED_CHUNK_ROWS: dict[str, str] = {
     "text-chunks": "text-delta",
     "reasoning-chunks": "reasoning-delta",
