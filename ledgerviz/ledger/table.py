@@ -169,11 +169,61 @@ class EventTable:
         return [names[code] for code in self.type_code]
 
     @classmethod
-    def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None
-           ) -> EventTable:
+    def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
+           first_position: int = 0) -> EventTable:
         """Return the table of a session's checked events (``lines``: their file lines;
-        None: not known, ``MISSING``). Their byte ranges are not known."""
-        return _columns_of(events, lines)
+        None: not known, ``MISSING``; ``first_position``: the position of ``events[0]`` in
+        its session, the ``seq`` of an event without one). Their byte ranges are not known."""
+        return _columns_of(events, lines, first_position)
+
+    @classmethod
+    def joined(cls, parts: Sequence[EventTable]) -> EventTable:
+        """Return the rows of ``parts`` one after another (the part itself when one; none:
+        an empty table): type codes renumbered in order of first appearance, requests'
+        rows shifted."""
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return _columns_of([], None)
+        names = list(dict.fromkeys(name for part in parts for name in part.type_names))
+        code_of = {name: code for code, name in enumerate(names)}
+        type_code = array("H")
+        for part in parts:
+            codes = [code_of[name] for name in part.type_names]
+            type_code.extend(map(codes.__getitem__, part.type_code)
+                             if codes != list(range(len(codes))) else part.type_code)
+        columns: dict[str, Any] = {}
+        for name in _ROW_COLUMNS:
+            column = getattr(parts[0], name)
+            joined = array(column.typecode) if isinstance(column, array) else []
+            for part in parts:
+                joined.extend(getattr(part, name))
+            columns[name] = joined
+        requests = Requests(array("q"), [], [], [])
+        offset = 0
+        for part in parts:
+            requests.row.extend([row + offset for row in part.requests.row])
+            requests.call_id.extend(part.requests.call_id)
+            requests.name.extend(part.requests.name)
+            requests.arguments.extend(part.requests.arguments)
+            offset += len(part)
+        return cls(type_names=names, type_code=type_code, requests=requests, **columns)
+
+    def rows(self, start: int, stop: int) -> EventTable:
+        """Return the table of rows ``start`` to ``stop`` (0 <= start <= stop <= len)."""
+        taken = [index for index, row in enumerate(self.requests.row) if start <= row < stop]
+        requests = Requests(array("q", [self.requests.row[i] - start for i in taken]),
+                            *([column[i] for i in taken] for column in (
+                                self.requests.call_id, self.requests.name,
+                                self.requests.arguments)))
+        codes = self.type_code[start:stop]
+        present = list(dict.fromkeys(codes))  # in order of first appearance
+        if present != list(range(len(present))):
+            renumber = dict(zip(present, range(len(present)), strict=True))
+            codes = array("H", map(renumber.__getitem__, codes))
+        return EventTable(type_names=[self.type_names[code] for code in present],
+                          type_code=codes, requests=requests,
+                          **{name: getattr(self, name)[start:stop] for name in _ROW_COLUMNS})
 
 
 _NONE = type(None)
@@ -208,7 +258,8 @@ class Shared:
         return self._share(value, value) if value.__class__ is str else value
 
 
-def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None) -> EventTable:
+def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
+                first_position: int = 0) -> EventTable:
     """Return the table of ``events`` (see ``EventTable.of``), a column at a time: every
     event's envelope, then each type's facts at the rows of that type."""
     count = len(events)
@@ -245,7 +296,8 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None) -
     return EventTable(
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
-        seq=int_array([event.get("seq", position) for position, event in enumerate(events)]),
+        seq=int_array([event.get("seq", position)
+                       for position, event in enumerate(events, first_position)]),
         time=int_array([event.get("time") for event in events]),
         turn=int_array([data.get("turn") for data in datas]),
         step=int_array([data.get("step") for data in datas]),
@@ -311,3 +363,6 @@ OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "so
 """The table's columns of Python objects (one list each; repeated labels share one str)."""
 USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
 """The table's usage counts (int64 columns, ``MISSING`` where an event has none)."""
+_ROW_COLUMNS = ("seq", "time", "turn", "step", "surface_op", "line", "start", "stop", "is_error",
+                *OBJECT_COLUMNS, *USAGE_COLUMNS)
+"""The table's columns of one value per row, but for ``type_code``."""
