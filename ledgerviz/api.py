@@ -442,6 +442,7 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
         diagnostics=kept,
         lines_skipped=max(0, skipped),
         fields=None if log.fields is None else log.fields.prefix(n),
+        table=None if log.table is None else log.table.rows(0, n),
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 import ledgerviz
 from ledgerviz.ledger import LedgerError
 from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery import analyze
 from ledgerviz.simulate import write_scenario
 
@@ -110,7 +111,8 @@ def test_cut_keeps_a_prefix_as_if_the_process_died(reuse: bool) -> None:
     assert log.events[-1]["type"] == "tool/call"
     assert log.events[0] is ledger.sessions[0].events[0]
     assert list(log.lines) == list(range(2, 176))
-    assert log.fields == EventFields.of(log.events)
+    assert log.event_fields() == EventFields.of(log.events)
+    assert log.event_table() == EventTable.of(log.events, log.lines)
     synthesized = cut.recovery("synthesize").analyses["preview-showcase"]
     assert [e["type"] for e in synthesized.closers] == ["tool/result"] * 10 + [
         "step/end",

@@ -24,8 +24,9 @@ def read_file(
     """Return the session of one file given as its chunks, read in ``format`` (None: the
     format its first bytes show, ``file_format``; see ``ledgerviz.ledger.formats``),
     with the sessions it holds inline as its ``children`` (see ``file_sessions``)."""
+    origin = getattr(chunks, "origin", None)  # a file its events can be read from again
     reader, chunks = file_format(chunks, format)
-    return reader.read(path, chunks, ReadOptions(strict, duplicate_keys))
+    return reader.read(path, chunks, ReadOptions(strict, duplicate_keys, origin))
 
 
 def file_sessions(log: SessionLog) -> list[SessionLog]:

@@ -17,7 +17,14 @@ from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lineage import SeedCheck
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import SourceProblem, valid_unicode
+from ledgerviz.ledger.sources import (
+    UTF8_BOM,
+    FileChunks,
+    FileOrigin,
+    SourceProblem,
+    valid_unicode,
+)
+from ledgerviz.ledger.tabled import TableBlock, TableRows
 from ledgerviz.ledger.typed import StreamBlock, stream_block
 
 CHECK_LINES = 256
@@ -37,8 +44,6 @@ the runtime's: it is counted, not held, and reported as ``line_too_long`` (its l
 named), so a file without newlines costs at most this much memory, not its size. A line's
 length in code units is at most its length in bytes (and at least a third of it)."""
 
-UTF8_BOM = b"\xef\xbb\xbf"
-
 COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "Zstandard"}
 """Leading bytes of compressed files, and the format they announce."""
 
@@ -56,8 +61,11 @@ def reported_chunks(
     chunks: Iterator[Chunk], progress: Callable[[int], Any] | None
 ) -> Iterator[Chunk]:
     """Return ``chunks``, each one's size reported to ``progress`` once the reader asks for
-    the next (``chunks`` itself when ``progress`` is None)."""
-    return chunks if progress is None else _reporting(chunks, progress)
+    the next (``chunks`` itself when ``progress`` is None; the file they come from, a
+    ``FileChunks.origin``, kept)."""
+    if progress is None:
+        return chunks
+    return FileChunks(_reporting(chunks, progress), getattr(chunks, "origin", None))
 
 
 def _reporting(chunks: Iterator[Chunk], progress: Callable[[int], Any]) -> Iterator[Chunk]:
@@ -68,11 +76,15 @@ def _reporting(chunks: Iterator[Chunk], progress: Callable[[int], Any]) -> Itera
 
 
 def read_chunks(
-    path: str, chunks: Iterable[Chunk], *, strict: bool = False, duplicate_keys: bool = False
+    path: str, chunks: Iterable[Chunk], *, strict: bool = False, duplicate_keys: bool = False,
+    origin: FileOrigin | None = None,
 ) -> SessionLog:
     """Return the session of one dsh ledger file given as its chunks (options as in
-    ``ledgerviz.ledger.read.read_sessions``)."""
-    scan = FileScan(path, strict=strict, duplicate_keys=duplicate_keys)
+    ``ledgerviz.ledger.read.read_sessions``), its events a typed table and the dicts
+    decoded on demand (``ledger.tabled``) from ``origin``, the file the chunks are read
+    from, or (None) from the chunks' bytes, then held."""
+    scan = FileScan(path, strict=strict, duplicate_keys=duplicate_keys, tabled=True,
+                    origin=origin)
     return scan.session_log(list(scan.blocks(chunks)))
 
 
@@ -89,6 +101,7 @@ class FileScan:
     def __init__(
         self, path: str, *, strict: bool = False, duplicate_keys: bool = False,
         typed: bool = False, runtime: bool = False, max_line: int = MAX_LINE_UNITS,
+        tabled: bool = False, origin: FileOrigin | None = None,
     ) -> None:
         self.path = path
         self.max_line = max_line
@@ -96,9 +109,12 @@ class FileScan:
         self.runtime = runtime
         """Whether events are checked as the runtime reads them (see ``CheckState``)."""
         self.duplicate_keys = duplicate_keys
-        self.typed = typed and not duplicate_keys and not runtime
+        self.typed = (typed or tabled) and not duplicate_keys and not runtime
         """Whether blocks may be read by the typed decoder (``typed.stream_block``), as
         ``StreamBlock``s without their dicts: for a reader that drops the events."""
+        self.rows: TableRows | None = TableRows(path, origin) if tabled else None
+        """With ``tabled``: the blocks come as ``tabled.TableBlock``s, their events a typed
+        table, the dicts decoded on demand from ``origin`` (see ``tabled``)."""
         self.log = DiagnosticLog(path, strict=strict)
         self.header: Header | None = None
         """The header line, once read (None: no complete line yet)."""
@@ -145,16 +161,21 @@ class FileScan:
         byte order mark is dropped with a warning; a compressed file, or a file that
         could not be read (a ``SourceProblem``), is one error and gives no events.
         """
-        opened = opened_chunks(iter(chunks), self.log)
+        rows = self.rows
+        opened = opened_chunks(iter(chunks) if rows is None else rows.kept(chunks), self.log)
         if opened is None:
             return
-        pieces = line_blocks(opened, self.max_line)
+        leading = LeadingBlanks()
+        pieces = line_blocks(opened, self.max_line, leading)
         current = next(pieces, None)
         if current is None:
             self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
         while current is not None:
-            lines, tail, block, tail_size, too_long = current
+            lines, tail, block, tail_size, too_long, cut = current
             following = next(pieces, None)
+            if rows is not None:
+                rows.lines_read(lines, cut + leading.lost, self._lines + 1)
+                leading.lost = 0  # counted once
             if too_long:
                 lines = self._too_long(lines, too_long)
             torn = following is None and bool(tail.strip())
@@ -164,7 +185,7 @@ class FileScan:
             if checked is not None:
                 columns = checked if isinstance(checked, StreamBlock) else checked.fields
                 self._seed.observe(columns.types, columns.seqs, columns.datas, checked.lines)
-                yield checked
+                yield checked if rows is None else rows.block(checked)
                 del checked, columns  # not held while the next block is decoded
             current = following
         self._check_seed()
@@ -255,12 +276,16 @@ class FileScan:
         held.replay(self.log)
         return joined_checks(parts)
 
-    def session_log(self, blocks: list[CheckedEvents]) -> SessionLog:
+    def session_log(self, blocks: list[CheckedEvents] | list[TableBlock]) -> SessionLog:
         """Return the ``SessionLog`` of the file from all of its blocks."""
         fields = self.header_fields
         diagnostics = self.diagnostics()
         if self._state is None:
             return SessionLog(self.path, self.key, fields, None, [], diagnostics, self.skipped)
+        if self.rows is not None:
+            events, table, lines = self.rows.session(blocks)  # type: ignore[arg-type]
+            return SessionLog(self.path, self.key, fields, self.version, events, diagnostics,
+                              self.skipped, lines, table=table)
         events, columns, lines, _ = joined_checks(blocks)  # a readable header gave a block
         return SessionLog(
             self.path,
@@ -318,18 +343,21 @@ def opened_chunks(chunks: Iterator[Chunk], log: DiagnosticLog,
     return chain([first], chunks)  # type: ignore[list-item]
 
 
-def line_blocks(chunks: Iterable[bytes], max_line: int = MAX_LINE_UNITS) -> Iterator[Piece]:
+def line_blocks(chunks: Iterable[bytes], max_line: int = MAX_LINE_UNITS,
+                leading: LeadingBlanks | None = None) -> Iterator[Piece]:
     """Yield a ``Piece`` (complete lines, what follows the last newline, the bytes split)
     per block of at most ``READ_BYTES`` that ends a line (leading blank lines held as
     counted, see ``_after_leading_blanks``), then once more if the file does not end with a
     newline. A line longer than ``max_line`` UTF-16 code units (at least ``READ_BYTES``)
-    is cut to its start (see ``Piece.too_long``)."""
+    is cut to its start (see ``Piece.too_long``). ``leading``, if given, is told how many
+    bytes of leading whitespace were not given back (see ``LeadingBlanks.lost``)."""
     if max_line < READ_BYTES:
         raise ValueError(f"max_line must be at least {READ_BYTES:,}, got {max_line:,}")
-    return _lines_of(_after_leading_blanks(_bounded(chunks)), max_line)
+    return _lines_of(_after_leading_blanks(_bounded(chunks), leading), max_line)
 
 
-def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def _after_leading_blanks(chunks: Iterable[bytes], leading: LeadingBlanks | None = None
+                          ) -> Iterator[bytes]:
     """Yield the chunks once one that is not whitespace comes (a file of whitespace alone
     yields nothing: it reads as empty).
 
@@ -339,7 +367,7 @@ def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
     whitespace: it is reported as a blank line).
     """
     chunks = iter(chunks)
-    leading = _LeadingBlanks()
+    leading = LeadingBlanks() if leading is None else leading
     for chunk in chunks:
         if chunk.isspace() or not chunk:
             leading.hold(chunk)
@@ -349,7 +377,7 @@ def _after_leading_blanks(chunks: Iterable[bytes]) -> Iterator[bytes]:
         return
 
 
-class _LeadingBlanks:
+class LeadingBlanks:
     """The whitespace before a file's first other byte, in bounded memory (see
     ``_after_leading_blanks``)."""
 
@@ -358,9 +386,14 @@ class _LeadingBlanks:
         self.head: list[bytes] = []  # what follows ``first`` up to the first newline
         self.newlines = 0  # from that newline on
         self.tail: list[bytes] = []  # what follows the last newline
+        self.held = 0  # bytes taken
+        self.lost = 0
+        """How many bytes taken were not given back (blank lines given back shortened):
+        known once the first chunk that is not whitespace comes."""
 
     def hold(self, chunk: bytes) -> None:
         """Take one more whitespace-only chunk."""
+        self.held += len(chunk)
         if self.first is None:
             self.first = chunk
             return
@@ -375,6 +408,8 @@ class _LeadingBlanks:
 
     def given_back(self, chunk: bytes) -> Iterator[bytes]:
         """Yield the whitespace held, then ``chunk`` (the first one that is not)."""
+        self.lost = self.held - len(self.first or b"") - sum(map(len, self.head)) - (
+            self.newlines + sum(map(len, self.tail)) if self.newlines else 0)
         if self.first is not None:
             yield self.first
         if not self.newlines:
@@ -410,6 +445,9 @@ class Piece(NamedTuple):
     too_long: int = 0
     """The size in bytes of the first line when it is longer than the line cap (then only
     its start is in ``lines``), else 0."""
+    cut: int = 0
+    """How many bytes of the first line are not in ``lines`` (too long, or cut at a control
+    byte), so the file offsets of the lines after it are known."""
 
 
 _NOT_JSON = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -465,18 +503,21 @@ def _lines_of(chunks: Iterable[bytes], max_line: int = MAX_LINE_UNITS) -> Iterat
                 if cut is not None:
                     dropped, carry, searched = carried - len(cut), [cut], 1
             continue
+        cut = False
         if dropped:
             size = len(carry[0]) + dropped + newline  # carry is the line's start
             chunk = chunk[newline:]  # the end of the line cut, counted, is not held
+            cut = True
         elif carried + newline > max_line:  # the line's last chunk may take it past the cap
             size = carried + newline
-            too_long = utf16_units(b"".join([*carry, chunk[:newline]])) > max_line
+            too_long = cut = utf16_units(b"".join([*carry, chunk[:newline]])) > max_line
             if too_long:
                 carry, chunk = [_start([*carry, chunk[:newline]])], chunk[newline:]
         block = b"".join([*carry, chunk])
         lines = block.split(b"\n")
         tail = lines.pop()
-        yield Piece(lines, tail, block, len(tail), size if too_long else 0)
+        yield Piece(lines, tail, block, len(tail), size if too_long else 0,
+                    size - len(lines[0]) if cut else 0)
         carry, carried, searched, dropped = [tail], len(tail), 0, 0
         units = counted = 0
         too_long = False

@@ -16,18 +16,19 @@ class SessionLog:
     """One session file.
 
     ``events`` are the dicts ``orjson`` decoded (only v0/v1 packed chunk rows are
-    expanded into new ``assistant/chunk`` dicts); ``lines`` gives the 1-based file
-    line of each event; ``lines_skipped`` counts lines that yielded no event;
-    ``fields`` holds the events' envelope columns when the reader extracted them
-    (see ``event_fields``); ``table`` their typed columns when the reader decoded them
-    (see ``event_table``).
+    expanded into new ``assistant/chunk`` dicts): for a dsh ledger, a
+    ``lazy_events.LazyEvents`` that decodes them from the file's bytes when asked for (a
+    list for the other formats); ``lines`` gives the 1-based file line of each event;
+    ``lines_skipped`` counts lines that yielded no event; ``fields`` holds the events'
+    envelope columns once extracted (see ``event_fields``); ``table`` their typed
+    columns, which the dsh reader fills (see ``event_table``).
     """
 
     path: str
     key: str
     header: dict[str, Any]
     version: int | None
-    events: list[dict[str, Any]]
+    events: Sequence[dict[str, Any]]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lines_skipped: int = 0
     lines: Sequence[int] = ()
@@ -55,8 +56,12 @@ class SessionLog:
         return self.table
 
     def event_fields(self) -> EventFields:
-        """Return the envelope columns of ``events`` (extracted now if the reader did not)."""
-        return self.fields if self.fields is not None else EventFields.of(self.events)
+        """Return the envelope columns of ``events`` (extracted, and kept, the first time
+        when the reader did not extract them)."""
+        if self.fields is None:
+            object.__setattr__(self, "fields", EventFields.of(self.events))
+        assert self.fields is not None
+        return self.fields
 
     @property
     def has_errors(self) -> bool:

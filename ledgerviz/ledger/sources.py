@@ -19,6 +19,8 @@ Source = Union[str, "os.PathLike[str]", IO[bytes], list[Any], tuple[Any, ...]]
 
 _GLOB_CHARS = frozenset("*?[")
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
 LEDGER_SUFFIXES = (".jsonl", ZSTD_SUFFIX)
 """File names a folder walk reads (a ``.jsonl.zst`` only when no plain ``.jsonl`` sibling
 holds the same lines)."""
@@ -102,12 +104,44 @@ def iter_source_chunks(
         raise TypeError(f"cannot read a ledger from {type(source).__name__}")
 
 
+def file_identity(stat: os.stat_result) -> tuple[int, int]:
+    """Return which file an opened one is: its inode and device."""
+    return stat.st_ino, stat.st_dev
+
+
+class FileOrigin:
+    """A plain file being read, which its bytes can be read from again: its path, and its
+    ``file_identity`` once read to its end (None before, or when it was not)."""
+
+    __slots__ = ("identity", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.identity: tuple[int, int] | None = None
+
+
+class FileChunks(Iterator[bytes | SourceProblem]):
+    """A file's chunks as they are read, with the file they come from (``origin``, None
+    for one that cannot be read again byte for byte: a compressed one)."""
+
+    __slots__ = ("_chunks", "origin")
+
+    def __init__(self, chunks: Iterator[bytes | SourceProblem], origin: FileOrigin | None
+                 ) -> None:
+        self._chunks = chunks
+        self.origin = origin
+
+    def __next__(self) -> bytes | SourceProblem:
+        return next(self._chunks)
+
+
 def found_chunks(found: Found, chunk_size: int | None = None) -> Iterator[bytes | SourceProblem]:
     """Return the chunks of a file :func:`expand_found` gave (see ``iter_source_chunks``):
-    read as they are consumed, or its ``SourceProblem`` as the only one."""
+    read as they are consumed (a ``FileChunks``), or its ``SourceProblem`` as the only one."""
     if found.problem:
         return iter([found.problem])
-    return _file_chunks(found.path, chunk_size, found.walked)
+    origin = None if found.path.endswith(ZSTD_SUFFIX) else FileOrigin(found.path)
+    return FileChunks(_file_chunks(found.path, chunk_size, found.walked, origin), origin)
 
 
 def expand_path(text: str) -> list[Path]:
@@ -289,9 +323,10 @@ def read_error_text(error: OSError) -> str:
 
 
 def _file_chunks(
-    path: str, size: int | None, walked: bool = False
+    path: str, size: int | None, walked: bool = False, origin: FileOrigin | None = None
 ) -> Iterator[bytes | SourceProblem]:
-    """Yield the file as it is now, ``size`` bytes at a time (None: all at once).
+    """Yield the file as it is now, ``size`` bytes at a time (None: all at once); ``origin``
+    is given its identity when the last chunk has been read.
 
     A file found in a folder (``walked``) that cannot be opened, or is no regular file
     once opened, yields its ``SourceProblem`` instead; any other failure to read raises
@@ -307,8 +342,12 @@ def _file_chunks(
             if size is not None:
                 while chunk := raw.read(size):
                     yield chunk
+                if origin is not None:
+                    origin.identity = file_identity(os.fstat(raw.fileno()))
                 return
             content = raw.readall()  # a snapshot, even while the file is appended to
+            if origin is not None:
+                origin.identity = file_identity(os.fstat(raw.fileno()))
         yield content
     except OSError as error:
         if opened or not walked:

@@ -30,6 +30,7 @@ from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES
 from ledgerviz.ledger.checks import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
+from ledgerviz.ledger.table import MISSING
 from ledgerviz.ledger.vocabulary import (
     CHUNK_EVENT,
     KNOWN_EVENT_TYPES,
@@ -53,14 +54,16 @@ class _ResultSource(_Source):
 
 
 class _Block(Struct, gc=False):
-    type: Any = None
-    id: Any = None
+    type: str | None = None
+    id: str | None = None
     name: str | None = None
-    text: msgspec.Raw = msgspec.Raw()
-    """The text as JSON, undecoded (empty when absent): only whether it is "" is read."""
+    text: str | UnsetType | None = UNSET
+    """The text (``UNSET`` when absent)."""
     arguments: str | None = None
-    toolCallId: Any = None
-    isError: Any = None
+    toolCallId: str | None = None
+    isError: bool | None = None
+    content: list[_Block] | None = None
+    """The blocks a ``tool-result`` block nests (the table reads their text)."""
 
 
 class _Message(Struct, gc=False):
@@ -69,10 +72,15 @@ class _Message(Struct, gc=False):
     content: list[_Block] | None = None
 
 
+class _UserMessage(_Message):
+    turn: Int | None = None
+    step: Int | None = None
+
+
 class _ResultMessage(_Message):
     source: _ResultSource | None = None
     toolCallId: str | None = None
-    isError: Any = UNSET
+    isError: bool | UnsetType | None = UNSET
 
 
 class _TurnStep(Struct, gc=False):
@@ -80,8 +88,20 @@ class _TurnStep(Struct, gc=False):
     step: Int | None = None
 
 
+Count = Annotated[int, Meta(ge=0, le=MAX_INTEGER)]
+"""A usage count the frames add (``table._count``); another number is read the usual way."""
+
+
+class _Usage(Struct, gc=False):
+    inputTokens: Count = MISSING
+    outputTokens: Count = MISSING
+    cacheReadTokens: Count = MISSING
+    reasoningTokens: Count = MISSING
+
+
 class _CarriesMessage(_TurnStep):
     message: _Message | None = None
+    usage: _Usage | None = None
 
 
 class _ToolCall(_TurnStep, kw_only=True):
@@ -140,7 +160,7 @@ _PAYLOADS: dict[str, type[Struct]] = {
     "assistant/message": _CarriesMessage,
     "system/message": _CarriesMessage,
     "developer/message": _CarriesMessage,
-    "user/message": _Message,
+    "user/message": _UserMessage,
     "tool/call": _ToolCall,
     "tool/result": _ToolResult,
     "turn/end": _TurnEnd,
@@ -149,7 +169,8 @@ _PAYLOADS: dict[str, type[Struct]] = {
     "surface/rewind": _Rewind,
     "surface/restore": _Restore,
 }
-"""The payload schema per event type with a payload check; every other type: ``_TurnStep``."""
+"""The payload schema per event type with a payload check or facts the event table
+(``typed_table``) reads; every other type: ``_TurnStep``."""
 
 
 class _Event(Struct, tag_field="type", gc=False):
@@ -261,6 +282,8 @@ class StreamBlock(NamedTuple):
     datas: Sequence[dict[str, Any]]
     lines: range
     facts: list[Fact]
+    events: list[Any]
+    """The decoded events (structs), from which ``typed_table.table_of`` fills the table."""
 
 
 def stream_block(
@@ -374,7 +397,7 @@ def stream_block(
     types = [kinds[event.__class__] for event in events]
     times = [event.time for event in events]
     return StreamBlock(types, seqs, times, DecodedOnRead(lines),
-                       range(first_line, first_line + len(lines)), facts)
+                       range(first_line, first_line + len(lines)), facts, events)
 
 
 def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | None
@@ -434,7 +457,7 @@ def _has_text(blocks: list[_Block]) -> bool | None:
         kind = block.type
         if kind == "text":
             text = block.text
-            if len(text) and bytes(text) != b'""':
+            if text is None or (text is not UNSET and text != ""):
                 return True
         elif kind == "tool-result":
             return None

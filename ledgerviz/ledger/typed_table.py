@@ -181,12 +181,21 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
         events = list(map(decode, lines))
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
+    kinds = [kinds_of[event.__class__] for event in events]
+    return table_of(events, kinds, lines, first_line, first_position, first_offset)
+
+
+def table_of(events: list[Any], kinds: list[str], lines: Sequence[bytes], first_line: int,
+             first_position: int, first_offset: int = MISSING) -> EventTable:
+    """Return the table of decoded ``events`` of types ``kinds`` (arguments as in
+    ``decode_table``): read from this module's structs or from the streamed check's
+    (``typed``), which hold the same fields under the same names (there, an absent
+    ``surfaceOp`` is ``UNSET``; ``time`` may be None)."""
     if any(event.seq is UNSET for event in events):
         seqs = [first_position + i if event.seq is UNSET else event.seq
                 for i, event in enumerate(events)]
     else:
         seqs = [event.seq for event in events]
-    kinds = [kinds_of[event.__class__] for event in events]
     share = Shared()
     datas = [event.data for event in events]
     names = list(dict.fromkeys(kinds))
@@ -226,12 +235,13 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
         seq=array("q", seqs),
-        time=array("q", [event.time for event in events]),
+        time=int_array([event.time for event in events]),
         turn=int_array([data.turn for data in datas]),
         step=int_array([data.step for data in datas]),
-        surface_op=array("b", map(surface_op_code, [event.surfaceOp for event in events])),
+        surface_op=array("b", map(surface_op_code, [
+            None if (op := event.surfaceOp) is UNSET else op for event in events])),
         line=array("q", range(first_line, first_line + count)),
-        **_spans(lines, first_offset),
+        **line_spans(lines, first_offset),
         is_error=is_error,
         requests=requests,
         **objects,
@@ -239,7 +249,7 @@ def decode_table(lines: Sequence[bytes], first_line: int, first_position: int,
     )
 
 
-def _spans(lines: Sequence[bytes], first_offset: int) -> dict[str, array]:
+def line_spans(lines: Sequence[bytes], first_offset: int) -> dict[str, array]:
     """Return the ``start`` and ``stop`` columns of consecutive newline-ended lines."""
     if first_offset == MISSING:
         missing = array("q", [MISSING]) * len(lines)

@@ -63,7 +63,7 @@ def test_a_clean_block_keeps_its_lines_as_one_range() -> None:
     log = read_session("x.jsonl", ledger({}))
     assert log.lines == range(2, 602)
     assert [e["seq"] for e in log.events] == list(range(EVENTS))
-    assert log.fields.seqs == list(range(EVENTS)) and log.diagnostics == []
+    assert list(log.event_table().seq) == list(range(EVENTS)) and log.diagnostics == []
 
 
 def test_the_last_line_of_the_last_run_may_be_torn() -> None:

@@ -85,8 +85,7 @@ def test_two_unknown_types_keep_their_own_names() -> None:
     first = {"type": "brand/new", "seq": 1, "data": {}, "ignorable": True}
     second = {"type": "brand/other", "seq": 2, "data": {}, "ignorable": True}
     log = read_session("x.jsonl", encode([HEADER, turn_start(0), first, second]))
-    assert log.fields is not None
-    assert log.fields.types == ["turn/start", "brand/new", "brand/other"]
+    assert log.event_table().types == ["turn/start", "brand/new", "brand/other"]
 
 
 def test_a_replayed_stretch_is_reported_once() -> None:

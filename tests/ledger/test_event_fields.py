@@ -1,4 +1,5 @@
-"""The envelope columns the reader extracts while checking (``SessionLog.fields``)."""
+"""The envelope columns of a session's events (``SessionLog.event_fields``) and the typed
+table the reader fills (``SessionLog.table``)."""
 
 from __future__ import annotations
 
@@ -13,17 +14,23 @@ from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_star
 from ledgerviz.ledger import read_session, read_sessions
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.table import EventTable
 
 DSH = Path(__file__).parents[1] / "data" / "dsh"
 Writer = Callable[..., Path]
 
 
 @pytest.mark.parametrize("path", sorted(DSH.glob("*.jsonl")), ids=lambda p: p.name)
-def test_fused_columns_equal_a_separate_pass(path: Path) -> None:
+def test_the_read_table_equals_the_table_of_the_events(path: Path) -> None:
     (session,) = read_sessions(path)
-    assert session.fields is not None
-    assert len(session.fields) == len(session.events)
-    assert session.fields == EventFields.of(session.events)
+    table = session.table
+    assert table is not None  # filled by the reader, not made from the dicts
+    of_dicts = EventTable.of(session.events, session.lines)
+    assert dataclasses.replace(table, start=of_dicts.start, stop=of_dicts.stop) == of_dicts
+    content = path.read_bytes()  # the byte ranges (unknown to the dicts) hold the lines
+    file_lines = content.split(b"\n")
+    for start, stop, line in zip(table.start, table.stop, table.line, strict=True):
+        assert content[start:stop] == file_lines[line - 1]
 
 
 def test_columns_skip_rejected_lines_and_follow_packed_chunks(write_ledger: Writer) -> None:
@@ -36,8 +43,7 @@ def test_columns_skip_rejected_lines_and_follow_packed_chunks(write_ledger: Writ
     }
     lines = [v0, turn_start(0), b"[1, 2]", packed, {"type": 7, "seq": 3, "data": {}}]
     (session,) = read_sessions(write_ledger(lines))
-    fields = session.fields
-    assert fields is not None
+    fields = session.event_fields()
     assert fields.types == ["turn/start", "assistant/chunk", "assistant/chunk"]
     assert fields.times == [1000, 500, 503]
     assert (fields.turns, fields.steps) == ([1, 1, 1], [None, 2, 2])
@@ -49,8 +55,7 @@ def test_columns_hold_the_raw_values(write_ledger: Writer) -> None:
     no_time = {"type": "step/start", "seq": 3, "data": {"turn": 1, "step": 1}}
     lines = [HEADER, turn_start(0), assistant_calls(1, "c1"), replace, no_time]
     (session,) = read_sessions(write_ledger(lines))
-    fields = session.fields
-    assert fields is not None
+    fields = session.event_fields()
     assert fields.surface_ops == [None, "append", {"op": "replace", "seq": 1}, None]
     assert fields.times == [1000, 1001, 1002, None]
     assert fields.datas[2] is session.events[2]["data"]
@@ -62,8 +67,7 @@ def test_seq_column_numbers_seqless_events_by_position_among_kept_events(
     seqless = {"type": "turn/start", "data": {"turn": 1}}
     lines = [HEADER, seqless, b"[1, 2]", seqless, turn_start(2)]
     (session,) = read_sessions(write_ledger(lines))
-    fields = session.fields
-    assert fields is not None
+    fields = session.event_fields()
     assert fields.seqs == [0, 1, 2]
     assert fields == EventFields.of(session.events)
     assert EventFields.of(session.events[1:], start=1).seqs == [1, 2]
@@ -184,5 +188,5 @@ def test_a_seqless_event_after_numbered_ones_gets_its_position_as_seq() -> None:
     # a seq, whatever the numbering expected there (6, after the gap to 5)
     seqless = {"type": "turn/end", "time": 3, "data": {"turn": 1}}
     log = read_session("x.jsonl", encode([HEADER, turn_start(0), turn_start(5, 2), seqless]))
-    assert log.fields is not None
-    assert list(log.fields.seqs) == [0, 5, 2]
+    assert list(log.event_fields().seqs) == [0, 5, 2]
+    assert list(log.event_table().seq) == [0, 5, 2]

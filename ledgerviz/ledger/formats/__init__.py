@@ -18,7 +18,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import SourceProblem
+from ledgerviz.ledger.sources import FileOrigin, SourceProblem
 
 Chunk = bytes | SourceProblem
 
@@ -34,6 +34,9 @@ class ReadOptions(NamedTuple):
     """Raise ``LedgerError`` at the first error-level problem instead of a diagnostic."""
     duplicate_keys: bool = False
     """Also look for keys repeated within a line (a warning; it costs time)."""
+    origin: FileOrigin | None = None
+    """The plain file the chunks are read from (``sources.FileChunks``), whose events a
+    reader may decode again on demand instead of holding them (None: hold them)."""
 
 
 class Format(NamedTuple):

@@ -19,7 +19,7 @@ def sniff(head: bytes) -> bool:
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
     """Return the session of one ledger file given as its chunks."""
     return read_chunks(path, chunks, strict=options.strict,
-                       duplicate_keys=options.duplicate_keys)
+                       duplicate_keys=options.duplicate_keys, origin=options.origin)
 
 
 FORMAT = Format("dsh", sniff, read, "the dsh runtime's session ledger (JSONL)")

@@ -1,0 +1,141 @@
+"""The dsh read route's blocks as rows of the session's typed table, without their dicts.
+
+``reader.FileScan`` judges each block of lines: a block the typed check accepts
+(``typed.stream_block``: every line fits the schema and the reader's check would say
+nothing) is tabled from the structs that check decoded (``typed_table.table_of``), with
+the byte range of each line, and its dicts are not made; a block it cannot judge is checked the
+dict route (its diagnostics are the reader's by construction), tabled from those dicts
+(``EventTable.of``), and its dicts are held. The session's ``events`` are then a
+``lazy_events.LazyEvents`` over the table's byte ranges and the held dicts.
+
+Byte ranges are offsets in the file: a leading byte order mark, the bytes of a line cut
+short (too long, or cut at a control byte) and of leading blank lines given back shortened
+(``reader.LeadingBlanks``) are counted.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
+from typing import Any, NamedTuple
+
+from ledgerviz.ledger.checks import CheckedEvents
+from ledgerviz.ledger.fields import concatenated
+from ledgerviz.ledger.lazy_events import END_KEPT, LazyEvents, LineSource
+from ledgerviz.ledger.sources import UTF8_BOM, FileOrigin, SourceProblem
+from ledgerviz.ledger.table import EventTable
+from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.ledger.typed_table import table_of
+
+
+class TableBlock(NamedTuple):
+    """One block of a file's events as table rows."""
+
+    table: EventTable
+    held: Sequence[dict[str, Any]] | None
+    """The block's events as dicts, when the dict route made them (None: not made)."""
+    lines: Sequence[int]
+    """The file line of each event."""
+
+
+class TableRows:
+    """What the read route needs to table one file's blocks (see the module docstring)."""
+
+    def __init__(self, path: str, origin: FileOrigin | None) -> None:
+        self.path = path
+        self.origin = origin
+        self._content: list[bytes] | None = [] if origin is None else None
+        """The file's bytes as read, when it cannot be read again (no ``origin``)."""
+        self._size = 0
+        """How many bytes of the file were read."""
+        self._end = b""
+        """The last ``END_KEPT`` of them."""
+        self._offset = 0
+        """The file offset of the next line."""
+        self._starts: list[int] = []
+        """The file offset of each line of the piece last read."""
+        self._lines: list[bytes] = []
+        """The lines of the piece last read."""
+        self._first_line = 1
+        """The file line of the first of them."""
+        self._position = 0
+        """How many events the blocks tabled so far hold."""
+
+    def kept(self, chunks: Iterable[bytes | SourceProblem]) -> Iterator[bytes | SourceProblem]:
+        """Yield the file's chunks, noting a leading byte order mark and holding the bytes
+        when the file cannot be read again."""
+        first = True
+        for chunk in chunks:
+            if isinstance(chunk, bytes):
+                if first and chunk.startswith(UTF8_BOM):
+                    self._offset = len(UTF8_BOM)
+                if self._content is not None:
+                    self._content.append(chunk)
+                self._size += len(chunk)
+                self._end = (chunk if len(chunk) >= END_KEPT else self._end + chunk)[-END_KEPT:]
+            first = False
+            yield chunk
+
+    def lines_read(self, lines: list[bytes], cut: int, first_line: int) -> None:
+        """Take the file offsets of the next piece's complete lines, the first of them file
+        line ``first_line``, with ``cut`` bytes of the file before the second not in
+        ``lines`` (of a first line cut short, or of blank lines given back shortened)."""
+        self._first_line, self._lines = first_line, lines
+        starts = list(accumulate([len(line) + 1 for line in lines], initial=self._offset))
+        if cut:
+            starts[1:] = [start + cut for start in starts[1:]]
+        self._offset = starts.pop()
+        self._starts = starts
+
+    def block(self, checked: CheckedEvents | StreamBlock) -> TableBlock:
+        """Return the table rows of one checked block of the piece last read: from the
+        structs the typed check decoded for a block it accepted, else from the dicts
+        checked, held."""
+        position = self._position
+        self._position += len(checked.lines)
+        if isinstance(checked, StreamBlock):
+            skip = checked.lines.start - self._first_line
+            lines = self._lines[skip:skip + len(checked.lines)]
+            table = table_of(checked.events, checked.types, lines, checked.lines.start,
+                             position, self._starts[skip])
+            return TableBlock(table, None, checked.lines)
+        table = EventTable.of(checked.events, checked.lines, position)
+        index = [line - self._first_line for line in checked.lines]
+        table.start[:] = array("q", [self._starts[i] for i in index])
+        table.stop[:] = array("q", [self._starts[i] + len(self._lines[i]) for i in index])
+        return TableBlock(table, checked.events, checked.lines)
+
+    def session(self, blocks: Sequence[TableBlock]
+                ) -> tuple[Sequence[dict[str, Any]], EventTable, Sequence[int]]:
+        """Return a file's events, table and event lines from its blocks."""
+        table = EventTable.joined([block.table for block in blocks])
+        lines = _joined_lines([block.lines for block in blocks])
+        if all(block.held is not None for block in blocks):
+            return concatenated(block.held for block in blocks), table, lines
+        held = []
+        row = 0
+        for block in blocks:
+            if block.held is not None:
+                held.append((row, block.held))
+            row += len(block.table)
+        return LazyEvents(self._source(), table.start, table.stop, held), table, lines
+
+    def _source(self) -> LineSource:
+        """Return where the file's lines are read again from."""
+        if self._content is not None:
+            return LineSource(self.path, b"".join(self._content))
+        assert self.origin is not None
+        if self.origin.identity is None:
+            raise ValueError(f"{self.path}: tabled before it was read to its end")
+        return LineSource(self.origin.path, identity=self.origin.identity, size=self._size,
+                          end=self._end)
+
+
+def _joined_lines(parts: Sequence[Sequence[int]]) -> Sequence[int]:
+    """Return the file lines of consecutive blocks as one (a range when every part is one)."""
+    if len(parts) == 1:
+        return parts[0]
+    if parts and all(isinstance(part, range) for part in parts):
+        return range(parts[0].start, parts[-1].stop)  # type: ignore[union-attr]
+    return concatenated(parts)
