@@ -233,6 +233,14 @@ def with_ledgerviz(path: Path) -> Built:
     return len(frames["events"]), (ledger, frames)
 
 
+def ledgerviz_load(path: Path) -> Built:
+    """ledgerviz.load alone: the read route (checks, typed table, events on demand)."""
+    import ledgerviz
+
+    ledger = ledgerviz.load(path)
+    return sum(len(log.events) for log in ledger.sessions), ledger
+
+
 def with_pandas(path: Path) -> Built:
     """What a user would write without ledgerviz: json.loads per line + pandas.json_normalize."""
     import pandas as pd
@@ -248,6 +256,7 @@ ROUTES: dict[str, Callable[[Path], Built]] = {
     "floor_gc_paused": floor_gc_paused,
     "floor_gc_paused_chunked": floor_gc_paused_chunked,
     "ledgerviz": with_ledgerviz,
+    "ledgerviz_load": ledgerviz_load,
     "pandas": with_pandas,
 }
 

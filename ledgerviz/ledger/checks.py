@@ -296,13 +296,19 @@ def joined_checks(parts: Sequence[CheckedEvents]) -> CheckedEvents:
     events = concatenated(part.events for part in parts)
     fields = EventFields.joined([part.fields for part in parts])
     rejected = sum(part.rejected for part in parts)
-    first, last = parts[0].lines, parts[-1].lines
+    return CheckedEvents(events, fields, joined_lines([part.lines for part in parts]), rejected)
+
+
+def joined_lines(parts: Sequence[Sequence[int]]) -> Sequence[int]:
+    """Return the event lines of consecutive runs of lines as one: a range when every part
+    is one (none rejected or expanded), else a list."""
+    if len(parts) == 1:
+        return parts[0]
+    first, last = parts[0], parts[-1]
     if (isinstance(first, range) and isinstance(last, range)
-            and all(isinstance(part.lines, range) for part in parts)):  # none rejected or expanded
-        lines: Sequence[int] = range(first.start, last.stop)
-    else:
-        lines = concatenated(part.lines for part in parts)
-    return CheckedEvents(events, fields, lines, rejected)
+            and all(isinstance(part, range) for part in parts)):
+        return range(first.start, last.stop)
+    return concatenated(parts)
 
 
 _MISSING: Any = object()

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-from ledgerviz.ledger.checks import CheckedEvents
+from ledgerviz.ledger.checks import CheckedEvents, joined_lines
 from ledgerviz.ledger.fields import concatenated
 from ledgerviz.ledger.lazy_events import END_KEPT, LazyEvents, LineSource
 from ledgerviz.ledger.sources import UTF8_BOM, FileOrigin, SourceProblem
@@ -110,7 +110,7 @@ class TableRows:
                 ) -> tuple[Sequence[dict[str, Any]], EventTable, Sequence[int]]:
         """Return a file's events, table and event lines from its blocks."""
         table = EventTable.joined([block.table for block in blocks])
-        lines = _joined_lines([block.lines for block in blocks])
+        lines = joined_lines([block.lines for block in blocks])
         if all(block.held is not None for block in blocks):
             return concatenated(block.held for block in blocks), table, lines
         held = []
@@ -130,12 +130,3 @@ class TableRows:
             raise ValueError(f"{self.path}: tabled before it was read to its end")
         return LineSource(self.origin.path, identity=self.origin.identity, size=self._size,
                           end=self._end)
-
-
-def _joined_lines(parts: Sequence[Sequence[int]]) -> Sequence[int]:
-    """Return the file lines of consecutive blocks as one (a range when every part is one)."""
-    if len(parts) == 1:
-        return parts[0]
-    if parts and all(isinstance(part, range) for part in parts):
-        return range(parts[0].start, parts[-1].stop)  # type: ignore[union-attr]
-    return concatenated(parts)
