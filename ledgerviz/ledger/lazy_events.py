@@ -1,18 +1,20 @@
 """A session's events as plain dicts, decoded from the file's bytes when first asked for.
 
 The read route fills a session's typed table (``ledger.table``) without making a dict per
-event; ``LazyEvents`` gives the dicts (``SessionLog.events``) on demand, each decoded
-with ``orjson`` from the byte range of its line (the table's ``start``/``stop``), a
-window of ``WINDOW`` rows at a time. Rows a block read the dict route for (a block the
-typed decode could not judge, packed chunk rows expanded into several events) keep the
-dicts that route made.
+event; ``LazyEvents`` gives the dicts (``SessionLog.events``) on demand, decoded with
+``orjson`` from the byte ranges of their lines (the table's ``start``/``stop``), a window
+of ``WINDOW`` rows at a time, each run of consecutive lines in one call. Rows a block read
+the dict route for (a block the typed decode could not judge, packed chunk rows expanded
+into several events) keep the dicts that route made.
 
 The bytes come from a ``LineSource``: the file itself, re-read on demand, checked on every
 read to be the file read (the same inode, not shorter, the same bytes where the read
-ended; appending, what a runtime does to a live ledger, keeps it so), and each line read
-again to lie between two newlines, so a file changed since it was read is a
-``LedgerChangedError``, never wrong data; or, for an input that cannot be read again (a
-binary stream, a compressed file, bytes in memory), the bytes themselves, held.
+ended; appending, what a runtime does to a live ledger, keeps it so), and each run of
+lines read again to lie between two newlines and hold as many, so a file changed since it
+was read is a ``LedgerChangedError``, not other events (only an edit in place that keeps
+every newline where it was, and the file's end, goes unseen); or, for an input that
+cannot be read again (a binary stream, a compressed file, bytes in memory), the bytes
+themselves, held.
 
 Each row, once decoded, is kept: the same index gives the same dict object, as a list
 did (the recovery engine and the frames still hold events and compare them by identity,
@@ -131,7 +133,13 @@ class LazyEvents(Sequence[dict[str, Any]]):
         return self._row(row)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return map(self._row, range(len(self)))
+        decoded = self._decoded
+        for first in range(0, len(self), WINDOW):
+            window = decoded[first:first + WINDOW]
+            if None in window:
+                self._decode_window(first)
+                window = decoded[first:first + WINDOW]
+            yield from window
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
@@ -153,26 +161,51 @@ class LazyEvents(Sequence[dict[str, Any]]):
     def _decode_window(self, row: int) -> None:
         """Decode (or take from the held runs) the ``WINDOW`` rows around ``row``."""
         first = row - row % WINDOW
-        last = min(first + WINDOW, len(self))
-        rows = [r for r in range(first, last) if self._decoded[r] is None]
-        held = self._held_rows
-        lazy = []
-        for r in rows:
-            run = bisect_right(held, r) - 1
-            events = self._held[run] if run >= 0 else ()
-            if run >= 0 and r - held[run] < len(events):
-                self._decoded[r] = events[r - held[run]]
-            else:
-                lazy.append(r)
+        missing = [r for r in range(first, min(first + WINDOW, len(self)))
+                   if self._decoded[r] is None]
+        lazy = self._from_held(missing) if self._held_rows else missing
         if not lazy:
             return
         starts, stops = self._start, self._stop
         base = starts[lazy[0]]
         data = self._source.read(base, stops[lazy[-1]] + 1)
-        for r in lazy:
-            line = data[starts[r] - base:stops[r] - base + 1]
-            if not line.endswith(b"\n") or (starts[r] > base and data[starts[r] - base - 1] != 10):
-                raise LedgerChangedError(
-                    f"{self._source.path}: the line of event {r} is no longer where it was "
-                    "read: the file changed; load it again")
-            self._decoded[r] = orjson.loads(line)
+        if lazy[-1] - lazy[0] + 1 == len(lazy) == data.count(b"\n"):  # one run of lines
+            self._decode_run(lazy[0], lazy[-1], data, base)
+            return
+        begin = 0
+        for end in range(1, len(lazy) + 1):  # runs of rows on consecutive lines
+            if end < len(lazy) and lazy[end] == lazy[end - 1] + 1 and (
+                    starts[lazy[end]] == stops[lazy[end - 1]] + 1):
+                continue
+            self._decode_run(lazy[begin], lazy[end - 1], data, base)
+            begin = end
+
+    def _from_held(self, rows: list[int]) -> list[int]:
+        """Fill those of ``rows`` the held runs hold; return the others."""
+        held, others = self._held_rows, []
+        for row in rows:
+            run = bisect_right(held, row) - 1
+            events = self._held[run] if run >= 0 else ()
+            if run >= 0 and row - held[run] < len(events):
+                self._decoded[row] = events[row - held[run]]
+            else:
+                others.append(row)
+        return others
+
+    def _decode_run(self, first: int, last: int, data: bytes, base: int) -> None:
+        """Decode rows ``first`` to ``last``, on consecutive lines of ``data`` (the file's
+        bytes from ``base``), in one call: the lines joined into one JSON array (a line
+        holds no raw newline)."""
+        start, stop = self._start[first] - base, self._stop[last] - base
+        try:
+            lines = data[start:stop]
+            if data[stop:stop + 1] != b"\n" or (start and data[start - 1] != 10):
+                raise ValueError("not between two newlines")
+            if lines.count(b"\n") != last - first:
+                raise ValueError("another count of lines")
+            events = orjson.loads(b"".join([b"[", lines.replace(b"\n", b","), b"]"]))
+        except ValueError as error:  # orjson.JSONDecodeError is one
+            raise LedgerChangedError(
+                f"{self._source.path}: the lines of events {first} to {last} are no longer "
+                f"where they were read ({error}): the file changed; load it again") from error
+        self._decoded[first:last + 1] = events

@@ -12,7 +12,7 @@ import pytest
 from ledger_lines import HEADER, assistant_calls, encode, mark, tool_result, turn_start
 
 from ledgerviz.ledger import UnreadableSourceError, read_sessions
-from ledgerviz.ledger.lazy_events import WINDOW, LazyEvents, LedgerChangedError
+from ledgerviz.ledger.lazy_events import END_KEPT, WINDOW, LazyEvents, LedgerChangedError
 from ledgerviz.ledger.reader import READ_BYTES
 
 Writer = Callable[..., Path]
@@ -107,3 +107,17 @@ def test_a_binary_stream_keeps_its_bytes() -> None:
     (log,) = read_sessions(stream)
     stream.close()
     assert log.events == events
+
+
+def test_a_line_moved_in_the_same_file_is_an_error_not_other_events(
+    write_ledger: Writer,
+) -> None:
+    path = write_ledger([HEADER, *_marks(300)])
+    (log,) = read_sessions(path)
+    assert path.stat().st_size > END_KEPT  # line 10 is before the end kept
+    middle = log.event_table().start[10] + 5
+    with path.open("r+b") as handle:  # same file, size and end: one line split in two
+        handle.seek(middle)
+        handle.write(b"\n")
+    with pytest.raises(LedgerChangedError, match="no longer where they were read"):
+        log.events[0]
