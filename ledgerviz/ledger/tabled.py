@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from ledgerviz.ledger.checks import CheckedEvents, joined_lines
 from ledgerviz.ledger.fields import concatenated
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lazy_events import END_KEPT, LazyEvents, LineSource
 from ledgerviz.ledger.sources import UTF8_BOM, FileOrigin, SourceProblem
 from ledgerviz.ledger.table import EventTable
@@ -97,8 +98,9 @@ class TableRows:
         if isinstance(checked, StreamBlock):
             skip = checked.lines.start - self._first_line
             lines = self._lines[skip:skip + len(checked.lines)]
-            table = table_of(checked.events, checked.types, lines, checked.lines.start,
-                             position, self._starts[skip])
+            with paused_gc():  # the rows' many small objects would set the collector off
+                table = table_of(checked.events, checked.types, lines, checked.lines.start,
+                                 position, self._starts[skip])
             return TableBlock(table, None, checked.lines)
         table = EventTable.of(checked.events, checked.lines, position)
         index = [line - self._first_line for line in checked.lines]
