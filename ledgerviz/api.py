@@ -103,8 +103,8 @@ class _Memos:
 
 
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:
-    """Return the analysis of one session, handing the engine the reader's columns."""
-    return analyze(log.events, policy=policy, version=log.version, columns=log.event_fields())
+    """Return the analysis of one session, handing the engine the reader's table."""
+    return analyze(log.events, policy=policy, version=log.version, columns=log.event_table())
 
 
 def _no_sharing(_policy: Policy, _analysis: Analysis) -> None:
@@ -258,7 +258,7 @@ class Ledger:
                          if session == log.key), None)
             with paused_gc():
                 self._prefixes[key] = PrefixAnalyses(
-                    log.events, policy=policy, version=log.version, columns=log.event_fields(),
+                    log.events, policy=policy, version=log.version, columns=log.event_table(),
                     like=like)
         return self._prefixes[key]
 

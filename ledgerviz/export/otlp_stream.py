@@ -100,14 +100,14 @@ def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
 
 
 def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold
-              ) -> Iterator[tuple[list[Any], EventFields]]:
-    """Yield the blocks' events and fields for the recovery scan, each block folded into
-    ``survey`` first (its rows counted, then dropped)."""
+              ) -> Iterator[tuple[list[Any], None]]:
+    """Yield the blocks' events for the recovery scan (which reads them through its
+    adapter), each block folded into ``survey`` first (its rows counted, then dropped)."""
     for block in blocks:
         survey.take(block.fields)
         survey.closed.clear()
         survey.events += len(block.events)
-        yield block.events, block.fields
+        yield block.events, None
 
 
 def _ascending(turns: Iterable[Any]) -> bool:

@@ -9,8 +9,8 @@ Integer columns are ``array.array("q")`` (int64, ``MISSING`` where absent or not
 integer the column can hold), flags ``array.array("b")``; ``np.frombuffer(column,
 np.int64)`` reads one without a copy. Text columns are lists of ``str`` (None where
 absent); equal short labels (types, roles, kinds, codes, models) share one object.
-Every column is readable by the standard library alone (the recovery engine), and the
-table imports nothing else.
+Every column is readable by the standard library alone: the table is the recovery engine's
+input (``recovery.columns.EngineColumns``, by shape), and it imports nothing else.
 
 The table is built in one way, from the events as decoded (``EventTable.of``), whatever
 the format that produced them, so every reader gets the same table. The facts are read
@@ -26,20 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
+from ledgerviz.recovery.columns import MISSING, surface_op_code
 from ledgerviz.recovery.events import (
     payload_end_reason_kind,
     payload_result_facts,
     payload_tool_call_blocks,
 )
 from ledgerviz.recovery.nesting import visible_text
-
-MISSING = -(1 << 63)
-"""The missing value of an integer column (no ledger integer the runtime writes is it:
-the reader warns beyond ±(2**53 - 1))."""
-
-SURFACE_OPS = ("", "append", "replace", "other")
-"""The codes of ``surface_op``: 0 none, 1 ``"append"``, 2 a ``{"op": "replace"}`` object,
-3 anything else (the raw value is in the event)."""
 
 MESSAGE_TYPES = frozenset(
     {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}
@@ -62,15 +55,6 @@ def _count(value: Any) -> int:
     """Return a usage count: an int from 0 to 2**53 - 1, else ``MISSING`` (as the frames
     count it)."""
     return value if value.__class__ is int and 0 <= value <= MAX_INTEGER else MISSING
-
-
-def surface_op_code(op: Any) -> int:
-    """Return the ``SURFACE_OPS`` code of a raw ``surfaceOp`` value."""
-    if op is None:
-        return 0
-    if op == "append":
-        return 1
-    return 2 if op.__class__ is dict and op.get("op") == "replace" else 3
 
 
 def route_of(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
@@ -117,7 +101,7 @@ class EventTable:
     step: array
     """``data.step``."""
     surface_op: array
-    """``surfaceOp`` as a ``SURFACE_OPS`` code (int8)."""
+    """``surfaceOp`` as a ``recovery.columns.SURFACE_OPS`` code (int8)."""
     line: array
     """The 1-based file line the event was read from."""
     start: array
@@ -132,6 +116,10 @@ class EventTable:
     """A ``tool/call``'s ``arguments``."""
     is_error: array
     """A ``tool/result``'s ``isError`` (either message form): 1 or 0; -1 for other types."""
+    synthetic: array
+    """Whether a ``tool/result`` is one recovery wrote (an error code the recovery engine
+    writes, or a message id it prefixes, see ``payload_result_facts``): 1 or 0; -1 for other
+    types (int8)."""
     error_code: list[Any]
     """A ``tool/result``'s ``error.code``."""
     role: list[Any]
@@ -277,12 +265,13 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
         rows_of[kind].append(row)
     objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
     usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
-    is_error = array("b", [-1]) * count
+    is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
     requests = Requests(array("q"), [], [], [])
     _tool_calls(rows_of.get("tool/call", ()), datas, objects, shared)
     for row in rows_of.get("tool/result", ()):
-        objects["call_id"][row], code, error, _ = payload_result_facts(datas[row])
+        objects["call_id"][row], code, error, made = payload_result_facts(datas[row])
         objects["error_code"][row], is_error[row] = shared(code), int(error)
+        synthetic[row] = int(made)
     for row in rows_of.get("turn/end", ()):
         objects["end_reason"][row] = shared(payload_end_reason_kind(datas[row]))
     for kind in ("request/header", "request/context"):
@@ -306,6 +295,7 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
         start=array("q", [MISSING]) * count,
         stop=array("q", [MISSING]) * count,
         is_error=is_error,
+        synthetic=synthetic,
         requests=requests,
         **objects,
         **usage,

@@ -33,6 +33,7 @@ from ledgerviz.ledger.table import (
     surface_op_code,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, surface_types
+from ledgerviz.recovery.events import RECOVERY_CODES, SYNTHETIC_ID_PREFIXES
 
 Int = Annotated[int, Meta(ge=MISSING + 1, le=(1 << 63) - 1)]
 """An integer an int64 column holds (``time`` and the counts default to ``MISSING``, read
@@ -69,6 +70,10 @@ class _Message(Struct, gc=False):
     isError: bool | UnsetType | None = UNSET
 
 
+class _ResultMessage(_Message):
+    id: Any = None
+
+
 class _TurnStep(Struct, gc=False):
     turn: Int | None = None
     step: Int | None = None
@@ -96,7 +101,7 @@ class _Error(Struct, gc=False):
 
 
 class _ToolResult(_TurnStep):
-    message: _Message | None = None
+    message: _ResultMessage | None = None
     error: _Error | None = None
 
 
@@ -206,7 +211,7 @@ def table_of(events: list[Any], kinds: list[str], lines: Sequence[bytes], first_
     count = len(events)
     objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
     usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
-    is_error = array("b", [-1]) * count
+    is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
     requests = Requests(array("q"), [], [], [])
     rows = rows_of.get("tool/call", ())
     dispatches = [datas[row] for row in rows]
@@ -218,8 +223,9 @@ def table_of(events: list[Any], kinds: list[str], lines: Sequence[bytes], first_
     facts = [_result_facts(data.message) for data in results]
     _scatter(objects["call_id"], rows, [call_id for call_id, _ in facts])
     _scatter(is_error, rows, [error for _, error in facts])
-    _scatter(objects["error_code"], rows,
-             share([data.error.code if data.error is not None else None for data in results]))
+    codes = share([data.error.code if data.error is not None else None for data in results])
+    _scatter(objects["error_code"], rows, codes)
+    _scatter(synthetic, rows, list(map(_synthetic, codes, results)))
     rows = rows_of.get("turn/end", ())
     _scatter(objects["end_reason"], rows, share([
         reason.kind if reason is not None else None for reason in (datas[r].reason for r in rows)]))
@@ -243,6 +249,7 @@ def table_of(events: list[Any], kinds: list[str], lines: Sequence[bytes], first_
         line=array("q", range(first_line, first_line + count)),
         **line_spans(lines, first_offset),
         is_error=is_error,
+        synthetic=synthetic,
         requests=requests,
         **objects,
         **usage,
@@ -280,6 +287,14 @@ def _result_facts(message: _Message | None) -> tuple[str | None, int]:
     if message.isError is not UNSET:
         return call_id, int(bool(message.isError))
     return call_id, int(wrapper is not None and bool(wrapper.isError))
+
+
+def _synthetic(code: str | None, result: _ToolResult) -> int:
+    """Return 1 for a tool result recovery wrote, else 0 (``payload_result_facts``)."""
+    if code in RECOVERY_CODES:
+        return 1
+    message_id = result.message.id if result.message is not None else None
+    return int(type(message_id) is str and message_id.startswith(SYNTHETIC_ID_PREFIXES))
 
 
 def _text(content: list[_Block] | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -16,51 +17,51 @@ from ledgerviz.recovery.analysis import (
     Policy,
 )
 from ledgerviz.recovery.closers import tail_closers
+from ledgerviz.recovery.columns import MISSING, Column, EngineColumns, columns_of
 from ledgerviz.recovery.events import (
     NOT_STARTED_CODE,
     RECOVERY_CODES,
     SYNTHETIC_END_KINDS,
     UNKNOWN_CODE,
-    EnvelopeColumns,
     Event,
     Generation,
     data_of,
-    envelope_rows,
     generation_for,
-    is_user_typed,
-    payload_end_reason_kind,
-    payload_result_facts,
     payload_tool_call_blocks,
 )
 from ledgerviz.recovery.results import synthetic_result
+from ledgerviz.recovery.runs import EventRuns
 from ledgerviz.recovery.runtime_values import UNDEFINED, call_key, defined
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 
-# Event types the scan acts on, as small codes (one dict lookup per event).
+# Event types the scan acts on, as small codes (looked up once per type name).
 (
     _RESULT_KIND,
     _CALL_KIND,
     _ASSISTANT_KIND,
-    _CLOSING_KIND,
+    _STEP_END_KIND,
+    _TURN_START_KIND,
+    _TURN_END_KIND,
     _USER_KIND,
     _REWIND_KIND,
     _RESTORE_KIND,
     _MESSAGE_KIND,
-) = range(1, 9)
+) = range(1, 11)
 _KINDS = {
     "tool/result": _RESULT_KIND,
     "tool/call": _CALL_KIND,
     "assistant/message": _ASSISTANT_KIND,
-    "step/end": _CLOSING_KIND,
-    "turn/start": _CLOSING_KIND,
-    "turn/end": _CLOSING_KIND,
+    "step/end": _STEP_END_KIND,
+    "turn/start": _TURN_START_KIND,
+    "turn/end": _TURN_END_KIND,
     "user/message": _USER_KIND,
     "surface/rewind": _REWIND_KIND,
     "surface/restore": _RESTORE_KIND,
     "system/message": _MESSAGE_KIND,
     "developer/message": _MESSAGE_KIND,
 }
+_CLOSING_KINDS = (_STEP_END_KIND, _TURN_START_KIND, _TURN_END_KIND)
 
 # A call under scan is a plain list (cheap to allocate); these name its slots.
 (
@@ -103,41 +104,24 @@ def _pending(call: list[Any]) -> PendingCall:
     )
 
 
-class _Suffix:
-    """A scan's events from a position on, the ones before it forgotten: what a scan that
-    does not keep its events reads back (the event before a turn/end, and the events from
-    the last turn boundary on, for the closers)."""
-
-    __slots__ = ("_events", "append", "start")
-
-    def __init__(self) -> None:
-        self._events: list[Event] = []
-        self.append = self._events.append
-        self.start = 0
-
-    def __len__(self) -> int:
-        return self.start + len(self._events)
-
-    def __getitem__(self, key: int) -> Event:
-        return self._events[key - self.start]
-
-    def forget_before(self, key: int) -> None:
-        """Drop the events before position ``key``."""
-        del self._events[: key - self.start]
-        self.start = key
+def _integer(column: Column, events: Sequence[Event], row: int, name: str) -> Any:
+    """Return ``column[row]``, the ``data`` field ``name`` of ``events[row]`` when the column
+    holds ``MISSING`` there (a value an integer column cannot hold)."""
+    value = column[row]
+    return data_of(events[row]).get(name) if value == MISSING else value
 
 
 class _Scan:
     """The state of one analysis pass over a session."""
 
-    def __init__(self, policy: Policy, generation: Generation, out: _Suffix | None = None
-                 ) -> None:
+    def __init__(self, policy: Policy, generation: Generation) -> None:
         self.policy = policy
         self.generation = generation
         self.fork = policy == "fork"
         self.repair = policy != "recorded"
-        self.out: list[Event] | _Suffix = [] if out is None else out
-        """The events scanned (``out``: only the last ones, for a scan with no result)."""
+        self.out = EventRuns()
+        """The events scanned, as runs of the caller's events and of the ones recovery made
+        (a scan with no result forgets those before its last turn boundary)."""
         self.seqs: list[int | None] = []
         self.surface = SurfaceFold(self.seqs)
         self.calls: list[list[Any]] = []
@@ -145,6 +129,8 @@ class _Scan:
         self.step_calls: dict[Any, list[Any]] = {}
         self.open_turn: int | None = None
         self.boundary = 0
+        self.step_end = -1
+        """The position of the last step/end scanned."""
         self.synthetic: list[int] = []
         self.computed: list[int] = []
         self.codes: dict[int, str] = {}
@@ -158,51 +144,63 @@ class _Scan:
         outcome-unknown result, a step closed with calls unanswered): until it has, every
         policy's scan holds the same state."""
 
+    def run_events(self, events: Sequence[Event], start: int = 0) -> None:
+        """Annotate event dicts in log order (``start``: the position of ``events[0]`` in
+        its session), read through :func:`columns_of`."""
+        self.run(columns_of(events, start), events)
+
     def run_computed(self, events: Sequence[Event], *, logged: bool = True) -> None:
         """Annotate events recovery made (closers; ``logged`` False: never in the log)."""
         start = len(self.out)
-        self.run(events, recorded=False, logged=logged)
+        self.run(columns_of(events, start), events, recorded=False, logged=logged)
         made = range(start, len(self.out))
         self.computed.extend(made)
         self.synthetic.extend(made)
 
     def run(
         self,
+        columns: EngineColumns,
         events: Sequence[Event],
+        first: int = 0,
+        stop: int | None = None,
         *,
         recorded: bool = True,
         logged: bool = True,
-        columns: EnvelopeColumns | None = None,
-        start: int = 0,
     ) -> None:
-        """Annotate events in log order; ``logged`` False for results never in the log.
-
-        ``columns``, when given, spares reading the envelope from every dict again;
-        ``start`` is the position of ``events[0]`` in the log (see ``envelope_rows``).
-        """
+        """Annotate rows ``first`` to ``stop`` (default: the last) of ``columns`` in log
+        order; ``events[row]`` is the event of a row, read only where a column cannot
+        tell (see ``recovery.columns``); ``logged`` False for results never in the log."""
+        stop = len(columns) if stop is None else stop
         out, surface = self.out, self.surface
-        add_event, add_seq, add_node = out.append, self.seqs.append, surface.slots.append
+        add_seq, add_node = self.seqs.append, surface.slots.append
         find, forget, step_calls = self.by_id.get, self.step_calls.pop, self.step_calls
-        add_call, by_id, kinds = self.calls.append, self.by_id, _KINDS
-        for event, kind, seq, data, op in envelope_rows(events, columns, start):
+        actions = [_KINDS.get(name, 0) for name in columns.type_names]
+        requests = columns.requests
+        asked_rows, asked = requests.row, bisect_left(requests.row, first)
+        call_ids, codes, errors = columns.call_id, columns.error_code, columns.is_error
+        synthetics, taken, base = columns.synthetic, first, len(out)
+        rows = zip(range(first, stop), columns.type_code[first:stop], columns.seq[first:stop],
+                   columns.surface_op[first:stop], strict=True)
+        for row, type_code, seq, op in rows:
+            if seq == MISSING:
+                seq = events[row].get("seq", row)
             if not logged:
                 seq = None
-            action = kinds.get(kind, 0)
+            action = actions[type_code]
             if not action:  # log-only: never on the surface, nothing to track
-                add_event(event)
                 add_seq(seq)
                 continue
-            key = len(out)
+            key = base + row - taken
             if action == _RESULT_KIND:
-                call_id, code, is_error, synthetic = payload_result_facts(data)
+                code, synthetic = codes[row], synthetics[row] == 1
                 if synthetic or code is not None:
                     self._recovery_result(key, code, recorded and synthetic)
-                filed = call_key(call_id)
+                filed = call_key(call_ids[row])
                 forget(filed, None)
                 call = find(filed)
                 if call is not None and call[_RESULT] is None:
                     call[_RESULT], call[_RESULT_SEQ] = key, seq
-                    call[_CODE], call[_IS_ERROR] = code, is_error
+                    call[_CODE], call[_IS_ERROR] = code, errors[row] == 1
                     if code == UNKNOWN_CODE:
                         self.policy_mattered = True
                         if self.fork:
@@ -210,65 +208,83 @@ class _Scan:
             elif action == _CALL_KIND:
                 # the runtime's rule (format §9.1): a call records the seq of each
                 # tool/call until it is answered, so the closers cite the last one
-                call = find(call_key(data.get("callId", UNDEFINED)))
+                call_id = call_ids[row]
+                if call_id is None:
+                    call_id = data_of(events[row]).get("callId", UNDEFINED)
+                call = find(call_key(call_id))
                 if call is not None and call[_RESULT] is None:
                     call[_DISPATCHED] = seq
             elif action == _ASSISTANT_KIND:
-                turn, step = data.get("turn"), data.get("step")
-                for block in payload_tool_call_blocks(data):
-                    call_id = block.get("id", UNDEFINED)
-                    call = [
-                        call_id,
-                        block.get("name"),
-                        block.get("arguments"),
-                        turn,
-                        step,
-                        key,
-                        seq,
-                        None,
-                        None,
-                        None,
-                        None,
-                        False,
-                    ]
-                    add_call(call)
-                    filed = call_key(call_id)
-                    step_calls[filed] = by_id[filed] = call
-            elif action == _CLOSING_KIND:
+                if asked < len(asked_rows) and asked_rows[asked] == row:
+                    asked = self._requested(columns, events, row, asked, key, seq)
+            elif action in _CLOSING_KINDS:
                 if step_calls:
-                    self._close_step(event, kind, seq, recorded, logged)
-                    key = len(out)
-                if kind == "turn/start":
-                    self.open_turn = data.get("turn")
-                elif kind == "turn/end":
-                    self.open_turn = None
-                    if recorded and payload_end_reason_kind(data) in SYNTHETIC_END_KINDS:
-                        self._mark_synthetic_end(key)
-                if kind != "step/end":
+                    out.take(events, taken, row)
+                    time = columns.time[row]
+                    if time == MISSING:
+                        time = events[row].get("time")
+                    self._close_step(time, action, seq, recorded, logged)
+                    taken, base = row, len(out)
+                    key = base
+                if action == _STEP_END_KIND:
+                    self.step_end = key
+                else:
                     self.boundary = key
+                    if action == _TURN_START_KIND:
+                        self.open_turn = _integer(columns.turn, events, row, "turn")
+                    else:
+                        self.open_turn = None
+                        if recorded and columns.end_reason[row] in SYNTHETIC_END_KINDS:
+                            self._mark_synthetic_end(key)
             elif action == _USER_KIND:
-                if self.fork_node is not None:
-                    self._user_message(event)
+                if (self.fork_node is not None and self.open_turn != self.fork_turn
+                        and columns.source_kind[row] == "user"):
+                    self._apply_fork()
             elif action == _REWIND_KIND:
-                self._rewind(event, seq)
+                self._rewind(data_of(events[row]), seq)
             elif action == _RESTORE_KIND:
-                self._restore(data.get("rewindSeq"))
-            add_event(event)
+                self._restore(data_of(events[row]).get("rewindSeq"))
             add_seq(seq)
-            if op == "append":
+            if op == 1:
                 add_node(key)
-            elif isinstance(op, dict):
-                surface.replace(op, key)
+            elif op:
+                raw = events[row].get("surfaceOp")
+                if isinstance(raw, dict):
+                    surface.replace(raw, key)
+        out.take(events, taken, stop)
 
-    def _user_message(self, event: Event) -> None:
-        """A message typed by the user in a later turn starts the branch after a fork."""
-        if self.open_turn != self.fork_turn and is_user_typed(event):
-            self._apply_fork()
+    def _requested(self, columns: EngineColumns, events: Sequence[Event], row: int,
+                   asked: int, key: int, seq: int | None) -> int:
+        """Add the calls the assistant message at ``row`` requests (from request row
+        ``asked`` on; its event is read when a column cannot tell an id, turn or step);
+        return the first request row after them."""
+        requests = columns.requests
+        asked_rows, stop = requests.row, asked
+        while stop < len(asked_rows) and asked_rows[stop] == row:
+            stop += 1
+        turn, step = columns.turn[row], columns.step[row]
+        ids = requests.call_id[asked:stop]
+        if turn == MISSING or step == MISSING or None in ids:
+            data = data_of(events[row])
+            turn, step = data.get("turn"), data.get("step")
+            blocks = payload_tool_call_blocks(data)
+            made = [(b.get("id", UNDEFINED), b.get("name"), b.get("arguments")) for b in blocks]
+        else:
+            made = zip(ids, requests.name[asked:stop], requests.arguments[asked:stop],
+                       strict=True)
+        add_call, by_id, step_calls = self.calls.append, self.by_id, self.step_calls
+        for call_id, name, arguments in made:
+            call = [call_id, name, arguments, turn, step, key, seq, None, None, None, None, False]
+            add_call(call)
+            filed = call_key(call_id)
+            step_calls[filed] = by_id[filed] = call
+        return stop
 
     def _close_step(
-        self, event: Event, kind: str, seq: int | None, recorded: bool, logged: bool
+        self, time: Any, action: int, seq: int | None, recorded: bool, logged: bool
     ) -> None:
-        """Handle the calls a closing step, turn/end or turn/start leaves unanswered."""
+        """Handle the calls a closing step, turn/end or turn/start leaves unanswered
+        (``time``: the closing event's)."""
         unanswered = list(self.step_calls.values())
         self.step_calls.clear()
         if not unanswered or not logged:
@@ -280,14 +296,14 @@ class _Scan:
             for call in unanswered:
                 if call[_DISPATCHED] is not None:
                     self._fork_at(call)
-        if kind == "step/end" and self.repair:
+        if action == _STEP_END_KIND and self.repair:
             results = [
                 synthetic_result(
                     _pending(call),
                     turn=self.open_turn,
                     id_seq=(seq or 0) + offset,
                     seq=None,
-                    time=event.get("time"),
+                    time=time,
                     generation=self.generation,
                 )
                 for offset, call in enumerate(c for c in unanswered if self._answerable(c))
@@ -312,10 +328,10 @@ class _Scan:
     def _mark_synthetic_end(self, key: int) -> None:
         """Mark a recorded interrupted/forked turn/end synthetic, with the step/end before it
         when that step/end directly follows a synthetic result (a runtime's crash closers)."""
-        synthetic, out = self.synthetic, self.out
+        synthetic = self.synthetic
         if (
             key >= 2
-            and out[key - 1].get("type") == "step/end"
+            and self.step_end == key - 1
             and synthetic
             and synthetic[-1] == key - 2
         ):
@@ -337,10 +353,10 @@ class _Scan:
         self.surface.hide(("fork", self.seqs[node]), self.surface.visible_from(node))
         self.fork_node = None
 
-    def _rewind(self, event: Event, seq: int | None) -> None:
-        """Apply a recorded ``surface/rewind`` (the undo plugin's): hide the nodes it lists;
-        a pending fork it hides is dropped."""
-        self.surface.rewind_seqs(seq, list(data_of(event).get("shadowedSeqs") or ()))
+    def _rewind(self, data: dict[str, Any], seq: int | None) -> None:
+        """Apply a recorded ``surface/rewind`` (the undo plugin's, ``data`` its payload):
+        hide the nodes it lists; a pending fork it hides is dropped."""
+        self.surface.rewind_seqs(seq, list(data.get("shadowedSeqs") or ()))
         if self.fork_node is not None and self.surface.is_hidden(self.fork_node):
             self.rewound_forks[seq] = (self.fork_node, self.fork_turn)
             self.fork_node = None
@@ -407,7 +423,7 @@ class _Scan:
         for node, code in self.codes.items():
             codes[node] = code
         seqs = self.seqs
-        assert isinstance(self.out, list), "a scan that forgets its events has no result"
+        assert not self.out.forgotten, "a scan that forgets its events has no result"
         return Analysis(
             policy=self.policy,
             generation=self.generation,
@@ -467,26 +483,39 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+Block = tuple[Sequence[Event], EngineColumns | None]
+"""A run of a session's events and their columns (None: read from the events; given, the
+seq of an event without one is its position in the session)."""
+
+
 def _scan(
     events: Sequence[Event],
     policy: Policy,
     generation: Generation,
-    columns: EnvelopeColumns | None = None,
+    columns: EngineColumns | None = None,
 ) -> tuple[_Scan, list[Event]]:
     """Return the finished scan of ``events`` and the closers it appended."""
     if policy not in POLICIES:
         raise ValueError(f"unknown recovery policy {policy!r}")
+    if columns is not None and len(columns) != len(events):
+        raise ValueError(f"{len(columns)} rows of columns for {len(events)} events")
     scan = _Scan(policy, generation)
-    scan.run(events, columns=columns)
+    scan.run(columns_of(events) if columns is None else columns, events)
     closers = scan.closers()
     if closers:  # most sessions need none (and every one under recorded)
         scan.run_computed(closers)
     return scan, closers
 
 
-def first_fork_point(
-    blocks: Iterable[tuple[Sequence[Event], EnvelopeColumns | None]], *, version: int | None
-) -> int | None:
+def _scan_block(scan: _Scan, block: Block, position: int) -> None:
+    """Scan one block of a session whose events before it are ``position`` many, then forget
+    the events before the scan's last turn boundary."""
+    events, columns = block
+    scan.run(columns_of(events, position) if columns is None else columns, events)
+    scan.out.forget_before(scan.boundary)
+
+
+def first_fork_point(blocks: Iterable[Block], *, version: int | None) -> int | None:
     """Return the seq of the first fork point the fork policy's analysis finds, or None.
 
     The session comes as consecutive blocks of ``(events, columns)`` (``columns`` as in
@@ -507,23 +536,21 @@ class ForkPointSearch:
     pushes the blocks it reads; ``finish`` gives the answer once the last block is fed."""
 
     def __init__(self, version: int | None) -> None:
-        self._suffix = _Suffix()
-        self._scan = _Scan("fork", generation_for(version), self._suffix)
+        self._scan = _Scan("fork", generation_for(version))
         self._position = 0
         self.found: int | None = None
         """The first fork point, once a block held it."""
 
-    def feed(self, events: Sequence[Event], columns: EnvelopeColumns | None) -> int | None:
+    def feed(self, events: Sequence[Event], columns: EngineColumns | None) -> int | None:
         """Scan the next block (nothing once a fork point is found); return the fork
         point found so far, or None."""
         scan = self._scan
         if self.found is None:
             with _collector_paused():
-                scan.run(events, columns=columns, start=self._position)
+                _scan_block(scan, (events, columns), self._position)
             if scan.fork_points:
                 self.found = scan.fork_points[0]
             else:
-                self._suffix.forget_before(scan.boundary)
                 self._position += len(events)
         return self.found
 
@@ -554,12 +581,8 @@ class SessionFacts(NamedTuple):
     closed steps have none)."""
 
 
-def analyze_blocks(
-    blocks: Iterable[tuple[Sequence[Event], EnvelopeColumns | None]],
-    *,
-    policy: Policy,
-    version: int | None,
-) -> SessionFacts:
+def analyze_blocks(blocks: Iterable[Block], *, policy: Policy, version: int | None
+                   ) -> SessionFacts:
     """Return what :func:`analyze` finds of a session that comes as consecutive blocks of
     ``(events, columns)`` (as for :func:`first_fork_point`), without holding its events:
     only the scan's state (a few numbers per event and per call, and the events of the
@@ -568,17 +591,15 @@ def analyze_blocks(
     the whole session."""
     if policy not in POLICIES:
         raise ValueError(f"unknown recovery policy {policy!r}")
-    suffix = _Suffix()
-    scan = _Scan(policy, generation_for(version), suffix)
+    scan = _Scan(policy, generation_for(version))
     position = 0
     with _collector_paused():
-        for events, columns in blocks:
+        for block in blocks:
             seen = len(scan.calls)
-            scan.run(events, columns=columns, start=position)
+            _scan_block(scan, block, position)
             for call in scan.calls[seen:]:
                 call[_ARGS] = None  # the largest strings a call holds, and no scan reads them
-            suffix.forget_before(scan.boundary)
-            position += len(events)
+            position += len(block[0])
         closers = scan.closers()
         if closers:
             scan.run_computed(closers)
@@ -594,16 +615,17 @@ def analyze(
     *,
     policy: Policy,
     version: int | None = None,
-    columns: EnvelopeColumns | None = None,
+    columns: EngineColumns | None = None,
 ) -> Analysis:
     """Return the :class:`Analysis` of one session's events under ``policy``.
 
     ``version`` is the header's format version; it picks the closer generation.
-    ``columns`` optionally gives each event's type, seq, data and surfaceOp as a
-    reader already extracted them (see ``EnvelopeColumns``); the result is the same
-    as without them, only the dicts are not read for them again.
-    The events are not modified; ``Analysis.events`` holds the same dicts plus the
-    new ones the policy adds.
+    ``columns`` optionally gives the facts the scan reads as columns (a reader's
+    ``EventTable``, see ``recovery.columns``); then ``events`` is read only at the rows
+    the columns cannot tell (it may be a lazy sequence). Without them the scan reads
+    ``events`` through :func:`columns_of`; the result is the same.
+    The events are not modified; ``Analysis.events`` is ``events`` (not copied) with
+    the new events the policy adds spliced in (an ``EventRuns``).
     """
     with _collector_paused():
         scan, closers = _scan(events, policy, generation_for(version), columns)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from operator import methodcaller
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
@@ -19,45 +17,6 @@ SYNTHETIC_END_KINDS = frozenset({"interrupted", "forked"})
 def seq_of(event: Event, index: int) -> int:
     """Return the event's seq; a normalised snapshot has none, so it is the event's index."""
     return event.get("seq", index)
-
-
-class EnvelopeColumns(Protocol):
-    """Columns parallel to a session's events that a reader has already extracted.
-
-    Row ``i`` must hold exactly what the accessors read from ``events[i]``:
-    ``type``, ``seq_of(event, i)``, ``data_of(event)`` and ``surfaceOp`` (None when absent).
-    """
-
-    @property
-    def types(self) -> Sequence[Any]: ...
-
-    @property
-    def seqs(self) -> Sequence[Any]: ...
-
-    @property
-    def datas(self) -> Sequence[dict[str, Any]]: ...
-
-    @property
-    def surface_ops(self) -> Sequence[Any]: ...
-
-
-_TYPE_OF = methodcaller("get", "type")
-_SURFACE_OP_OF = methodcaller("get", "surfaceOp")
-
-EnvelopeRow = tuple[Event, Any, Any, dict[str, Any], Any]
-"""One event with its ``type``, seq, ``data`` and ``surfaceOp``."""
-
-
-def envelope_rows(
-    events: Sequence[Event], columns: EnvelopeColumns | None = None, start: int = 0
-) -> Iterable[EnvelopeRow]:
-    """Return ``(event, type, seq, data, surfaceOp)`` per event, from ``columns`` if given
-    (``start``: the position of ``events[0]`` in its session, for events without a seq)."""
-    if columns is None:
-        types, ops = map(_TYPE_OF, events), map(_SURFACE_OP_OF, events)
-        seqs = map(seq_of, events, range(start, start + len(events)))
-        return zip(events, types, seqs, map(data_of, events), ops, strict=True)
-    return zip(events, columns.types, columns.seqs, columns.datas, columns.surface_ops, strict=True)
 
 
 SOURCE_SEQS_LIMIT = 1_000_000

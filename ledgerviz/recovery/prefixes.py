@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, count, islice, repeat, takewhile
 from operator import and_, eq, is_, itemgetter, not_
-from typing import Any, NamedTuple
+from typing import Any
 
 from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts, Policy
 from ledgerviz.recovery.analyze import (
@@ -33,36 +33,14 @@ from ledgerviz.recovery.analyze import (
     _facts,
     _Scan,
 )
-from ledgerviz.recovery.events import EnvelopeColumns, Event, envelope_rows, generation_for
+from ledgerviz.recovery.columns import EngineColumns, columns_of
+from ledgerviz.recovery.events import Event, generation_for
 from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.surface import SurfaceFold
 
 CHECKPOINT_EVERY = 2_000
 CHECKPOINTS_MOST = 64
 """A long session keeps at most this many checkpoints (further apart), bounding memory."""
-
-
-class _Envelope(NamedTuple):
-    """Envelope columns (see ``EnvelopeColumns``) that can be sliced."""
-
-    types: Sequence[Any]
-    seqs: Sequence[Any]
-    datas: Sequence[dict[str, Any]]
-    surface_ops: Sequence[Any]
-
-    @classmethod
-    def of(cls, events: Sequence[Event], columns: EnvelopeColumns | None,
-           start: int = 0) -> _Envelope:
-        """Return the columns of ``events`` (``columns`` when a reader extracted them;
-        ``start``: the position of ``events[0]`` in its session)."""
-        if columns is not None:
-            return cls(columns.types, columns.seqs, columns.datas, columns.surface_ops)
-        rows = list(envelope_rows(events, start=start))
-        return cls(*(tuple(row[k] for row in rows) for k in range(1, 5)))
-
-    def rows(self, start: int, stop: int) -> _Envelope:
-        """Return the columns of rows ``start`` to ``stop``."""
-        return _Envelope(*(column[start:stop] for column in self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +68,7 @@ class _Checkpoint:
     policy_mattered: bool
 
 
-_SCALARS = ("open_turn", "boundary", "fork_node", "fork_turn")
+_SCALARS = ("open_turn", "boundary", "step_end", "fork_node", "fork_turn")
 
 
 def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Checkpoint:
@@ -167,7 +145,7 @@ def _resumed(point: _Checkpoint, whole: _Scan, index: _CallIndex,
     whose append-only lists begin with what the scan had then; ``index``: of its calls),
     under ``policy`` (default: ``whole``'s; another only where the policy has not mattered)."""
     scan = _Scan(policy or whole.policy, whole.generation)
-    scan.out = whole.out[: point.out]
+    scan.out = whole.out.head(point.out)
     scan.seqs = whole.seqs[: point.out]
     scan.surface = point.surface.copy(scan.seqs)
     scan.synthetic = whole.synthetic[: point.synthetic]
@@ -242,7 +220,7 @@ class PrefixAnalyses:
         *,
         policy: Policy,
         version: int | None = None,
-        columns: EnvelopeColumns | None = None,
+        columns: EngineColumns | None = None,
         every: int = CHECKPOINT_EVERY,
         like: PrefixAnalyses | None = None,
     ) -> None:
@@ -255,7 +233,8 @@ class PrefixAnalyses:
                                  or like._whole.generation != generation):
             raise ValueError("`like` must analyse the same events, with the same version "
                              "and checkpoint spacing")
-        self._envelope = like._envelope if like else _Envelope.of(events, columns)
+        self._columns = like._columns if like else (
+            columns_of(events) if columns is None else columns)
         self._points: list[_Checkpoint] = []
         first = 0
         with _collector_paused():
@@ -281,7 +260,7 @@ class PrefixAnalyses:
     def _run(self, scan: _Scan, start: int, stop: int) -> None:
         """Scan the recorded events ``start`` to ``stop`` with ``scan``."""
         if stop > start:
-            scan.run(self._events[start:stop], columns=self._envelope.rows(start, stop))
+            scan.run(self._columns, self._events, start, stop)
 
     def analysis(self, n: int, then: Sequence[Event] = ()) -> Analysis:
         """Return the analysis of the first ``n`` events (all of them when ``n`` is larger)
@@ -294,7 +273,7 @@ class PrefixAnalyses:
             scan = _resumed(point, self._whole, self._index)
             self._run(scan, point.consumed, n)
             if then:
-                scan.run(then, columns=_Envelope.of(then, None, start=n))
+                scan.run(columns_of(then, n), then)
             closers = scan.closers()
             scan.run_computed(closers)
             return scan.result(closers, self._facts)

@@ -123,7 +123,7 @@ class _BoundaryFinder:
             if self._points is None:
                 self._points = ForkPointSearch(scan.version)
             self._held.append(seqs)
-            point = self._points.feed(block.events, block.fields)
+            point = self._points.feed(block.events, None)
             if point is not None:
                 self._searching(point - 1)
         else:

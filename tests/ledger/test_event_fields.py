@@ -184,7 +184,7 @@ def test_first_rows_then_other_columns() -> None:
 
 
 def test_a_seqless_event_after_numbered_ones_gets_its_position_as_seq() -> None:
-    # EnvelopeColumns: row i holds seq_of(events[i], i), the position for an event without
+    # row i holds seq_of(events[i], i), the position for an event without
     # a seq, whatever the numbering expected there (6, after the gap to 5)
     seqless = {"type": "turn/end", "time": 3, "data": {"turn": 1}}
     log = read_session("x.jsonl", encode([HEADER, turn_start(0), turn_start(5, 2), seqless]))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, NamedTuple
 
 import pytest
 
-from ledgerviz.recovery import analyze, project_context, seq_of
+from ledgerviz.ledger.table import EventTable
+from ledgerviz.recovery import analyze, project_context
 from ledgerviz.recovery.analysis import POLICIES
-from ledgerviz.recovery.events import data_of
 
 from .build import LedgerBuilder
 from .ledgers import DSH, dsh_fixture, read_ledger
@@ -234,33 +233,15 @@ def test_empty_ledger() -> None:
         assert project_context(a) == []
 
 
-class _Columns(NamedTuple):
-    """Envelope columns built straight from the dicts, as the contract defines them."""
-
-    types: list[Any]
-    seqs: list[Any]
-    datas: list[dict[str, Any]]
-    surface_ops: list[Any]
-
-
-def _columns_of(events: list[dict[str, Any]]) -> _Columns:
-    return _Columns(
-        [event.get("type") for event in events],
-        [seq_of(event, index) for index, event in enumerate(events)],
-        [data_of(event) for event in events],
-        [event.get("surfaceOp") for event in events],
-    )
-
-
 @pytest.mark.parametrize("path", sorted(DSH.glob("*.jsonl")), ids=lambda p: p.name)
-def test_given_columns_change_nothing_at_any_cut(path) -> None:
+def test_a_table_of_the_events_changes_nothing_at_any_cut(path) -> None:
     header, events = read_ledger(path)
     version = header.get("version")
     for n in range(len(events) + 1):
         prefix = events[:n]
         for policy in POLICIES:
             plain = analyze(prefix, policy=policy, version=version)
-            given = analyze(prefix, policy=policy, version=version, columns=_columns_of(prefix))
+            given = analyze(prefix, policy=policy, version=version, columns=EventTable.of(prefix))
             assert given == plain, (n, policy)
 
 
@@ -271,7 +252,7 @@ def test_seqless_snapshot_with_columns_numbers_events_by_position() -> None:
     b.step_start()
     b.assistant("A")
     events = [{key: value for key, value in e.items() if key != "seq"} for e in b.events]
-    given = analyze(events, policy="synthesize", version=4, columns=_columns_of(events))
+    given = analyze(events, policy="synthesize", version=4, columns=EventTable.of(events))
     assert given == analyze(events, policy="synthesize", version=4)
     assert given.seqs[:4] == [0, 1, 2, 3]
     assert given.calls[0].requested_seq == 3
@@ -281,8 +262,8 @@ def test_columns_of_another_length_are_refused() -> None:
     b = LedgerBuilder()
     b.turn_start()
     b.user("hi")
-    columns = _columns_of(b.events[:1])
-    with pytest.raises(ValueError, match="zip"):
+    columns = EventTable.of(b.events[:1])
+    with pytest.raises(ValueError, match="1 rows of columns for 2 events"):
         analyze(b.events, policy="recorded", columns=columns)
 
 

@@ -4,13 +4,13 @@ generator's truth say that cut should give."""
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledgerviz.examples import example_path
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery import PrefixAnalyses, analyze, fork_seed
 
 from .build import requesting
@@ -42,27 +42,11 @@ def test_every_cut_closes_as_the_runtime_does(name: str, every: int, like: bool)
             assert forked.closers == [] and forked.fork_points
 
 
-class Columns(NamedTuple):
-    """Envelope columns as a reader extracts them (``EnvelopeColumns``), built by hand."""
-
-    types: list
-    seqs: list
-    datas: list
-    surface_ops: list
-
-
-def columns_of(events: list[dict]) -> Columns:
-    return Columns([event["type"] for event in events],
-                   [event.get("seq", index) for index, event in enumerate(events)],
-                   [event["data"] for event in events],
-                   [event.get("surfaceOp") for event in events])
-
-
 @pytest.mark.parametrize("name", INPUTS)
-def test_columns_a_reader_extracted_close_as_the_runtime_does(name: str) -> None:
+def test_a_readers_table_closes_as_the_runtime_does(name: str) -> None:
     header, events = conformance_input(name)
     synthesize = PrefixAnalyses(events, policy="synthesize", version=header.get("version"),
-                                columns=columns_of(events), every=4)
+                                columns=EventTable.of(events), every=4)
     for case in INTERRUPTED:
         if case["input"] == name:
             assert synthesize.analysis(case["cut"]).closers == case["closers"]

@@ -84,7 +84,7 @@ def _seeded(log: SessionLog, copied: int, parent: str) -> SessionLog:
                       f"the first {copied} events copy session {parent}'s records (a resume): "
                       "read as inherited from it")
     header = {**log.header, "isSeeded": True, "parentSession": parent}
-    return replace(log, header=header, events=events, lines=lines, fields=None,
+    return replace(log, header=header, events=events, lines=lines, fields=None, table=None,
                    diagnostics=[*log.diagnostics, note])
 
 

@@ -1,0 +1,211 @@
+"""The columns of a session's events that the recovery scan reads, and the one adapter that
+makes them from event dicts.
+
+The scan (``recovery.analyze``) reads a session as columns, one row per event: a reader's
+typed table (``ledger.table.EventTable`` has every column here, by shape) or, for a caller
+holding dicts (a runtime, a stream, a fork seed), :func:`columns_of`. A column need only
+answer for the rows of the types it applies to (the adapter keeps those rows alone, in a
+dict). Where a column cannot hold what the event says (``MISSING`` in an integer column,
+None for a call id, a surface op that is an object), the scan reads that one event from
+the dicts the caller passes alongside (``events[row]``): rare rows, so a reader that
+decodes its events lazily decodes only those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import methodcaller
+from typing import Any, Protocol
+
+from ledgerviz.recovery.events import (
+    Event,
+    data_of,
+    payload_end_reason_kind,
+    payload_result_facts,
+    payload_tool_call_blocks,
+    seq_of,
+)
+
+MISSING = -(1 << 63)
+"""What an integer column holds where the event has no integer it can hold (absent, null,
+another type, beyond int64): the scan reads the event itself there."""
+
+SURFACE_OPS = ("", "append", "replace", "other")
+"""The codes of a ``surface_op`` column: 0 none, 1 ``"append"``, 2 a ``{"op": "replace"}``
+object, 3 anything else (the raw value is in the event)."""
+
+
+def surface_op_code(op: Any) -> int:
+    """Return the ``SURFACE_OPS`` code of a raw ``surfaceOp`` value."""
+    if op is None:
+        return 0
+    if op == "append":
+        return 1
+    return 2 if op.__class__ is dict and op.get("op") == "replace" else 3
+
+
+class Column(Protocol):
+    """One fact per row: a list, an ``array``, or a dict holding the rows it applies to."""
+
+    def __getitem__(self, row: int, /) -> Any: ...
+
+
+class RequestColumns(Protocol):
+    """One row per ``tool-call`` block of an ``assistant/message``, in log order."""
+
+    @property
+    def row(self) -> Sequence[int]:
+        """The row of the assistant message (ascending)."""
+
+    @property
+    def call_id(self) -> Sequence[Any]:
+        """The block's ``id`` (None: absent or null, the scan reads the event)."""
+
+    @property
+    def name(self) -> Sequence[Any]: ...
+
+    @property
+    def arguments(self) -> Sequence[Any]: ...
+
+
+class EngineColumns(Protocol):
+    """The facts of a session's events the recovery scan reads (``ledger.table`` documents
+    each column; the scan reads the event where a column holds ``MISSING`` or a None id)."""
+
+    @property
+    def type_names(self) -> Sequence[Any]:
+        """The event type of each ``type_code``."""
+
+    @property
+    def type_code(self) -> Sequence[int]: ...
+
+    @property
+    def seq(self) -> Column:
+        """``seq``, or the event's position in its session when it has none."""
+
+    @property
+    def time(self) -> Column:
+        """``time`` (read at step/end, turn/start and turn/end rows)."""
+
+    @property
+    def turn(self) -> Column:
+        """``data.turn`` (read at assistant/message and turn/start rows)."""
+
+    @property
+    def step(self) -> Column:
+        """``data.step`` (read at assistant/message rows)."""
+
+    @property
+    def surface_op(self) -> Column:
+        """``surfaceOp`` as a ``SURFACE_OPS`` code."""
+
+    @property
+    def call_id(self) -> Column:
+        """The ``callId`` of a tool/call, the call id a tool/result answers."""
+
+    @property
+    def is_error(self) -> Column:
+        """A tool/result's ``isError``: 1 or 0."""
+
+    @property
+    def error_code(self) -> Column:
+        """A tool/result's ``error.code``."""
+
+    @property
+    def synthetic(self) -> Column:
+        """Whether a tool/result is one recovery wrote (``payload_result_facts``): 1 or 0."""
+
+    @property
+    def source_kind(self) -> Column:
+        """A user/message's ``source.kind``."""
+
+    @property
+    def end_reason(self) -> Column:
+        """A turn/end's ``reason.kind``."""
+
+    @property
+    def requests(self) -> RequestColumns: ...
+
+    def __len__(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DictRequests:
+    """The requested calls of :class:`DictColumns` (see ``RequestColumns``)."""
+
+    row: list[int]
+    call_id: list[Any]
+    name: list[Any]
+    arguments: list[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class DictColumns:
+    """:class:`EngineColumns` read from event dicts (:func:`columns_of`): the per-type facts
+    in dicts holding the rows of their types, the values as the dicts hold them."""
+
+    type_names: list[Any]
+    type_code: list[int]
+    seq: list[Any]
+    surface_op: list[int]
+    time: dict[int, Any]
+    turn: dict[int, Any]
+    step: dict[int, Any]
+    call_id: dict[int, Any]
+    is_error: dict[int, int]
+    error_code: dict[int, Any]
+    synthetic: dict[int, int]
+    source_kind: dict[int, Any]
+    end_reason: dict[int, Any]
+    requests: DictRequests
+
+    def __len__(self) -> int:
+        return len(self.type_code)
+
+
+_TYPE_OF = methodcaller("get", "type")
+_SURFACE_OP_OF = methodcaller("get", "surfaceOp")
+_CLOSING = frozenset({"step/end", "turn/start", "turn/end"})
+
+
+def columns_of(events: Sequence[Event], start: int = 0) -> DictColumns:
+    """Return the columns the scan reads of ``events`` (``start``: the position of
+    ``events[0]`` in its session, the seq of an event without one)."""
+    kinds = list(map(_TYPE_OF, events))
+    names = list(dict.fromkeys(kinds))
+    code_of = {name: code for code, name in enumerate(names)}
+    columns = DictColumns(
+        names, list(map(code_of.__getitem__, kinds)),
+        list(map(seq_of, events, range(start, start + len(events)))),
+        list(map(surface_op_code, map(_SURFACE_OP_OF, events))),
+        {}, {}, {}, {}, {}, {}, {}, {}, {}, DictRequests([], [], [], []),
+    )
+    for row, kind in enumerate(kinds):
+        if kind == "tool/result":
+            facts = payload_result_facts(data_of(events[row]))
+            columns.call_id[row], columns.error_code[row] = facts[0], facts[1]
+            columns.is_error[row], columns.synthetic[row] = int(facts[2]), int(facts[3])
+        elif kind == "tool/call":
+            columns.call_id[row] = data_of(events[row]).get("callId")
+        elif kind == "assistant/message":
+            _requests(columns, row, data_of(events[row]))
+        elif kind in _CLOSING:
+            data = data_of(events[row])
+            columns.time[row], columns.turn[row] = events[row].get("time"), data.get("turn")
+            columns.end_reason[row] = payload_end_reason_kind(data)
+        elif kind == "user/message":
+            source = data_of(events[row]).get("source")
+            columns.source_kind[row] = source.get("kind") if source.__class__ is dict else None
+    return columns
+
+
+def _requests(columns: DictColumns, row: int, data: dict[str, Any]) -> None:
+    """Put the turn, step and requested calls of the assistant message at ``row``."""
+    columns.turn[row], columns.step[row] = data.get("turn"), data.get("step")
+    requests = columns.requests
+    for block in payload_tool_call_blocks(data):
+        requests.row.append(row)
+        requests.call_id.append(block.get("id"))
+        requests.name.append(block.get("name"))
+        requests.arguments.append(block.get("arguments"))
