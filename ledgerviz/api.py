@@ -103,8 +103,10 @@ class _Memos:
 
 
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:
-    """Return the analysis of one session, handing the engine the reader's table."""
-    return analyze(log.events, policy=policy, version=log.version, columns=log.event_table())
+    """Return the analysis of one session, the engine reading the session's table when it is
+    made (by the reader, or an earlier caller of ``event_table``), else its events (building
+    the table from the dicts only to analyse them costs more than the engine's own reading)."""
+    return analyze(log.events, policy=policy, version=log.version, columns=log.table)
 
 
 def _no_sharing(_policy: Policy, _analysis: Analysis) -> None:
@@ -258,8 +260,7 @@ class Ledger:
                          if session == log.key), None)
             with paused_gc():
                 self._prefixes[key] = PrefixAnalyses(
-                    log.events, policy=policy, version=log.version, columns=log.event_table(),
-                    like=like)
+                    log.events, policy=policy, version=log.version, columns=log.table, like=like)
         return self._prefixes[key]
 
     def _session_frames(self, log: SessionLog, policy: Policy) -> SessionFrames:

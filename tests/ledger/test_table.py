@@ -75,6 +75,7 @@ EXPECTED: dict[str, list[Any]] = {
     "tool_name": [None, None, None, None, "ls", None, None, None, None],
     "arguments": [None, None, None, None, "{}", None, None, None, None],
     "is_error": [-1, -1, -1, -1, -1, 1, 0, -1, -1],
+    "synthetic": [-1, -1, -1, -1, -1, 0, 0, -1, -1],
     "error_code": [None, None, None, None, None, "ENOENT", None, None, None],
     "role": [None, "user", None, "assistant", None, "tool", "user", None, None],
     "source_kind": [None, "user", None, "model", None, "tool", "tool", None, None],
@@ -141,6 +142,23 @@ def test_labels_share_one_object() -> None:
                                                          "name": "".join(["l", "s"])}}]
     table = EventTable.of(events)
     assert table.tool_name[0] is table.tool_name[1]
+
+
+def test_a_result_recovery_wrote_is_marked_synthetic_by_both_routes() -> None:
+    # recovery's codes mark a result (the id aside), and so do its id prefixes (any code)
+    result = SMALL[5]
+    marked = []
+    for message_id, code in [("interrupted-tool-result-c1", None), ("forked-tool-result-c1",
+                             "ENOENT"), ("r1", "TOOL_OUTCOME_UNKNOWN"), ("r1", "TOOL_NOT_STARTED"),
+                             ("tool-result-c1", None), ("r1", "ENOENT")]:
+        data = copy.deepcopy(result["data"])
+        data["message"]["id"] = message_id
+        data["error"] = {"code": code}
+        marked.append({**result, "data": data})
+    table = EventTable.of(marked)
+    assert list(table.synthetic) == [1, 1, 1, 1, 0, 0]
+    assert decode_table([orjson.dumps(event) for event in marked], 2, 0, 4) == EventTable.of(
+        marked, range(2, 8))
 
 
 def decodes(line: bytes) -> bool:
