@@ -30,6 +30,7 @@ from ledgerviz.recovery import (
     fork_seed,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
+from ledgerviz.recovery.columns import EngineColumns, columns_of
 from ledgerviz.recovery.context import ContextProjector
 from ledgerviz.recovery.fork import SEED_MARKER, no_boundary
 from ledgerviz.recovery.pairing_memo import PairingMemo
@@ -103,10 +104,17 @@ class _Memos:
 
 
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:
-    """Return the analysis of one session, the engine reading the session's table when it is
-    made (by the reader, or an earlier caller of ``event_table``), else its events (building
-    the table from the dicts only to analyse them costs more than the engine's own reading)."""
-    return analyze(log.events, policy=policy, version=log.version, columns=log.table)
+    """Return the analysis of one session, the engine reading its columns."""
+    return analyze(log.events, policy=policy, version=log.version, columns=_columns(log))
+
+
+def _columns(log: SessionLog) -> EngineColumns:
+    """Return the columns the engine reads of a session: its table when made (by the reader,
+    or an earlier caller of ``event_table``), else read from its events with the reader's
+    envelope columns (building the table from the dicts only to analyse them costs more)."""
+    if log.table is not None:
+        return log.table
+    return columns_of(log.events, envelope=log.event_fields())
 
 
 def _no_sharing(_policy: Policy, _analysis: Analysis) -> None:
@@ -260,7 +268,8 @@ class Ledger:
                          if session == log.key), None)
             with paused_gc():
                 self._prefixes[key] = PrefixAnalyses(
-                    log.events, policy=policy, version=log.version, columns=log.table, like=like)
+                    log.events, policy=policy, version=log.version, columns=_columns(log),
+                    like=like)
         return self._prefixes[key]
 
     def _session_frames(self, log: SessionLog, policy: Policy) -> SessionFrames:

@@ -56,6 +56,7 @@ from ledgerviz.ledger.sources import Found, found_chunks
 from ledgerviz.progress import BYTES_THRESHOLD, progress
 from ledgerviz.recovery.analysis import CallFacts, Policy
 from ledgerviz.recovery.analyze import SessionFacts, analyze_blocks
+from ledgerviz.recovery.columns import DictColumns, columns_of
 from ledgerviz.recovery.events import payload_end_reason_kind
 
 _NS_PER_MS = 1_000_000
@@ -100,14 +101,15 @@ def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
 
 
 def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold
-              ) -> Iterator[tuple[list[Any], None]]:
-    """Yield the blocks' events for the recovery scan (which reads them through its
-    adapter), each block folded into ``survey`` first (its rows counted, then dropped)."""
+              ) -> Iterator[tuple[list[Any], DictColumns]]:
+    """Yield the blocks' events and their columns for the recovery scan (read with the
+    reader's envelope columns), each block folded into ``survey`` first (its rows counted,
+    then dropped)."""
     for block in blocks:
         survey.take(block.fields)
         survey.closed.clear()
         survey.events += len(block.events)
-        yield block.events, None
+        yield block.events, columns_of(block.events, envelope=block.fields)
 
 
 def _ascending(turns: Iterable[Any]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -40,12 +41,14 @@ class Analysis:
     """One session under one policy.
 
     ``events`` are the recorded events followed by the events the policy
-    appends; every list in the annotation block is parallel to ``events``.
+    appends (with the results it puts into closed steps between them): a sequence that
+    reads the caller's events in place (``recovery.runs.EventRuns``), not a copy; every
+    list in the annotation block is parallel to ``events``.
     """
 
     policy: Policy
     generation: str
-    events: list[dict[str, Any]]
+    events: Sequence[dict[str, Any]]
     seqs: list[int | None]
     branch: list[Branch]
     synthetic: list[bool]

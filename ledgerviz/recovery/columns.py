@@ -13,9 +13,9 @@ decodes its events lazily decodes only those.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import methodcaller
+from itertools import repeat
 from typing import Any, Protocol
 
 from ledgerviz.recovery.events import (
@@ -24,7 +24,6 @@ from ledgerviz.recovery.events import (
     payload_end_reason_kind,
     payload_result_facts,
     payload_tool_call_blocks,
-    seq_of,
 )
 
 MISSING = -(1 << 63)
@@ -153,9 +152,9 @@ class DictColumns:
     turn: dict[int, Any]
     step: dict[int, Any]
     call_id: dict[int, Any]
-    is_error: dict[int, int]
+    is_error: dict[int, bool]
     error_code: dict[int, Any]
-    synthetic: dict[int, int]
+    synthetic: dict[int, bool]
     source_kind: dict[int, Any]
     end_reason: dict[int, Any]
     requests: DictRequests
@@ -164,40 +163,72 @@ class DictColumns:
         return len(self.type_code)
 
 
-_TYPE_OF = methodcaller("get", "type")
-_SURFACE_OP_OF = methodcaller("get", "surfaceOp")
+class Envelope(Protocol):
+    """A reader's envelope columns parallel to the events (``ledger.fields.EventFields``):
+    each event's ``type``, seq (its position when it has none), ``data`` ({} when it is no
+    object) and raw ``surfaceOp`` (None when absent)."""
+
+    @property
+    def types(self) -> Sequence[Any]: ...
+
+    @property
+    def seqs(self) -> Sequence[Any]: ...
+
+    @property
+    def datas(self) -> Sequence[dict[str, Any]]: ...
+
+    @property
+    def surface_ops(self) -> Sequence[Any]: ...
+
+
+_OP_CODES = {None: 0, "append": 1}
+"""The ``SURFACE_OPS`` code of each hashable ``surfaceOp`` value but those (3)."""
 _CLOSING = frozenset({"step/end", "turn/start", "turn/end"})
 
 
-def columns_of(events: Sequence[Event], start: int = 0) -> DictColumns:
+def columns_of(events: Sequence[Event], start: int = 0, envelope: Envelope | None = None
+               ) -> DictColumns:
     """Return the columns the scan reads of ``events`` (``start``: the position of
-    ``events[0]`` in its session, the seq of an event without one)."""
-    kinds = list(map(_TYPE_OF, events))
+    ``events[0]`` in its session, the seq of an event without one; ``envelope``: the
+    events' envelope columns when a reader extracted them, not read again)."""
+    if envelope is None:
+        kinds = list(map(dict.get, events, repeat("type")))
+        seqs = list(map(dict.get, events, repeat("seq"), range(start, start + len(events))))
+        ops: Sequence[Any] = list(map(dict.get, events, repeat("surfaceOp")))
+        data_at = _data_at(events)
+    else:
+        kinds, seqs, ops = list(envelope.types), list(envelope.seqs), envelope.surface_ops
+        data_at = envelope.datas.__getitem__
     names = list(dict.fromkeys(kinds))
     code_of = {name: code for code, name in enumerate(names)}
-    columns = DictColumns(
-        names, list(map(code_of.__getitem__, kinds)),
-        list(map(seq_of, events, range(start, start + len(events)))),
-        list(map(surface_op_code, map(_SURFACE_OP_OF, events))),
-        {}, {}, {}, {}, {}, {}, {}, {}, {}, DictRequests([], [], [], []),
-    )
+    try:
+        op_codes = list(map(_OP_CODES.get, ops, repeat(3)))
+    except TypeError:  # an object (a replace op) is no key
+        op_codes = list(map(surface_op_code, ops))
+    columns = DictColumns(names, list(map(code_of.__getitem__, kinds)), seqs, op_codes,
+                          {}, {}, {}, {}, {}, {}, {}, {}, {}, DictRequests([], [], [], []))
     for row, kind in enumerate(kinds):
         if kind == "tool/result":
-            facts = payload_result_facts(data_of(events[row]))
+            facts = payload_result_facts(data_at(row))
             columns.call_id[row], columns.error_code[row] = facts[0], facts[1]
-            columns.is_error[row], columns.synthetic[row] = int(facts[2]), int(facts[3])
+            columns.is_error[row], columns.synthetic[row] = facts[2], facts[3]
         elif kind == "tool/call":
-            columns.call_id[row] = data_of(events[row]).get("callId")
+            columns.call_id[row] = data_at(row).get("callId")
         elif kind == "assistant/message":
-            _requests(columns, row, data_of(events[row]))
+            _requests(columns, row, data_at(row))
         elif kind in _CLOSING:
-            data = data_of(events[row])
+            data = data_at(row)
             columns.time[row], columns.turn[row] = events[row].get("time"), data.get("turn")
             columns.end_reason[row] = payload_end_reason_kind(data)
         elif kind == "user/message":
-            source = data_of(events[row]).get("source")
+            source = data_at(row).get("source")
             columns.source_kind[row] = source.get("kind") if source.__class__ is dict else None
     return columns
+
+
+def _data_at(events: Sequence[Event]) -> Callable[[int], dict[str, Any]]:
+    """Return the ``data`` payload of ``events[row]`` given ``row`` (see ``data_of``)."""
+    return lambda row: data_of(events[row])
 
 
 def _requests(columns: DictColumns, row: int, data: dict[str, Any]) -> None:

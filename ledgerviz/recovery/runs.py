@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import chain
-from typing import Any, overload
+from typing import overload
 
 from ledgerviz.recovery.events import Event
 
@@ -84,11 +84,15 @@ class EventRuns(Sequence[Event]):
         run = 0 if len(positions) == 1 else bisect_right(positions, index) - 1
         return self._sources[run][self._firsts[run] + index - positions[run]]
 
+    def _ends(self) -> list[int]:
+        """Return the position after each run."""
+        return [*self._positions[1:], self._length] if self._positions else []
+
     def _islice(self, start: int, stop: int) -> Iterator[Event]:
         """Return an iterator over the events ``start`` to ``stop``."""
         if start < self.forgotten:
             raise IndexError(f"event {start} is not held")
-        positions, ends = self._positions, [*self._positions[1:], self._length]
+        positions, ends = self._positions, self._ends()
         parts = []
         for run in range(max(bisect_right(positions, start) - 1, 0), len(positions)):
             begin, end = max(positions[run], start), min(ends[run], stop)
@@ -107,20 +111,27 @@ class EventRuns(Sequence[Event]):
             return NotImplemented
         if len(other) != self._length:
             return False
-        if isinstance(other, EventRuns) and self._same_runs(other):
-            return True
-        return all(a is b or a == b for a, b in zip(self, other, strict=True))
+        start = self._shared(other) if isinstance(other, EventRuns) else 0
+        mine, theirs = self._islice(start, self._length), other[start:]
+        return all(a is b or a == b for a, b in zip(mine, theirs, strict=True))
 
-    def _same_runs(self, other: EventRuns) -> bool:
-        """Whether ``other`` is made of the very same runs (so equal without a look)."""
-        return (self._positions == other._positions and self._firsts == other._firsts
-                and all(map(_is, self._sources, other._sources)))
+    def _shared(self, other: EventRuns) -> int:
+        """Return the length of the first runs both hold alike (the same rows of the same
+        sources, so equal without a look)."""
+        ends, other_ends = self._ends(), other._ends()
+        shared = 0
+        for run in range(min(len(ends), len(other_ends))):
+            if not (self._sources[run] is other._sources[run]
+                    and self._firsts[run] == other._firsts[run]
+                    and self._positions[run] == other._positions[run]):
+                break
+            shared = min(ends[run], other_ends[run])
+            if ends[run] != other_ends[run]:
+                break
+        return shared
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"<EventRuns: {self._length} events in {len(self._positions)} runs>"
 
-
-def _is(one: Any, other: Any) -> bool:
-    return one is other

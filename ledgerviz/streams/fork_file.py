@@ -38,6 +38,7 @@ from ledgerviz.ledger.writer import encode_line
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery import ForkRefused, PendingCalls, fork_header
 from ledgerviz.recovery.analyze import ForkPointSearch
+from ledgerviz.recovery.columns import columns_of
 from ledgerviz.recovery.events import data_of
 from ledgerviz.recovery.fork import SeqSearch, check_seedable, no_boundary, no_event_at, seed_end
 from ledgerviz.recovery.tracker import TURN_BOUNDARIES
@@ -123,7 +124,8 @@ class _BoundaryFinder:
             if self._points is None:
                 self._points = ForkPointSearch(scan.version)
             self._held.append(seqs)
-            point = self._points.feed(block.events, None)
+            point = self._points.feed(block.events,
+                                      columns_of(block.events, envelope=block.fields))
             if point is not None:
                 self._searching(point - 1)
         else:

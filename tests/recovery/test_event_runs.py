@@ -58,3 +58,17 @@ def test_a_run_forgotten_is_no_longer_read() -> None:
     assert runs[5] is LOG[3] and list(runs) == LOG[3:]
     with pytest.raises(IndexError, match="not held"):
         runs[4]
+
+
+def test_runs_alike_up_to_a_point_are_compared_from_there() -> None:
+    one, other = spliced(), spliced().head(5)
+    other.take([dict(e) for e in LOG[3:]], 0, 3)  # equal copies of the last run
+    assert one == other
+    other = spliced().head(5)
+    other.take([*LOG[3:5], {"seq": 9}], 0, 3)
+    assert one != other
+
+
+def test_no_events_equal_no_events() -> None:
+    assert EventRuns() == EventRuns() == [] and EventRuns() != spliced()
+    assert list(EventRuns()) == [] and EventRuns()[0:3] == []
