@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import compress, count, repeat
+from operator import eq, methodcaller
 from typing import Any, Protocol
 
 from ledgerviz.recovery.events import (
     Event,
-    data_of,
     payload_end_reason_kind,
     payload_result_facts,
     payload_tool_call_blocks,
@@ -141,26 +141,89 @@ class DictRequests:
 
 @dataclass(frozen=True, slots=True)
 class DictColumns:
-    """:class:`EngineColumns` read from event dicts (:func:`columns_of`): the per-type facts
-    in dicts holding the rows of their types, the values as the dicts hold them."""
+    """:class:`EngineColumns` of event dicts (:func:`columns_of`): the envelope and the
+    requested calls read into lists, every other fact read from its event's dict when the
+    scan asks for it (the scan asks at few rows, most once: reading them all beforehand
+    would cost a second pass over the dicts)."""
 
     type_names: list[Any]
     type_code: list[int]
     seq: list[Any]
     surface_op: list[int]
-    time: dict[int, Any]
-    turn: dict[int, Any]
-    step: dict[int, Any]
-    call_id: dict[int, Any]
-    is_error: dict[int, bool]
-    error_code: dict[int, Any]
-    synthetic: dict[int, bool]
-    source_kind: dict[int, Any]
-    end_reason: dict[int, Any]
+    time: Column
+    turn: Column
+    step: Column
+    call_id: Column
+    is_error: Column
+    error_code: Column
+    synthetic: Column
+    source_kind: Column
+    end_reason: Column
     requests: DictRequests
 
     def __len__(self) -> int:
         return len(self.type_code)
+
+
+class _Read:
+    """A column of ``read(items[row])``, read when asked."""
+
+    __slots__ = ("_items", "_read")
+
+    def __init__(self, items: Sequence[Any], read: Callable[[Any], Any]) -> None:
+        self._items, self._read = items, read
+
+    def __getitem__(self, row: int) -> Any:
+        return self._read(self._items[row])
+
+
+class _Results:
+    """The facts of a tool/result row (``payload_result_facts``), the last row's kept: the
+    scan asks for several facts of one result in a row."""
+
+    __slots__ = ("_datas", "facts", "row")
+
+    def __init__(self, datas: Sequence[dict[str, Any]]) -> None:
+        self._datas, self.row, self.facts = datas, -1, (None, None, False, False)
+
+    def at(self, row: int) -> tuple[Any, Any, bool, bool]:
+        """Return the facts of the result at ``row``."""
+        if row != self.row:
+            self.row, self.facts = row, payload_result_facts(self._datas[row])
+        return self.facts
+
+
+class _ResultFact:
+    """One fact of the tool/result rows (an index into ``payload_result_facts``)."""
+
+    __slots__ = ("_index", "_results")
+
+    def __init__(self, results: _Results, index: int) -> None:
+        self._results, self._index = results, index
+
+    def __getitem__(self, row: int) -> Any:
+        return self._results.at(row)[self._index]
+
+
+class _CallIds:
+    """The ``callId`` of a tool/call row, the call id a tool/result row answers."""
+
+    __slots__ = ("_datas", "_kinds", "_results")
+
+    def __init__(self, kinds: Sequence[Any], datas: Sequence[dict[str, Any]],
+                 results: _Results) -> None:
+        self._kinds, self._datas, self._results = kinds, datas, results
+
+    def __getitem__(self, row: int) -> Any:
+        if self._kinds[row] == "tool/call":
+            return self._datas[row].get("callId")
+        return self._results.at(row)[0]
+
+
+def _source_kind(data: dict[str, Any]) -> Any:
+    """Return a user/message payload's ``source.kind``."""
+    source = data.get("source")
+    return source.get("kind") if source.__class__ is dict else None
 
 
 class Envelope(Protocol):
@@ -183,7 +246,6 @@ class Envelope(Protocol):
 
 _OP_CODES = {None: 0, "append": 1}
 """The ``SURFACE_OPS`` code of each hashable ``surfaceOp`` value but those (3)."""
-_CLOSING = frozenset({"step/end", "turn/start", "turn/end"})
 
 
 def columns_of(events: Sequence[Event], start: int = 0, envelope: Envelope | None = None
@@ -195,48 +257,39 @@ def columns_of(events: Sequence[Event], start: int = 0, envelope: Envelope | Non
         kinds = list(map(dict.get, events, repeat("type")))
         seqs = list(map(dict.get, events, repeat("seq"), range(start, start + len(events))))
         ops: Sequence[Any] = list(map(dict.get, events, repeat("surfaceOp")))
-        data_at = _data_at(events)
+        datas: Sequence[dict[str, Any]] = [
+            data if data.__class__ is dict else {} for data in map(dict.get, events,
+                                                                   repeat("data"))]
     else:
         kinds, seqs, ops = list(envelope.types), list(envelope.seqs), envelope.surface_ops
-        data_at = envelope.datas.__getitem__
+        datas = envelope.datas
     names = list(dict.fromkeys(kinds))
     code_of = {name: code for code, name in enumerate(names)}
     try:
         op_codes = list(map(_OP_CODES.get, ops, repeat(3)))
     except TypeError:  # an object (a replace op) is no key
         op_codes = list(map(surface_op_code, ops))
-    columns = DictColumns(names, list(map(code_of.__getitem__, kinds)), seqs, op_codes,
-                          {}, {}, {}, {}, {}, {}, {}, {}, {}, DictRequests([], [], [], []))
-    for row, kind in enumerate(kinds):
-        if kind == "tool/result":
-            facts = payload_result_facts(data_at(row))
-            columns.call_id[row], columns.error_code[row] = facts[0], facts[1]
-            columns.is_error[row], columns.synthetic[row] = facts[2], facts[3]
-        elif kind == "tool/call":
-            columns.call_id[row] = data_at(row).get("callId")
-        elif kind == "assistant/message":
-            _requests(columns, row, data_at(row))
-        elif kind in _CLOSING:
-            data = data_at(row)
-            columns.time[row], columns.turn[row] = events[row].get("time"), data.get("turn")
-            columns.end_reason[row] = payload_end_reason_kind(data)
-        elif kind == "user/message":
-            source = data_at(row).get("source")
-            columns.source_kind[row] = source.get("kind") if source.__class__ is dict else None
-    return columns
+    results = _Results(datas)
+    return DictColumns(
+        names, list(map(code_of.__getitem__, kinds)), seqs, op_codes,
+        time=_Read(events, _TIME), turn=_Read(datas, _TURN), step=_Read(datas, _STEP),
+        call_id=_CallIds(kinds, datas, results), is_error=_ResultFact(results, 2),
+        error_code=_ResultFact(results, 1), synthetic=_ResultFact(results, 3),
+        source_kind=_Read(datas, _source_kind), end_reason=_Read(datas, payload_end_reason_kind),
+        requests=_requests(kinds, datas),
+    )
 
 
-def _data_at(events: Sequence[Event]) -> Callable[[int], dict[str, Any]]:
-    """Return the ``data`` payload of ``events[row]`` given ``row`` (see ``data_of``)."""
-    return lambda row: data_of(events[row])
+_TIME, _TURN, _STEP = (methodcaller("get", key) for key in ("time", "turn", "step"))
 
 
-def _requests(columns: DictColumns, row: int, data: dict[str, Any]) -> None:
-    """Put the turn, step and requested calls of the assistant message at ``row``."""
-    columns.turn[row], columns.step[row] = data.get("turn"), data.get("step")
-    requests = columns.requests
-    for block in payload_tool_call_blocks(data):
-        requests.row.append(row)
-        requests.call_id.append(block.get("id"))
-        requests.name.append(block.get("name"))
-        requests.arguments.append(block.get("arguments"))
+def _requests(kinds: Sequence[Any], datas: Sequence[dict[str, Any]]) -> DictRequests:
+    """Return the calls the assistant messages request, in order."""
+    requests = DictRequests([], [], [], [])
+    for row in compress(count(), map(eq, kinds, repeat("assistant/message"))):
+        for block in payload_tool_call_blocks(datas[row]):
+            requests.row.append(row)
+            requests.call_id.append(block.get("id"))
+            requests.name.append(block.get("name"))
+            requests.arguments.append(block.get("arguments"))
+    return requests

@@ -60,14 +60,18 @@ def test_the_columns_of_dicts_read_by_hand() -> None:
     assert columns.type_code == [0, 1, 2, 3, 4, 5, 4, 5, 6, 7]
     assert columns.seq == [0, 1, 12, 3, 4, 5, 6, 7, 8, 9]  # a seqless event: its position
     assert columns.surface_op == [0, 1, 0, 1, 0, 1, 0, 1, 0, 0]
-    assert columns.call_id == {4: None, 5: "c1", 6: "c2", 7: "c2"}
-    assert columns.is_error == {5: 0, 7: 1}
-    assert columns.synthetic == {5: 0, 7: 0}
-    assert columns.turn == {0: 1, 3: 1, 8: 1, 9: 1}
-    assert columns.step == {3: 1}
-    assert columns.time == {0: 1000, 8: 1080, 9: 1090}
-    assert columns.end_reason == {0: None, 8: None, 9: "completed"}
-    assert columns.source_kind == {1: "user"}
+    def read(column: Any, rows: range | list[int]) -> list[Any]:
+        return [column[row] for row in rows]
+
+    assert read(columns.call_id, range(4, 8)) == [None, "c1", "c2", "c2"]
+    assert read(columns.is_error, [5, 7]) == [False, True]
+    assert read(columns.synthetic, [5, 7]) == [False, False]
+    assert read(columns.error_code, [5, 7]) == [None, None]
+    assert read(columns.turn, [0, 3, 8, 9]) == [1, 1, 1, 1]
+    assert read(columns.step, [3]) == [1]
+    assert read(columns.time, [0, 8, 9]) == [1000, 1080, 1090]
+    assert read(columns.end_reason, [0, 8, 9]) == [None, None, "completed"]
+    assert read(columns.source_kind, [1]) == ["user"]
     assert columns.requests.row == [3, 3]
     assert columns.requests.call_id == ["c1", "c2"]
 
