@@ -28,7 +28,8 @@ class EventFields:
     """Per-event columns parallel to an events list (the dicts themselves are not copied).
 
     ``seqs`` holds each event's ``seq``, its position in the events list when it has
-    none (the recovery engine's reading, so the columns can be handed to ``analyze``);
+    none (the recovery engine's reading, so the columns can be handed to
+    ``recovery.columns_of`` as its envelope);
     ``datas`` holds each event's ``data`` object ({} when it has none); ``turns`` and
     ``steps`` are ``data.turn`` / ``data.step``; ``surface_ops`` is the raw
     ``surfaceOp`` value (None when absent). Every other column is the top-level key of
