@@ -81,6 +81,7 @@ class _ResultMessage(_Message):
     source: _ResultSource | None = None
     toolCallId: str | None = None
     isError: bool | UnsetType | None = UNSET
+    id: Any = None
 
 
 class _TurnStep(Struct, gc=False):
