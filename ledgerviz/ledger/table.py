@@ -354,5 +354,6 @@ OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "so
 USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
 """The table's usage counts (int64 columns, ``MISSING`` where an event has none)."""
 _ROW_COLUMNS = ("seq", "time", "turn", "step", "surface_op", "line", "start", "stop", "is_error",
+                "synthetic",
                 *OBJECT_COLUMNS, *USAGE_COLUMNS)
 """The table's columns of one value per row, but for ``type_code``."""
