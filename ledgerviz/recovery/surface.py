@@ -9,6 +9,7 @@ so a ``surface/restore`` can bring them back in place.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 _GONE = -1
@@ -25,7 +26,7 @@ class SurfaceFold:
     each gone slot towards the next live one, so gone slots are passed over once.
     """
 
-    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "_skip", "slots")
+    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "_skip", "_sorted", "slots")
 
     def __init__(self, seqs: list[int | None]) -> None:
         self.slots: list[int] = []
@@ -36,6 +37,8 @@ class SurfaceFold:
         self._rewinds: dict[Any, list[int]] = {}
         self._skip: dict[int, int] = {}
         self._index = _SurfaceIndex()
+        self._sorted = True
+        """Whether no replacement has spliced the surface yet: its nodes then rise."""
 
     @property
     def nodes(self) -> list[int]:
@@ -49,6 +52,7 @@ class SurfaceFold:
         fold._skip = dict(self._skip)
         fold._hidden = dict(self._hidden)
         fold._rewinds = dict(self._rewinds)  # its lists are replaced, never changed in place
+        fold._sorted = self._sorted
         return fold
 
     def slot_of_seq(self, seq: Any) -> int | None:
@@ -79,6 +83,7 @@ class SurfaceFold:
         if start is None or end is None or start > end:
             return
         slots, skip = self.slots, self._skip
+        self._sorted = False
         slots[start] = node
         self._index.placed(node, start)
         slot = self._live_after(start)
@@ -130,7 +135,10 @@ class SurfaceFold:
     def visible_from(self, first: int) -> list[int]:
         """Return the visible nodes from ``first`` (or the first later node) to the end."""
         slots = self.slots
-        slot = self._index.slot_of(first, slots)
+        if self._sorted:  # the node's slot, else the first later node's: no index needed
+            slot: int | None = bisect_left(slots, first)
+        else:
+            slot = self._index.slot_of(first, slots)
         if slot is None:  # spliced out by a replacement: the first node after it
             slot = next((p for p, node in enumerate(slots) if node > first), len(slots))
         hidden = self._hidden
