@@ -89,6 +89,9 @@ class Session:
     links: tuple[SpanLink, ...]
     """The links every turn span carries (``lineage_links``)."""
     clock: SessionClock
+    calls_rise: bool = False
+    """Whether the calls come in the order of their requesting messages' seqs, each an int
+    above the last: a call key can then repeat only within one message."""
 
 
 def held_session(session_id: str, policy: str, rows: SessionRows, clock: SessionClock
@@ -149,7 +152,8 @@ def session_spans(session: Session) -> Iterator[SpanRecord]:
 
 class _Builder:
     """Makes one session's spans; keeps the ids already given so that none repeats (a turn
-    or step key names its turn number: those of one group; a call key does not: all)."""
+    or step key names its turn number: those of one group; a call key names the seq of its
+    message: those of all, or of one message when the seqs rise, ``calls_rise``)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -158,6 +162,8 @@ class _Builder:
         self.calls_given: Counter[str] = Counter()
         self.latest: dict[str, int] = {}
         """The id of the latest span made for each key (the parent of what follows)."""
+        self.message: Any = None
+        """The requesting seq of the latest call span (``calls_rise``)."""
 
     def spans(self) -> Iterator[SpanRecord]:
         for group in self.session.groups:
@@ -257,6 +263,9 @@ class _Builder:
 
     def _call_span(self, call: CallRow) -> SpanRecord:
         clock = self.session.clock
+        if self.session.calls_rise and call.requested_seq != self.message:
+            self.calls_given.clear()  # no later call repeats the key of an earlier message
+            self.message = call.requested_seq
         requested = clock.times.get(call.requested_seq)
         start = _first(call.dispatch_time, requested, call.result_time, clock.end)
         open_end = clock.end if call.status == "outcome_unknown" else start

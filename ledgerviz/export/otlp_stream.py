@@ -18,9 +18,9 @@ byte).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledgerviz.export.otlp_rows import (
     CallRow,
@@ -54,16 +54,18 @@ from ledgerviz.ledger.lineage import LINEAGE_EVENTS, SEED_MARKER, inherited_coun
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.sources import Found, found_chunks
 from ledgerviz.progress import BYTES_THRESHOLD, progress
-from ledgerviz.recovery.analysis import CallFacts, Policy
-from ledgerviz.recovery.analyze import SessionFacts, analyze_blocks
+from ledgerviz.recovery.analysis import Policy
+from ledgerviz.recovery.blocks import SessionFacts, analyze_blocks
 from ledgerviz.recovery.columns import DictColumns, columns_of
 from ledgerviz.recovery.events import payload_end_reason_kind
+from ledgerviz.recovery.followed import CallFollower, FollowedCall
 
 _NS_PER_MS = 1_000_000
 _INT64 = range(-(2**63), 2**63)
 _START, _END, _PROVIDER, _MODEL = map(STEP_ROW.index, ("start", "end", "provider", "model"))
 _USAGE = slice(_MODEL + 1, _MODEL + 1 + len(USAGE_COLUMNS))
 _FOLDED = TURN_EVENTS | STEP_EVENTS | TOOL_EVENTS | LINEAGE_EVENTS
+_CALL_EVENTS = TOOL_EVENTS | {"assistant/message"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +79,16 @@ class StreamedFile:
     count: int
 
 
+class _FirstRead(NamedTuple):
+    """What the second pass needs of the first pass's ``FileScan`` (not held: its checks'
+    state grows with the file)."""
+
+    key: str
+    header: dict[str, Any]
+    version: int | None
+    lines: int
+
+
 def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
     """Read the dsh ledger file ``found`` (``size`` bytes: a bar is drawn for a large one)
     twice and return its spans under ``policy``. Raises ValueError (while the spans are
@@ -85,19 +97,18 @@ def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
     scan, blocks = _pass(found, size, "reading")
     facts = analyze_blocks(_surveyed(blocks, survey), policy=policy, version=scan.version)
     survey.take(EventFields.of(facts.closers, start=survey.events))
+    has_errors = any(d.severity == "error" for d in scan.diagnostics())
+    first = _FirstRead(scan.key, scan.header_fields, scan.version, scan.lines_read)
+    del scan, blocks
     clock = SessionClock(survey.latest * _NS_PER_MS, {}, frozenset(facts.synthetic_seqs),
                          min(facts.abandoned_seqs, default=None), tuple(sorted(facts.fork_points)))
-    flat = (survey.ordered and not scan.header_fields.get("parentSession")
-            and _ascending(call.turn for call in facts.calls))
-    if flat:
-        count = survey.rows + len(facts.calls)
-        spans = _flat_spans(found, size, scan, facts, clock, policy)
+    count = survey.rows + facts.calls
+    if survey.ordered and not first.header.get("parentSession"):
+        spans = _flat_spans(found, size, first, facts, clock, policy)
     else:
-        rows = _held_rows(found, size, scan, facts, clock)
-        count = len(rows.turns) + len(rows.steps) + len(rows.calls)
-        spans = session_spans(held_session(scan.key, policy, rows, clock))
-    has_errors = any(d.severity == "error" for d in scan.diagnostics())
-    return StreamedFile(scan.key, has_errors, spans, count)
+        rows = _held_rows(found, size, first, facts, clock, survey.ordered)
+        spans = session_spans(held_session(first.key, policy, rows, clock))
+    return StreamedFile(first.key, has_errors, spans, count)
 
 
 def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold
@@ -112,18 +123,7 @@ def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold
         yield block.events, columns_of(block.events, envelope=block.fields)
 
 
-def _ascending(turns: Iterable[Any]) -> bool:
-    """Return whether the int turn numbers among ``turns`` never go down."""
-    last = None
-    for turn in map(_int, turns):
-        if turn is not None:
-            if last is not None and turn < last:
-                return False
-            last = turn
-    return True
-
-
-def _second_pass(found: Found, size: int, scan: FileScan, folded: _Fold,
+def _second_pass(found: Found, size: int, first: _FirstRead, folded: _Fold,
                  closers: list[Any]) -> Iterator[None]:
     """Fold the file into ``folded`` again, block by block (yielding after each), then the
     closers. Raises ValueError when the file's lines are not those of the first pass."""
@@ -134,40 +134,47 @@ def _second_pass(found: Found, size: int, scan: FileScan, folded: _Fold,
         position += len(block.events)
         del block  # not held while the next block is read
         yield
-    if again.lines_read != scan.lines_read:
+    if again.lines_read != first.lines:
         raise ValueError(f"{found.path} changed while it was read; export it again")
     folded.take(EventFields.of(closers, start=position))
+    if folded.follower is not None:
+        folded.follower.finish()
     yield
 
 
-def _held_rows(found: Found, size: int, scan: FileScan, facts: SessionFacts,
-               clock: SessionClock) -> SessionRows:
+def _held_rows(found: Found, size: int, first: _FirstRead, facts: SessionFacts,
+               clock: SessionClock, ordered: bool) -> SessionRows:
     """Return every row of the file (its turns not in order, or it has a parent: the
-    lineage link needs all turns), ``clock.times`` filled."""
-    folded = _Fold(_wanted(facts.calls), times=clock.times)
-    for _ in _second_pass(found, size, scan, folded, facts.closers):
+    lineage link needs all turns), ``clock.times`` filled. When its seqs do not rise
+    (``ordered`` False), a seq may name several events: the time of every seq is held,
+    the last event's kept, as the frames read it."""
+    folded = _Fold(CallFollower(facts), times=clock.times, by_seq=not ordered)
+    for _ in _second_pass(found, size, first, folded, facts.closers):
         pass
+    calls = folded.follower.calls if folded.follower else ()
     return SessionRows(folded.turn_rows(folded.turns), folded.step_rows(folded.steps),
-                       folded.call_rows(facts.calls),
-                       folded.lineage_row(scan.header_fields, scan.version))
+                       folded.call_rows(calls),
+                       folded.lineage_row(first.header, first.version))
 
 
-def _flat_spans(found: Found, size: int, scan: FileScan, facts: SessionFacts,
+def _flat_spans(found: Found, size: int, first: _FirstRead, facts: SessionFacts,
                 clock: SessionClock, policy: Policy) -> Iterator[SpanRecord]:
     """Yield the spans of a file whose turn numbers never go down and whose seqs rise, a
     turn at a time as the second pass reads it (``_Fold.ready``)."""
-    folded = _Fold(_wanted(facts.calls), times=clock.times, flat=True)
-    calls, closers = deque(facts.calls), facts.closers
+    follower = CallFollower(facts)
+    folded = _Fold(follower, times=clock.times, flat=True)
+    calls, closers = follower.calls, facts.closers
     del facts  # the calls are dropped from ``calls`` as their spans are made
 
     def groups() -> Iterator[TurnGroup]:
-        for _ in _second_pass(found, size, scan, folded, closers):
+        for _ in _second_pass(found, size, first, folded, closers):
             yield from folded.ready(calls)
         folded.close()
         yield from folded.ready(calls, final=True)
 
-    agent = scan.header_fields.get("agentPreset")
-    yield from session_spans(Session(scan.key, policy, groups(), agent, (), clock))
+    agent = first.header.get("agentPreset")
+    yield from session_spans(Session(first.key, policy, groups(), agent, (), clock,
+                                     calls_rise=True))
 
 
 def _pass(found: Found, size: int, doing: str) -> tuple[FileScan, Iterator[CheckedEvents]]:
@@ -179,14 +186,6 @@ def _pass(found: Found, size: int, doing: str) -> tuple[FileScan, Iterator[Check
             yield from scan.blocks(reported_chunks(found_chunks(found, READ_BYTES), step))
 
     return scan, blocks()  # type: ignore[return-value]  # no typed blocks: typed=False
-
-
-def _wanted(calls: Sequence[CallFacts]) -> tuple[set[int], set[int]]:
-    """Return the seqs whose tool events' times the call rows need, and the seqs of the
-    assistant messages of the calls never dispatched (where such a span starts)."""
-    tools = {seq for call in calls for seq in (call.dispatched_seq, call.result_seq)
-             if seq.__class__ is int}
-    return tools, {call.requested_seq for call in calls if call.dispatched_seq is None}
 
 
 def _int(value: Any) -> int | None:
@@ -211,9 +210,14 @@ class _Fold:
     markers are not kept. Otherwise every row stays in ``turns`` and ``steps``.
     """
 
-    wanted: tuple[set[int], set[int]] = field(default_factory=lambda: (set(), set()))
+    follower: CallFollower | None = None
+    """Finds the calls again (the second pass); None: rows only (the first)."""
     times: dict[int, int] = field(default_factory=dict)
-    """Epoch ns of the wanted assistant messages (``SessionClock.times``)."""
+    """Epoch ns of the assistant messages of calls never dispatched, as their spans need
+    them (``SessionClock.times``)."""
+    by_seq: bool = False
+    """Whether every event's time is held by seq (in ``times``; tool events' also in
+    ``tool_times``): the seqs do not rise, so the time of a seq is its last event's."""
     flat: bool = False
     turns: list[list[Any]] = field(default_factory=list)
     steps: list[list[Any]] = field(default_factory=list)
@@ -234,11 +238,12 @@ class _Fold:
     _step_at: dict[Any, list[Any]] = field(default_factory=dict)
     _open_step: list[Any] | None = None
     _route: tuple[Any, Any] = NO_ROUTE
-    _unnumbered: list[CallFacts] = field(default_factory=list)
+    _unnumbered: list[FollowedCall] = field(default_factory=list)
 
     def take(self, fields: EventFields) -> EventFields:
         """Fold one block's events (given as their columns); return ``fields``."""
-        tools, requested = self.wanted
+        follow = self.follower.follow if self.follower is not None else None
+        by_seq = self.by_seq
         for kind, seq, data, time, turn, step in zip(fields.types, fields.seqs, fields.datas,
                                                      fields.times, fields.turns, fields.steps,
                                                      strict=True):
@@ -247,14 +252,18 @@ class _Fold:
                 if self.last_seq is not None and seq <= self.last_seq:
                     self.ordered = False
                 self.last_seq = seq
+            else:
+                self.ordered = False
             if time.__class__ is int:
                 self.latest = max(self.latest, time)
-                if numbered and seq in requested:
+                if numbered and by_seq:
                     self.times[seq] = time * _NS_PER_MS
             if kind not in _FOLDED:
                 continue
+            if follow is not None and kind in _CALL_EVENTS:
+                follow(kind, seq, data, time)
             if kind in TOOL_EVENTS:
-                if numbered and seq in tools:
+                if numbered and by_seq:
                     self.tool_times[seq] = _ns(time)
                 continue
             if kind in LINEAGE_EVENTS:
@@ -338,11 +347,11 @@ class _Fold:
         else:
             add_assistant(row, data)
 
-    def ready(self, calls: deque[CallFacts], final: bool = False) -> Iterator[TurnGroup]:
+    def ready(self, calls: deque[FollowedCall], final: bool = False) -> Iterator[TurnGroup]:
         """Yield, ascending, the groups of the turn numbers below the latest one met (all,
-        ``final``) whose calls' events are read (their calls taken from the front of
-        ``calls``, in log order, numbered calls ascending; unnumbered ones are set aside
-        for the last group, turn None)."""
+        ``final``) whose calls are settled and their events read (their calls taken from
+        the front of ``calls``, in log order, numbered calls ascending; unnumbered ones are
+        set aside for the last group, turn None)."""
         while True:
             while calls and _int(calls[0].turn) is None:
                 self._unnumbered.append(calls.popleft())
@@ -364,7 +373,7 @@ class _Fold:
         if final:
             yield self._group(TurnGroup(self.turns, self.steps, []), self._unnumbered)
 
-    def _complete(self, number: int, calls: deque[CallFacts]) -> bool:
+    def _complete(self, number: int, calls: deque[FollowedCall]) -> bool:
         """Return whether turn ``number``'s rows and the events its calls need are read."""
         if self.turn is None or number >= self.turn:
             return False
@@ -378,25 +387,23 @@ class _Fold:
                 continue
             if turn != number:
                 break
-            needed = (call.dispatched_seq, call.result_seq, call.requested_seq)
-            if any(seq.__class__ is int and seq > last for seq in needed):
+            if not call.final:
+                return False
+            facts = call.facts()
+            if any(seq.__class__ is int and seq > last for seq in (facts.dispatched_seq,
+                                                                  facts.result_seq)):
                 return False
         return True
 
-    def _group(self, group: TurnGroup, calls: list[CallFacts]) -> TurnGroup:
+    def _group(self, group: TurnGroup, calls: list[FollowedCall]) -> TurnGroup:
         """Return a group of raw rows as rows."""
         return TurnGroup(self.turn_rows(group.turns), self.step_rows(group.steps),
                          self.call_rows(calls))
 
-    def _forget(self, calls: list[CallFacts]) -> None:
+    def _forget(self, calls: list[FollowedCall]) -> None:
         """Drop the times ``calls`` needed (their spans are made)."""
-        tools, requested = self.wanted
         for call in calls:
-            for seq in (call.dispatched_seq, call.result_seq):
-                self.tool_times.pop(seq, None)
-                tools.discard(seq)
             self.times.pop(call.requested_seq, None)
-            requested.discard(call.requested_seq)
 
     def turn_rows(self, turns: list[list[Any]]) -> list[TurnRow]:
         """Return raw turn rows as ``TurnRow``s."""
@@ -409,14 +416,28 @@ class _Fold:
                         row[_PROVIDER], row[_MODEL], *map(_int, row[_USAGE]))
                 for row in steps]
 
-    def call_rows(self, calls: Iterable[CallFacts]) -> list[CallRow]:
-        """Return the rows of ``calls``, with the times of their tool events."""
-        times: Callable[[Any], int | None] = self.tool_times.get
-        return [CallRow(call.call_id, call.name, _int(call.turn), _int(call.step),
-                        call.requested_seq, _int(call.dispatched_seq), _int(call.result_seq),
-                        times(call.dispatched_seq), times(call.result_seq), call.status,
-                        call.error_code, call.branch, call.settled)
-                for call in calls]
+    def call_rows(self, calls: Iterable[FollowedCall]) -> list[CallRow]:
+        """Return the rows of ``calls``, with the times of their tool events (and, in
+        ``times``, those of the messages requesting the calls never dispatched)."""
+        rows = []
+        for followed in calls:
+            call = followed.facts()
+            dispatched, result = _int(call.dispatched_seq), _int(call.result_seq)
+            if self.by_seq:
+                times: Sequence[Any] = (None, self.tool_times.get(dispatched),
+                                        self.tool_times.get(result))
+            else:
+                times = [None, *map(_ns, followed.times[1:])]
+                requested_time = followed.times[0]
+                if (call.dispatched_seq is None and requested_time.__class__ is int
+                        and call.requested_seq.__class__ is int):
+                    self.times[call.requested_seq] = requested_time * _NS_PER_MS
+            rows.append(CallRow(call.call_id, call.name, _int(call.turn), _int(call.step),
+                                call.requested_seq, dispatched, result,
+                                times[1] if dispatched is not None else None,
+                                times[2] if result is not None else None, call.status,
+                                call.error_code, call.branch, call.settled))
+        return rows
 
     def lineage_row(self, header: dict[str, Any], version: int | None) -> LineageRow:
         """``frames.lineage.lineage_row`` of a session read alone (no catalog names it)."""

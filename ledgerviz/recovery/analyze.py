@@ -6,7 +6,7 @@ import gc
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any
 
 from ledgerviz.recovery.analysis import (
     POLICIES,
@@ -565,49 +565,6 @@ class ForkPointSearch:
                     scan.run_computed(closers)
             self.found = scan.fork_points[0] if scan.fork_points else None
         return self.found
-
-
-class SessionFacts(NamedTuple):
-    """What a session's analysis finds, without its events: what :func:`analyze_blocks`
-    returns."""
-
-    calls: list[CallFacts]
-    closers: list[Event]
-    """The events the policy appends after the recorded log."""
-    fork_points: list[int]
-    abandoned_seqs: list[int]
-    synthetic_seqs: list[int]
-    """The seqs of the events the policy marks synthetic (the results it inserts into
-    closed steps have none)."""
-
-
-def analyze_blocks(blocks: Iterable[Block], *, policy: Policy, version: int | None
-                   ) -> SessionFacts:
-    """Return what :func:`analyze` finds of a session that comes as consecutive blocks of
-    ``(events, columns)`` (as for :func:`first_fork_point`), without holding its events:
-    only the scan's state (a few numbers per event and per call, and the events of the
-    last turn). ``SessionFacts`` holds the same calls (their ``arguments`` not kept:
-    None), closers, fork points, abandoned and synthetic seqs as the :class:`Analysis` of
-    the whole session."""
-    if policy not in POLICIES:
-        raise ValueError(f"unknown recovery policy {policy!r}")
-    scan = _Scan(policy, generation_for(version))
-    position = 0
-    with _collector_paused():
-        for block in blocks:
-            seen = len(scan.calls)
-            _scan_block(scan, block, position)
-            for call in scan.calls[seen:]:
-                call[_ARGS] = None  # the largest strings a call holds, and no scan reads them
-            position += len(block[0])
-        closers = scan.closers()
-        if closers:
-            scan.run_computed(closers)
-        branch, _, hidden = scan.branches()
-        seqs = scan.seqs
-        return SessionFacts(facts_of(scan.calls, branch), closers, scan.fork_points,
-                            [seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
-                            [seqs[n] for n in scan.synthetic if seqs[n] is not None])  # type: ignore[misc]
 
 
 def analyze(
