@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+from ledgerviz.file_mode import mode_for
+
 T = TypeVar("T")
 
 STDOUT = "-"
@@ -99,7 +101,7 @@ class Output:
             if self.target is None:
                 write_stdout(_guard(temporary.read_bytes, shown=self.shown))
             else:
-                _guard(os.chmod, temporary, _mode_for(self.target), shown=self.shown)
+                _guard(os.chmod, temporary, mode_for(self.target), shown=self.shown)
                 _guard(self._publish, temporary, self.target, shown=self.shown)
         finally:
             with suppress(OSError):
@@ -206,16 +208,6 @@ def _stat(path: Path, shown: str) -> os.stat_result | None:
         return None
     except OSError as error:
         raise OutputError(describe_write_error(error, shown)) from error
-
-
-def _mode_for(target: Path) -> int:
-    """Return the permission bits the written file gets: the old file's, else 0o666 - umask."""
-    try:
-        return stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def write_stdout(payload: bytes) -> None:

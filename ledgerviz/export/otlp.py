@@ -18,6 +18,7 @@ the SDK's OTLP/HTTP exporter. docs/otlp.md lists every attribute.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from urllib.parse import urlsplit
 from ledgerviz import __version__
 from ledgerviz.api import Ledger
 from ledgerviz.export.dataset import batches
+from ledgerviz.file_mode import mode_for
 from ledgerviz.ledger.formats import detect_format
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.read import file_sessions, read_file
@@ -122,10 +124,10 @@ SpanSink = Callable[[Sequence["SpanRecord"]], bool]
 def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
                   headers: Mapping[str, str] | None) -> Iterator[SpanSink]:
     """Yield the sink of one run: the SDK's OTLP/HTTP exporter to ``endpoint``, or OTLP/JSON
-    lines into ``output`` (written to a temporary file renamed into place when every batch
-    is in). The resource is ``service.name=ledgerviz`` merged with ``OTEL_RESOURCE_ATTRIBUTES``
-    (no random ``service.instance.id``, as ``Resource.create`` adds: a re-export is the
-    same file)."""
+    lines into ``output`` (written to a temporary file of a name of its own in the same
+    folder, renamed into place when every batch is in). The resource is
+    ``service.name=ledgerviz`` merged with ``OTEL_RESOURCE_ATTRIBUTES`` (no random
+    ``service.instance.id``, as ``Resource.create`` adds: a re-export is the same file)."""
     require_opentelemetry()
     from opentelemetry.sdk.resources import OTELResourceDetector, Resource
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
@@ -148,15 +150,15 @@ def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
     from ledgerviz.export.otlp_json import OtlpJson
 
     path = Path(os.fspath(output))
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "wb") as stream:
-        try:
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporary = Path(name)  # a name of its own: two runs into one folder never share it
+    try:
+        with open(handle, "wb") as stream:
             yield OtlpJson(stream, resource.attributes, ("ledgerviz", __version__))
-        except BaseException:
-            stream.close()
-            temporary.unlink(missing_ok=True)
-            raise
-    os.replace(temporary, path)
+        os.chmod(temporary, mode_for(path))
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def send(spans: Iterable[SpanRecord], sink: SpanSink, target: str,
