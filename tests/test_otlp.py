@@ -6,7 +6,9 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import socket
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -467,3 +469,32 @@ def test_the_output_is_never_an_input(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "refusing to overwrite it" in capsys.readouterr().err
     assert ledger.read_bytes() == original
     assert sorted(p.name for p in folder.iterdir()) == ["crash.jsonl"]  # no temporary left
+
+
+def test_two_exports_into_one_folder_write_temporary_files_of_their_own(
+        tmp_path: Path) -> None:
+    # two runs writing the same -o at once: each fills its own temporary file beside the
+    # target (before, both opened ``.spans.json.tmp``), then renames it over the target
+    target = tmp_path / "spans.json"
+    spans = list(ledger_spans(ledgerviz.load(CRASH), "fork"))
+    with otlp.span_exporter(None, target, None) as first:
+        with otlp.span_exporter(None, target, None) as second:
+            temporaries = sorted(path.name for path in tmp_path.iterdir())
+            assert len(temporaries) == 2
+            assert all(name.startswith(".spans.json.") and name.endswith(".tmp")
+                       for name in temporaries)
+            assert first(spans) and second(spans[:1])
+        assert len(spans_of(read_otlp_json(target))) == 1  # the second run's file
+    assert len(spans_of(read_otlp_json(target))) == len(spans)  # then the first's, whole
+    assert [path.name for path in tmp_path.iterdir()] == ["spans.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask  # as an open() would make it
+
+
+def test_a_failed_export_leaves_neither_a_temporary_file_nor_a_target(tmp_path: Path) -> None:
+    target = tmp_path / "spans.json"
+    with pytest.raises(RuntimeError), otlp.span_exporter(None, target, None) as sink:
+        sink(list(ledger_spans(ledgerviz.load(CRASH), "fork")))
+        raise RuntimeError("the export stopped")
+    assert list(tmp_path.iterdir()) == []
