@@ -317,6 +317,50 @@ def test_a_result_read_after_the_next_turn_began_holds_its_turn_back(
              span.end_time_unix_nano) for span in web_fetch] == [(15, 1, late["time"] * 10**6)]
 
 
+def test_a_child_session_streams_a_turn_at_a_time_linked_to_the_turn_at_its_boundary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a child of session "p": turn 1 (seqs 0-2), turn 2 begun at 3 and never ended, the
+    # seed's end at 5 (inherited: seqs 0-4, boundary 4), then turn 3 (6-8): turn 2 holds
+    # the boundary, so every turn span links to the parent's turn 2; the first pass finds
+    # it without holding the turns, and the bytes are the loaded file's
+    import ledgerviz.export.otlp_stream as otlp_stream
+    from ledgerviz.export.otlp_ids import span_id, trace_id
+
+    def user(turn: int) -> dict[str, Any]:
+        return {"turn": turn, "message": {"id": f"u{turn}", "role": "user", "content": [
+            {"type": "text", "text": "go"}], "source": {"kind": "user"}}}
+
+    kinds = [("turn/start", {"turn": 1}), ("user/message", user(1)),
+             ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
+             ("turn/start", {"turn": 2}), ("user/message", user(2)),
+             ("session/end-seed", {"inherited": True}),
+             ("turn/start", {"turn": 3}), ("user/message", user(3)),
+             ("turn/end", {"turn": 3, "reason": {"kind": "completed"}})]
+    lines = [{"type": "session", "version": 4, "id": "c", "createdAt": 1000, "parentSession": "p",
+              "isSeeded": True}]
+    for seq, (kind, data) in enumerate(kinds):
+        lines.append({"type": kind, "seq": seq, "time": 1000 + seq, "data": data,
+                      **({"surfaceOp": "append"} if kind == "user/message" else {})})
+    path = tmp_path / "child.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    monkeypatch.setattr(otlp, "STREAM_BYTES", 2**62)
+    loaded = export_file(tmp_path, path, "fork", "loaded.json").read_bytes()
+    held = []
+    monkeypatch.setattr(otlp_stream, "_held_rows", lambda *args: held.append(args))
+    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    monkeypatch.setattr(otlp_stream, "READ_BYTES", 256)  # blocks of a line or two
+    assert export_file(tmp_path, path, "fork", "streamed.json").read_bytes() == loaded
+    assert held == []  # it took the turn-at-a-time route
+    turns = operation(spans_of(read_otlp_json(tmp_path / "streamed.json")), "invoke_agent")
+    assert [attributes(span)["ledgerviz.turn"] for span in turns] == [1, 2, 3]
+    for turn in turns:
+        (link,) = turn.links
+        assert (link.trace_id, link.span_id) == (trace_id("p").to_bytes(16, "big"),
+                                                 span_id("p", "turn/2").to_bytes(8, "big"))
+        assert attributes(link)["ledgerviz.boundary_seq"] == 4
+
+
 def test_only_large_dsh_files_stream_in_their_place_between_batches(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:

@@ -100,7 +100,7 @@ def held_session(session_id: str, policy: str, rows: SessionRows, clock: Session
     lineage = rows.lineage
     return Session(session_id, policy, turn_groups(rows),
                    lineage.agent_preset if lineage else None,
-                   lineage_links(lineage, rows.turns), clock)
+                   lineage_links(lineage, holding_turn(lineage, rows.turns)), clock)
 
 
 def turn_groups(rows: SessionRows) -> list[TurnGroup]:
@@ -120,20 +120,32 @@ def turn_order(turn: int | None) -> tuple[bool, int]:
     return turn is None, turn or 0
 
 
-def lineage_links(lineage: LineageRow | None, turns: list[TurnRow]) -> tuple[SpanLink, ...]:
-    """Return the link to the parent session's trace: to its turn holding the fork
-    boundary, else (a subagent, whose spawning turn the ledger does not name) to its
-    first turn."""
-    if lineage is None or lineage.parent_session is None:
-        return ()
-    boundary = lineage.boundary_seq
+NO_TURN: tuple[()] = ()
+"""``holding_turn``'s answer when no turn holds the boundary."""
+
+
+def holding_turn(lineage: LineageRow | None, turns: list[TurnRow]) -> int | tuple[()] | None:
+    """Return the number of the last of ``turns`` holding the fork boundary (the turn whose
+    seqs reach from at most to at least it, or that never ended), else ``NO_TURN``."""
+    boundary = lineage.boundary_seq if lineage is not None else None
     holding = [turn.turn for turn in turns if boundary is not None
                and turn.start_seq is not None and turn.start_seq <= boundary
                and (turn.end_seq is None or boundary <= turn.end_seq)]
+    return holding[-1] if holding else NO_TURN
+
+
+def lineage_links(lineage: LineageRow | None, holding: int | tuple[()] | None
+                  ) -> tuple[SpanLink, ...]:
+    """Return the link to the parent session's trace: to its turn ``holding`` the fork
+    boundary (``holding_turn``), else (a subagent, whose spawning turn the ledger does not
+    name) to its first turn."""
+    if lineage is None or lineage.parent_session is None:
+        return ()
     parent = lineage.parent_session
     attributes = {"ledgerviz.relation": lineage.relation or "child",
-                  "ledgerviz.boundary_seq": boundary}
-    return (SpanLink(trace_id(parent), span_id(parent, turn_key(holding[-1] if holding else 1)),
+                  "ledgerviz.boundary_seq": lineage.boundary_seq}
+    turn = 1 if holding == NO_TURN else holding
+    return (SpanLink(trace_id(parent), span_id(parent, turn_key(turn)),
                      {name: value for name, value in attributes.items() if value is not None}),)
 
 

@@ -1,18 +1,19 @@
 """One large dsh ledger file as OTLP spans without loading it: two streamed passes.
 
-The first pass runs the recovery scan block by block (``recovery.analyze_blocks``): the
-calls' statuses and branches, the fork points, the abandoned and synthetic seqs and the
-closers, which are known only at the end; it also folds the rows once, only to count
-them, to find the latest time and whether the turn numbers never go down and the seqs
-rise. The second reads the file again, then the closers, and folds each block into the
-rows the spans are made of: turns and steps as the frames make them (``frames.turns``'
-rules: ``route_of``, ``add_assistant``), the times of the seqs the calls need. When the
-numbers are in order (and no parent session wants a link to the turn holding the fork
-boundary), a turn's spans are made as the second pass goes (``_Fold.ready``): its rows are
-held only until the next turn number begins and its calls' events are read. Otherwise
-every row is held until the end. The events are never held. The spans are those
-``ledger_spans`` makes of the loaded file (the tests hold the two to each other byte for
-byte).
+The first pass runs the recovery scan block by block (``recovery.blocks.analyze_blocks``):
+the fork points, the abandoned and synthetic seqs and the closers, which are known only at
+the end, the calls left unanswered when their step closed and the requesting messages'
+branches; it also folds the rows once, only to count them, to find the latest time,
+whether the turn numbers never go down and the seqs rise, and (a file with a parent) the
+turn holding the fork boundary (``_Holding``). The second reads the file again, then the
+closers, and folds each block into the rows the spans are made of: turns and steps as the
+frames make them (``frames.turns``' rules: ``route_of``, ``add_assistant``), the calls as
+``recovery.followed.CallFollower`` finds them again, with the times their spans need.
+When the numbers are in order, a turn's spans are made as the second pass goes
+(``_Fold.ready``): its rows are held only until the next turn number begins and its calls
+are settled. Otherwise every row is held until the end. The events are never held. The
+spans are those ``ledger_spans`` makes of the loaded file (the tests hold the two to each
+other byte for byte).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledgerviz.export.otlp_rows import (
@@ -31,10 +33,13 @@ from ledgerviz.export.otlp_rows import (
     TurnRow,
 )
 from ledgerviz.export.otlp_spans import (
+    NO_TURN,
     Session,
+    SpanLink,
     SpanRecord,
     TurnGroup,
     held_session,
+    lineage_links,
     session_spans,
 )
 from ledgerviz.frames.events import TOOL_EVENTS
@@ -95,7 +100,8 @@ def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
     iterated) when the second read does not find the lines of the first (the file changed)."""
     survey = _Fold(flat=True)
     scan, blocks = _pass(found, size, "reading")
-    facts = analyze_blocks(_surveyed(blocks, survey), policy=policy, version=scan.version)
+    facts = analyze_blocks(_surveyed(blocks, survey, scan), policy=policy,
+                           version=scan.version)
     survey.take(EventFields.of(facts.closers, start=survey.events))
     has_errors = any(d.severity == "error" for d in scan.diagnostics())
     first = _FirstRead(scan.key, scan.header_fields, scan.version, scan.lines_read)
@@ -103,20 +109,29 @@ def stream_file(found: Found, size: int, policy: Policy) -> StreamedFile:
     clock = SessionClock(survey.latest * _NS_PER_MS, {}, frozenset(facts.synthetic_seqs),
                          min(facts.abandoned_seqs, default=None), tuple(sorted(facts.fork_points)))
     count = survey.rows + facts.calls
-    if survey.ordered and not first.header.get("parentSession"):
-        spans = _flat_spans(found, size, first, facts, clock, policy)
+    if survey.ordered and (survey.holding is not None
+                           or not first.header.get("parentSession")):
+        links = ()
+        if survey.holding is not None:
+            survey.holding.finish()
+            links = lineage_links(survey.lineage_row(first.header, first.version),
+                                  survey.holding.found)
+        spans = _flat_spans(found, size, first, facts, clock, policy, links)
     else:
         rows = _held_rows(found, size, first, facts, clock, survey.ordered)
         spans = session_spans(held_session(first.key, policy, rows, clock))
     return StreamedFile(first.key, has_errors, spans, count)
 
 
-def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold
+def _surveyed(blocks: Iterable[CheckedEvents], survey: _Fold, scan: FileScan
               ) -> Iterator[tuple[list[Any], DictColumns]]:
     """Yield the blocks' events and their columns for the recovery scan (read with the
     reader's envelope columns), each block folded into ``survey`` first (its rows counted,
-    then dropped)."""
+    then dropped; for a file with a parent, the turn holding its fork boundary looked for,
+    ``_Holding``)."""
     for block in blocks:
+        if not survey.events and scan.header_fields.get("parentSession"):
+            survey.holding = _Holding.of(scan.header_fields, scan.version)
         survey.take(block.fields)
         survey.closed.clear()
         survey.events += len(block.events)
@@ -158,7 +173,8 @@ def _held_rows(found: Found, size: int, first: _FirstRead, facts: SessionFacts,
 
 
 def _flat_spans(found: Found, size: int, first: _FirstRead, facts: SessionFacts,
-                clock: SessionClock, policy: Policy) -> Iterator[SpanRecord]:
+                clock: SessionClock, policy: Policy, links: tuple[SpanLink, ...]
+                ) -> Iterator[SpanRecord]:
     """Yield the spans of a file whose turn numbers never go down and whose seqs rise, a
     turn at a time as the second pass reads it (``_Fold.ready``)."""
     follower = CallFollower(facts)
@@ -173,7 +189,7 @@ def _flat_spans(found: Found, size: int, first: _FirstRead, facts: SessionFacts,
         yield from folded.ready(calls, final=True)
 
     agent = first.header.get("agentPreset")
-    yield from session_spans(Session(first.key, policy, groups(), agent, (), clock,
+    yield from session_spans(Session(first.key, policy, groups(), agent, links, clock,
                                      calls_rise=True))
 
 
@@ -231,6 +247,9 @@ class _Fold:
     events: int = 0
     """How many events were read (kept by the caller)."""
     ordered: bool = True
+    holding: _Holding | None = None
+    """Looks for the turn holding the fork boundary (the first pass of a file with a
+    parent)."""
     turn: int | None = None
     """The latest turn number met (flat)."""
     last_seq: int | None = None
@@ -252,6 +271,8 @@ class _Fold:
                 if self.last_seq is not None and seq <= self.last_seq:
                     self.ordered = False
                 self.last_seq = seq
+                if self.holding is not None:
+                    self.holding.reading(seq)
             else:
                 self.ordered = False
             if time.__class__ is int:
@@ -267,8 +288,10 @@ class _Fold:
                     self.tool_times[seq] = _ns(time)
                 continue
             if kind in LINEAGE_EVENTS:
-                if not self.flat:
+                if not self.flat or self.holding is not None:
                     self.markers.append((kind, seq, data))
+                if self.holding is not None and kind == SEED_MARKER:
+                    self.holding.seeded(seq, data)
                 continue
             if self.flat and kind not in ROUTE_EVENTS:
                 self._number(turn)
@@ -323,6 +346,8 @@ class _Fold:
             row[1] = at
         elif kind == "turn/end":
             row[2], row[3] = at, payload_end_reason_kind(data)
+        if self.holding is not None:
+            self.holding.took(kind, row, self.rows - 1)
 
     def _step(self, kind: str, turn: Any, step: Any, data: dict[str, Any],
               at: tuple[int | None, int | None]) -> None:
@@ -447,6 +472,73 @@ class _Fold:
                                                 for kind, _, _ in self.markers))
         return LineageRow(lineage.parent, lineage.relation, _int(lineage.boundary),
                           header.get("agentPreset"))
+
+
+@dataclass(slots=True)
+class _Holding:
+    """Finds, in one read of a file whose seqs rise, the turn holding its fork boundary
+    (``otlp_spans.holding_turn`` of all its turn rows) holding only the turns not ended:
+    once the events up to the boundary are read, the rows holding it are those begun and
+    not yet ended, and the one that ended at the boundary itself; no row begun later is."""
+
+    header: dict[str, Any]
+    version: int | None
+    boundary: int | None = None
+    """The boundary looked for: the header's ``seedLength`` - 1 (v0/v1), or the seq of
+    the last ``session/end-seed {inherited: true}`` read - 1."""
+    found: int | tuple[()] | None = NO_TURN
+    """The holding turn's number (``holding_turn``'s answer), once known."""
+    pending: bool = False
+    """Whether the boundary is known but not all the events up to it are read (v0/v1)."""
+    open: list[tuple[int, list[Any]]] = field(default_factory=list)
+    """The rows begun (with an int seq) and not ended, with their positions among the
+    rows."""
+    ended: tuple[int, list[Any]] | None = None
+    """The row that ended last, with its position."""
+
+    @classmethod
+    def of(cls, header: dict[str, Any], version: int | None) -> _Holding:
+        """Return the search for a file with ``header`` and format ``version``."""
+        inherited = inherited_count(header, version, ())
+        return cls(header, version, inherited - 1 if inherited else None, pending=inherited > 0)
+
+    def reading(self, seq: int) -> None:
+        """Note that the event at ``seq`` is read next: past the boundary, it is found."""
+        if self.pending and self.boundary is not None and seq > self.boundary:
+            self._find()
+
+    def seeded(self, seq: Any, data: Any) -> None:
+        """Take a ``session/end-seed`` (v2+): one that says its events were inherited sets
+        the boundary before it, and every event up to it is read."""
+        if self.version not in (None, 0, 1) and inherited_count({}, 4, [(seq, data)]):
+            self.boundary = seq - 1
+            self._find()
+
+    def took(self, kind: str, row: list[Any], position: int) -> None:
+        """Note a turn row begun (``turn/start``: its ``position`` among the rows) or ended."""
+        if kind == "turn/start" and row[1][0] is not None:
+            self.open.append((position, row))
+        elif kind == "turn/end":
+            entry = next((entry for entry in self.open if entry[1] is row), None)
+            if entry is not None:
+                self.open.remove(entry)
+                self.ended = entry
+
+    def finish(self) -> None:
+        """Find the turn once the file is read (a boundary past its last event)."""
+        if self.pending:
+            self._find()
+
+    def _find(self) -> None:
+        """Find the holding turn of the boundary, every event up to it read."""
+        self.pending = False
+        boundary = self.boundary
+        holders = list(self.open)
+        ended = self.ended
+        if ended is not None and boundary is not None and ended[1][2][0] is not None \
+                and ended[1][2][0] >= boundary:
+            holders.append(ended)
+        self.found = _int(max(holders, key=itemgetter(0))[1][0]) if holders else NO_TURN
 
 
 def _seq_time(start: tuple[int | None, int | None] | None,
