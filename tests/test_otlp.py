@@ -361,6 +361,24 @@ def test_a_child_session_streams_a_turn_at_a_time_linked_to_the_turn_at_its_boun
         assert attributes(link)["ledgerviz.boundary_seq"] == 4
 
 
+def test_a_result_no_message_requested_is_an_error_on_both_routes(
+    tmp_path: Path, route: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the crashed example plus a tool/result answering "ghost", which no assistant message
+    # requested: an orphan_result error, found by the streamed route's compact id set too
+    lines = CRASH.read_text().splitlines()
+    last = json.loads(lines[-1])
+    ghost = {"type": "tool/result", "seq": last["seq"] + 1, "time": last["time"],
+             "data": {"turn": last["data"].get("turn"), "message": {
+                 "id": "r-ghost", "role": "tool", "toolCallId": "ghost", "isError": False,
+                 "source": {"kind": "tool", "callId": "ghost"},
+                 "content": [{"type": "text", "text": "out"}]}}, "surfaceOp": "append"}
+    path = tmp_path / "ghost.jsonl"
+    path.write_text("\n".join([*lines, json.dumps(ghost)]) + "\n")
+    assert main(["otlp", str(path), "-o", str(tmp_path / "spans.json")]) == 1
+    assert "1 sessions have error diagnostics" in capsys.readouterr().err
+
+
 def test_only_large_dsh_files_stream_in_their_place_between_batches(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:

@@ -194,8 +194,9 @@ def _flat_spans(found: Found, size: int, first: _FirstRead, facts: SessionFacts,
 
 
 def _pass(found: Found, size: int, doing: str) -> tuple[FileScan, Iterator[CheckedEvents]]:
-    """Return a new scan of the file and its blocks, read as they are consumed."""
-    scan = FileScan(found.path)
+    """Return a new scan of the file and its blocks, read as they are consumed (the events
+    are dropped: the requested call ids are held compactly)."""
+    scan = FileScan(found.path, compact_ids=True)
 
     def blocks() -> Iterator[CheckedEvents]:
         with progress(size, BYTES_THRESHOLD, doing, unit="B") as step:

@@ -102,6 +102,7 @@ class FileScan:
         self, path: str, *, strict: bool = False, duplicate_keys: bool = False,
         typed: bool = False, runtime: bool = False, max_line: int = MAX_LINE_UNITS,
         tabled: bool = False, origin: FileOrigin | None = None,
+        compact_ids: bool = False,
     ) -> None:
         self.path = path
         self.max_line = max_line
@@ -115,6 +116,9 @@ class FileScan:
         self.rows: TableRows | None = TableRows(path, origin) if tabled else None
         """With ``tabled``: the blocks come as ``tabled.TableBlock``s, their events a typed
         table, the dicts decoded on demand from ``origin`` (see ``tabled``)."""
+        self.compact_ids = compact_ids or self.typed
+        """Whether the requested call ids are held as ``CallIds`` (a reader that drops the
+        events: typed, or given ``compact_ids``)."""
         self.log = DiagnosticLog(path, strict=strict)
         self.header: Header | None = None
         """The header line, once read (None: no complete line yet)."""
@@ -235,7 +239,7 @@ class FileScan:
             if not self.header.line_is_event:
                 lines, first_line = lines[1:], first_line + 1
             if self.header.readable:
-                self._state = CheckState(runtime=self.runtime, compact_ids=self.typed)
+                self._state = CheckState(runtime=self.runtime, compact_ids=self.compact_ids)
         if self._state is None:
             self.skipped += sum(1 for raw in lines if raw.strip())
             return None
