@@ -14,9 +14,11 @@ import pytest
 
 import ledgerviz
 from ledgerviz.examples import examples_dir
+from ledgerviz.ledger.fields import EventFields
 from ledgerviz.recovery.analysis import CallFacts
 from ledgerviz.recovery.analyze import analyze
 from ledgerviz.recovery.blocks import SessionFacts, analyze_blocks
+from ledgerviz.recovery.columns import DictColumns, columns_of
 from ledgerviz.recovery.followed import CallFollower
 from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.seq_runs import SeqRuns
@@ -27,10 +29,15 @@ from .build import LedgerBuilder, crashed_mid_dispatch
 CLOSING = ("step/end", "turn/start", "turn/end")
 
 
-def blocks(events: Sequence[dict[str, Any]], size: int
-           ) -> Iterator[tuple[Sequence[dict[str, Any]], None]]:
+def blocks(events: Sequence[dict[str, Any]], size: int, *, envelope: bool = False
+           ) -> Iterator[tuple[Sequence[dict[str, Any]], DictColumns | None]]:
+    """Yield ``events`` in blocks of ``size``, each with no columns or (``envelope``) with
+    the columns the streamed OTLP route passes: ``columns_of`` over the reader's
+    ``EventFields``."""
     for start in range(0, len(events), size):
-        yield events[start:start + size], None
+        block = events[start:start + size]
+        yield block, (columns_of(block, envelope=EventFields.of(block, start))
+                      if envelope else None)
 
 
 def followed(events: Sequence[dict[str, Any]], facts: SessionFacts) -> list[CallFacts]:
@@ -133,8 +140,9 @@ DATA = Path(__file__).parent.parent / "data"
 SOURCES = [examples_dir(), DATA / "dsh", DATA / "scheduler-failure-unrecovered.jsonl"]
 
 
+@pytest.mark.parametrize("envelope", [False, True])
 @pytest.mark.parametrize("policy", POLICIES)
-def test_every_example_in_blocks_as_analyze_finds_it(policy: Any) -> None:
+def test_every_example_in_blocks_as_analyze_finds_it(policy: Any, envelope: bool) -> None:
     held = 0
     for log in ledgerviz.load(SOURCES).sessions:
         whole = analyze(log.events, policy=policy, version=log.version)
@@ -144,8 +152,8 @@ def test_every_example_in_blocks_as_analyze_finds_it(policy: Any) -> None:
         branches = [call.branch for call in
                     {call.requested_seq: call for call in calls}.values()]
         for size in (1, 7, len(log.events) or 1):
-            facts = analyze_blocks(blocks(log.events, size), policy=policy,
-                                   version=log.version)
+            facts = analyze_blocks(blocks(log.events, size, envelope=envelope),
+                                   policy=policy, version=log.version)
             assert facts.calls == len(calls)
             assert facts.unresolved == unresolved_in([*log.events, *whole.closers], calls)
             runs = [*facts.branches, (len(branches), None)]
