@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, build_frames, columns
 from ledgerviz.frames.columns import category_column, int_column, joined_inferred
-from ledgerviz.frames.view import analysis_fields
+from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.ledger import SessionLog
-from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.analysis import Analysis, CallFacts
 from ledgerviz.recovery.analyze import analyze
 
@@ -292,15 +293,21 @@ def test_frames_use_the_analysis_not_their_own_pairing() -> None:
 
 
 @pytest.mark.parametrize("policy", ["recorded", "synthesize", "fork"])
-def test_view_columns_equal_a_fresh_pass_over_the_analysis_events(policy: str) -> None:
-    """Reused reader columns (plus appended closers, or a fresh pass when results were
-    inserted into closed steps, as in the unrecovered scheduler failure) match the events."""
+def test_view_table_equals_a_table_of_the_analysis_events(policy: str) -> None:
+    """The reader's table (plus the events recovery computed, appended or, as in the
+    unrecovered scheduler failure, inserted into closed steps) at each position equals
+    the table made from the analysis events themselves."""
     ledger = ledgerviz.load([DSH, EXAMPLES, UNRECOVERED])
     view = ledger.recovery(policy)  # type: ignore[arg-type]
     inserted = 0
     for log in ledger.sessions:
         analysis = view.analyses[log.key]
-        assert analysis_fields(log, analysis) == EventFields.of(analysis.events)
+        table = ViewTable.of([log], [analysis])
+        expected = EventTable.of(analysis.events)
+        assert table.type_array().tolist() == expected.types
+        for name in ("time", "turn", "step", "surface_op", "call_id", "end_reason", "provider",
+                     "model", "role", "source_kind", "text", "input_tokens", "reasoning_tokens"):
+            assert table.column(name).tolist() == list(getattr(expected, name)), name
         inserted += not all(analysis.recorded[: len(log.events)])
     if policy == "recorded":
         assert inserted == 0
@@ -308,10 +315,10 @@ def test_view_columns_equal_a_fresh_pass_over_the_analysis_events(policy: str) -
         assert inserted >= 1
 
 
-def test_recorded_view_reuses_the_readers_columns(ledger: ledgerviz.Ledger) -> None:
+def test_recorded_view_reads_the_readers_table_without_a_copy(ledger: ledgerviz.Ledger) -> None:
     log = ledger.sessions[0]
-    fields = analysis_fields(log, ledger.recovery("recorded").analyses[log.key])
-    assert fields.datas is log.event_fields().datas
+    table = ViewTable.of([log], [ledger.recovery("recorded").analyses[log.key]])
+    assert np.shares_memory(table.column("turn"), np.frombuffer(log.event_table().turn, np.int64))
 
 
 @pytest.mark.parametrize(

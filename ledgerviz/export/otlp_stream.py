@@ -51,13 +51,13 @@ from ledgerviz.frames.turns import (
     TURN_EVENTS,
     USAGE_COLUMNS,
     add_assistant,
-    route_of,
 )
 from ledgerviz.ledger.checks import CheckedEvents
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS, SEED_MARKER, inherited_count, lineage_of
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.sources import Found, found_chunks
+from ledgerviz.ledger.table import route_of
 from ledgerviz.progress import BYTES_THRESHOLD, progress
 from ledgerviz.recovery.analysis import Policy
 from ledgerviz.recovery.blocks import SessionFacts, analyze_blocks

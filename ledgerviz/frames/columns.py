@@ -88,6 +88,12 @@ def time_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     return pd.array(numbers.view("datetime64[ms]")).tz_localize("UTC")
 
 
+def time_of(values: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Return ``datetime64[ms, UTC]`` from an int64 table column of epoch milliseconds (its
+    missing value, int64's least, is NaT)."""
+    return pd.array(values.view("datetime64[ms]")).tz_localize("UTC")
+
+
 def category_column(
     values: Sequence[Any], categories: Sequence[str] | None = None
 ) -> pd.Categorical:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from itertools import compress, count, islice
-from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ledgerviz.frames.columns import (
     Column,
@@ -18,7 +18,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.lineage import SEED_MARKER, inherited_count
-from ledgerviz.recovery.events import payload_result_call_id
+from ledgerviz.ledger.table import SURFACE_OPS
 from ledgerviz.recovery.vocab import BRANCHES
 
 EVENT_SCHEMA = {
@@ -40,23 +40,23 @@ TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 """The event types that name a tool call (``calls`` and ``events.call_id`` read them)."""
 
 
-def _call_ids(view: SessionsView) -> list[Any]:
+def call_ids(view: SessionsView) -> pd.arrays.StringArray:
     """Return the call id of each event from the view's start on: a tool/call's or a
-    tool/result's (None for the others)."""
-    start, types, datas = view.start, view.rows("types"), view.rows("datas")
-    call_ids: list[Any] = [None] * len(types)
-    for i in view.indices_of(TOOL_EVENTS):
-        data = datas[i - start]
-        is_call = types[i - start] == "tool/call"
-        call_ids[i - start] = data.get("callId") if is_call else payload_result_call_id(data)
-    return call_ids
+    tool/result's (<NA> for the others)."""
+    return string_column(view.column("call_id").tolist())
 
 
-def _surface_ops(raw_ops: list[Any]) -> list[Any]:
-    """Return ``append`` / ``replace`` / None per event from the raw ``surfaceOp`` values."""
-    if dict not in set(map(type, raw_ops)):
-        return raw_ops
-    return [op.get("op") if isinstance(op, dict) else op for op in raw_ops]
+def surface_ops(view: SessionsView) -> pd.Categorical:
+    """Return each event's ``surfaceOp`` from the view's start on: ``append``, the ``op`` of
+    an object, another raw value as it is (read from the few events that hold one), None."""
+    codes = view.column("surface_op")
+    if not codes.any():
+        return category_column([None] * len(codes))
+    ops = np.array([None, "append", "replace", None], dtype=object)[codes]
+    for i in np.flatnonzero(codes == SURFACE_OPS.index("other")).tolist():
+        op = view.events[view.start + i].get("surfaceOp")
+        ops[i] = op.get("op") if isinstance(op, dict) else op
+    return category_column(ops.tolist())
 
 
 def _inherited(view: SessionsView) -> np.ndarray:
@@ -68,7 +68,7 @@ def _inherited(view: SessionsView) -> np.ndarray:
         markers[view.sessions[position]].append(position)
     start = 0
     for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
-        own = ((view.seqs[i], view.field_at("datas", i)) for i in markers.get(session, ()))
+        own = ((view.seqs[i], view.data_at(i)) for i in markers.get(session, ()))
         inherited = inherited_count(log.header, log.version, own)
         if inherited:  # every event before the first own recorded one
             recorded = compress(count(), analysis.recorded)
@@ -83,16 +83,15 @@ def _inherited(view: SessionsView) -> np.ndarray:
 
 def event_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``events`` columns of every session."""
-    fields = view.fields
     return {
         "session": view.sessions,
         "seq": view.seq_array,
         "time": view.time_array,
         "type": view.type_array,
-        "turn": fields.turns,
-        "step": fields.steps,
-        "call_id": _call_ids(view),
-        "surface_op": _surface_ops(fields.surface_ops),
+        "turn": view.table.ints("turn"),
+        "step": view.table.ints("step"),
+        "call_id": call_ids(view),
+        "surface_op": surface_ops(view),
         "synthetic": view.synthetic,
         "recorded": view.recorded,
         "inherited": _inherited(view),

@@ -67,10 +67,10 @@ def catalog_positions(view: SessionsView, found: dict[int, list[int]]) -> dict[s
     catalogs: dict[str, int] = {}
     for session, positions in found.items():
         own = view.logs[session].header.get("id")
-        seed = next((i for i in positions if view.types[i] == SEED_MARKER), -1)
+        seed = next((i for i in positions if view.type_at(i) == SEED_MARKER), -1)
         for i in positions:
-            child = view.datas[i].get("childId")
-            if (view.types[i] == CATALOG and i > seed and isinstance(child, str)
+            child = view.data_at(i).get("childId")
+            if (view.type_at(i) == CATALOG and i > seed and isinstance(child, str)
                     and ids[child] == 1 and child != own):
                 catalogs[child] = i
     return catalogs
@@ -82,12 +82,12 @@ def anchors_of(view: SessionsView, catalogs: dict[str, int]) -> dict[str, tuple[
     and the seq of its ``tool/call`` in the parent (the catalog's own seq when the call
     was never dispatched)."""
     named = {(view.sessions[i], call): child for child, i in catalogs.items()
-             if isinstance(call := view.datas[i].get("callId"), str)}
+             if isinstance(call := view.data_at(i).get("callId"), str)}
     anchors: dict[str, tuple[str, Any]] = {}
     if not named:
         return anchors
     for i in view.indices_of(("tool/call",)):
-        call = view.datas[i].get("callId")
+        call = view.data_at(i).get("callId")
         child = named.get((view.sessions[i], call))
         if child is not None and child not in anchors:
             anchors[child] = (call, view.seqs[i])
@@ -109,10 +109,10 @@ def lineage_row(
         inherited_count(
             header,
             log.version,
-            ((view.seqs[i], view.datas[i]) for i in positions if view.types[i] == SEED_MARKER),
+            ((view.seqs[i], view.data_at(i)) for i in positions if view.type_at(i) == SEED_MARKER),
         ),
         catalog_parent=parents.get(key) if isinstance(key, str) else None,
-        has_descriptor=any(view.types[i] == "subagent/descriptor" for i in positions),
+        has_descriptor=any(view.type_at(i) == "subagent/descriptor" for i in positions),
     )
     return (
         lineage.parent,

@@ -30,16 +30,15 @@ from ledgerviz.frames.columns import (
     int_column,
     joined,
     joined_inferred,
-    string_column,
     transpose,
     typed,
 )
 from ledgerviz.frames.events import (
     EVENT_SCHEMA,
     TOOL_EVENTS,
-    _call_ids,
     _inherited,
-    _surface_ops,
+    call_ids,
+    surface_ops,
 )
 from ledgerviz.frames.rows import Rows
 from ledgerviz.frames.session_frames import SessionFrames
@@ -103,9 +102,9 @@ class PrefixFrames(Frames):
         with paused_gc():
             head = self._base.frames.events
             tail = _tail_fields(view, shared)
-            surface_ops = joined_inferred(head["surface_op"].array[:shared], tail["surface_op"])
-            if surface_ops is None:
-                surface_ops = category_column(_surface_ops(view.fields.surface_ops))
+            ops = joined_inferred(head["surface_op"].array[:shared], tail["surface_op"])
+            if ops is None:
+                ops = surface_ops(view)
             analysis = self._analysis
             return self._frame({
                 "session": np.zeros(len(view.events), dtype=np.int64),
@@ -114,7 +113,7 @@ class PrefixFrames(Frames):
                 "type": view.type_array,
                 **{name: joined(head[name].array[:shared], tail[name])
                    for name in ("turn", "step", "call_id")},
-                "surface_op": surface_ops,
+                "surface_op": ops,
                 **{name: _patched_events(head[name], getattr(self._base.analysis, name),
                                          getattr(analysis, name), EVENT_SCHEMA[name])
                    for name in ("synthetic", "recorded", "branch", "recovery_code")},
@@ -261,7 +260,8 @@ class PrefixFrames(Frames):
 
     def _tail_sliceable(self, view: SessionsView) -> bool:
         """Whether the events after the shared ones leave the calls and routes alone."""
-        return not _UNSLICEABLE.intersection(view.fields.rows("types", self._shared))
+        return not _UNSLICEABLE.intersection(view.kinds_at(np.arange(self._shared,
+                                                                     len(view.events))))
 
     def own_rows(self, boundary: int) -> StoryFrames | None:
         """Return the rows a fork story takes from this prefix, a fork child seeded at seq
@@ -375,12 +375,12 @@ def _step_rows_from(view: SessionsView, start: int) -> dict[str, list[Any]]:
 def _tail_fields(view: SessionsView, start: int) -> dict[str, Any]:
     """Return the ``events`` columns read from the events' own fields (turn, step, call id,
     surface op), typed, for the events from position ``start`` on."""
-    fields = view.fields
+    tail = view.from_position(start)
     return {
-        "turn": int_column(fields.rows("turns", start)),
-        "step": int_column(fields.rows("steps", start)),
-        "call_id": string_column(_call_ids(view.from_position(start))),
-        "surface_op": category_column(_surface_ops(fields.rows("surface_ops", start))),
+        "turn": view.table.ints("turn", start),
+        "step": view.table.ints("step", start),
+        "call_id": call_ids(tail),
+        "surface_op": surface_ops(tail),
     }
 
 

@@ -16,12 +16,10 @@ from ledgerviz.frames.columns import (
     duration_column,
     int_column,
     time_column,
-    transpose,
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.shapes import MAX_INTEGER
-from ledgerviz.ledger.table import route_of
-from ledgerviz.recovery.events import payload_end_reason_kind
+from ledgerviz.ledger.table import MISSING
 
 TURN_SCHEMA = {
     "turn": int_column,
@@ -66,51 +64,86 @@ TURN_EVENTS = frozenset({"turn/start", "turn/end", "step/start"})
 ROUTE_EVENTS = frozenset({"request/header", "request/context"})
 STEP_EVENTS = frozenset({"step/start", "step/end", "assistant/message"}) | ROUTE_EVENTS
 
-# A row under construction is a plain list (cheap to make); these name its slots. The
-# first slot is the session index; the start and end slots hold the position of the
-# event in the view (-1: none yet); the last two, the positions of the first and the latest
-# event that changed the row (``EXTENT``: a prefix of the view changes only the rows it
-# reaches).
+# The rows of a frame are one list per slot. The first slot is the session index; the start
+# and end slots hold the position of the event in the view (-1: none); the last two, the
+# positions of the first and the latest event that changed the row (``EXTENT``: a prefix of
+# the view changes only the rows it reaches). ``STEP_ROW`` also lays out a step row under
+# construction as one plain list (``add_assistant``, the streamed OTLP export).
 EXTENT = ("first", "last")
-_TURN_ROW = ("session", "turn", "start", "end", "end_reason", "steps", *EXTENT)
-_T_START, _T_END, _T_REASON, _T_STEPS, _T_LAST = (2, 3, 4, 5, 7)
 STEP_ROW = ("session", "turn", "step", "start", "end", "provider", "model", *USAGE_COLUMNS,
              *EXTENT)
 STEP_FACTS = ("provider", "model", *USAGE_COLUMNS)
 """The ``steps`` columns read from the step's own events (besides its seqs, times, calls)."""
-_S_START, _S_END, _S_PROVIDER, _S_MODEL = range(3, 7)
+_S_PROVIDER, _S_MODEL = 5, 6
 _S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=7))
-_S_LAST = 8 + len(USAGE_COLUMNS)
 NO_ROUTE: tuple[Any, Any] = (None, None)
 _CALL_TURN, _CALL_STEP, _CALL_STATUS = (attrgetter(name) for name in ("turn", "step", "status"))
 
 
 def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
     """Return the turn rows of the view's events (from ``view.start`` on), one list per slot
-    of ``_TURN_ROW`` (the positions of each row's first and latest event included)."""
-    return transpose(_turn_rows(view), _TURN_ROW)
+    (``session``, ``turn``, ``start``, ``end``, ``end_reason``, ``steps`` and ``EXTENT``).
+
+    A turn/start opens a row, as does the first event of a (session, turn) key; every
+    turn/start, turn/end and step/start counts in the latest row of its key.
+    """
+    positions = view.positions_of(TURN_EVENTS)
+    kinds = view.kinds_at(positions)
+    is_start, is_end = kinds == "turn/start", kinds == "turn/end"
+    sessions, turns = view.sessions[positions], view.table.column("turn")[positions]
+    row, openers = opened_rows([sessions, turns], is_start)
+    count = len(openers)
+    end = _latest(count, row[is_end], positions[is_end])
+    reasons = view.table.column("end_reason")[end]
+    reasons[end < 0] = None
+    return {
+        "session": sessions[openers].tolist(),
+        "turn": nullable(turns[openers]),
+        "start": np.where(is_start[openers], positions[openers], -1).tolist(),
+        "end": end.tolist(),
+        "end_reason": reasons.tolist(),
+        "steps": np.bincount(row[kinds == "step/start"], minlength=count).tolist(),
+        "first": positions[openers].tolist(),
+        "last": _latest(count, row, positions).tolist(),
+    }
 
 
-def _turn_rows(view: SessionsView) -> list[list[Any]]:
-    """Return one row per turn from the turn/start, turn/end and step/start events."""
-    rows: list[list[Any]] = []
-    latest: dict[tuple[int, Any], list[Any]] = {}
-    start, sessions = view.start, view.sessions
-    types, turns, datas = view.rows("types"), view.rows("turns"), view.rows("datas")
-    for i in view.indices_of(TURN_EVENTS):
-        kind, key = types[i - start], (sessions[i], turns[i - start])
-        row = latest.get(key)
-        if kind == "turn/start" or row is None:
-            row = latest[key] = [*key, -1, -1, None, 0, i, i]
-            rows.append(row)
-        if kind == "turn/start":
-            row[_T_START] = i
-        elif kind == "turn/end":
-            row[_T_END], row[_T_REASON] = i, payload_end_reason_kind(datas[i - start])
-        else:
-            row[_T_STEPS] += 1
-        row[_T_LAST] = i
-    return rows
+def opened_rows(keys: list[np.ndarray], opens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the row of each event and the event that opened each row, of events in log
+    order keyed by ``keys`` (parallel arrays): an event ``opens`` a new row, as does the
+    first event of its key; the others count in the latest row of their key. Rows are
+    numbered in the order they opened."""
+    count = len(opens)
+    order = np.lexsort((np.arange(count), *reversed(keys)))  # by key, then in log order
+    same = np.ones(count, dtype=bool)  # the key of the event before, in that order
+    same[:1] = False
+    for key in keys:
+        ordered = key[order]
+        same[1:] &= ordered[1:] == ordered[:-1]
+    opened = ~same | opens[order]
+    sorted_rows = np.cumsum(opened) - 1
+    openers = order[opened]  # by key
+    by_opening = np.argsort(openers, kind="stable")
+    renumbered = np.empty(len(openers), dtype=np.int64)
+    renumbered[by_opening] = np.arange(len(openers))
+    rows = np.empty(count, dtype=np.int64)
+    rows[order] = renumbered[sorted_rows]
+    return rows, openers[by_opening]
+
+
+def _latest(count: int, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Return the latest of ``positions`` in each of ``count`` rows (``rows``: each
+    position's), -1 in a row without one."""
+    latest = np.full(count, -1, dtype=np.int64)
+    np.maximum.at(latest, rows, positions)
+    return latest
+
+
+def nullable(values: np.ndarray) -> list[Any]:
+    """Return an int64 table column's values as a list, None where ``MISSING``."""
+    objects = values.astype(object)
+    objects[values == MISSING] = None
+    return objects.tolist()
 
 
 def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, Column]:
@@ -184,55 +217,121 @@ def forked(view: SessionsView, sessions: list[int] | np.ndarray, ended_forked: n
 
 def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str, list[Any]]:
     """Return the step rows of the view's events (from ``view.start`` on, where ``route``,
-    the provider and model, holds), one list per slot of ``STEP_ROW``."""
-    return transpose(_step_rows(view, route), STEP_ROW)
+    the provider and model, holds in the first session), one list per slot of ``STEP_ROW``.
+
+    A step/start opens a row, as does the first step/end or assistant/message of a
+    (session, turn, step) key; the others count in the latest row of their key. A row's
+    route is the latest of: the route when it opened, the route a request event sets while
+    it is the open step (opened by a step/start, no step/end since), the source model of one
+    of its assistant messages. Its token counts sum its assistant messages' usage.
+    """
+    positions = view.positions_of(STEP_EVENTS)
+    kinds = view.kinds_at(positions)
+    table, sessions = view.table, view.sessions[positions]
+    requests = (kinds == "request/header") | (kinds == "request/context")
+    routes = _routes(positions, sessions, np.flatnonzero(requests & _named(table, positions)))
+    steps = np.flatnonzero(~requests)  # the indices (into positions) of the step events
+    is_start = kinds[steps] == "step/start"
+    step_row, step_openers = opened_rows(
+        [sessions[steps], table.column("turn")[positions[steps]],
+         table.column("step")[positions[steps]]], is_start)
+    openers = steps[step_openers]
+    count = len(openers)
+    row = np.full(len(positions), -1, dtype=np.int64)
+    row[steps] = step_row
+    open_row = _open_rows(sessions, row, kinds == "step/start", kinds == "step/end")
+    held = requests & (open_row >= 0)
+    assistants = steps[kinds[steps] == "assistant/message"]
+    modelled = assistants[_named(table, positions[assistants])]
+    # (row, event, where its route comes from) of everything that sets a row's route
+    setters = [(np.arange(count), openers, routes[openers]),
+               (open_row[held], np.flatnonzero(held), routes[held]),
+               (row[modelled], modelled, positions[modelled])]
+    setter_rows, events, sources = (np.concatenate(parts) for parts in zip(*setters, strict=True))
+    order = np.lexsort((events, setter_rows))
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = setter_rows[order][1:] != setter_rows[order][:-1]
+    source = sources[order][last]  # per row: a position, -1 ``route``, -2 no route
+    out: dict[str, list[Any]] = {
+        "session": sessions[openers].tolist(),
+        "turn": nullable(table.column("turn")[positions[openers]]),
+        "step": nullable(table.column("step")[positions[openers]]),
+        "start": np.where(kinds[openers] == "step/start", positions[openers], -1).tolist(),
+        "end": _latest(count, row[kinds == "step/end"],
+                       positions[kinds == "step/end"]).tolist(),
+        **{name: _route_values(table.column(name), source, value)
+           for name, value in zip(("provider", "model"), route, strict=True)},
+    }
+    for name in USAGE_COLUMNS:
+        counts = table.column(name)[positions[assistants]]
+        counted = counts != MISSING  # the table holds a usable count or none
+        out[name] = _sums(count, row[assistants][counted], counts[counted])
+    reach = np.concatenate([row, open_row[held]])
+    at = np.concatenate([positions, positions[held]])
+    out["first"] = positions[openers].tolist()
+    out["last"] = _latest(count, reach[reach >= 0], at[reach >= 0]).tolist()
+    return out
+
+
+def _named(table: Any, positions: np.ndarray) -> np.ndarray:
+    """Return whether the events at ``positions`` name a model (see ``EventTable.model``)."""
+    return np.not_equal(table.column("model")[positions], None)
+
+
+def _routes(positions: np.ndarray, sessions: np.ndarray, setters: np.ndarray) -> np.ndarray:
+    """Return where the route at each event (at ``positions``, of ``sessions``) comes from:
+    the position of the latest request event naming a model (``setters``: their indices)
+    in its session up to it; else -1 in the first session (the route given), -2 in the
+    others (no route)."""
+    count = len(sessions)
+    latest = np.full(count, -1, dtype=np.int64)
+    latest[setters] = setters
+    latest = np.maximum.accumulate(latest) if count else latest
+    own = (latest >= 0) & (sessions[np.maximum(latest, 0)] == sessions)
+    fallback = np.where(sessions == sessions[0], -1, -2) if count else latest
+    return np.where(own, positions[np.maximum(latest, 0)], fallback)
+
+
+def _open_rows(sessions: np.ndarray, rows: np.ndarray, starts: np.ndarray,
+               ends: np.ndarray) -> np.ndarray:
+    """Return the open step row at each event: the row of the latest step/start of its
+    session with no step/end after it, up to the event (-1: none)."""
+    count = len(sessions)
+    latest = np.full(count, -1, dtype=np.int64)
+    marks = np.flatnonzero(starts | ends)
+    latest[marks] = marks
+    latest = np.maximum.accumulate(latest) if count else latest
+    at = np.maximum(latest, 0)
+    is_open = (latest >= 0) & starts[at] & (sessions[at] == sessions)
+    return np.where(is_open, rows[at], -1)
+
+
+def _route_values(column: np.ndarray, sources: np.ndarray, given: Any) -> list[Any]:
+    """Return a route slot per row from where each row's route comes from (``_routes``,
+    or an assistant's own position): the column's value there, ``given``, or None."""
+    values = column[np.maximum(sources, 0)]
+    values[sources == -1] = given
+    values[sources == -2] = None
+    return values.tolist()
+
+
+def _sums(count: int, rows: np.ndarray, counts: np.ndarray) -> list[Any]:
+    """Return the sum of ``counts`` in each of ``count`` rows, None in a row without one."""
+    sums = np.zeros(count, dtype=np.int64)
+    np.add.at(sums, rows, counts)
+    objects = sums.astype(object)
+    objects[np.bincount(rows, minlength=count) == 0] = None
+    return objects.tolist()
 
 
 def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
     """Return the (provider, model) route the request events before ``position`` set."""
-    for i in reversed(view.from_position(0).indices_of(ROUTE_EVENTS, stop=position)):
-        route = route_of(view.field_at("types", i), view.field_at("datas", i))
-        if route is not None:
-            return route
-    return NO_ROUTE
-
-
-def _step_rows(view: SessionsView, route: tuple[Any, Any]) -> list[list[Any]]:
-    """Return one row per (turn, step) from the step, assistant and request events."""
-    rows: list[list[Any]] = []
-    latest: dict[tuple[int, Any, Any], list[Any]] = {}
-    open_row: list[Any] | None = None
-    start, sessions = view.start, view.sessions
-    types, datas = view.rows("types"), view.rows("datas")
-    turns, steps = view.rows("turns"), view.rows("steps")
-    session = -1
-    for i in view.indices_of(STEP_EVENTS):
-        kind = types[i - start]
-        if sessions[i] != session:  # a new session: no open step yet
-            if session != -1:  # and no route
-                route = NO_ROUTE
-            session, open_row = sessions[i], None
-        if kind in ("request/header", "request/context"):
-            route = route_of(kind, datas[i - start]) or route
-            if open_row is not None:
-                open_row[_S_PROVIDER], open_row[_S_MODEL] = route
-                open_row[_S_LAST] = i
-            continue
-        key = (session, turns[i - start], steps[i - start])
-        row = latest.get(key)
-        if kind == "step/start" or row is None:
-            row = latest[key] = [*key, -1, -1, *route, None, None, None, None, i, i]
-            rows.append(row)
-        row[_S_LAST] = i
-        if kind == "step/start":
-            row[_S_START] = i
-            open_row = row
-        elif kind == "step/end":
-            row[_S_END] = i
-            open_row = None
-        else:
-            add_assistant(row, datas[i - start])
-    return rows
+    requests = view.from_position(0).positions_of(ROUTE_EVENTS, stop=position)
+    named = requests[_named(view.table, requests)]
+    if not len(named):
+        return NO_ROUTE
+    last = named[-1]
+    return view.table.column("provider")[last], view.table.column("model")[last]
 
 
 def step_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None

@@ -9,15 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ledgerviz.frames.columns import (
-    category_column,
-    int_column,
-    joined,
-    joined_inferred,
-    time_column,
-)
+from ledgerviz.frames.columns import int_column, joined, joined_inferred, time_of
+from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.ledger import SessionLog
-from ledgerviz.ledger.fields import EventFields, concatenated
+from ledgerviz.ledger.fields import concatenated
 from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts
 
 
@@ -27,16 +22,17 @@ class SessionsView:
 
     A position is an index into these columns; ``sessions[position]`` is the index of
     its session in ``keys``. Frames are built in one pass over all sessions, so a
-    session costs no fixed pandas work of its own.
+    session costs no fixed pandas work of its own. The events' own facts are read from
+    ``table`` (the sessions' typed event tables); ``events`` (the dicts) only for a few.
     """
 
     keys: list[str]
     logs: list[SessionLog]
     analyses: list[Analysis]
     events: list[dict[str, Any]]
-    fields: EventFields
-    sessions: list[int]
-    """The session index of every event."""
+    table: ViewTable
+    sessions: np.ndarray
+    """The session index of every event (int64)."""
     seqs: list[Any]
     """Every event's seq (``analysis.seqs``)."""
     branch: list[Branch]
@@ -63,18 +59,16 @@ class SessionsView:
         keys = [key for key, _, _ in sessions]
         logs = [log for _, log, _ in sessions]
         analyses = [analysis for _, _, analysis in sessions]
-        parts = [analysis_fields(log, analysis) for _, log, analysis in sessions]
-        fields = EventFields.joined(parts)
-        lengths = [len(part) for part in parts]
+        table = ViewTable.of(logs, analyses)
         seqs = _joined([analysis.seqs for analysis in analyses])
-        types = category_column(fields.types)
+        types = table.type_array()
         return cls(
             keys,
             logs,
             analyses,
             _joined([analysis.events for analysis in analyses]),
-            fields,
-            np.repeat(np.arange(len(keys)), lengths).tolist(),
+            table,
+            np.repeat(np.arange(len(keys)), [len(a.events) for a in analyses]),
             seqs,
             _joined([analysis.branch for analysis in analyses]),
             _joined([analysis.synthetic for analysis in analyses]),
@@ -83,7 +77,7 @@ class SessionsView:
             _joined([analysis.calls for analysis in analyses]),
             np.repeat(np.arange(len(keys)), [len(a.calls) for a in analyses]).tolist(),
             int_column(seqs),
-            time_column(fields.times),
+            time_of(table.column("time")),
             types,
             types.categories,
         )
@@ -106,14 +100,14 @@ class SessionsView:
         def chained(name: str) -> list[Any]:
             return _joined([getattr(view, name) for view in views])
 
-        def shifted(name: str) -> list[int]:
-            return _joined([[session + int(offset) for session in getattr(view, name)]
-                            for view, offset in zip(views, counts, strict=False)])
-
+        sessions = np.concatenate([view.sessions + offset
+                                   for view, offset in zip(views, counts, strict=False)])
+        call_sessions = _joined([[session + int(offset) for session in view.call_sessions]
+                                 for view, offset in zip(views, counts, strict=False)])
         return cls(chained("keys"), chained("logs"), chained("analyses"), chained("events"),
-                   EventFields.joined([view.fields for view in views]), shifted("sessions"),
+                   ViewTable.joined([view.table for view in views]), sessions,
                    chained("seqs"), chained("branch"), chained("synthetic"), chained("recorded"),
-                   chained("recovery_code"), chained("calls"), shifted("call_sessions"),
+                   chained("recovery_code"), chained("calls"), call_sessions,
                    seq_array, time_array, types, types.categories)
 
     def continued(self, key: str, log: SessionLog, analysis: Analysis,
@@ -121,8 +115,8 @@ class SessionsView:
         """Return the view of one session whose analysis begins with the first ``shared``
         events of this one-session view's (a prefix of its session), columns sliced from
         these; None when a type column cannot be joined so (build it with :meth:`of`)."""
-        tail = EventFields.of(analysis.events[shared:], start=shared)
-        types = joined_inferred(self.type_array[:shared], category_column(tail.types))
+        tail = ViewTable.of_events(analysis.events[shared:])
+        types = joined_inferred(self.type_array[:shared], tail.type_array())
         if types is None:
             return None
         return SessionsView(
@@ -130,8 +124,8 @@ class SessionsView:
             [log],
             [analysis],
             analysis.events,
-            self.fields.prefix_then(shared, tail),
-            [0] * len(analysis.events),
+            self.table.head_then(shared, tail),
+            np.zeros(len(analysis.events), dtype=np.int64),
             analysis.seqs,
             analysis.branch,
             analysis.synthetic,
@@ -140,7 +134,7 @@ class SessionsView:
             analysis.calls,
             [0] * len(analysis.calls),
             joined(self.seq_array[:shared], int_column(analysis.seqs[shared:])),
-            joined(self.time_array[:shared], time_column(tail.times)),
+            joined(self.time_array[:shared], time_of(tail.column("time"))),
             types,
             types.categories,
         )
@@ -153,35 +147,41 @@ class SessionsView:
         """Return the times of the events at ``positions`` (-1: no event, NaT)."""
         return self.time_array.take(positions, allow_fill=True)
 
-    @property
-    def types(self) -> list[Any]:
-        """Return each event's ``type``."""
-        return self.fields.types
-
-    @property
-    def datas(self) -> list[dict[str, Any]]:
-        """Return each event's ``data`` object ({} when it has none)."""
-        return self.fields.datas
-
-    def rows(self, name: str) -> list[Any]:
-        """Return the field column ``name`` (see ``EventFields``) from the view's start on:
+    def column(self, name: str) -> np.ndarray:
+        """Return the table column ``name`` (see ``EventTable``) from the view's start on:
         event ``i``'s value is at ``i - start``."""
-        return self.fields.rows(name, self.start)
+        return self.table.column(name)[self.start :]
 
-    def field_at(self, name: str, position: int) -> Any:
-        """Return the field ``name`` of the event at ``position``."""
-        return self.fields.rows(name, position, position + 1)[0]
+    def kinds_at(self, positions: np.ndarray) -> np.ndarray:
+        """Return the types of the events at ``positions`` as a numpy str array."""
+        return self._names.to_numpy().astype(str)[self.type_array.codes[positions]]
+
+    def type_at(self, position: int) -> Any:
+        """Return the type of the event at ``position``."""
+        code = self.type_array.codes[position]
+        return None if code < 0 else self._names[code]
+
+    def data_at(self, position: int) -> dict[str, Any]:
+        """Return the ``data`` object of the event at ``position`` ({} when it has none)."""
+        data = self.events[position].get("data")
+        return data if data.__class__ is dict else {}
 
     def holds(self, kind: str) -> bool:
         """Return whether an event of type ``kind`` is among the view's."""
         return kind in self._names
 
-    def indices_of(self, kinds: frozenset[str], stop: int | None = None) -> list[int]:
+    def positions_of(self, kinds: frozenset[str] | Sequence[str],
+                     stop: int | None = None) -> np.ndarray:
         """Return the positions from ``start`` to ``stop`` (default: the end) of the events
-        whose type is in ``kinds``, in log order."""
+        whose type is in ``kinds``, in log order (an int64 array)."""
         wanted = [code for code, name in enumerate(self._names) if name in kinds]
         codes = self.type_array.codes[self.start : stop]
-        return (np.flatnonzero(np.isin(codes, wanted)) + self.start).tolist()
+        return np.flatnonzero(np.isin(codes, wanted)) + self.start
+
+    def indices_of(self, kinds: frozenset[str] | Sequence[str],
+                   stop: int | None = None) -> list[int]:
+        """Return :meth:`positions_of` as a list."""
+        return self.positions_of(kinds, stop).tolist()
 
     def from_position(self, start: int) -> SessionsView:
         """Return this view with the frame builders reading only the events from ``start`` on."""
@@ -191,45 +191,3 @@ class SessionsView:
 def _joined(lists: list[list[Any]]) -> list[Any]:
     """Return one list of the sessions' lists (the list itself when there is one)."""
     return lists[0] if len(lists) == 1 else concatenated(lists)
-
-
-def analysis_fields(log: SessionLog, analysis: Analysis) -> EventFields:
-    """Return the envelope columns of ``analysis.events``.
-
-    When the analysis starts with the whole recorded log (always under ``recorded``;
-    under the other policies unless results were inserted into closed steps) the
-    log's columns are reused and only the appended events are visited.
-    """
-    recorded, events = log.events, analysis.events
-    n = len(recorded)
-    keeps_log = (
-        len(events) >= n
-        and all(analysis.recorded[:n])
-        and (n == 0 or events[n - 1] is recorded[n - 1])
-    )
-    if not keeps_log:
-        return _fields_around_computed(log.event_fields(), analysis)
-    if len(events) == n:
-        return log.event_fields()
-    return log.event_fields() + EventFields.of(events[n:], start=n)
-
-
-def _fields_around_computed(logged: EventFields, analysis: Analysis) -> EventFields:
-    """Return the columns of ``analysis.events`` from the log's columns ``logged`` (the
-    recorded events, in order) and those of the few events recovery computed between them."""
-    recorded, events = analysis.recorded, analysis.events
-    parts: list[EventFields] = []
-    position = taken = 0
-    while position < len(events):
-        try:
-            computed = recorded.index(False, position)
-        except ValueError:
-            computed = len(events)
-        parts.append(logged[taken : taken + computed - position])
-        taken += computed - position
-        position = computed
-        while position < len(events) and not recorded[position]:
-            position += 1
-        if position > computed:
-            parts.append(EventFields.of(events[computed:position], start=computed))
-    return EventFields.joined(parts) if parts else EventFields.empty()

@@ -21,6 +21,7 @@ engine read a payload alike.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,6 +156,15 @@ class EventTable:
         """Return each event's type string (one shared object per type)."""
         names = self.type_names
         return [names[code] for code in self.type_code]
+
+    def head(self, count: int) -> EventTable:
+        """Return the table of the first ``count`` events (a cut of the session)."""
+        kept = bisect_left(self.requests.row, count)
+        requests = Requests(*(getattr(self.requests, name)[:kept]
+                              for name in Requests.__dataclass_fields__))
+        return EventTable(**{name: requests if name == "requests" else
+                             getattr(self, name) if name == "type_names" else
+                             getattr(self, name)[:count] for name in EventTable.__dataclass_fields__})
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,

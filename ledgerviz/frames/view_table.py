@@ -1,0 +1,177 @@
+"""The typed event table (``ledger.table``) read at a view's positions: numpy columns.
+
+A view's events are each session's analysis events: the recorded ones (the rows of the
+session's ``EventTable``, in order) with the few the policy computed between or after them
+(tabled with ``EventTable.of``). A column is made on first read, at C speed: the int
+columns zero-copy (``MISSING`` where absent), the text columns as object arrays.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from itertools import compress
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from ledgerviz.frames.columns import category_column
+from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.table import MISSING, EventTable
+from ledgerviz.recovery.analysis import Analysis
+
+_NUMPY_TYPES = {"q": np.int64, "b": np.int8, "H": np.uint16}
+
+
+def table_column(table: EventTable, name: str) -> np.ndarray:
+    """Return column ``name`` of ``table`` as numpy: an int column without a copy, a text
+    column as an object array."""
+    values = getattr(table, name)
+    if isinstance(values, array):
+        return np.frombuffer(values, _NUMPY_TYPES[values.typecode])
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+class _Part(Protocol):
+    """Some consecutive positions of a view: their columns and types."""
+
+    def __len__(self) -> int: ...
+
+    def column(self, name: str) -> np.ndarray: ...
+
+    def types(self) -> tuple[np.ndarray, list[Any]]: ...
+
+
+class _Rows:
+    """The rows ``rows`` (None: all, in order) of tables laid one after another."""
+
+    def __init__(self, tables: Sequence[EventTable], rows: np.ndarray | None) -> None:
+        self._tables = tables
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return sum(map(len, self._tables)) if self._rows is None else len(self._rows)
+
+    def _taken(self, columns: list[np.ndarray]) -> np.ndarray:
+        whole = columns[0] if len(columns) == 1 else np.concatenate(columns)
+        return whole if self._rows is None else whole[self._rows]
+
+    def column(self, name: str) -> np.ndarray:
+        return self._taken([table_column(table, name) for table in self._tables])
+
+    def types(self) -> tuple[np.ndarray, list[Any]]:
+        codes, names = [], []
+        for table in self._tables:
+            codes.append(table_column(table, "type_code").astype(np.int64) + len(names))
+            names.extend(table.type_names)
+        return self._taken(codes), names
+
+
+class _Slice:
+    """Positions ``start`` to ``stop`` of another view's table."""
+
+    def __init__(self, whole: ViewTable, start: int, stop: int) -> None:
+        self._whole, self._start, self._stop = whole, start, stop
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    def column(self, name: str) -> np.ndarray:
+        return self._whole.column(name)[self._start : self._stop]
+
+    def types(self) -> tuple[np.ndarray, list[Any]]:
+        kinds = self._whole.type_array()
+        return kinds.codes[self._start : self._stop], kinds.categories.tolist()
+
+
+class ViewTable:
+    """The table columns of a view's events, one after another as its positions run."""
+
+    def __init__(self, parts: Sequence[_Part]) -> None:
+        self._parts = list(parts) or [_Rows([EventTable.of([])], None)]  # typed, if empty
+        self._made: dict[str, Any] = {}
+
+    @classmethod
+    def of(cls, logs: Sequence[SessionLog], analyses: Sequence[Analysis]) -> ViewTable:
+        """Return the table of each session's analysis events, one session after another."""
+        return cls([_session_part(log, analysis)
+                    for log, analysis in zip(logs, analyses, strict=True)])
+
+    @classmethod
+    def joined(cls, tables: Sequence[ViewTable]) -> ViewTable:
+        """Return the positions of ``tables`` one after another."""
+        return cls([_Slice(table, 0, len(table)) for table in tables])
+
+    @classmethod
+    def of_events(cls, events: Sequence[dict[str, Any]]) -> ViewTable:
+        """Return the table of a few events (tabled from their dicts)."""
+        return cls([_Rows([EventTable.of(events)], None)])
+
+    def head_then(self, count: int, tail: ViewTable) -> ViewTable:
+        """Return the first ``count`` positions followed by those of ``tail``."""
+        return ViewTable([_Slice(self, 0, count), *tail._parts])
+
+    def __len__(self) -> int:
+        return sum(map(len, self._parts))
+
+    def column(self, name: str) -> np.ndarray:
+        """Return the ``EventTable`` column ``name`` at every position (made once)."""
+        if name not in self._made:
+            columns = [part.column(name) for part in self._parts]
+            self._made[name] = columns[0] if len(columns) == 1 else np.concatenate(columns)
+        return self._made[name]
+
+    def ints(self, name: str, start: int = 0) -> pd.arrays.IntegerArray:
+        """Return the int column ``name`` from position ``start`` on as ``Int64``."""
+        return integer_array(self.column(name)[start:])
+
+    def type_array(self) -> pd.Categorical:
+        """Return every position's type as a categorical, its categories sorted (as
+        ``category_column`` makes it from the type strings)."""
+        if "type" not in self._made:
+            self._made["type"] = self._type_array()
+        return self._made["type"]
+
+    def _type_array(self) -> pd.Categorical:
+        pieces, names = [], []
+        for part in self._parts:
+            codes, part_names = part.types()
+            pieces.append(np.asarray(codes, dtype=np.int64) + len(names))
+            names.extend(part_names)
+        codes = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        used = np.bincount(codes, minlength=len(names)) > 0
+        distinct = set(compress(names, used.tolist()))
+        if not all(name.__class__ is str for name in distinct):
+            return category_column([names[code] for code in codes.tolist()])
+        if not distinct:
+            return category_column([])
+        ordered = sorted(distinct)
+        code_of = {name: code for code, name in enumerate(ordered)}
+        mapping = np.array([code_of.get(name, -1) for name in names], dtype=np.int32)
+        return pd.Categorical.from_codes(mapping[codes], categories=pd.Index(ordered))
+
+
+def integer_array(values: np.ndarray) -> pd.arrays.IntegerArray:
+    """Return an int64 table column (``MISSING`` where absent) as ``Int64``."""
+    missing = values == MISSING
+    return pd.arrays.IntegerArray(np.where(missing, 0, values), missing)
+
+
+def _session_part(log: SessionLog, analysis: Analysis) -> _Part:
+    """Return the table rows of one session's analysis events: the log's table, with the
+    events the policy computed tabled apart and put in their places."""
+    table = log.event_table()
+    recorded = np.fromiter(analysis.recorded, dtype=bool, count=len(analysis.recorded))
+    computed = np.flatnonzero(~recorded)
+    if len(recorded) - len(computed) != len(table):  # not the log's events: table them
+        return _Rows([EventTable.of(analysis.events)], None)
+    if not len(computed):
+        return _Rows([table], None)
+    tables = [table, EventTable.of([analysis.events[i] for i in computed.tolist()])]
+    if computed[0] == len(table):  # appended after every recorded event
+        return _Rows(tables, None)
+    rows = np.empty(len(recorded), dtype=np.int64)
+    rows[recorded] = np.arange(len(table))
+    rows[computed] = np.arange(len(table), len(recorded))
+    return _Rows(tables, rows)
