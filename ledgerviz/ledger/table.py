@@ -162,9 +162,10 @@ class EventTable:
         kept = bisect_left(self.requests.row, count)
         requests = Requests(*(getattr(self.requests, name)[:kept]
                               for name in Requests.__dataclass_fields__))
-        return EventTable(**{name: requests if name == "requests" else
-                             getattr(self, name) if name == "type_names" else
-                             getattr(self, name)[:count] for name in EventTable.__dataclass_fields__})
+        return EventTable(**{
+            name: requests if name == "requests" else
+            getattr(self, name) if name == "type_names" else getattr(self, name)[:count]
+            for name in EventTable.__dataclass_fields__})
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
