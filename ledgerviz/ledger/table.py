@@ -162,10 +162,14 @@ class EventTable:
         kept = bisect_left(self.requests.row, count)
         requests = Requests(*(getattr(self.requests, name)[:kept]
                               for name in Requests.__dataclass_fields__))
-        return EventTable(**{
-            name: requests if name == "requests" else
-            getattr(self, name) if name == "type_names" else getattr(self, name)[:count]
-            for name in EventTable.__dataclass_fields__})
+        codes = self.type_code[:count]
+        used = list(dict.fromkeys(codes))  # in order of first appearance
+        if used != list(range(len(used))):
+            codes = array("H", map({old: new for new, old in enumerate(used)}.__getitem__, codes))
+        columns = {name: getattr(self, name)[:count] for name in EventTable.__dataclass_fields__
+                   if name not in ("type_names", "type_code", "requests")}
+        return EventTable(type_names=[self.type_names[code] for code in used],
+                          type_code=codes, requests=requests, **columns)
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
