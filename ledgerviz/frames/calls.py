@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from ledgerviz.frames.columns import (
     Column,
     bool_column,
@@ -16,7 +18,9 @@ from ledgerviz.frames.columns import (
     transpose,
 )
 from ledgerviz.frames.events import TOOL_EVENTS
+from ledgerviz.frames.keys import int64_of, last_with_key, one_key
 from ledgerviz.frames.view import SessionsView
+from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.analysis import Analysis, CallFacts
 from ledgerviz.recovery.events import RECOVERY_CODES, payload_end_reason_kind
 from ledgerviz.recovery.vocab import BRANCHES, CALL_STATUSES, STATUS_REASONS, StatusReason
@@ -116,28 +120,39 @@ class StatusReasons:
         return "synthetic closer" if call.error_code in RECOVERY_CODES else "answered"
 
 
-def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], list[int]]:
+def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], np.ndarray]:
     """Return what gives, per (session, seq) pair, the position of the tool/call or tool/result
     event with that seq in that session (-1: none; the last one when a seq repeats).
 
     A None seq (never dispatched, never answered) has no event, even though results
-    recovery adds inside closed steps have no seq either. When every seq is an int, a pair
-    is keyed as one int (``seq * sessions + session``, unique per pair and cheaper to make
-    and hash than a tuple); otherwise as the tuple.
+    recovery adds inside closed steps have no seq either. When every seq is an int or
+    None, the pairs are looked up as one int64 key each; otherwise as the pair.
     """
-    seqs, sessions, width = view.seqs, view.sessions, len(view.keys)
-    tools = view.indices_of(TOOL_EVENTS)
-    if set(map(type, map(seqs.__getitem__, tools))) <= {int, type(None)}:
-        by_int = {seqs[i] * width + sessions[i]: i for i in tools if seqs[i] is not None}.get
+    tools = view.positions_of(TOOL_EVENTS)
+    seqs = view.seq_array[tools]
+    numbered = ~seqs.isna()
+    if any(view.seqs[i] is not None for i in tools[~numbered].tolist()):  # not an int
+        return _positions_by_pair(view, tools.tolist())
+    tools, seqs = tools[numbered], seqs[numbered].to_numpy(dtype=np.int64)
+    sessions = view.sessions[tools]
 
-        def positions(pair_sessions: list[int], pair_seqs: list[Any]) -> list[int]:
-            return [-1 if seq is None or seq.__class__ is not int
-                    else by_int(seq * width + session, -1)
-                    for session, seq in zip(pair_sessions, pair_seqs, strict=True)]
-        return positions
-    by_pair = {(sessions[i], seqs[i]): i for i in tools}.get
+    def positions(pair_sessions: list[int], pair_seqs: list[Any]) -> np.ndarray:
+        wanted = int64_of(pair_seqs)
+        keys = one_key([np.concatenate([sessions, int64_of(pair_sessions)]),
+                        np.concatenate([seqs, wanted])])
+        found = last_with_key(keys[: len(tools)], keys[len(tools) :])
+        found[wanted == MISSING] = -1
+        return np.where(found >= 0, tools[found] if len(tools) else -1, -1)
+    return positions
 
-    def positions_by_pair(pair_sessions: list[int], pair_seqs: list[Any]) -> list[int]:
-        return [-1 if seq is None else by_pair((session, seq), -1)
-                for session, seq in zip(pair_sessions, pair_seqs, strict=True)]
-    return positions_by_pair
+
+def _positions_by_pair(view: SessionsView, tools: list[int]
+                       ) -> Callable[[list[int], list[Any]], np.ndarray]:
+    """Return ``_tool_positions`` looking each pair up as it is (seqs of any hashable type)."""
+    by_pair = {(view.sessions[i], view.seqs[i]): i for i in tools}.get
+
+    def positions(pair_sessions: list[int], pair_seqs: list[Any]) -> np.ndarray:
+        return np.array([-1 if seq is None else by_pair((session, seq), -1)
+                         for session, seq in zip(pair_sessions, pair_seqs, strict=True)],
+                        dtype=np.int64)
+    return positions

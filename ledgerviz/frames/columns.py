@@ -235,6 +235,22 @@ _INFERRED_EMPTY = (pd.Categorical([]).dtype, pd.Categorical([None]).dtype)
 only."""
 
 
+def coded_category_column(codes: np.ndarray, names: Sequence[Any]) -> pd.Categorical:
+    """Return ``category_column`` of the values ``names[code]`` (code -1: None) without
+    making them: the names some code uses, sorted, when they are strings."""
+    used = np.bincount(codes[codes >= 0], minlength=len(names)) > 0
+    held = [name for name, is_used in zip(names, used.tolist(), strict=True) if is_used]
+    if not held:
+        return pd.Categorical.from_codes(np.full(len(codes), -1, dtype=np.int8),
+                                         dtype=_INFERRED_EMPTY[len(codes) > 0])
+    if not all(name.__class__ is str for name in held):
+        return category_column([None if code < 0 else names[code] for code in codes.tolist()])
+    ordered = sorted(set(held))
+    code_of = {name: code for code, name in enumerate(ordered)}
+    mapping = np.array([code_of.get(name, -1) for name in names] + [-1], dtype=np.int32)
+    return pd.Categorical.from_codes(mapping[codes], categories=pd.Index(ordered))
+
+
 def _used_categories(values: pd.Categorical) -> list[Any]:
     """Return the categories some value of ``values`` holds, in category order."""
     codes = values.codes.astype(np.intp) + 1  # -1 (missing) counts in the first slot

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from itertools import compress, count, islice
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ from ledgerviz.frames.columns import (
     Column,
     bool_column,
     category_column,
+    coded_category_column,
     int_column,
     string_column,
     time_column,
@@ -49,14 +51,14 @@ def call_ids(view: SessionsView) -> pd.arrays.StringArray:
 def surface_ops(view: SessionsView) -> pd.Categorical:
     """Return each event's ``surfaceOp`` from the view's start on: ``append``, the ``op`` of
     an object, another raw value as it is (read from the few events that hold one), None."""
-    codes = view.column("surface_op")
-    if not codes.any():
-        return category_column([None] * len(codes))
-    ops = np.array([None, "append", "replace", None], dtype=object)[codes]
-    for i in np.flatnonzero(codes == SURFACE_OPS.index("other")).tolist():
+    codes = view.column("surface_op").astype(np.int64)
+    names: list[Any] = [None, "append", "replace"]
+    others = np.flatnonzero(codes == SURFACE_OPS.index("other"))
+    for i in others.tolist():
         op = view.events[view.start + i].get("surfaceOp")
-        ops[i] = op.get("op") if isinstance(op, dict) else op
-    return category_column(ops.tolist())
+        names.append(op.get("op") if isinstance(op, dict) else op)
+    codes[others] = np.arange(3, len(names))
+    return coded_category_column(codes - 1, names[1:])
 
 
 def _inherited(view: SessionsView) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import repeat
 from operator import attrgetter, eq
 from typing import Any
@@ -17,6 +16,7 @@ from ledgerviz.frames.columns import (
     int_column,
     time_column,
 )
+from ledgerviz.frames.keys import int64_of, keyed_counts
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import MISSING
@@ -189,14 +189,12 @@ TURN_CALL_COUNTS = ("calls", "outcome_unknown", "not_started")
 def turn_call_counts(view: SessionsView, sessions: list[int], turns: list[Any]
                      ) -> dict[str, list[int]]:
     """Return the :data:`TURN_CALL_COUNTS` columns of turn rows (their sessions and turns)."""
-    call_turns = list(map(_CALL_TURN, view.calls))
-    per_turn = Counter(zip(view.call_sessions, call_turns, strict=True))
-    by_status = Counter(zip(view.call_sessions, call_turns, map(_CALL_STATUS, view.calls),
-                            strict=True))
-    keys = list(zip(sessions, turns, strict=True))
+    rows = [int64_of(sessions), int64_of(turns)]
+    calls = [int64_of(view.call_sessions), int64_of(list(map(_CALL_TURN, view.calls)))]
+    statuses = np.fromiter(map(_CALL_STATUS, view.calls), dtype=object, count=len(view.calls))
     return {
-        "calls": list(map(per_turn.__getitem__, keys)),
-        **{status: [by_status[(session, turn, status)] for session, turn in keys]
+        "calls": keyed_counts(rows, calls),
+        **{status: keyed_counts(rows, [key[statuses == status] for key in calls])
            for status in TURN_CALL_COUNTS[1:]},
     }
 
@@ -349,9 +347,9 @@ def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
                steps: list[Any]) -> list[int]:
     """Return how many of the analysis' calls each (session, turn, step) row holds."""
     calls = view.calls
-    per_step = Counter(zip(view.call_sessions, map(_CALL_TURN, calls), map(_CALL_STEP, calls),
-                           strict=True))
-    return list(map(per_step.__getitem__, zip(sessions, turns, steps, strict=True)))
+    return keyed_counts([int64_of(sessions), int64_of(turns), int64_of(steps)],
+                        [int64_of(view.call_sessions), int64_of(list(map(_CALL_TURN, calls))),
+                         int64_of(list(map(_CALL_STEP, calls)))])
 
 
 def add_assistant(row: list[Any], data: dict[str, Any]) -> None:

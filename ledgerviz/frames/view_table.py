@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from itertools import compress
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from ledgerviz.frames.columns import category_column
+from ledgerviz.frames.columns import coded_category_column
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.table import MISSING, EventTable
 from ledgerviz.recovery.analysis import Analysis
@@ -139,17 +138,7 @@ class ViewTable:
             codes, part_names = part.types()
             pieces.append(np.asarray(codes, dtype=np.int64) + len(names))
             names.extend(part_names)
-        codes = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-        used = np.bincount(codes, minlength=len(names)) > 0
-        distinct = set(compress(names, used.tolist()))
-        if not all(name.__class__ is str for name in distinct):
-            return category_column([names[code] for code in codes.tolist()])
-        if not distinct:
-            return category_column([])
-        ordered = sorted(distinct)
-        code_of = {name: code for code, name in enumerate(ordered)}
-        mapping = np.array([code_of.get(name, -1) for name in names], dtype=np.int32)
-        return pd.Categorical.from_codes(mapping[codes], categories=pd.Index(ordered))
+        return coded_category_column(np.concatenate(pieces), names)
 
 
 def integer_array(values: np.ndarray) -> pd.arrays.IntegerArray:

@@ -1,0 +1,39 @@
+"""Row keys of several int64 columns (frames/keys.py), on values worked out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ledgerviz.frames.keys import int64_of, keyed_counts, last_with_key, one_key
+from ledgerviz.ledger.table import MISSING
+
+
+def ints(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+def test_ints_and_nones_become_int64_with_missing() -> None:
+    assert int64_of([3, None, -2, True, 2**70]).tolist() == [3, MISSING, -2, MISSING, MISSING]
+
+
+def test_one_key_is_equal_exactly_where_every_column_is() -> None:
+    sessions = ints(0, 0, 1, 1, 0, 1)
+    turns = ints(5, MISSING, 5, MISSING, 5, 2**62)  # a span too wide for the mixed radix
+    keys = one_key([sessions, turns]).tolist()
+    same = [[keys[i] == keys[j] for j in range(6)] for i in range(6)]
+    expected = [[(sessions[i], turns[i]) == (sessions[j], turns[j]) for j in range(6)]
+                for i in range(6)]
+    assert same == expected
+    assert keys[0] == keys[4] and len(set(keys)) == 5
+
+
+def test_keyed_counts_count_the_calls_of_each_row() -> None:
+    rows = [ints(0, 0, 1, 1), ints(1, MISSING, 1, 2)]
+    calls = [ints(0, 0, 0, 1, 1, 0), ints(1, 1, MISSING, 2, 3, 2)]
+    assert keyed_counts(rows, calls) == [2, 1, 0, 1]
+    assert keyed_counts(rows, [ints(), ints()]) == [0, 0, 0, 0]
+
+
+def test_last_with_key_finds_the_last_equal_key() -> None:
+    assert last_with_key(ints(7, 3, 7, 5), ints(7, 5, 4, 3)).tolist() == [2, 3, -1, 1]
+    assert last_with_key(ints(), ints(1, 2)).tolist() == [-1, -1]
