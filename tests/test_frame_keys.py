@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ledgerviz.frames.keys import int64_of, keyed_counts, last_with_key, one_key
+from ledgerviz.frames.keys import (
+    int64_of,
+    keyed_counts,
+    last_with_key,
+    latest_in_rows,
+    nullable,
+    one_key,
+    opened_rows,
+)
 from ledgerviz.ledger.table import MISSING
 
 
@@ -37,3 +45,23 @@ def test_keyed_counts_count_the_calls_of_each_row() -> None:
 def test_last_with_key_finds_the_last_equal_key() -> None:
     assert last_with_key(ints(7, 3, 7, 5), ints(7, 5, 4, 3)).tolist() == [2, 3, -1, 1]
     assert last_with_key(ints(), ints(1, 2)).tolist() == [-1, -1]
+
+
+def test_opened_rows_follow_the_runtime_reading() -> None:
+    # events of turns 1, 2, 1 (reopened by a start), 2 (no start: its latest row), 1, None
+    turns = ints(1, 1, 2, 1, 2, 1, MISSING, MISSING)
+    opens = np.array([True, False, True, True, False, False, False, True])
+    rows, openers = opened_rows([np.zeros(8, dtype=np.int64), turns], opens)
+    assert rows.tolist() == [0, 0, 1, 2, 1, 2, 3, 4]
+    assert openers.tolist() == [0, 2, 3, 6, 7]
+    assert latest_in_rows(5, rows, np.arange(10, 18)).tolist() == [11, 14, 15, 16, 17]
+    assert latest_in_rows(3, ints(2), ints(9)).tolist() == [-1, -1, 9]
+
+
+def test_opened_rows_of_two_sessions_never_share_a_row() -> None:
+    rows, openers = opened_rows([ints(0, 1, 0), ints(4, 4, 4)], np.zeros(3, dtype=bool))
+    assert (rows.tolist(), openers.tolist()) == ([0, 1, 0], [0, 1])
+
+
+def test_nullable_gives_none_for_missing() -> None:
+    assert nullable(ints(3, MISSING, 0)) == [3, None, 0]

@@ -1,4 +1,5 @@
-"""Rows keyed by several int64 columns: one key per row, counted or looked up at C speed."""
+"""Rows keyed by several int64 columns: events grouped into rows, one key per row, counted or
+looked up at C speed."""
 
 from __future__ import annotations
 
@@ -55,3 +56,41 @@ def last_with_key(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     ordered = keys[order]
     found = np.maximum(np.searchsorted(ordered, wanted, side="right") - 1, 0)
     return np.where(ordered[found] == wanted, order[found], -1)
+
+
+def opened_rows(keys: list[np.ndarray], opens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the row of each event and the event that opened each row, of events in log
+    order keyed by ``keys`` (parallel arrays): an event ``opens`` a new row, as does the
+    first event of its key; the others count in the latest row of their key. Rows are
+    numbered in the order they opened."""
+    count = len(opens)
+    order = np.lexsort((np.arange(count), *reversed(keys)))  # by key, then in log order
+    same = np.ones(count, dtype=bool)  # the key of the event before, in that order
+    same[:1] = False
+    for key in keys:
+        ordered = key[order]
+        same[1:] &= ordered[1:] == ordered[:-1]
+    opened = ~same | opens[order]
+    sorted_rows = np.cumsum(opened) - 1
+    openers = order[opened]  # by key
+    by_opening = np.argsort(openers, kind="stable")
+    renumbered = np.empty(len(openers), dtype=np.int64)
+    renumbered[by_opening] = np.arange(len(openers))
+    rows = np.empty(count, dtype=np.int64)
+    rows[order] = renumbered[sorted_rows]
+    return rows, openers[by_opening]
+
+
+def latest_in_rows(count: int, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Return the latest of ``positions`` in each of ``count`` rows (``rows``: each
+    position's), -1 in a row without one."""
+    latest = np.full(count, -1, dtype=np.int64)
+    np.maximum.at(latest, rows, positions)
+    return latest
+
+
+def nullable(values: np.ndarray) -> list[Any]:
+    """Return an int64 table column's values as a list, None where ``MISSING``."""
+    objects = values.astype(object)
+    objects[values == MISSING] = None
+    return objects.tolist()

@@ -16,7 +16,7 @@ from ledgerviz.frames.columns import (
     int_column,
     time_column,
 )
-from ledgerviz.frames.keys import int64_of, keyed_counts
+from ledgerviz.frames.keys import int64_of, keyed_counts, latest_in_rows, nullable, opened_rows
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import MISSING
@@ -93,7 +93,7 @@ def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
     sessions, turns = view.sessions[positions], view.table.column("turn")[positions]
     row, openers = opened_rows([sessions, turns], is_start)
     count = len(openers)
-    end = _latest(count, row[is_end], positions[is_end])
+    end = latest_in_rows(count, row[is_end], positions[is_end])
     reasons = view.table.column("end_reason")[end]
     reasons[end < 0] = None
     return {
@@ -104,46 +104,8 @@ def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
         "end_reason": reasons.tolist(),
         "steps": np.bincount(row[kinds == "step/start"], minlength=count).tolist(),
         "first": positions[openers].tolist(),
-        "last": _latest(count, row, positions).tolist(),
+        "last": latest_in_rows(count, row, positions).tolist(),
     }
-
-
-def opened_rows(keys: list[np.ndarray], opens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return the row of each event and the event that opened each row, of events in log
-    order keyed by ``keys`` (parallel arrays): an event ``opens`` a new row, as does the
-    first event of its key; the others count in the latest row of their key. Rows are
-    numbered in the order they opened."""
-    count = len(opens)
-    order = np.lexsort((np.arange(count), *reversed(keys)))  # by key, then in log order
-    same = np.ones(count, dtype=bool)  # the key of the event before, in that order
-    same[:1] = False
-    for key in keys:
-        ordered = key[order]
-        same[1:] &= ordered[1:] == ordered[:-1]
-    opened = ~same | opens[order]
-    sorted_rows = np.cumsum(opened) - 1
-    openers = order[opened]  # by key
-    by_opening = np.argsort(openers, kind="stable")
-    renumbered = np.empty(len(openers), dtype=np.int64)
-    renumbered[by_opening] = np.arange(len(openers))
-    rows = np.empty(count, dtype=np.int64)
-    rows[order] = renumbered[sorted_rows]
-    return rows, openers[by_opening]
-
-
-def _latest(count: int, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Return the latest of ``positions`` in each of ``count`` rows (``rows``: each
-    position's), -1 in a row without one."""
-    latest = np.full(count, -1, dtype=np.int64)
-    np.maximum.at(latest, rows, positions)
-    return latest
-
-
-def nullable(values: np.ndarray) -> list[Any]:
-    """Return an int64 table column's values as a list, None where ``MISSING``."""
-    objects = values.astype(object)
-    objects[values == MISSING] = None
-    return objects.tolist()
 
 
 def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, Column]:
@@ -255,7 +217,7 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
         "turn": nullable(table.column("turn")[positions[openers]]),
         "step": nullable(table.column("step")[positions[openers]]),
         "start": np.where(kinds[openers] == "step/start", positions[openers], -1).tolist(),
-        "end": _latest(count, row[kinds == "step/end"],
+        "end": latest_in_rows(count, row[kinds == "step/end"],
                        positions[kinds == "step/end"]).tolist(),
         **{name: _route_values(table.column(name), source, value)
            for name, value in zip(("provider", "model"), route, strict=True)},
@@ -267,7 +229,7 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
     reach = np.concatenate([row, open_row[held]])
     at = np.concatenate([positions, positions[held]])
     out["first"] = positions[openers].tolist()
-    out["last"] = _latest(count, reach[reach >= 0], at[reach >= 0]).tolist()
+    out["last"] = latest_in_rows(count, reach[reach >= 0], at[reach >= 0]).tolist()
     return out
 
 
