@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,10 +76,13 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
 
 def view_status_reasons(view: SessionsView) -> list[StatusReason]:
     """Return the ``status_reason`` of every call of ``view`` (see ``recovery.vocab``)."""
-    reasons = [StatusReasons(log.call_reasons, analysis)
-               for log, analysis in zip(view.logs, view.analyses, strict=True)]
-    return [reasons[session].of(call)
-            for session, call in zip(view.call_sessions, view.calls, strict=True)]
+    bounds = np.searchsorted(np.asarray(view.call_sessions, dtype=np.int64),
+                             np.arange(len(view.keys) + 1)).tolist()
+    reasons: list[StatusReason] = []
+    for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
+        calls = view.calls[bounds[session] : bounds[session + 1]]
+        reasons += StatusReasons(log.call_reasons, analysis).all_of(calls)
+    return reasons
 
 
 class StatusReasons:
@@ -106,18 +109,22 @@ class StatusReasons:
                 and payload_end_reason_kind(event["data"]) == "aborted"}
         return self._aborted
 
-    def of(self, call: CallFacts) -> StatusReason:
-        """Return the reason of one call (the reader's explains a recorded result, so a
-        cut of the session before that result derives its own)."""
-        if call.result_seq is None or call.result_seq in self._computed:
-            if call.call_id in self._closed:
-                return ("aborted" if call.turn is not None and call.turn in self._aborted_turns()
-                        else "no result in a closed step")
-            return "no result at end of file"
-        given = self._given.get(call.call_id)
-        if given is not None:
-            return given  # type: ignore[return-value]
-        return "synthetic closer" if call.error_code in RECOVERY_CODES else "answered"
+    def all_of(self, calls: Sequence[CallFacts]) -> list[StatusReason]:
+        """Return the reasons of ``calls`` (of this session), in order. The reader's reason
+        explains a recorded result, so a cut of the session before that result derives
+        its own."""
+        computed, given = self._computed, self._given
+        return [self._unanswered(call) if call.result_seq is None or call.result_seq in computed
+                else given.get(call.call_id)
+                or ("synthetic closer" if call.error_code in RECOVERY_CODES else "answered")
+                for call in calls]
+
+    def _unanswered(self, call: CallFacts) -> StatusReason:
+        """Return the reason of a call without a recorded result."""
+        if call.call_id in self._closed:
+            return ("aborted" if call.turn is not None and call.turn in self._aborted_turns()
+                    else "no result in a closed step")
+        return "no result at end of file"
 
 
 def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], np.ndarray]:
