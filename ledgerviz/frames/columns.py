@@ -134,8 +134,9 @@ def string_column(values: Sequence[Any]) -> pd.arrays.StringArray:
     if dtype.storage == "pyarrow":
         import pyarrow as pa
 
-        try:
-            strings = pa.chunked_array([pa.array(values, type=pa.large_string())])
+        try:  # an object array (a table column) is read without a list made of it
+            strings = pa.chunked_array([pa.array(values, type=pa.large_string(),
+                                                 from_pandas=isinstance(values, np.ndarray))])
         except (pa.ArrowException, TypeError, ValueError):
             strings = None  # a value that is no str: pd.array converts it
         if strings is not None:

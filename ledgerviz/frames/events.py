@@ -45,7 +45,7 @@ TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 def call_ids(view: SessionsView) -> pd.arrays.StringArray:
     """Return the call id of each event from the view's start on: a tool/call's or a
     tool/result's (<NA> for the others)."""
-    return string_column(view.column("call_id").tolist())
+    return string_column(view.column("call_id"))
 
 
 def surface_ops(view: SessionsView) -> pd.Categorical:

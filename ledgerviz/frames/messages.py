@@ -33,7 +33,8 @@ def message_columns(view: SessionsView) -> dict[str, Column]:
     return {
         "session": view.sessions[positions],
         "seq": view.seq_at(positions),
-        **{name: table.column(column)[positions].tolist() for name, column in
-           (("role", "role"), ("kind", "source_kind"), ("text", "text"))},
+        "role": table.column("role")[positions].tolist(),
+        "kind": table.column("source_kind")[positions].tolist(),
+        "text": string_column(table.column("text")[positions]),
         "branch": list(map(view.branch.__getitem__, positions.tolist())),
     }
