@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -113,11 +114,17 @@ class StatusReasons:
         """Return the reasons of ``calls`` (of this session), in order. The reader's reason
         explains a recorded result, so a cut of the session before that result derives
         its own."""
-        computed, given = self._computed, self._given
-        return [self._unanswered(call) if call.result_seq is None or call.result_seq in computed
-                else given.get(call.call_id)
-                or ("synthetic closer" if call.error_code in RECOVERY_CODES else "answered")
-                for call in calls]
+        reasons: list[Any] = ["synthetic closer" if code in RECOVERY_CODES else "answered"
+                              for code in map(_ERROR_CODE, calls)]
+        if self._given:
+            for i, given in enumerate(map(self._given.get, map(_CALL_ID, calls))):
+                if given is not None:
+                    reasons[i] = given
+        computed = self._computed
+        for i, seq in enumerate(map(_RESULT_SEQ, calls)):
+            if seq is None or seq in computed:
+                reasons[i] = self._unanswered(calls[i])
+        return reasons
 
     def _unanswered(self, call: CallFacts) -> StatusReason:
         """Return the reason of a call without a recorded result."""
@@ -125,6 +132,10 @@ class StatusReasons:
             return ("aborted" if call.turn is not None and call.turn in self._aborted_turns()
                     else "no result in a closed step")
         return "no result at end of file"
+
+
+_CALL_ID, _RESULT_SEQ, _ERROR_CODE = (attrgetter(name)
+                                      for name in ("call_id", "result_seq", "error_code"))
 
 
 def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], np.ndarray]:
