@@ -21,7 +21,6 @@ engine read a payload alike.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -156,20 +155,6 @@ class EventTable:
         """Return each event's type string (one shared object per type)."""
         names = self.type_names
         return [names[code] for code in self.type_code]
-
-    def head(self, count: int) -> EventTable:
-        """Return the table of the first ``count`` events (a cut of the session)."""
-        kept = bisect_left(self.requests.row, count)
-        requests = Requests(*(getattr(self.requests, name)[:kept]
-                              for name in Requests.__dataclass_fields__))
-        codes = self.type_code[:count]
-        used = list(dict.fromkeys(codes))  # in order of first appearance
-        if used != list(range(len(used))):
-            codes = array("H", map({old: new for new, old in enumerate(used)}.__getitem__, codes))
-        columns = {name: getattr(self, name)[:count] for name in EventTable.__dataclass_fields__
-                   if name not in ("type_names", "type_code", "requests")}
-        return EventTable(type_names=[self.type_names[code] for code in used],
-                          type_code=codes, requests=requests, **columns)
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,

@@ -108,19 +108,6 @@ def test_the_columns_of_a_small_ledger_read_by_hand() -> None:
     assert_small(EventTable.of(SMALL, range(2, 11)), 9)
 
 
-@pytest.mark.parametrize("rows", [4, 6, 9])
-def test_the_head_of_a_table_is_the_table_of_the_first_events(rows: int) -> None:
-    assert_small(EventTable.of(SMALL, range(2, 11)).head(rows), rows)
-
-
-def test_the_head_of_a_table_names_only_the_types_it_holds() -> None:
-    events = [SMALL[1], SMALL[0], SMALL[1]]  # user/message first, then turn/start
-    head = EventTable.of(events).head(1)
-    assert (head.type_names, list(head.type_code), len(head.requests.row)) == (
-        ["user/message"], [0], 0)
-    assert EventTable.of(events[1:]).head(2) == EventTable.of(events[1:])
-
-
 def test_the_typed_decode_of_a_small_ledger_read_by_hand() -> None:
     lines = [orjson.dumps(event) for event in SMALL]
     assert decode_table(lines, 2, 0, 4) is None  # an unknown type, a string turn
