@@ -12,6 +12,7 @@ import pytest
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, build_frames, columns
 from ledgerviz.frames.columns import category_column, int_column, joined_inferred
+from ledgerviz.frames.view import Chained
 from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.table import EventTable
@@ -454,3 +455,12 @@ def test_status_reasons_of_dsh_calls_are_derived() -> None:
     assert ledgerviz.load(EXAMPLES).frames.calls["status_reason"].cat.categories.tolist() == [
         "answered", "synthetic closer", "no result in a closed step", "no result at end of file",
         "rejected by user", "interrupted mid-run", "aborted", "rolled back", "denied by policy"]
+
+
+def test_chained_events_are_indexed_without_a_copy() -> None:
+    first, second = [{"seq": 0}, {"seq": 1}], [{"seq": 0}]
+    chained = Chained([first, [], second])
+    assert len(chained) == 3
+    assert chained[1] is first[1] and chained[np.int64(2)] is second[0]
+    with pytest.raises(IndexError):
+        chained[3]

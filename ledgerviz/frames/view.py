@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import operator
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -29,7 +32,8 @@ class SessionsView:
     keys: list[str]
     logs: list[SessionLog]
     analyses: list[Analysis]
-    events: list[dict[str, Any]]
+    events: Sequence[dict[str, Any]]
+    """Every event's dict, read only for a few (a session's may be decoded when read)."""
     table: ViewTable
     sessions: np.ndarray
     """The session index of every event (int64)."""
@@ -66,7 +70,7 @@ class SessionsView:
             keys,
             logs,
             analyses,
-            _joined([analysis.events for analysis in analyses]),
+            Chained([analysis.events for analysis in analyses]),
             table,
             np.repeat(np.arange(len(keys)), [len(a.events) for a in analyses]),
             seqs,
@@ -104,7 +108,8 @@ class SessionsView:
                                    for view, offset in zip(views, counts, strict=False)])
         call_sessions = _joined([[session + int(offset) for session in view.call_sessions]
                                  for view, offset in zip(views, counts, strict=False)])
-        return cls(chained("keys"), chained("logs"), chained("analyses"), chained("events"),
+        return cls(chained("keys"), chained("logs"), chained("analyses"),
+                   Chained([view.events for view in views]),
                    ViewTable.joined([view.table for view in views]), sessions,
                    chained("seqs"), chained("branch"), chained("synthetic"), chained("recorded"),
                    chained("recovery_code"), chained("calls"), call_sessions,
@@ -186,6 +191,25 @@ class SessionsView:
     def from_position(self, start: int) -> SessionsView:
         """Return this view with the frame builders reading only the events from ``start`` on."""
         return replace(self, start=start)
+
+
+class Chained(Sequence[Any]):
+    """Sequences one after another, indexed without a copy of any (so no lazily decoded
+    events are decoded but those read)."""
+
+    def __init__(self, parts: Sequence[Sequence[Any]]) -> None:
+        self._parts = list(parts)
+        self._ends = list(accumulate(map(len, self._parts)))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, index: Any) -> Any:
+        index = operator.index(index)  # one position (no slices)
+        if not 0 <= index < len(self):
+            raise IndexError(f"Chained takes a position from 0 to {len(self) - 1}, not {index}")
+        part = bisect_right(self._ends, index)
+        return self._parts[part][index - (self._ends[part - 1] if part else 0)]
 
 
 def _joined(lists: list[list[Any]]) -> list[Any]:
