@@ -20,7 +20,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.lineage import SEED_MARKER, inherited_count
-from ledgerviz.ledger.table import SURFACE_OPS
+from ledgerviz.recovery.columns import SURFACE_OPS
 from ledgerviz.recovery.vocab import BRANCHES
 
 EVENT_SCHEMA = {
