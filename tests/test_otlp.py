@@ -291,7 +291,6 @@ def test_a_result_read_after_the_next_turn_began_holds_its_turn_back(
     # (seq 15) and the seqs renumbered in file order: the turn numbers still never go down
     # and the seqs rise, so the file streams a turn at a time, and turn 1's spans wait
     # for that result; the bytes are the loaded file's
-    import ledgerviz.export.otlp_stream as otlp_stream
 
     header, *events = [json.loads(line) for line in
                        example_path("tool-error").read_text().splitlines()]
@@ -303,14 +302,7 @@ def test_a_result_read_after_the_next_turn_began_holds_its_turn_back(
         event["seq"] = seq
     path = tmp_path / "late-result.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in [header, *events]))
-    monkeypatch.setattr(otlp, "STREAM_BYTES", 2**62)
-    loaded = export_file(tmp_path, path, "fork", "loaded.json").read_bytes()
-    held = []
-    monkeypatch.setattr(otlp_stream, "_held_rows", lambda *args: held.append(args))
-    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
-    monkeypatch.setattr(otlp_stream, "READ_BYTES", 256)  # blocks of a line or two
-    assert export_file(tmp_path, path, "fork", "streamed.json").read_bytes() == loaded
-    assert held == []  # it took the turn-at-a-time route
+    assert_streamed_a_turn_at_a_time(tmp_path, path, monkeypatch)
     web_fetch = [span for span in spans_of(read_otlp_json(tmp_path / "streamed.json"))
                  if span.name == "execute_tool web_fetch"]
     assert [(attributes(span)["ledgerviz.call.result_seq"], attributes(span)["ledgerviz.turn"],
@@ -324,7 +316,6 @@ def test_a_child_session_streams_a_turn_at_a_time_linked_to_the_turn_at_its_boun
     # seed's end at 5 (inherited: seqs 0-4, boundary 4), then turn 3 (6-8): turn 2 holds
     # the boundary, so every turn span links to the parent's turn 2; the first pass finds
     # it without holding the turns, and the bytes are the loaded file's
-    import ledgerviz.export.otlp_stream as otlp_stream
     from ledgerviz.export.otlp_ids import span_id, trace_id
 
     def user(turn: int) -> dict[str, Any]:
@@ -344,14 +335,7 @@ def test_a_child_session_streams_a_turn_at_a_time_linked_to_the_turn_at_its_boun
                       **({"surfaceOp": "append"} if kind == "user/message" else {})})
     path = tmp_path / "child.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    monkeypatch.setattr(otlp, "STREAM_BYTES", 2**62)
-    loaded = export_file(tmp_path, path, "fork", "loaded.json").read_bytes()
-    held = []
-    monkeypatch.setattr(otlp_stream, "_held_rows", lambda *args: held.append(args))
-    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
-    monkeypatch.setattr(otlp_stream, "READ_BYTES", 256)  # blocks of a line or two
-    assert export_file(tmp_path, path, "fork", "streamed.json").read_bytes() == loaded
-    assert held == []  # it took the turn-at-a-time route
+    assert_streamed_a_turn_at_a_time(tmp_path, path, monkeypatch)
     turns = operation(spans_of(read_otlp_json(tmp_path / "streamed.json")), "invoke_agent")
     assert [attributes(span)["ledgerviz.turn"] for span in turns] == [1, 2, 3]
     for turn in turns:
@@ -560,3 +544,19 @@ def test_a_failed_export_leaves_neither_a_temporary_file_nor_a_target(tmp_path: 
         sink(list(ledger_spans(ledgerviz.load(CRASH), "fork")))
         raise RuntimeError("the export stopped")
     assert list(tmp_path.iterdir()) == []
+
+
+def assert_streamed_a_turn_at_a_time(tmp_path: Path, path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Export ``path`` under fork loaded, then streamed in blocks of a line or two, and check
+    the streamed route wrote the same bytes holding no rows (``streamed.json``)."""
+    import ledgerviz.export.otlp_stream as otlp_stream
+
+    monkeypatch.setattr(otlp, "STREAM_BYTES", 2**62)
+    loaded = export_file(tmp_path, path, "fork", "loaded.json").read_bytes()
+    held = []
+    monkeypatch.setattr(otlp_stream, "_held_rows", lambda *args: held.append(args))
+    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    monkeypatch.setattr(otlp_stream, "READ_BYTES", 256)  # blocks of a line or two
+    assert export_file(tmp_path, path, "fork", "streamed.json").read_bytes() == loaded
+    assert held == []  # it took the turn-at-a-time route
