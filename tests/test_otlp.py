@@ -560,3 +560,22 @@ def assert_streamed_a_turn_at_a_time(tmp_path: Path, path: Path,
     monkeypatch.setattr(otlp_stream, "READ_BYTES", 256)  # blocks of a line or two
     assert export_file(tmp_path, path, "fork", "streamed.json").read_bytes() == loaded
     assert held == []  # it took the turn-at-a-time route
+
+
+def test_a_large_claude_code_file_opened_by_a_long_line_is_not_streamed_as_a_dsh_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every file counts as large here; the first line (a file-history snapshot) is 9,000+
+    # bytes, so its first 4 KiB alone do not say Claude Code: the file must still be read
+    # as a Claude Code session (keyed by its file name, with no error), not as a dsh ledger
+    basic = (Path(__file__).parent / "data" / "claude_code" / "basic.jsonl").read_text()
+    snapshot = {"type": "file-history-snapshot", "messageId": "u0", "isSnapshotUpdate": False,
+                "snapshot": {"trackedFileBackups": {f"f{i}.txt": {"version": i}
+                                                    for i in range(400)}}}
+    path = tmp_path / "long-first-line.jsonl"
+    path.write_text(json.dumps(snapshot) + "\n" + basic)
+    assert len(path.read_text().splitlines()[0]) > 9_000
+    monkeypatch.setattr(otlp, "STREAM_BYTES", -1)
+    summary = otlp.export_otlp([path], output=tmp_path / "s.json", policy="fork")
+    assert (summary.sessions, summary.error_sessions) == (["long-first-line"], [])
+

@@ -33,7 +33,7 @@ from ledgerviz import __version__
 from ledgerviz.api import Ledger
 from ledgerviz.export.dataset import batches
 from ledgerviz.file_mode import mode_for
-from ledgerviz.ledger.formats import detect_format
+from ledgerviz.ledger.formats import file_format
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.read import file_sessions, read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
@@ -253,8 +253,8 @@ def _streams(file: _File) -> bool:
     """Return whether ``file`` is read as a stream: a dsh ledger over ``STREAM_BYTES``."""
     if file.size <= STREAM_BYTES:
         return False
-    head = next(found_chunks(file.found, 4096), b"")
-    return isinstance(head, bytes) and detect_format(head).name == "dsh"
+    found, _ = file_format(found_chunks(file.found, 4096))
+    return found.name == "dsh"
 
 
 def _groups(files: Sequence[_File]) -> Iterator[_File | list[_File]]:
