@@ -17,8 +17,8 @@ from ledgerviz.cli.text import say_error, shown_id, shown_message, terminal_safe
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import POLICIES
-from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE
 from ledgerviz.recovery.runtime_values import js_string
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger

@@ -6,8 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ledgerviz.recovery.analysis import Analysis, CallFacts
-from ledgerviz.recovery.events import message_of, result_content
+from ledgerviz.recovery.events import message_of
 from ledgerviz.recovery.nesting import message_text
+from ledgerviz.recovery.payload import result_content
 
 NO_RESULT = "no result recorded"
 LOOKED_UP = 8

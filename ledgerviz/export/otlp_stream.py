@@ -62,8 +62,8 @@ from ledgerviz.progress import BYTES_THRESHOLD, progress
 from ledgerviz.recovery.analysis import Policy
 from ledgerviz.recovery.blocks import SessionFacts, analyze_blocks
 from ledgerviz.recovery.columns import DictColumns, columns_of
-from ledgerviz.recovery.events import payload_end_reason_kind
 from ledgerviz.recovery.followed import CallFollower, FollowedCall
+from ledgerviz.recovery.payload import payload_end_reason_kind
 
 _NS_PER_MS = 1_000_000
 _INT64 = range(-(2**63), 2**63)

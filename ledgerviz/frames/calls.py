@@ -23,8 +23,14 @@ from ledgerviz.frames.keys import int64_of, last_with_key, one_key
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.analysis import Analysis, CallFacts
-from ledgerviz.recovery.events import RECOVERY_CODES, payload_end_reason_kind
-from ledgerviz.recovery.vocab import BRANCHES, CALL_STATUSES, STATUS_REASONS, StatusReason
+from ledgerviz.recovery.payload import payload_end_reason_kind
+from ledgerviz.recovery.vocab import (
+    BRANCHES,
+    CALL_STATUSES,
+    RECOVERY_CODES,
+    STATUS_REASONS,
+    StatusReason,
+)
 
 CALL_SCHEMA = {
     "call_id": string_column,

@@ -20,8 +20,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.lineage import SEED_MARKER, inherited_count
-from ledgerviz.recovery.columns import SURFACE_OPS
-from ledgerviz.recovery.vocab import BRANCHES
+from ledgerviz.recovery.vocab import BRANCHES, SURFACE_OPS
 
 EVENT_SCHEMA = {
     "seq": int_column,

@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
-from ledgerviz.recovery.columns import MISSING, surface_op_code
-from ledgerviz.recovery.events import (
+from ledgerviz.recovery.nesting import visible_text
+from ledgerviz.recovery.payload import (
     payload_end_reason_kind,
     payload_result_facts,
     payload_tool_call_blocks,
+    surface_op_code,
 )
-from ledgerviz.recovery.nesting import visible_text
+from ledgerviz.recovery.vocab import MISSING
 
 MESSAGE_TYPES = frozenset(
     {"user/message", "system/message", "developer/message", "assistant/message", "tool/result"}

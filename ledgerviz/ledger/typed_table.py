@@ -33,7 +33,7 @@ from ledgerviz.ledger.table import (
     surface_op_code,
 )
 from ledgerviz.ledger.vocabulary import KNOWN_EVENT_TYPES, surface_types
-from ledgerviz.recovery.events import RECOVERY_CODES, SYNTHETIC_ID_PREFIXES
+from ledgerviz.recovery.vocab import RECOVERY_CODES, SYNTHETIC_ID_PREFIXES
 
 Int = Annotated[int, Meta(ge=MISSING + 1, le=(1 << 63) - 1)]
 """An integer an int64 column holds (``time`` and the counts default to ``MISSING``, read

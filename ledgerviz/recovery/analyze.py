@@ -17,23 +17,21 @@ from ledgerviz.recovery.analysis import (
     Policy,
 )
 from ledgerviz.recovery.closers import tail_closers
-from ledgerviz.recovery.columns import MISSING, Column, EngineColumns, columns_of
-from ledgerviz.recovery.events import (
-    NOT_STARTED_CODE,
-    RECOVERY_CODES,
-    SYNTHETIC_END_KINDS,
-    UNKNOWN_CODE,
-    Event,
-    Generation,
-    data_of,
-    generation_for,
-    payload_tool_call_blocks,
-)
+from ledgerviz.recovery.columns import Column, EngineColumns, columns_of
+from ledgerviz.recovery.events import Event, Generation, data_of, generation_for
+from ledgerviz.recovery.payload import payload_tool_call_blocks
 from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.runs import EventRuns
 from ledgerviz.recovery.runtime_values import UNDEFINED, call_key, defined
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
+from ledgerviz.recovery.vocab import (
+    MISSING,
+    NOT_STARTED_CODE,
+    RECOVERY_CODES,
+    SYNTHETIC_END_KINDS,
+    UNKNOWN_CODE,
+)
 
 # Event types the scan acts on, as small codes (looked up once per type name).
 (

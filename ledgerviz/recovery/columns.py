@@ -19,29 +19,13 @@ from itertools import compress, count, repeat
 from operator import eq, methodcaller
 from typing import Any, Protocol
 
-from ledgerviz.recovery.events import (
-    Event,
+from ledgerviz.recovery.events import Event
+from ledgerviz.recovery.payload import (
     payload_end_reason_kind,
     payload_result_facts,
     payload_tool_call_blocks,
+    surface_op_code,
 )
-
-MISSING = -(1 << 63)
-"""What an integer column holds where the event has no integer it can hold (absent, null,
-another type, beyond int64): the scan reads the event itself there."""
-
-SURFACE_OPS = ("", "append", "replace", "other")
-"""The codes of a ``surface_op`` column: 0 none, 1 ``"append"``, 2 a ``{"op": "replace"}``
-object, 3 anything else (the raw value is in the event)."""
-
-
-def surface_op_code(op: Any) -> int:
-    """Return the ``SURFACE_OPS`` code of a raw ``surfaceOp`` value."""
-    if op is None:
-        return 0
-    if op == "append":
-        return 1
-    return 2 if op.__class__ is dict and op.get("op") == "replace" else 3
 
 
 class Column(Protocol):

@@ -10,7 +10,8 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledgerviz.recovery.analysis import Analysis
-from ledgerviz.recovery.events import data_of, message_in
+from ledgerviz.recovery.events import data_of
+from ledgerviz.recovery.payload import message_in
 from ledgerviz.recovery.sequences import first_difference
 
 _SKIPPED_WHEN_EMPTY = frozenset({"system/message", "developer/message", "assistant/message"})

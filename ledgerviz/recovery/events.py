@@ -1,17 +1,20 @@
-"""Accessors for plain ledger event dicts: the one place that knows where each fact lives."""
+"""Accessors for plain ledger event dicts: an event's envelope, and its payload's facts read
+with ``recovery.payload``, the one place that knows where each fact lives."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.recovery.payload import (
+    message_in,
+    payload_end_reason_kind,
+    payload_result_call_id,
+    payload_result_facts,
+    payload_tool_call_blocks,
+)
 
 Event = dict[str, Any]
 Generation = Literal["v0-v3", "v4"]
-
-RECOVERY_CODES = frozenset({UNKNOWN_CODE, NOT_STARTED_CODE})
-SYNTHETIC_ID_PREFIXES = ("interrupted-tool-result-", "forked-tool-result-")
-SYNTHETIC_END_KINDS = frozenset({"interrupted", "forked"})
 
 
 def seq_of(event: Event, index: int) -> int:
@@ -77,74 +80,14 @@ def message_of(event: Event) -> dict[str, Any] | None:
     return message_in(event.get("type"), data_of(event))
 
 
-def message_in(kind: Any, data: dict[str, Any]) -> dict[str, Any] | None:
-    """Return the model message of a ``data`` payload of event type ``kind``, or None."""
-    if kind == "user/message":
-        return data or None
-    return payload_message(data)
-
-
-def payload_message(data: dict[str, Any]) -> dict[str, Any] | None:
-    """Return ``data.message`` when it is an object, else None."""
-    message = data.get("message")
-    return message if isinstance(message, dict) else None
-
-
 def tool_call_blocks(event: Event) -> list[dict[str, Any]]:
     """Return the ``tool-call`` content blocks of an assistant/message event, in order."""
     return payload_tool_call_blocks(data_of(event))
 
 
-def payload_tool_call_blocks(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return the ``tool-call`` content blocks of an assistant/message ``data`` payload."""
-    message = payload_message(data)
-    return message_tool_call_blocks(message) if message is not None else []
-
-
-def message_tool_call_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return the ``tool-call`` content blocks of an assistant message, in order."""
-    content = message.get("content")
-    if not content:
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
-
-
-def _wrapper_block(message: dict[str, Any]) -> dict[str, Any] | None:
-    """Return the first ``tool-result`` block of a v0-v3 wrapped result message, or None."""
-    for block in message.get("content") or ():
-        if isinstance(block, dict) and block.get("type") == "tool-result":
-            return block
-    return None
-
-
 def result_call_id(event: Event) -> str | None:
     """Return the call id a tool/result answers (v0-v3 wrapper or v4 tool-role form)."""
     return payload_result_call_id(data_of(event))
-
-
-def payload_result_call_id(data: dict[str, Any]) -> str | None:
-    """Return the call id a tool/result's ``data`` payload answers, or None."""
-    message = payload_message(data)
-    return message_call_id(message) if message is not None else None
-
-
-def message_call_id(message: dict[str, Any]) -> str | None:
-    """Return the call id a tool result message answers, in either form."""
-    source = message.get("source")
-    if isinstance(source, dict) and source.get("callId") is not None:
-        return source["callId"]
-    if message.get("toolCallId") is not None:
-        return message["toolCallId"]
-    block = _wrapper_block(message)
-    return block.get("toolCallId") if block else None
-
-
-def message_is_error(message: dict[str, Any]) -> bool:
-    """Return whether a tool result message is marked ``isError``, in either form."""
-    if "isError" in message:
-        return bool(message["isError"])
-    block = _wrapper_block(message)
-    return bool(block and block.get("isError"))
 
 
 def result_error_code(event: Event) -> str | None:
@@ -153,45 +96,14 @@ def result_error_code(event: Event) -> str | None:
     return error.get("code") if isinstance(error, dict) else None
 
 
-def result_content(message: dict[str, Any]) -> list[Any]:
-    """Return the content blocks of a tool result message in either form."""
-    block = _wrapper_block(message) if message.get("role") != "tool" else None
-    content = block.get("content") if block else message.get("content")
-    return content if isinstance(content, list) else []
-
-
 def result_facts(event: Event) -> tuple[str | None, str | None, bool, bool]:
     """Return (call id, error code, is_error, synthetic) of a tool/result."""
     return payload_result_facts(data_of(event))
 
 
-def payload_result_facts(data: dict[str, Any]) -> tuple[str | None, str | None, bool, bool]:
-    """Return (call id, error code, is_error, synthetic) of a tool/result's ``data`` payload.
-
-    ``data`` and its ``message`` are looked up once and the message accessors
-    (``message_call_id``, ``message_is_error``) run on them directly.
-    """
-    error = data.get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    message = payload_message(data)
-    if message is None:
-        return None, code, False, code in RECOVERY_CODES
-    message_id = message.get("id")
-    synthetic = code in RECOVERY_CODES or (
-        type(message_id) is str and message_id.startswith(SYNTHETIC_ID_PREFIXES)
-    )
-    return message_call_id(message), code, message_is_error(message), synthetic
-
-
 def end_reason_kind(event: Event) -> str | None:
     """Return ``data.reason.kind`` of a turn/end, or None."""
     return payload_end_reason_kind(data_of(event))
-
-
-def payload_end_reason_kind(data: dict[str, Any]) -> str | None:
-    """Return ``reason.kind`` of a turn/end's ``data`` payload, or None."""
-    reason = data.get("reason")
-    return reason.get("kind") if isinstance(reason, dict) else None
 
 
 def is_user_typed(event: Event) -> bool:

@@ -28,7 +28,7 @@ from ledgerviz.recovery.analyze import (
     _facts,
 )
 from ledgerviz.recovery.blocks import SessionFacts
-from ledgerviz.recovery.events import payload_result_facts, payload_tool_call_blocks
+from ledgerviz.recovery.payload import payload_result_facts, payload_tool_call_blocks
 from ledgerviz.recovery.runtime_values import UNDEFINED, call_key
 
 

@@ -15,8 +15,8 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.events import message_call_id, message_tool_call_blocks
 from ledgerviz.recovery.pairing import AnthropicPairing, Block, OpenAIPairing, Problem
+from ledgerviz.recovery.payload import message_call_id, message_tool_call_blocks
 from ledgerviz.recovery.providers import Provider, anthropic_turns, has_text
 from ledgerviz.recovery.sequences import first_difference
 

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.events import (
+from ledgerviz.recovery.nesting import flat_blocks, nests_deeper
+from ledgerviz.recovery.pairing import Seqs
+from ledgerviz.recovery.payload import (
     message_call_id,
     message_is_error,
     message_tool_call_blocks,
     result_content,
 )
-from ledgerviz.recovery.nesting import flat_blocks, nests_deeper
-from ledgerviz.recovery.pairing import Seqs
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")

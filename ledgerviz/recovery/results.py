@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from ledgerviz.recovery.events import NOT_STARTED_CODE, UNKNOWN_CODE, Event, Generation
+from ledgerviz.recovery.events import Event, Generation
 from ledgerviz.recovery.runtime_values import UNDEFINED, js_string
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
 
 Cause = Literal["interrupted", "forked"]
 

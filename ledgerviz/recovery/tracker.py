@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerviz.recovery.events import Event, data_of, payload_tool_call_blocks
+from ledgerviz.recovery.events import Event, data_of
+from ledgerviz.recovery.payload import payload_tool_call_blocks
 from ledgerviz.recovery.runtime_values import UNDEFINED, call_key
 
 

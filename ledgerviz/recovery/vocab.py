@@ -23,7 +23,9 @@ analysis:
 - ``denied by policy``: an error result whose text shows a policy refused the call, so it
   never ran (Gemini).
 
-The recovery codes of tool results (``UNKNOWN_CODE``, ``NOT_STARTED_CODE``) are here too.
+The marks of what recovery wrote (the codes of its tool results, the id prefixes of its
+result messages, the reasons of its turn ends) and the encodings of the columnar event table
+the reader fills and the engine reads (``MISSING``, ``SURFACE_OPS``) are here too.
 """
 
 from __future__ import annotations
@@ -56,3 +58,18 @@ UNKNOWN_CODE: Final = "TOOL_OUTCOME_UNKNOWN"
 """The ``error.code`` of a tool result that says the call may have run (outcome unknown)."""
 NOT_STARTED_CODE: Final = "TOOL_NOT_STARTED"
 """The ``error.code`` of a tool result that says the call never ran."""
+
+RECOVERY_CODES: Final = frozenset({UNKNOWN_CODE, NOT_STARTED_CODE})
+"""The ``error.code`` values of the tool results recovery writes."""
+SYNTHETIC_ID_PREFIXES: Final = ("interrupted-tool-result-", "forked-tool-result-")
+"""The prefixes of the message ids of the tool results recovery writes."""
+SYNTHETIC_END_KINDS: Final = frozenset({"interrupted", "forked"})
+"""The ``reason.kind`` values of the ``turn/end`` events recovery writes."""
+
+MISSING: Final = -(1 << 63)
+"""What an integer column holds where the event has no integer it can hold (absent, null,
+another type, beyond int64): the scan reads the event itself there."""
+
+SURFACE_OPS: Final = ("", "append", "replace", "other")
+"""The codes of a ``surface_op`` column: 0 none, 1 ``"append"``, 2 a ``{"op": "replace"}``
+object, 3 anything else (the raw value is in the event)."""

@@ -31,22 +31,15 @@ from ledgerviz.ledger.typed import Fact
 from ledgerviz.recovery.analysis import POLICIES, CallStatus, Policy
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.context import context_message
-from ledgerviz.recovery.events import (
-    UNKNOWN_CODE,
-    Event,
-    Generation,
-    data_of,
-    is_user_typed,
-    payload_result_facts,
-    payload_tool_call_blocks,
-)
+from ledgerviz.recovery.events import Event, Generation, data_of, is_user_typed
 from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing
 from ledgerviz.recovery.pairing_memo import Shape, pairing_shape
+from ledgerviz.recovery.payload import payload_result_facts, payload_tool_call_blocks
 from ledgerviz.recovery.providers import PROVIDERS, Provider
 from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.tracker import PendingCall
-from ledgerviz.recovery.vocab import OPEN_STATUSES
+from ledgerviz.recovery.vocab import OPEN_STATUSES, UNKNOWN_CODE
 
 _CLOSING = frozenset({"step/end", "turn/end"})
 _EDITS = frozenset({"surface/rewind", "surface/restore"})

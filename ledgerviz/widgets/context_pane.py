@@ -10,7 +10,7 @@ from ledgerviz.display.reprs import validity_html
 from ledgerviz.html import escape, seq_text
 from ledgerviz.plot.style import STATUS_COLOR
 from ledgerviz.recovery.context import ContextMessage
-from ledgerviz.recovery.events import message_is_error
+from ledgerviz.recovery.payload import message_is_error
 from ledgerviz.recovery.providers import PROVIDERS, export
 from ledgerviz.wording import counted
 

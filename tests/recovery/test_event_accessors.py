@@ -9,15 +9,8 @@ from __future__ import annotations
 import pytest
 
 from ledgerviz.recovery import result_call_id, result_error_code, seq_of, source_seqs
-from ledgerviz.recovery.events import (
-    end_reason_kind,
-    is_user_typed,
-    message_call_id,
-    message_is_error,
-    message_of,
-    result_content,
-    result_facts,
-)
+from ledgerviz.recovery.events import end_reason_kind, is_user_typed, message_of, result_facts
+from ledgerviz.recovery.payload import message_call_id, message_is_error, result_content
 
 TEXT = [{"type": "text", "text": "out"}]
 V4 = {

@@ -13,7 +13,8 @@ import pytest
 
 from ledgerviz.recovery import PendingCalls
 from ledgerviz.recovery.closers import tail_closers
-from ledgerviz.recovery.events import data_of, payload_result_facts
+from ledgerviz.recovery.events import data_of
+from ledgerviz.recovery.payload import payload_result_facts
 from ledgerviz.recovery.tracker import last_turn_boundary
 
 from .build import LedgerBuilder
