@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,9 @@ from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_bi
 
 UNREADABLE: Any = object()
 """Stands in for a line that did not decode."""
+
+_LONG_DIGITS = re.compile(rb"[0-9]{19,}")
+"""A run of digits that may be an integer beyond 64 bits (``numbers.may_hold_big_integers``)."""
 
 
 def describe_undecodable(raw: bytes, error: Exception) -> tuple[str, str]:
@@ -85,15 +89,13 @@ def _decode_all(
             severity = "warning" if index == last and last_may_be_torn else "error"
             log.add(first_line + index, "blank_line", "empty line between events", severity)
             continue
-        if big_integers and may_hold_big_integers(raw):
-            exact = _exact_value(raw, first_line + index, log)
-            if exact is not UNREADABLE:
-                values.append(exact)
-                continue
         try:
-            values.append(loads(raw))
+            if big_integers and may_hold_big_integers(raw):
+                values.append(_exact_value(raw, first_line + index, log))
+            else:
+                values.append(loads(raw))
             continue
-        except orjson.JSONDecodeError as error:
+        except ValueError as error:  # orjson.JSONDecodeError is one
             values.append(UNREADABLE)
             line = first_line + index
             if index == last and last_may_be_torn:
@@ -104,17 +106,24 @@ def _decode_all(
 
 
 def _exact_value(raw: bytes, line: int, log: DiagnosticSink) -> Any:
-    """Return the exact value of a line that may hold a big integer (UNREADABLE if invalid).
+    """Return the exact value of a line that may hold a big integer; raise ValueError
+    (orjson's error where it names the problem) if the line is invalid.
 
     orjson decides validity (it refuses lone surrogates, which the standard library
-    accepts); the standard library then gives the exact integers.
+    accepts), judging the line with every run of 19 digits or more read as ``0``: it reads
+    an integer beyond 64 bits as a double, so it refuses one beyond a double's range, which
+    is valid JSON. The standard library then gives the exact integers.
     """
     try:
         fast = orjson.loads(raw)
-        value = exact_loads(raw)
-    except (orjson.JSONDecodeError, ValueError):
-        return UNREADABLE  # orjson then says what is wrong with it
-    if not holds_big_integer(value):
+    except orjson.JSONDecodeError as error:
+        try:
+            orjson.loads(_LONG_DIGITS.sub(b"0", raw))
+        except orjson.JSONDecodeError:
+            raise error from None
+        fast = UNREADABLE  # an integer beyond a double: valid, and kept exact below
+    value = exact_loads(raw)
+    if fast is not UNREADABLE and not holds_big_integer(value):
         return fast
     message = "holds an integer beyond 64 bits: kept exact (the runtime never writes one)"
     log.add(line, "big_integer", message, "warning")

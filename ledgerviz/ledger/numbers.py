@@ -44,13 +44,23 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _exact_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # longer than the interpreter converts (sys.get_int_max_str_digits)
+        raise ValueError(f"integer {text[:40]}… of {len(text.lstrip('-'))} digits is longer "
+                         "than the reader converts") from None
+
+
 def exact_loads(raw: bytes) -> Any:
     """Return the JSON value of ``raw`` with exact integers; raise ValueError if invalid.
 
-    Like orjson it refuses ``NaN``/``Infinity`` and numbers beyond a double.
+    Like orjson it refuses ``NaN``/``Infinity`` and fractions and exponents beyond a double;
+    integers are exact however long, up to the digits the interpreter converts.
     """
     try:
-        return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float,
+                          parse_int=_exact_int)
     except RecursionError as error:
         raise ValueError("JSON nested too deeply") from error
     except UnicodeDecodeError as error:

@@ -90,7 +90,9 @@ def write_fork(
         if reading.refusal is not None:
             raise ForkRefused(f"{path}: {reading.refusal}; no child written")
         parent, version, boundary, index = finder.found(path)
-        if boundary >= reading.used:
+        if index is None and (reading.stop is None or boundary < reading.used):
+            raise ForkRefused(no_event_at(boundary, finder.last))
+        if boundary >= reading.used:  # also a seq on a line the runtime stops at or after
             raise ForkRefused(_past_the_runtimes_read(path, boundary, reading))
         header = fork_header(parent,
                              session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
@@ -113,13 +115,14 @@ class _BoundaryFinder:
         self._held: list[Sequence[Any]] = []  # seqs read while the boundary is unknown
         self._position = None if at is None else SeqSearch(at)
         self._scan: FileScan | None = None
-        self._last: Any = None  # the last seq read
+        self.last: Any = None
+        """The last seq read."""
 
     def see(self, scan: FileScan, block: CheckedEvents) -> None:
         """Take the next block of the read (``scan`` reading it)."""
         self._scan, seqs = scan, block.fields.seqs
         if seqs:
-            self._last = seqs[-1]
+            self.last = seqs[-1]
         if self._position is None:
             if self._points is None:
                 self._points = ForkPointSearch(scan.version)
@@ -147,10 +150,10 @@ class _BoundaryFinder:
                 break
         self._held = []
 
-    def found(self, path: str) -> tuple[dict[str, Any], int | None, int, int]:
+    def found(self, path: str) -> tuple[dict[str, Any], int | None, int, int | None]:
         """Return the parent's header fields and version, the boundary seq and its
-        position, once the read is done: the checks and refusals of ``fork_seed``, in its
-        order."""
+        position (None: no event read has that seq), once the read is done: the checks and
+        refusals of ``fork_seed`` before its search, in its order."""
         scan = self._scan
         if scan is None or not scan.readable:
             return self._unreadable(path)
@@ -161,8 +164,6 @@ class _BoundaryFinder:
             self._searching(point - 1)
         check_seedable(scan.version)
         assert self._position is not None and self._at is not None
-        if self._position.position is None:
-            raise ForkRefused(no_event_at(self._at, self._last))
         return scan.header_fields, scan.version, self._at, self._position.position
 
     def _unreadable(self, path: str) -> tuple[dict[str, Any], int | None, int, int]:

@@ -287,14 +287,17 @@ def test_the_parent_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert len([count for count in taken if count]) == 1
 
 
-def test_a_call_id_beyond_64_bits_is_closed_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("call_id", [2**80 + 1, 10**400 + 1], ids=["2^80+1", "10^400+1"])
+def test_a_call_id_beyond_64_bits_is_closed_exactly(tmp_path: Path, call_id: int) -> None:
     """The assistant message at seq 18 asks for four calls; forked at 18, the child closes
     each with a result naming it. Its second call's id made 2**80 + 1 (an integer no
-    64-bit type holds) is named exactly, not as the float 1.2089258196146292e+24."""
+    64-bit type holds) is named exactly, not as the float 1.2089258196146292e+24; made
+    10**400 + 1 (beyond a double's range, which orjson refuses) it is read too, where the
+    line was once left out and the fork said "no event with seq 18"."""
     lines = lines_of(CRASH)
     message = json.loads(lines[19])
     assert message["seq"] == 18
-    message["data"]["message"]["content"][2]["id"] = 2**80 + 1
+    message["data"]["message"]["content"][2]["id"] = call_id
     parent = tmp_path / "parent.jsonl"
     parent.write_text("\n".join([*lines[:19], json.dumps(message), *lines[20:]]) + "\n",
                       encoding="utf-8")
@@ -303,5 +306,22 @@ def test_a_call_id_beyond_64_bits_is_closed_exactly(tmp_path: Path) -> None:
     named = [event["data"]["message"]["toolCallId"]
              for event in map(json.loads, "".join(written).splitlines())
              if event["type"] == "tool/result" and event["seq"] > 18]
-    assert named == ["call-eeea26e87555", 1208925819614629174706177, "call-f6460a097c97",
-                     "call-13deab1031d0"]
+    assert named == ["call-eeea26e87555", call_id, "call-f6460a097c97", "call-13deab1031d0"]
+
+
+def test_a_seq_on_a_line_the_runtime_stops_at_is_refused_naming_the_line(
+        tmp_path: Path, capsys) -> None:
+    """Seq 18 (line 20) made unreadable, no turn/end after it: the runtime reads seqs
+    0..17 and stops at line 20, so the fork at 18 names that line (it said "no event with
+    seq 18 to fork at (seqs run 0..21)"); at 17 the child is written."""
+    lines = lines_of(CRASH)
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text("\n".join([*lines[:19], "{oops", *lines[20:]]) + "\n", encoding="utf-8")
+    child = tmp_path / "child.jsonl"
+    assert main(["fork", str(parent), "-o", str(child), "--at", "18"]) == 1
+    err = capsys.readouterr().err
+    assert "the runtime reads seqs 0..17 (it stops at line 20: not valid JSON" in err
+    assert "a child inheriting seq 18 is one it would not resume" in err
+    assert not child.exists()
+    assert main(["fork", str(parent), "-o", str(child), "--at", "17"]) == 0
+    assert lines_of(child)[1:19] == lines[1:19]

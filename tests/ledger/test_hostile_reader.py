@@ -181,6 +181,33 @@ def test_the_big_integer_warning_says_the_value_was_kept_exact() -> None:
     )
 
 
+def test_an_integer_beyond_a_double_is_kept_exact_and_a_too_long_one_refused() -> None:
+    """orjson reads an integer beyond 64 bits as a double, so it refuses one beyond a
+    double's range (10**400, valid JSON): kept exact as 2**70 is, with the same warning.
+    One of 5,000 digits (more than the interpreter converts) is refused saying so; a line
+    with a long number and a syntax error keeps orjson's message about the syntax."""
+    huge = 10**400 + 7
+    result = tool_result(2, "A")
+    result["data"]["meta"] = {"inode": huge}
+    content = encode([HEADER, turn_start(0), assistant_calls(1, "A")]) + dumps(result) + b"\n"
+    log = read_session("x.jsonl", content)
+    assert [(d.kind, d.severity, d.line) for d in log.diagnostics] == [
+        ("big_integer", "warning", 4)]
+    assert log.events[2]["data"]["meta"]["inode"] == huge
+    long_line = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"x":' + b"9" * 5000 \
+        + b"}}"
+    problem = read_session("x.jsonl", encode([HEADER]) + long_line + b"\n"
+                           + encode([mark(1)])).diagnostics[0]
+    assert (problem.kind, problem.line) == ("invalid_json", 2)
+    assert problem.message == (f"not valid JSON: integer {'9' * 40}… of 5000 digits is longer "
+                               "than the reader converts")
+    broken = b'{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"x":' + b"9" * 400 + b",}}"
+    problem = read_session("x.jsonl", encode([HEADER]) + broken + b"\n"
+                           + encode([mark(1)])).diagnostics[0]
+    assert (problem.kind, problem.line) == ("invalid_json", 2)
+    assert "number is infinity when parsed as double" in problem.message
+
+
 def test_numbers_json_does_not_allow_stay_invalid() -> None:
     for number in (b"NaN", b"Infinity", b"1e400"):
         line = b'{"type":"turn/start","seq":0,"time":' + number + b',"data":{"turn":1}}'
