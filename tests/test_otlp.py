@@ -360,7 +360,7 @@ def test_a_result_no_message_requested_is_an_error_on_both_routes(
     path = tmp_path / "ghost.jsonl"
     path.write_text("\n".join([*lines, json.dumps(ghost)]) + "\n")
     assert main(["otlp", str(path), "-o", str(tmp_path / "spans.json")]) == 1
-    assert "1 sessions have error diagnostics" in capsys.readouterr().err
+    assert "1 session has error diagnostics" in capsys.readouterr().err
 
 
 def test_only_large_dsh_files_stream_in_their_place_between_batches(tmp_path: Path,

@@ -19,6 +19,7 @@ from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import POLICIES
 from ledgerviz.recovery.runtime_values import js_string
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
@@ -161,7 +162,8 @@ def _render(summary: dict[str, Any]) -> str:
     unpaired = not_computed if edited is not None else ", ".join(invalid)
     lines = [
         f"{shown_id(summary['id'])}  ({summary['path']})",
-        f"  {_read_as(summary)} · {summary['events']} events · {summary['turns']} turns"
+        f"  {_read_as(summary)} · {counted(summary['events'], 'event')}"
+        f" · {counted(summary['turns'], 'turn')}"
         f" · calls: {calls or 'none'}",
         f"  unanswered: {unanswered or 'none'} · crash closers: {summary['closers']}"
         f" · fork points: {forks}",
@@ -201,10 +203,10 @@ def summary_line(summaries: list[dict[str, Any]], failures: list[str]) -> str:
     severities = Counter(d["severity"] for s in summaries for d in s["diagnostics"])
     with_errors = sum(map(_has_errors, summaries))
     parts = [
-        f"{len(summaries)} session{'s' * (len(summaries) != 1)}",
+        counted(len(summaries), "session"),
         f"{with_errors} with errors",
-        f"{severities['error']} errors",
-        f"{severities['warning']} warnings",
+        counted(severities["error"], "error"),
+        counted(severities["warning"], "warning"),
     ]
     if failures:
         parts.append(f"{len(failures)} unreadable or stopped")

@@ -11,6 +11,7 @@ from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, shown_id, terminal_safe
 from ledgerviz.compare.tables import differing_rows, status_changes
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.compare import SessionDiff
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 def render(result: SessionDiff, listed: int) -> str:
     """Return the text summary (terminal-safe): sessions, first divergence, counts, the
     first ``listed`` differing rows, then the calls whose status changed."""
-    lines = [f"{name}: {shown_id(side.key)} ({side.path}), {len(side.seqs)} events"
+    lines = [f"{name}: {shown_id(side.key)} ({side.path}), {counted(len(side.seqs), 'event')}"
              for name, side in (("a", result.a), ("b", result.b))]
     if result.same:
         lines.append(result.divergence_text())

@@ -9,6 +9,7 @@ from typing import Any
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.recovery.analysis import DEFAULT_POLICY, POLICIES
+from ledgerviz.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -68,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         say_error("otlp", f"cannot write {args.output}: {error.strerror or error}")
         return OUTPUT_ERROR_EXIT
-    print(f"sent {summary.spans} spans of {len(summary.sessions)} sessions to "
-          f"{terminal_safe(summary.target)} (policy {summary.policy})")
-    if summary.error_sessions:
-        say_error("otlp", f"{len(summary.error_sessions)} sessions have error diagnostics "
-                  "(exported leniently; `ledgerviz check PATH` lists them)")
+    print(f"sent {counted(summary.spans, 'span')} of {counted(len(summary.sessions), 'session')}"
+          f" to {terminal_safe(summary.target)} (policy {summary.policy})")
+    failed = len(summary.error_sessions)
+    if failed:
+        say_error("otlp", f"{counted(failed, 'session')} {'has' if failed == 1 else 'have'} "
+                  "error diagnostics (exported leniently; `ledgerviz check PATH` lists them)")
     return 1 if summary.error_sessions else 0

@@ -133,7 +133,7 @@ def test_symlink_loops_end_and_check_ends_with_one_summary_line(
     (tmp_path / "dup.jsonl").write_bytes(cases()["seq-duplicate.jsonl"])
     assert main(["check", str(tmp_path)]) == 1
     assert capsys.readouterr().out.splitlines()[-1] == (
-        "checked 3 sessions, 1 with errors, 2 errors, 1 warnings: FAILED"
+        "checked 3 sessions, 1 with errors, 2 errors, 1 warning: FAILED"
     )
 
 
