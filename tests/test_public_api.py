@@ -6,6 +6,8 @@ Runtimes import ``ledgerviz.recovery`` unchanged, so its names are pinned as wel
 from __future__ import annotations
 
 import importlib
+import re
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +38,16 @@ def test_the_top_level_names_are_pinned_and_resolve() -> None:
 
 def test_tab_completion_lists_the_lazy_names() -> None:
     assert dir(ledgerviz) == sorted(PUBLIC)
+
+
+def test_every_name_the_docs_call_on_lv_is_public() -> None:
+    """The README once listed ``lv.report``, which never existed (issue 40)."""
+    root = Path(__file__).resolve().parents[1]
+    text = "".join(path.read_text(encoding="utf-8")
+                   for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))])
+    called = set(re.findall(r"\blv\.([A-Za-z_]\w*)", text))
+    assert {"load", "timeline", "explore", "write_report"} <= called
+    assert sorted(called - set(PUBLIC)) == []
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
