@@ -28,7 +28,6 @@ ORDER = (
     ("ledger",),
     ("wording", "html", "file_mode", "examples"),
     ("progress",),
-    ("simulate",),
     ("streams",),
     ("frames",),
     ("display",),
@@ -38,6 +37,7 @@ ORDER = (
     ("plot",),
     ("report",),
     ("widgets",),
+    ("simulate",),
     ("cli",),
     ("__main__", "__init__"),
 )
@@ -46,7 +46,8 @@ without the ``ledgerviz.`` prefix; ``__init__`` is the package root): each may i
 layers below it, unless ``ONLY`` narrows that. From docs/architecture.md's table, whose
 rows say "the above": ``frames`` (pandas + ledger, recovery, streams), ``api``,
 ``compare``, ``export``, ``plot`` (plotly + the above), ``report`` (plot + the above),
-``widgets`` (ipywidgets + the above), ``cli`` (everything), then the entry points.
+``widgets`` (ipywidgets + the above), ``simulate`` (which only ``cli`` may import), ``cli``
+(everything), then the entry points.
 ``display`` (notebook reprs and HTML fragments) is drawn from by ``api``'s reprs, so it
 sits between ``frames`` and ``api``; ``wording``, ``html``, ``file_mode`` and ``examples``
 are leaves (``progress`` expands sources with ``ledger``)."""
@@ -207,3 +208,8 @@ def test_a_function_level_import_counts_and_a_type_only_one_does_not() -> None:
         "ledgerviz.frames.calls:1 imports ledgerviz.display.fragments"]
     assert violations("plot.axis", "from ledgerviz.widgets import explore\n") == [
         "ledgerviz.plot.axis:1 imports ledgerviz.widgets"]
+    assert violations("widgets.explorer", "from ledgerviz.simulate import loop\n") == [
+        "ledgerviz.widgets.explorer:1 imports ledgerviz.simulate"]
+    assert violations("simulate.writer", "from ledgerviz.ledger.reader import FileScan\n") == [
+        "ledgerviz.simulate.writer:1 imports ledgerviz.ledger.reader"]
+    assert violations("simulate.writer", "from ledgerviz.ledger.writer import encode_line\n") == []
