@@ -416,16 +416,25 @@ def _sharing(whole: SessionFrames, analysis: Analysis, recorded: int
 
 
 RUNTIME_DISAGREES = frozenset({"unusual_payload"})
-"""Warnings of lines the loader leaves out although the runtime reads them."""
+"""Warnings of lines the loader may leave out although the runtime reads them (an event
+whose line holds one is left out unless only its call id is odd)."""
 
 
 def _damage_through(log: SessionLog, count: int) -> Diagnostic | None:
     """Return the first problem that may make the loaded events up to the ``count``-th differ
     from the runtime's, or None: an error anywhere (the runtime may refuse the whole log
-    for it), or a line up to the ``count``-th event's that only the loader leaves out."""
+    for it), or a line up to the ``count``-th event's that only the loader leaves out (a
+    warned line whose event was kept, such as a call id that is a number, is no damage)."""
     last_line = log.lines[count - 1] if count and log.lines else 1
-    return next((d for d in log.diagnostics if d.severity == "error" or (
-        d.kind in RUNTIME_DISAGREES and d.line <= last_line)), None)
+    loaded: set[int] | None = None  # the lines of the first events, made once if asked
+    for d in log.diagnostics:
+        if d.severity == "error":
+            return d
+        if d.kind in RUNTIME_DISAGREES and d.line <= last_line:
+            loaded = set(log.lines[:count]) if loaded is None else loaded
+            if d.line not in loaded:
+                return d
+    return None
 
 
 def _seed_marker_position(events: Sequence[dict[str, Any]]) -> int:

@@ -293,7 +293,8 @@ def test_a_call_id_beyond_64_bits_is_closed_exactly(tmp_path: Path, call_id: int
     each with a result naming it. Its second call's id made 2**80 + 1 (an integer no
     64-bit type holds) is named exactly, not as the float 1.2089258196146292e+24; made
     10**400 + 1 (beyond a double's range, which orjson refuses) it is read too, where the
-    line was once left out and the fork said "no event with seq 18"."""
+    line was once left out and the fork said "no event with seq 18". ``Ledger.fork`` builds
+    the same child (it refused: the id's warning was taken for a line left out)."""
     lines = lines_of(CRASH)
     message = json.loads(lines[19])
     assert message["seq"] == 18
@@ -307,6 +308,8 @@ def test_a_call_id_beyond_64_bits_is_closed_exactly(tmp_path: Path, call_id: int
              for event in map(json.loads, "".join(written).splitlines())
              if event["type"] == "tool/result" and event["seq"] > 18]
     assert named == ["call-eeea26e87555", call_id, "call-f6460a097c97", "call-13deab1031d0"]
+    child = ledgerviz.load(parent).fork(18, session_id="kid", created_at=5).sessions[0]
+    assert [child.header, *child.events] == list(map(json.loads, "".join(written).splitlines()))
 
 
 def test_a_seq_on_a_line_the_runtime_stops_at_is_refused_naming_the_line(
