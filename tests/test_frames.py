@@ -316,6 +316,24 @@ def test_view_table_equals_a_table_of_the_analysis_events(policy: str) -> None:
         assert inserted >= 1
 
 
+@pytest.mark.parametrize("policy", ["recorded", "synthesize", "fork"])
+def test_view_table_of_many_sessions_equals_their_tables_one_after_another(policy: str) -> None:
+    """Every session in one view (runs of whole tables made into one column at once, the
+    sessions with computed events in between) equals the tables of each session's
+    analysis events, made from their dicts, laid one after another."""
+    ledger = ledgerviz.load([DSH, EXAMPLES, UNRECOVERED])
+    analyses = ledger.recovery(policy).analyses  # type: ignore[arg-type]
+    logs = list(ledger.sessions)
+    table = ViewTable.of(logs, [analyses[log.key] for log in logs])
+    expected = [EventTable.of(analyses[log.key].events) for log in logs]
+    assert len(logs) > 10
+    assert table.type_array().tolist() == [kind for one in expected for kind in one.types]
+    for name in ("time", "turn", "step", "surface_op", "call_id", "is_error", "role",
+                 "text", "input_tokens", "synthetic"):
+        values = [value for one in expected for value in getattr(one, name)]
+        assert table.column(name).tolist() == values, name
+
+
 def test_recorded_view_reads_the_readers_table_without_a_copy(ledger: ledgerviz.Ledger) -> None:
     log = ledger.sessions[0]
     table = ViewTable.of([log], [ledger.recovery("recorded").analyses[log.key]])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import chain, groupby
 from typing import Any, Protocol
 
 import numpy as np
@@ -32,6 +33,18 @@ def table_column(table: EventTable, name: str) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
+def tables_column(tables: Sequence[EventTable], name: str) -> np.ndarray:
+    """Return column ``name`` of ``tables`` laid one after another as one numpy array, made
+    in one call however many tables there are (a fleet of small sessions: thousands)."""
+    if len(tables) == 1:
+        return table_column(tables[0], name)
+    values = [getattr(table, name) for table in tables]
+    if isinstance(values[0], array):  # a column has one type code in every table
+        return np.frombuffer(bytearray().join(values), _NUMPY_TYPES[values[0].typecode])
+    return np.fromiter(chain.from_iterable(values), dtype=object,
+                       count=sum(map(len, values)))
+
+
 class _Part(Protocol):
     """Some consecutive positions of a view: their columns and types."""
 
@@ -52,19 +65,36 @@ class _Rows:
     def __len__(self) -> int:
         return sum(map(len, self._tables)) if self._rows is None else len(self._rows)
 
-    def _taken(self, columns: list[np.ndarray]) -> np.ndarray:
-        whole = columns[0] if len(columns) == 1 else np.concatenate(columns)
+    @property
+    def whole(self) -> bool:
+        """Whether every row of the tables is taken, in order."""
+        return self._rows is None
+
+    def _taken(self, whole: np.ndarray) -> np.ndarray:
         return whole if self._rows is None else whole[self._rows]
 
     def column(self, name: str) -> np.ndarray:
-        return self._taken([table_column(table, name) for table in self._tables])
+        return self._taken(tables_column(self._tables, name))
 
     def types(self) -> tuple[np.ndarray, list[Any]]:
-        codes, names = [], []
-        for table in self._tables:
-            codes.append(table_column(table, "type_code").astype(np.int64) + len(names))
-            names.extend(table.type_names)
-        return self._taken(codes), names
+        tables = self._tables
+        counts = [len(table.type_names) for table in tables]
+        offsets = np.cumsum([0, *counts[:-1]])  # each table's first code in ``names``
+        codes = tables_column(tables, "type_code").astype(np.int64)
+        codes += np.repeat(offsets, [len(table) for table in tables])
+        return self._taken(codes), [name for table in tables for name in table.type_names]
+
+    @classmethod
+    def merged(cls, parts: Sequence[_Part]) -> list[_Part]:
+        """Return ``parts`` with each run of whole tables as one ``_Rows``, so that a column
+        is made once over the run, not once per session."""
+        merged: list[_Part] = []
+        for whole, run in groupby(parts, key=lambda part: isinstance(part, _Rows) and part.whole):
+            if whole:
+                merged.append(cls([table for part in run for table in part._tables], None))
+            else:
+                merged.extend(run)
+        return merged
 
 
 class _Slice:
@@ -94,8 +124,8 @@ class ViewTable:
     @classmethod
     def of(cls, logs: Sequence[SessionLog], analyses: Sequence[Analysis]) -> ViewTable:
         """Return the table of each session's analysis events, one session after another."""
-        return cls([_session_part(log, analysis)
-                    for log, analysis in zip(logs, analyses, strict=True)])
+        return cls(_Rows.merged([_session_part(log, analysis)
+                                 for log, analysis in zip(logs, analyses, strict=True)]))
 
     @classmethod
     def joined(cls, tables: Sequence[ViewTable]) -> ViewTable:
