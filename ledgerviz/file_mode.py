@@ -1,10 +1,15 @@
-"""The permission bits a file written in place of ``target`` gets (stdlib only)."""
+"""Files written in place of a target: the permission bits they get, and the atomic
+replace through a temporary file of their own (stdlib only)."""
 
 from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 
 def mode_for(target: Path) -> int:
@@ -15,3 +20,20 @@ def mode_for(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+@contextmanager
+def replaced_atomically(target: Path) -> Iterator[BinaryIO]:
+    """Yield a binary stream to a temporary file in ``target``'s folder, of a name of its
+    own (two writers into one folder never share it); when the block ends, the file takes
+    ``target``'s place in one rename, with ``mode_for(target)``. If the block raises, the
+    temporary file is removed and ``target`` is left as it was."""
+    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    temporary = Path(name)
+    try:
+        with open(handle, "wb") as stream:
+            yield stream
+        os.chmod(temporary, mode_for(target))
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -17,6 +17,7 @@ import pytest
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.export import MANIFEST_NAME, ExportError, export, read_export
+from ledgerviz.export.manifest import write_manifest
 from ledgerviz.export.parquet import PARQUET_HINT, dataset_schema, require_pyarrow
 from ledgerviz.frames import FRAME_NAMES
 
@@ -309,3 +310,43 @@ def test_duckdb_answers_a_fleet_question_from_the_dataset(tmp_path: Path) -> Non
         f"SELECT DISTINCT session FROM '{out}/events/*.parquet' ORDER BY 1"
     ).fetchall()
     assert [s for (s,) in sessions] == sorted(ledgerviz.load(EXAMPLES).keys)
+
+
+def test_two_manifest_writers_into_one_folder_do_not_share_a_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second writer that writes its manifest while the first is about to rename its own
+    (two exports into one folder) neither takes nor removes the first one's temporary
+    file: both renames succeed, the last one's document is the manifest, nothing is left."""
+    rename = os.replace
+    second = {"schema": "second"}
+
+    def interleaved(source: str | Path, target: str | Path) -> None:
+        monkeypatch.setattr(os, "replace", rename)  # the second writer renames normally
+        write_manifest(tmp_path, second)
+        assert json.loads((tmp_path / MANIFEST_NAME).read_text()) == second
+        rename(source, target)
+
+    monkeypatch.setattr(os, "replace", interleaved)
+    write_manifest(tmp_path, {"schema": "first"})
+    assert json.loads((tmp_path / MANIFEST_NAME).read_text()) == {"schema": "first"}
+    assert [path.name for path in tmp_path.iterdir()] == [MANIFEST_NAME]
+
+
+def test_a_manifest_write_that_fails_leaves_the_old_one_and_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / MANIFEST_NAME).write_text('{"schema": "old"}')
+    os.chmod(tmp_path / MANIFEST_NAME, 0o640)
+
+    def full_disk(source: str | Path, target: str | Path) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        write_manifest(tmp_path, {"schema": "new"})
+    monkeypatch.undo()
+    assert (tmp_path / MANIFEST_NAME).read_text() == '{"schema": "old"}'
+    assert [path.name for path in tmp_path.iterdir()] == [MANIFEST_NAME]
+    write_manifest(tmp_path, {"schema": "new"})  # the old file's permission bits are kept
+    assert (tmp_path / MANIFEST_NAME).stat().st_mode & 0o777 == 0o640

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ledgerviz.export.parts import PART_NAME
+from ledgerviz.file_mode import replaced_atomically
 from ledgerviz.frames import FRAME_NAMES
 
 FORMAT = 3
@@ -198,8 +199,8 @@ def _json_type(value: Any) -> str:
 
 
 def write_manifest(root: Path, document: dict[str, Any]) -> None:
-    """Write the manifest atomically (a temporary file renamed over the old one), as one
-    line of JSON (10,000 sessions: 4.2 MB; indented it was 7.5 MB)."""
-    temporary = root / f".{MANIFEST_NAME}.tmp"
-    temporary.write_bytes(orjson.dumps(document))
-    os.replace(temporary, root / MANIFEST_NAME)
+    """Write the manifest atomically (a temporary file of a name of its own renamed over the
+    old one, ``replaced_atomically``), as one line of JSON (10,000 sessions: 4.2 MB;
+    indented it was 7.5 MB)."""
+    with replaced_atomically(root / MANIFEST_NAME) as stream:
+        stream.write(orjson.dumps(document))

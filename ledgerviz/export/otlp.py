@@ -18,7 +18,6 @@ the SDK's OTLP/HTTP exporter. docs/otlp.md lists every attribute.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from urllib.parse import urlsplit
 from ledgerviz import __version__
 from ledgerviz.api import Ledger
 from ledgerviz.export.dataset import batches
-from ledgerviz.file_mode import mode_for
+from ledgerviz.file_mode import replaced_atomically
 from ledgerviz.ledger.formats import file_format
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.read import file_sessions, read_file
@@ -149,16 +148,8 @@ def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
         return
     from ledgerviz.export.otlp_json import OtlpJson
 
-    path = Path(os.fspath(output))
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    temporary = Path(name)  # a name of its own: two runs into one folder never share it
-    try:
-        with open(handle, "wb") as stream:
-            yield OtlpJson(stream, resource.attributes, ("ledgerviz", __version__))
-        os.chmod(temporary, mode_for(path))
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    with replaced_atomically(Path(os.fspath(output))) as stream:
+        yield OtlpJson(stream, resource.attributes, ("ledgerviz", __version__))
 
 
 def send(spans: Iterable[SpanRecord], sink: SpanSink, target: str,
