@@ -1,4 +1,4 @@
-"""Load benchmark: ledgerviz.load + all frames vs. the orjson floor vs. json + json_normalize.
+"""Load benchmark: ledgerviz.load + all frames vs. the orjson floor, json + json_normalize, DuckDB.
 
 Run: python benchmarks/bench_load.py [--events N] [--path LEDGER] [--rounds R] [--stages]
 
@@ -251,6 +251,19 @@ def with_pandas(path: Path) -> Built:
     return len(frame), (rows, frame)
 
 
+def with_duckdb(path: Path) -> Built:
+    """DuckDB's ``read_ndjson_auto`` into a table: a peer that infers a schema from a sample
+    and checks nothing (it runs on every core; its CPU time counts all of them)."""
+    import duckdb
+
+    connection = duckdb.connect()
+    connection.execute("SET enable_progress_bar = false")
+    quoted = str(path).replace("'", "''")
+    connection.execute(f"CREATE TABLE events AS SELECT * FROM read_ndjson_auto('{quoted}')")
+    (rows,) = connection.execute("SELECT count(*) FROM events").fetchone()  # type: ignore[misc]
+    return rows, connection
+
+
 ROUTES: dict[str, Callable[[Path], Built]] = {
     "floor": floor,
     "floor_gc_paused": floor_gc_paused,
@@ -258,6 +271,7 @@ ROUTES: dict[str, Callable[[Path], Built]] = {
     "ledgerviz": with_ledgerviz,
     "ledgerviz_load": ledgerviz_load,
     "pandas": with_pandas,
+    "duckdb": with_duckdb,
 }
 
 
@@ -297,6 +311,7 @@ def run_route(route: Callable[[Path], Built], path: Path) -> dict[str, float]:
 
     Peak memory is the peak resident set size above the one just before the work.
     """
+    import duckdb  # noqa: F401
     import pandas  # noqa: F401
 
     import ledgerviz.api  # noqa: F401  (imports are not part of the measured work)
@@ -363,12 +378,16 @@ def _report(results: list[dict[str, dict[str, float]]]) -> None:
         "ledgerviz / floor_gc_paused_chunked": ("ledgerviz", "floor_gc_paused_chunked", 2.5,
                                                 "<="),
         "pandas / ledgerviz": ("pandas", "ledgerviz", 4.0, ">="),
+        "ledgerviz / duckdb": ("ledgerviz", "duckdb", 1.5, "<="),
     }
     for label, (top, bottom, target, sense) in ratios.items():
         ratio = statistics.median(t / b for t, b in zip(seconds[top], seconds[bottom], strict=True))
         met = ratio <= target if sense == "<=" else ratio >= target
         verdict = "met" if met else "NOT met"
         print(f"  {label:>36} = {ratio:5.2f}x   (target {sense} {target}x: {verdict})")
+    cpu = {route: [r[route]["cpu"] for r in results] for route in ("ledgerviz", "duckdb")}
+    ratio = statistics.median(t / b for t, b in zip(cpu["ledgerviz"], cpu["duckdb"], strict=True))
+    print(f"  {'ledgerviz / duckdb (CPU, every core)':>36} = {ratio:5.2f}x")
     print("memory: ru_maxrss at the end minus VmRSS before the work, fresh process per route")
 
 

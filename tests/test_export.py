@@ -17,6 +17,7 @@ import pytest
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.export import MANIFEST_NAME, ExportError, export, read_export
+from ledgerviz.export.dataset import _catalogs
 from ledgerviz.export.manifest import write_manifest
 from ledgerviz.export.parquet import PARQUET_HINT, dataset_schema, require_pyarrow
 from ledgerviz.frames import FRAME_NAMES
@@ -350,3 +351,14 @@ def test_a_manifest_write_that_fails_leaves_the_old_one_and_no_temporary_file(
     assert [path.name for path in tmp_path.iterdir()] == [MANIFEST_NAME]
     write_manifest(tmp_path, {"schema": "new"})  # the old file's permission bits are kept
     assert (tmp_path / MANIFEST_NAME).stat().st_mode & 0o777 == 0o640
+
+
+def test_a_session_with_a_subagent_catalog_is_found_from_its_table() -> None:
+    """``_catalogs`` (whether the lineage frame is built file by file) says what the events'
+    own types say, for every session of the dsh fixtures and the examples."""
+    ledger = ledgerviz.load([DSH, EXAMPLES])
+    found = {log.key: _catalogs(log) for log in ledger.sessions}
+    expected = {log.key: "subagent/catalog" in [event["type"] for event in log.events]
+                for log in ledger.sessions}
+    assert found == expected
+    assert 0 < sum(found.values()) < len(found)

@@ -245,8 +245,10 @@ def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:
 
 
 def _catalogs(log: SessionLog) -> bool:
-    """Return True when the session holds a ``subagent/catalog`` event."""
-    return _CATALOG in log.event_fields().types
+    """Return True when the session holds a ``subagent/catalog`` event (read from its typed
+    table: the events' dicts, decoded on demand, are not decoded for it)."""
+    table = log.event_table()
+    return _CATALOG in table.type_names and table.type_names.index(_CATALOG) in table.type_code
 
 
 def remove_unlisted(root: Path, parts: Iterable[str]) -> None:
