@@ -32,18 +32,17 @@ from ledgerviz.recovery.analysis import POLICIES, CallStatus, Policy
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.context import context_message
 from ledgerviz.recovery.events import Event, Generation, data_of, is_user_typed
-from ledgerviz.recovery.pairing import AnthropicPairing, OpenAIPairing
-from ledgerviz.recovery.pairing_memo import Shape, pairing_shape
+from ledgerviz.recovery.pairing_memo import pairing_shape
 from ledgerviz.recovery.payload import payload_result_facts, payload_tool_call_blocks
-from ledgerviz.recovery.providers import PROVIDERS, Provider
+from ledgerviz.recovery.providers import Provider
 from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.tracker import PendingCall
 from ledgerviz.recovery.vocab import OPEN_STATUSES, UNKNOWN_CODE
+from ledgerviz.streams.pairing import PairingState
 
 _CLOSING = frozenset({"step/end", "turn/end"})
 _EDITS = frozenset({"surface/rewind", "surface/restore"})
-_NO_SEQS = (None,)
 
 
 def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
@@ -80,86 +79,6 @@ def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
             if item is not None:
                 add(("context", seq, (kind, item.message.get("role")), pairing_shape(item)))
     return facts
-
-
-class _PairingScans:
-    """Both providers' pairing scans of one policy's context, read a message at a time
-    (the request's messages as ``providers.export`` makes them, never held)."""
-
-    __slots__ = ("anthropic", "messages", "openai", "turn", "turns")
-
-    def __init__(self) -> None:
-        self.openai = OpenAIPairing(remember_answers=False)
-        self.anthropic = AnthropicPairing()
-        self.messages = 0
-        self.turns = 0
-        self.turn: tuple[str, list[Any], list[Any]] | None = None
-        """The Anthropic turn being merged: its role, blocks and seqs."""
-
-    def read(self, seq: Any, source: tuple[Any, Any], shape: Shape) -> None:
-        """Read one context message (``seq``; ``source``: its event type and role)."""
-        speaker, blocks = shape
-        result = source[0] == "tool/result"
-        if result:
-            self.openai.read_result(self.messages, blocks[0][1], (seq,))
-        else:
-            self.openai.read_calls(self.messages, [i for b, i in blocks if b == "tool_use"]
-                                   if speaker == "assistant" else [], (seq,))
-        self.messages += 1
-        # as providers.anthropic_turns: leading system messages leave the turns, messages
-        # without blocks are dropped, consecutive ones of a role merge
-        turn = self.turn
-        if ((turn is None and not self.turns and source[1] == "system" and not result)
-                or not blocks):
-            return
-        if turn is not None and turn[0] == speaker:
-            turn[1].extend(blocks)
-            turn[2].append(seq)
-            return
-        self._end_turn()
-        self.turn = (speaker, list(blocks), [seq])
-
-    def read_result(self, call_id: Any) -> None:
-        """Read a tool result answering ``call_id`` (what :meth:`read` does with its
-        ``pairing_shape``; its seq is not kept: only validity is reported)."""
-        self.openai.read_result(self.messages, call_id, _NO_SEQS)
-        self.messages += 1
-        turn = self.turn
-        if turn is not None and turn[0] == "user":
-            turn[1].append(("tool_result", call_id))
-            turn[2].append(None)
-            return
-        self._end_turn()
-        self.turn = ("user", [("tool_result", call_id)], [None])
-
-    def _end_turn(self) -> None:
-        if self.turn is not None:
-            speaker, blocks, seqs = self.turn
-            self.anthropic.read_blocks(self.turns, speaker, blocks, tuple(seqs))
-            self.turns += 1
-            self.turn = None
-
-    def mark(self) -> tuple[Any, ...]:
-        """Return the state after the messages read so far (see :meth:`restored`)."""
-        turn = self.turn
-        held = None if turn is None else (turn[0], list(turn[1]), list(turn[2]))
-        return (self.openai.mark(), self.anthropic.mark(), self.messages, self.turns, held)
-
-    @classmethod
-    def restored(cls, mark: tuple[Any, ...]) -> _PairingScans:
-        """Return new scans in the state of ``mark``, taken from any scans."""
-        scans = cls()
-        openai, anthropic, scans.messages, scans.turns, held = mark
-        scans.openai.rewind(openai)
-        scans.anthropic.rewind(anthropic)
-        scans.turn = None if held is None else (held[0], list(held[1]), list(held[2]))
-        return scans
-
-    def valid(self) -> dict[Provider, bool]:
-        """Finish the scans; return whether the request is valid for each provider."""
-        self._end_turn()
-        problems = {"openai": self.openai.finish(), "anthropic": self.anthropic.finish()}
-        return {provider: not problems[provider] for provider in PROVIDERS}
 
 
 class _Call:
@@ -200,8 +119,8 @@ class StreamedRecovery:
         self._open_turn: Any = None
         self._fork: _Call | None = None  # the pending fork point's call
         self._hidden: list[tuple[int, float]] = []  # abandoned message positions
-        shared = _PairingScans()
-        self._scans: dict[Policy, _PairingScans] = dict.fromkeys(POLICIES, shared)
+        shared = PairingState()
+        self._scans: dict[Policy, PairingState] = dict.fromkeys(POLICIES, shared)
         self._reading = [shared]  # the distinct scans that read the next message
 
     def observe(self, facts: list[Fact]) -> None:
@@ -214,7 +133,7 @@ class StreamedRecovery:
                     reading = self._reading
                 self._messages += 1
                 for scans in reading:
-                    scans.read(first, second, third)
+                    scans.read(second, third)
             elif what == "request":
                 self._request(first, second, third)
             elif what == "result":
@@ -276,6 +195,9 @@ class StreamedRecovery:
         call = self._open.pop(key, None)
         if call is None:
             return
+        if code is None and not is_error:  # call_status's "ok", the common case, told first
+            self.counts["ok"] += 1
+            return
         self._settle(call, call_status(True, call.dispatched is not None, code, is_error))
         if code == UNKNOWN_CODE:
             self._fork_at(call)
@@ -318,10 +240,9 @@ class StreamedRecovery:
                 continue
             item = context_message(event.get("type"), data_of(event), event.get("seq"))
             if item is not None:
-                scans.read(item.seq, (item.event_type, item.message.get("role")),
-                           pairing_shape(item))
+                scans.read((item.event_type, item.message.get("role")), pairing_shape(item))
 
-    def _own(self, policy: Policy, scans: _PairingScans | None = None) -> _PairingScans:
+    def _own(self, policy: Policy, scans: PairingState | None = None) -> PairingState:
         """Return ``policy``'s scans, no longer shared with another policy (``scans``:
         replace them)."""
         held = self._scans[policy]
@@ -329,7 +250,7 @@ class StreamedRecovery:
             shared = any(other is held for name, other in self._scans.items() if name != policy)
             if not shared:
                 return held
-            scans = _PairingScans.restored(held.mark())
+            scans = PairingState.restored(held.mark())
         self._scans[policy] = scans
         self._reading = list({id(s): s for name, s in self._scans.items()
                               if name != "fork" or self._fork is None}.values())
@@ -348,7 +269,7 @@ class StreamedRecovery:
         mark = call.mark if call.mark is not None else self._scans["fork"].mark()
         self._fork = call
         self.fork_points.append(call.seq)
-        self._own("fork", _PairingScans.restored(mark))
+        self._own("fork", PairingState.restored(mark))
 
     def _apply_fork(self, end: float) -> None:
         """Abandon the messages from the pending fork point to ``end``."""
