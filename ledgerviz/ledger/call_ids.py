@@ -40,31 +40,38 @@ class CallIds:
         return len(self._ends)
 
     def __contains__(self, call_id: object) -> bool:
-        return call_id.__class__ is str and self._slot(call_id) < 0  # type: ignore[arg-type]
+        return call_id.__class__ is str and self._probe(
+            call_id, hash(call_id) & _LOW) < 0  # type: ignore[arg-type]
 
     def isdisjoint(self, ids: Iterable[str]) -> bool:
         """Return whether no id of ``ids`` (``str``s) is held."""
-        slot_of = self._slot
-        return all(slot_of(call_id) >= 0 for call_id in ids)
+        slots, mask, probe = self._slots, self._mask, self._probe
+        # an id whose first slot is free is not held: only past a taken one is the path walked
+        return all(not slots[hash(call_id) & mask] or probe(call_id, hash(call_id) & _LOW) >= 0
+                   for call_id in ids)
 
     def update(self, ids: Collection[str]) -> None:
         """Add every id of ``ids`` (``str``s; one held already is left as it is)."""
         if 2 * (len(self._ends) + len(ids)) > self._mask:
             self._grow(len(self._ends) + len(ids))
-        slot_of, slots, ends, hashes, held = (self._slot, self._slots, self._ends,
-                                              self._hashes, self._bytes)
+        slots, ends, hashes, held, mask, probe = (self._slots, self._ends, self._hashes,
+                                                  self._bytes, self._mask, self._probe)
         for call_id in ids:
-            slot = slot_of(call_id)
-            if slot >= 0:
-                held += call_id.encode("utf-8", "surrogatepass")
-                ends.append(len(held))
-                hashes.append(hash(call_id) & _LOW)
-                slots[slot] = len(ends)
+            hashed = hash(call_id) & _LOW
+            slot = hashed & mask
+            if slots[slot]:
+                slot = probe(call_id, hashed)
+                if slot < 0:
+                    continue
+            held += call_id.encode("utf-8", "surrogatepass")
+            ends.append(len(held))
+            hashes.append(hashed)
+            slots[slot] = len(ends)
 
-    def _slot(self, call_id: str) -> int:
-        """Return the first free slot on ``call_id``'s probe path, or -1 when it is held."""
+    def _probe(self, call_id: str, hashed: int) -> int:
+        """Return the first free slot on the probe path of ``call_id`` (``hashed``: the low 32
+        bits of its hash), or -1 when it is held."""
         slots, hashes, mask = self._slots, self._hashes, self._mask
-        hashed = hash(call_id) & _LOW
         slot = hashed & mask
         while entry := slots[slot]:
             if hashes[entry - 1] == hashed and self._bytes_of(entry - 1) == call_id.encode(

@@ -7,7 +7,8 @@ never uses a last line without a newline. Anything appended to the file must the
 come after the bytes the runtime uses; :func:`runtime_read` says which bytes those are.
 
 The file is read as a stream (``FileScan``): the events the runtime uses are handed on
-a block at a time and not kept, so a ledger of any size is read in bounded memory.
+a block at a time and not kept, so a ledger of any size is read in bounded memory (what
+grows is the reader's requested call ids, held as ``CallIds``: about 40 bytes per call).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def runtime_read(
 
     Keys repeated within a line are looked for, as the runtime's reader refuses them.
     """
-    scan = FileScan(path, duplicate_keys=True, runtime=True)
+    scan = FileScan(path, duplicate_keys=True, runtime=True, compact_ids=True)
     offsets = LineOffsets(chunks, lambda: scan.lines_read)
     used = 0
     stop: Diagnostic | None = None
