@@ -8,10 +8,10 @@ at the first fork point, or the seq asked for) and its position, and spools the 
 line of each event read, until the boundary's position is known, to an anonymous
 temporary file (in ``TMPDIR``, as ``sort(1)`` spools). The spool's lines up to the
 boundary are then copied out, and those from the boundary's turn on read back to close
-the seed. Only the block being read, the reader's set of requested call ids, the position
-of each turn's start and end, and, until the boundary is known, the recovery scan's state
-and the seqs read are held: a few numbers per event without ``at``, never the events
-themselves.
+the seed. Only the block being read, the reader's requested call ids (``CallIds``), the
+position of each turn's start and end, and, until the boundary is known, the recovery
+scan's state and the seqs read are held: a few numbers per event without ``at``, never the
+events themselves.
 """
 
 from __future__ import annotations

@@ -9,12 +9,12 @@ usual way) and follows the recovery scan (``recovery.analyze``) for the three po
   without a genuine result, applied (its suffix abandoned) at the next message the human
   types in a later turn;
 - whether each policy's next request is valid for each provider: the model context
-  (``recovery.context``) is read message by message into the providers' pairing scans
-  (``recovery.pairing``), without being held.
+  (``recovery.context``) is read message by message into the providers' pairing rules
+  (``streams.pairing.PairingState``: whether a rule broke), without being held.
 
-What is kept: the calls not answered yet, a pairing-scan state per such call's message
-(the fork policy rewinds to it when the call becomes a fork point), the pairing problems
-found, and the fork points. Memory grows with those, not with the events.
+What is kept: the calls not answered yet, a pairing state per such call's message (the
+fork policy goes back to it when the call becomes a fork point), and the fork points.
+Memory grows with those, not with the events.
 
 A ledger whose surface is edited (``surface/rewind``, ``surface/restore``, a replace op)
 is refolded by the scan from any earlier node; that needs the surface held, so its fork
@@ -121,7 +121,7 @@ class StreamedRecovery:
         self._hidden: list[tuple[int, float]] = []  # abandoned message positions
         shared = PairingState()
         self._scans: dict[Policy, PairingState] = dict.fromkeys(POLICIES, shared)
-        self._reading = [shared]  # the distinct scans that read the next message
+        self._reading = [shared]  # the distinct states that read the next message
 
     def observe(self, facts: list[Fact]) -> None:
         """Take the facts of a run of events, in log order."""

@@ -4,7 +4,7 @@ A file is read in chunks (``FileScan``); each block of checked events is handed 
 incremental recovery tracker (``PendingCalls``) and to the streamed recovery
 (``streams.recovery``: call statuses, fork points, provider pairing), then dropped.
 Memory does not grow with the events: what is kept is the open turn's pending calls,
-the calls still unanswered, the pairing problems found, and every call id requested
+the calls still unanswered, each policy's pairing state, and every call id requested
 (the reader's ``CallIds``, about 40 bytes per id: its checks need them all).
 """
 
