@@ -27,12 +27,13 @@ from ledgerviz.api import Ledger
 from ledgerviz.export.dataset import (
     ExportSummary,
     FileState,
+    Head,
     batches,
     copy_sessions,
     fingerprint,
     finish_export,
     frame_of,
-    key_of_first_line,
+    key_of_head,
     plan_export,
     write_sessions,
 )
@@ -54,7 +55,7 @@ DASK_HINT = 'pip install "ledgerviz[dask]"'
 PARTITION_BYTES = 16 << 20
 """Input bytes one partition reads by default: small files share a partition."""
 _GLOB_CHARS = frozenset("*?[")
-_HEADER_TASK = 100  # files whose first line one task reads
+_HEADER_TASK = 100  # files whose head (``dataset.Head``) one task reads
 _HASH_TASK = 20  # files one task hashes in an export
 
 Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
@@ -121,12 +122,15 @@ def _content(path: str, storage_options: dict[str, Any] | None) -> Any:
 
 
 def _head(path: str, storage_options: dict[str, Any] | None) -> tuple[bytes, bytes]:
-    """Return the first line of ``path`` and its start as a load sniffs it (the first
-    ``SNIFF_BYTES``, or that line when longer); both empty when it cannot be read."""
+    """Return the lines of ``path`` up to its first one that is not blank (where its key
+    comes from, ``dataset.Head``) and its start as a load sniffs it (the first
+    ``SNIFF_BYTES``, or those lines when longer); both empty when it cannot be read."""
     try:
         with _open(path, storage_options) as stream:
-            line = stream.readline()
-            return line, line + stream.read(max(0, SNIFF_BYTES - len(line)))
+            head = Head()
+            while not head.complete and (line := stream.readline()):
+                head.take(line)
+            return head.bytes, head.bytes + stream.read(max(0, SNIFF_BYTES - len(head.bytes)))
     except OSError:
         return b"", b""
 
@@ -135,9 +139,10 @@ def session_keys(paths: Sequence[str], storage_options: dict[str, Any] | None = 
     """Return the session keys of the files ``paths``, as ``ledgerviz.load(paths)`` gives
     them: each file's own, then those of the sessions it holds inline.
 
-    Reads each file's first line (where its key comes from), and the whole of a Claude
-    Code transcript whose bytes may hold inline sidechains, in tasks of 100 files on the
-    active Dask scheduler (object storage answers many reads at once).
+    Reads each file's lines up to its first one that is not blank (where its key comes
+    from), and the whole of a Claude Code transcript whose bytes may hold inline
+    sidechains, in tasks of 100 files on the active Dask scheduler (object storage
+    answers many reads at once).
     """
     return [key for keys in _keys_and_sizes(paths, storage_options)[0] for key in keys]
 
@@ -159,12 +164,12 @@ def _keys_and_sizes(paths: Sequence[str], storage_options: dict[str, Any] | None
 
 def _natural_keys(paths: Sequence[str], storage_options: dict[str, Any] | None
                   ) -> list[tuple[list[str], int]]:
-    """Return the keys the reader gives each file alone (its own, from its first line,
+    """Return the keys the reader gives each file alone (its own, from its head,
     then its inline sessions'), and its size."""
     found = []
     for path in paths:
         line, head = _head(path, storage_options)
-        keys = [key_of_first_line(path, line)]
+        keys = [key_of_head(path, line)]
         if detect_format(head).name == claude_code.NAME:
             content = _content(path, storage_options)
             if isinstance(content, bytes) and may_hold_sidechains(content):
@@ -282,7 +287,7 @@ def frames(
     One task per group of files (``dask.dataframe.from_map``), each building
     ``frames.<name>`` of its files under ``policy``: consecutive files of at most
     :data:`PARTITION_BYTES` together (a larger file alone), or ``files_per_partition``
-    files when given. The session keys and sizes are read now (first lines, and whole
+    files when given. The session keys and sizes are read now (each file's head, and whole
     the Claude Code transcripts that may hold inline sessions: :func:`session_keys`);
     nothing else is read until a frame is computed. A file's inline sessions are in its
     partition, after its own.

@@ -202,10 +202,9 @@ def fingerprint(
             if known is not None and (known.size, known.mtime_ns) == (
                     info.st_size, info.st_mtime_ns):
                 return known, False
-            digest, first_line = hashlib.sha256(), b""
+            digest, head = hashlib.sha256(), Head()
             while chunk := stream.read(_CHUNK):
-                if not first_line.endswith(b"\n"):
-                    first_line += chunk[: chunk.find(b"\n") + 1 or len(chunk)]
+                head.take(chunk)
                 digest.update(chunk)
     except OSError as error:
         if found.walked:
@@ -214,17 +213,48 @@ def fingerprint(
     sha = digest.hexdigest()
     if known is not None and known.sha256 == sha:
         return replace(known, size=info.st_size, mtime_ns=info.st_mtime_ns), False
-    natural_key = key_of_first_line(path, first_line)
+    natural_key = key_of_head(path, head.bytes)
     return FileState(path, info.st_size, info.st_mtime_ns, sha, natural_key), True
 
 
-def key_of_first_line(path: str, first_line: bytes) -> str:
-    """Return the key the reader gives the file at ``path`` alone, from its first line.
+class Head:
+    """The start of a file, taken chunk by chunk, up to the end of its first line that is
+    not blank (the line a reader takes a file's key from)."""
 
-    The key depends on line 1 only: the header id, else the file stem (also when the
-    line has no newline yet, since the reader drops such a torn tail).
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._line_start = 0
+        self.complete = False
+        """Whether the head ends with the newline of a line that is not blank."""
+
+    @property
+    def bytes(self) -> bytes:
+        """Return the head taken so far."""
+        return bytes(self._data)
+
+    def take(self, chunk: bytes) -> None:
+        """Add what ``chunk`` holds of the head (nothing once it is complete)."""
+        start = 0
+        while not self.complete and start < len(chunk):
+            newline = chunk.find(b"\n", start)
+            stop = len(chunk) if newline < 0 else newline + 1
+            self._data += chunk[start:stop]
+            start = stop
+            if newline >= 0:
+                self.complete = bool(self._data[self._line_start:].strip())
+                self._line_start = len(self._data)
+
+
+def key_of_head(path: str, head: bytes) -> str:
+    """Return the key the reader gives the file at ``path`` alone, from its ``head``: its
+    lines up to its first one that is not blank (``Head``).
+
+    Every format takes a file's key from its first record, the line that ends the head:
+    a dsh header on line 1 (after a blank line: none), a Codex ``session_meta``, a Gemini
+    header, else the file stem (also when that line has no newline yet, since the reader
+    drops such a torn tail; a Claude Code file is keyed by its stem).
     """
-    return read_session(path, first_line if first_line.endswith(b"\n") else b"").key
+    return read_session(path, head[: head.rfind(b"\n") + 1]).key
 
 
 def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:
