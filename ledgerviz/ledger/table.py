@@ -23,7 +23,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.recovery.nesting import visible_text
@@ -159,11 +159,13 @@ class EventTable:
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
-           first_position: int = 0) -> EventTable:
+           first_position: int = 0, envelope: Envelope | None = None) -> EventTable:
         """Return the table of a session's checked events (``lines``: their file lines;
         None: not known, ``MISSING``; ``first_position``: the position of ``events[0]`` in
-        its session, the ``seq`` of an event without one). Their byte ranges are not known."""
-        return _columns_of(events, lines, first_position)
+        its session, the ``seq`` of an event without one; ``envelope``: their envelope
+        facts as the reader that wrote them kept them, None: read from the dicts). Their
+        byte ranges are not known."""
+        return _columns_of(events, lines, first_position, envelope)
 
     @classmethod
     def joined(cls, parts: Sequence[EventTable]) -> EventTable:
@@ -247,18 +249,58 @@ class Shared:
         return self._share(value, value) if value.__class__ is str else value
 
 
+class Envelope(NamedTuple):
+    """The envelope facts of a session's events, a list each (see ``EventTable``'s
+    columns), as ``envelope_of`` reads them from the dicts, or as a reader that wrote the
+    events kept them while writing."""
+
+    kinds: list[Any]
+    """Each event's ``type`` (equal strings: one object)."""
+    datas: list[dict[str, Any]]
+    """Each event's ``data`` ({} where it is no dict)."""
+    seqs: list[Any]
+    """Each event's ``seq`` (its position in the session where it has none)."""
+    times: list[Any]
+    turns: list[Any]
+    """Each ``data.turn``."""
+    steps: list[Any]
+    """Each ``data.step``."""
+    surface_ops: list[Any]
+    """Each ``surfaceOp`` (None where absent)."""
+
+
+def envelope_of(events: Sequence[dict[str, Any]], first_position: int = 0,
+                shared: Callable[[Any], Any] | None = None) -> Envelope:
+    """Return the envelope facts of ``events`` (``first_position``: see ``EventTable.of``;
+    ``shared``: makes equal types one object)."""
+    shared = shared or Shared().one
+    datas = [event.get("data") for event in events]
+    if set(map(type, datas)) != {dict}:
+        datas = [data if data.__class__ is dict else {} for data in datas]
+    return Envelope(
+        kinds=[shared(event.get("type")) for event in events],
+        datas=datas,
+        seqs=[event.get("seq", position) for position, event in enumerate(events, first_position)],
+        times=[event.get("time") for event in events],
+        turns=[data.get("turn") for data in datas],
+        steps=[data.get("step") for data in datas],
+        surface_ops=[event.get("surfaceOp") for event in events],
+    )
+
+
 def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
-                first_position: int = 0) -> EventTable:
+                first_position: int = 0, envelope: Envelope | None = None) -> EventTable:
     """Return the table of ``events`` (see ``EventTable.of``), a column at a time: every
     event's envelope, then each type's facts at the rows of that type."""
     count = len(events)
     if lines is not None and len(lines) != count:
         raise ValueError(f"{len(lines)} line numbers for {count} events")
     shared = Shared().one
-    kinds = [shared(event.get("type")) for event in events]
-    datas = [event.get("data") for event in events]
-    if set(map(type, datas)) != {dict}:
-        datas = [data if data.__class__ is dict else {} for data in datas]
+    if envelope is None:
+        envelope = envelope_of(events, first_position, shared)
+    elif len(envelope.kinds) != count:
+        raise ValueError(f"an envelope of {len(envelope.kinds)} rows for {count} events")
+    kinds, datas = envelope.kinds, envelope.datas
     names = list(dict.fromkeys(kinds))
     code_of = {name: code for code, name in enumerate(names)}
     rows_of: dict[Any, list[int]] = {name: [] for name in names}
@@ -286,12 +328,11 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
     return EventTable(
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
-        seq=int_array([event.get("seq", position)
-                       for position, event in enumerate(events, first_position)]),
-        time=int_array([event.get("time") for event in events]),
-        turn=int_array([data.get("turn") for data in datas]),
-        step=int_array([data.get("step") for data in datas]),
-        surface_op=array("b", map(surface_op_code, [event.get("surfaceOp") for event in events])),
+        seq=int_array(envelope.seqs),
+        time=int_array(envelope.times),
+        turn=int_array(envelope.turns),
+        step=int_array(envelope.steps),
+        surface_op=array("b", map(surface_op_code, envelope.surface_ops)),
         line=array("q", [MISSING]) * count if lines is None else array("q", lines),
         start=array("q", [MISSING]) * count,
         stop=array("q", [MISSING]) * count,

@@ -130,9 +130,11 @@ class _Written:
     def session(self, path: str, log: DiagnosticLog, skipped: int,
                 children: tuple[SessionLog, ...]) -> SessionLog:
         """Return the session read, its diagnostics those of ``log`` so far."""
-        return SessionLog(path, self.id, self.header, 4, self.writer.events, log.finish(),
-                          skipped, self.writer.lines, format=NAME, call_reasons=self.reasons,
-                          children=children)
+        writer = self.writer
+        return SessionLog(path, self.id, self.header, 4, writer.events, log.finish(),
+                          skipped, writer.lines, format=NAME, call_reasons=self.reasons,
+                          children=children, table=writer.envelope.table(writer.events,
+                                                                         writer.lines))
 
 
 def _records(chunks: Iterable[Chunk], log: DiagnosticLog) -> tuple[list[Record], int]:

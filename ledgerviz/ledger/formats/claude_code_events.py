@@ -36,6 +36,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     is_rejection,
     tool_results,
 )
+from ledgerviz.ledger.formats.foreign import EnvelopeColumns
 from ledgerviz.recovery.vocab import StatusReason
 
 LOG_ONLY_PREFIX = "claude-code/"
@@ -98,6 +99,7 @@ class EventWriter:
         self.log = log
         self.events: list[dict[str, Any]] = []
         self.lines: list[int] = []
+        self.envelope = EnvelopeColumns()
         self.merged = 0
         """Assistant records written into the step of an earlier record."""
         self._line = 0
@@ -167,6 +169,7 @@ class EventWriter:
             event["sourceEventSeqs"] = sources
         self.events.append(event)
         self.lines.append(self._line)
+        self.envelope.append(kind, self._time, data, op)
         return seq
 
     def _surface_event(self, kind: str, data: dict[str, Any], op: Any = "append",

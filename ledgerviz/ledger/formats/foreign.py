@@ -5,7 +5,7 @@ the turn and step open, and follows the model-visible surface for rewinds."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -16,6 +16,7 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError, Severity
 from ledgerviz.ledger.reader import line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
+from ledgerviz.ledger.table import Envelope, EventTable
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 
 Event = dict[str, Any]
@@ -192,6 +193,55 @@ def bad_record(log: DiagnosticLog, line: int, kind: str, error: Exception) -> No
             f"({type(error).__name__}): kept as a log-only event")
 
 
+class EnvelopeColumns:
+    """The envelope facts (``table.Envelope``) of the events a reader appends, kept as it
+    writes them, so that their table (``table``) is not read back from the dicts. A
+    writer's seqs are dense from 0: each event's is its position."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.datas: list[dict[str, Any]] = []
+        self.times: list[Any] = []
+        self.turns: list[Any] = []
+        self.steps: list[Any] = []
+        self.ops: list[Any] = []
+        self._kind = {}.setdefault
+        """Gives one object per type (a log-only one is made per record)."""
+
+    def append(self, kind: str, time: Any, data: Any, op: Any) -> None:
+        """Add the facts of the next event."""
+        if data.__class__ is not dict:
+            data = {}
+        self.kinds.append(self._kind(kind, kind))
+        self.datas.append(data)
+        self.times.append(time)
+        self.turns.append(data.get("turn"))
+        self.steps.append(data.get("step"))
+        self.ops.append(op)
+
+    def insert(self, row: int, event: Event) -> None:
+        """Add the facts of ``event``, inserted at ``row``."""
+        data = event["data"]
+        for column, value in zip(self._columns(), (
+                self._kind(event["type"], event["type"]), data, event["time"],
+                data.get("turn"), data.get("step"), event.get("surfaceOp")), strict=True):
+            column.insert(row, value)
+
+    def keep(self, rows: Sequence[int]) -> None:
+        """Keep the facts of ``rows`` only (the others' events were removed)."""
+        for column in self._columns():
+            column[:] = [column[row] for row in rows]
+
+    def table(self, events: Sequence[Event], lines: Sequence[int]) -> EventTable:
+        """Return the table of ``events`` (those these facts were kept for)."""
+        envelope = Envelope(self.kinds, self.datas, list(range(len(self.kinds))), self.times,
+                            self.turns, self.steps, self.ops)
+        return EventTable.of(events, lines, envelope=envelope)
+
+    def _columns(self) -> tuple[list[Any], ...]:
+        return self.kinds, self.datas, self.times, self.turns, self.steps, self.ops
+
+
 class EventWriter:
     """Writes one session's dsh events: seqs dense from 0, each event's source line, the
     open turn and step, and the model-visible surface (for rewinds and replacements).
@@ -206,6 +256,7 @@ class EventWriter:
         """How the name of a log-only event begins."""
         self.events: list[Event] = []
         self.lines: list[int] = []
+        self.envelope = EnvelopeColumns()
         self.time: int | None = None
         """The time of the line being read (the last one that had a time)."""
         self.turn = 0
@@ -239,6 +290,7 @@ class EventWriter:
             event["sourceEventSeqs"] = sources
         self.events.append(event)
         self.lines.append(line)
+        self.envelope.append(kind, self.time, data, op)
         return event
 
     def wrote(self, log: DiagnosticLog, line: int, kind: str, write: Callable[..., Any],
@@ -389,6 +441,7 @@ class EventWriter:
                   "data": {"inherited": True}}
         self.events.insert(inherited, marker)
         self.lines.insert(inherited, line)
+        self.envelope.insert(inherited, marker)
 
     def undispatch(self, call_ids: Iterable[str]) -> None:
         """Remove the tool/call of each of ``call_ids`` (calls a later record proves never
@@ -402,6 +455,7 @@ class EventWriter:
         kept = [i for i in range(len(self.events)) if i not in dropped]
         self.events = [self.events[i] for i in kept]
         self.lines = [self.lines[i] for i in kept]
+        self.envelope.keep(kept)
         for seq, event in enumerate(self.events):
             event["seq"] = seq
         self._renumber(lambda seq: None if seq in dropped else seq - bisect_left(gone, seq))
@@ -451,7 +505,8 @@ def session_log(path: str, format: str, header: dict[str, Any], writer: EventWri
         header["id"] = key
     return SessionLog(path, key, header, FOREIGN_VERSION, writer.events, log.finish(),
                       records.skipped, writer.lines, format=format,
-                      call_reasons=writer.call_reasons)
+                      call_reasons=writer.call_reasons,
+                      table=writer.envelope.table(writer.events, writer.lines))
 
 
 def dsh_header(session_id: Any, created_at: int | None, **lineage: Any) -> dict[str, Any]:
