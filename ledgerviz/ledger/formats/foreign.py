@@ -205,27 +205,32 @@ class EnvelopeColumns:
         self.turns: list[Any] = []
         self.steps: list[Any] = []
         self.ops: list[Any] = []
-        self._kind = {}.setdefault
-        """Gives one object per type (a log-only one is made per record)."""
+        self.append = self._appender()
+        """Adds the facts of the next event: ``append(type, time, data, surface op)``."""
 
-    def append(self, kind: str, time: Any, data: Any, op: Any) -> None:
-        """Add the facts of the next event."""
-        if data.__class__ is not dict:
-            data = {}
-        self.kinds.append(self._kind(kind, kind))
-        self.datas.append(data)
-        self.times.append(time)
-        self.turns.append(data.get("turn"))
-        self.steps.append(data.get("step"))
-        self.ops.append(op)
+    def _appender(self) -> Callable[[str, Any, Any, Any], None]:
+        """Return ``append`` (the columns' appends bound once: it runs once per event)."""
+        add_kind, add_data, add_time, add_turn, add_step, add_op = (
+            column.append for column in self._columns())
+        one = {}.setdefault  # one object per type (a log-only one is made per record)
+
+        def append(kind: str, time: Any, data: Any, op: Any) -> None:
+            if data.__class__ is not dict:
+                data = {}
+            add_kind(one(kind, kind))
+            add_data(data)
+            add_time(time)
+            add_turn(data.get("turn"))
+            add_step(data.get("step"))
+            add_op(op)
+
+        return append
 
     def insert(self, row: int, event: Event) -> None:
         """Add the facts of ``event``, inserted at ``row``."""
-        data = event["data"]
-        for column, value in zip(self._columns(), (
-                self._kind(event["type"], event["type"]), data, event["time"],
-                data.get("turn"), data.get("step"), event.get("surfaceOp")), strict=True):
-            column.insert(row, value)
+        self.append(event["type"], event["time"], event["data"], event.get("surfaceOp"))
+        for column in self._columns():
+            column.insert(row, column.pop())
 
     def keep(self, rows: Sequence[int]) -> None:
         """Keep the facts of ``rows`` only (the others' events were removed)."""
