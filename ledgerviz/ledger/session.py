@@ -21,7 +21,7 @@ class SessionLog:
     list for the other formats); ``lines`` gives the 1-based file line of each event;
     ``lines_skipped`` counts lines that yielded no event; ``fields`` holds the events'
     envelope columns once extracted (see ``event_fields``); ``table`` their typed
-    columns, which the dsh reader fills (see ``event_table``).
+    columns, which every format's reader fills (see ``event_table``).
     """
 
     path: str
