@@ -16,6 +16,7 @@ from ledgerviz.frames.session_frames import SessionFrames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.head_events import head_then
 from ledgerviz.ledger.reader import with_distinct_keys
 from ledgerviz.ledger.sources import Source
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
@@ -27,12 +28,11 @@ from ledgerviz.recovery import (
     analyze,
     export,
     fork_boundary,
-    fork_seed,
 )
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.columns import EngineColumns, columns_of
 from ledgerviz.recovery.context import ContextProjector
-from ledgerviz.recovery.fork import SEED_MARKER, no_boundary
+from ledgerviz.recovery.fork import SEED_MARKER, no_boundary, seed_parts
 from ledgerviz.recovery.pairing_memo import PairingMemo
 from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import Provider
@@ -321,14 +321,14 @@ class Ledger:
         boundary = at if at is not None else fork_boundary(log.events, version=log.version)
         if boundary is None:
             raise ForkRefused(no_boundary(log.path))
-        header, events = fork_seed(
+        header, inherited, added = seed_parts(
             log.header,
             log.events,
             boundary,
             session_id=session_id or f"{log.header.get('id')}-fork-{boundary}",
             created_at=created_at if created_at is not None else time.time_ns() // 1_000_000,
         )
-        inherited = _seed_marker_position(events)  # the parent's events come first
+        events = head_then(log.events, inherited, added)  # fork_seed's, the parent's not copied
         damage = _damage_through(log, inherited)
         if damage is not None:
             raise ForkRefused(
@@ -342,7 +342,10 @@ class Ledger:
             version=log.version,
             events=events,
             lines=range(2, len(events) + 2),
-            fields=log.event_fields().prefix_then(
+            # the parent's envelope columns when the reader made them; else the child's
+            # are extracted from its events when first asked for (not from the parent's
+            # whole session, which a fork story analysed from checkpoints never reads)
+            fields=None if log.fields is None else log.fields.prefix_then(
                 inherited, EventFields.of(events[inherited:], start=inherited)),
         )
         return Ledger([child])
@@ -456,12 +459,12 @@ def _cut_log(log: SessionLog, n: int) -> SessionLog:
     skipped = last_line - header_lines - distinct
     return replace(
         log,
-        events=log.events[:n],
+        events=head_then(log.events, n),
         lines=lines,
         diagnostics=kept,
         lines_skipped=max(0, skipped),
         fields=None if log.fields is None else log.fields.prefix(n),
-        table=None if log.table is None else log.table.rows(0, n),
+        table=None if log.table is None or n >= len(log.table) else log.table.rows(0, n),
     )
 
 

@@ -96,16 +96,36 @@ def fork_seed(
     cut inside one of its turns, a v0/v1 parent, or a boundary that is not the seq of
     one of its events. The parent's events are not modified.
     """
+    header, inherited, added = seed_parts(parent_header, events, boundary,
+                                          session_id=session_id, created_at=created_at)
+    seeded = list(islice(events, inherited))  # one copy: a long prefix's dicts are cold
+    seeded.extend(added)
+    return header, seeded
+
+
+def seed_parts(
+    parent_header: dict[str, Any],
+    events: Sequence[Event],
+    boundary: int,
+    *,
+    session_id: str,
+    created_at: int,
+) -> tuple[dict[str, Any], int, list[Event]]:
+    """Return what :func:`fork_seed` returns, the parent's events apart: the child's header,
+    how many first events of the parent it inherits and the events it adds after them.
+
+    Of the parent's events, only the one at ``boundary`` (or, in a log whose seqs are not
+    positions, the seqs up to it) and those from the last turn boundary before it are read.
+    """
     version = parent_header.get("version")
     check_seedable(version)
     index = position_of_seq([_Seqs(events)], boundary)
     if index is None:
         last = seq_of(events[-1], len(events) - 1) if events else None
         raise ForkRefused(no_event_at(boundary, last))
-    seeded = list(islice(events, index + 1))  # one copy: a long prefix's dicts are cold
-    seeded.extend(seed_end(version, boundary, track(seeded)))
+    added = seed_end(version, boundary, track(_Head(events, index + 1)))
     header = fork_header(parent_header, session_id=session_id, created_at=created_at)
-    return header, seeded
+    return header, index + 1, added
 
 
 def check_seedable(version: Any) -> None:
@@ -200,3 +220,19 @@ class _Seqs(Sequence[Any]):
 
     def __getitem__(self, index: int) -> Any:  # type: ignore[override]
         return seq_of(self._events[index], index)
+
+
+class _Head(Sequence[Event]):
+    """The first ``count`` of a list of events, read from it when asked."""
+
+    def __init__(self, events: Sequence[Event], count: int) -> None:
+        self._events = events
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> Event:  # type: ignore[override]
+        if not -self._count <= index < self._count:
+            raise IndexError("event index out of range")
+        return self._events[index % self._count]
