@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 import traitlets
 from plotly.basewidget import BaseFigureWidget
 
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.widgets.figure_display import sync_figure_state
 
 BUNDLE_LEVEL = 1
@@ -124,7 +125,11 @@ class LiveFigure(go.FigureWidget):
     """The token of the browser's last request for the whole figure, sent after the figure."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        # the first figure of a process loads plotly's validators (a 3 MB JSON file, many
+        # small dicts, no cycles): with the collector on, each young collection also walks
+        # a loaded ledger's objects (0.25 s, not 0.02, beside a 1M-event session)
+        with paused_gc():
+            super().__init__(*args, **kwargs)
         self._bundle = _packed_bundle()
         self._bundle_key = f"plotly-{plotly.__version__}-{len(self._bundle)}"
         self.on_msg(self._on_browser_message)

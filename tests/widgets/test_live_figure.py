@@ -3,6 +3,7 @@ bundle shipped as plotly ships it, and the whole figure sent back when a view as
 
 from __future__ import annotations
 
+import gc
 import zlib
 from pathlib import Path
 from typing import Any
@@ -67,3 +68,24 @@ def test_the_explorer_draws_into_a_live_figure() -> None:
     explorer = ledgerviz.explore(ledgerviz.load(SEMANTIC))
     assert isinstance(explorer.figure, LiveFigure)
     assert len(explorer.figure.data) > 0
+
+
+def test_making_a_figure_runs_no_garbage_collection() -> None:
+    # plotly's first figure loads its validators (many small dicts, no cycles); with the
+    # collector on, each young collection would also walk a loaded ledger's objects
+    from plotly.validator_cache import ValidatorCache
+    ValidatorCache._json_cache = None  # as in a new process
+    collections: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()  # the young count starts at 0: a collection comes every 700 new objects
+    gc.callbacks.append(record)
+    try:
+        LiveFigure(layout={"template": {}})
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(record)
+    assert ValidatorCache._json_cache is not None and collections == []
