@@ -279,6 +279,14 @@ class Explorer(widgets.VBox):
         with paused_gc():
             view = self._view()
             spec = self._spec(view, self.analysis)
+            # a redraw unsets in the browser what it lacks, and plotly.js then falls back to
+            # its defaults: an unset range shows [-1, 6] (autorange is not redone), an emptied
+            # range slider stays visible (a session switched to without incidents showed so):
+            # a whole view names its range and hides the slider
+            xaxis = spec["layout"]["xaxis"]
+            if "range" not in xaxis:
+                xaxis["range"] = _extent(spec["data"])
+                xaxis["rangeslider"] = {"visible": False}
             self._incidents = list(spec["layout"].get("meta", {}).get("incidents", []))
             shown = spec["layout"]["xaxis"].get("range")
             self._shown_range = None if shown is None else (shown[0], shown[1])
@@ -521,6 +529,13 @@ class Explorer(widgets.VBox):
             self.event.options = event_choices(analysis, self._picker_range)
         finally:
             self._syncing = syncing
+
+
+def _extent(traces: list[dict[str, Any]]) -> list[float]:
+    """Return the x range holding every point of ``traces``, a seq of margin each side."""
+    xs = pd.to_numeric(pd.Series([x for trace in traces for x in trace.get("x", ())],
+                                 dtype=object), errors="coerce").dropna()
+    return [float(xs.min()) - 1, float(xs.max()) + 1] if len(xs) else [-1.0, 1.0]
 
 
 def explore(ledger: Ledger | SessionDiff, *, session: str | None = None,

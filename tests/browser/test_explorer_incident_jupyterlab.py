@@ -176,5 +176,9 @@ def test_the_explorer_opens_on_the_incident_at_100k_events(
             seq = int(re.search(r"seq (\d+)", moment["details"]).group(1))
             assert seq < clean_events + 5, moment  # an event of the clean session
     assert f"{clean_events} events" in switched["title"]
+    low, high = page.evaluate(  # no incident: the whole session, autoranged
+        f"() => document.querySelector('{OUTPUT} .js-plotly-plot')._fullLayout.xaxis.range"
+        ".map(Number)")
+    assert low <= 0 and high >= clean_events - 1, (low, high)
     page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "switched.png"))
     assert errors == [], errors

@@ -177,3 +177,18 @@ def test_a_session_switch_marks_busy_and_changes_the_summary_last(crashed_path: 
     assert changes[-2:] == ["summary", "idle"]
     assert {"figure", "details", "context"} <= set(changes[2:-2])
     assert explorer.summary.value.startswith("whole ledger (")
+
+
+def test_a_session_without_incidents_switched_to_shows_whole(crashed_path: Path) -> None:
+    # the crashed session opens on its fork point with an overview strip; the clean one has
+    # no incident: the browser must autorange and drop the strip (a range merely unset there
+    # shows plotly.js's default [-1, 6], and an emptied range slider stays visible)
+    other = Path(ledgerviz.__file__).parent / "examples" / "clean.jsonl"
+    explorer = explore(ledgerviz.load([crashed_path, other]), policy="fork")
+    xaxis = explorer.figure.layout.xaxis
+    assert xaxis.range[1] - xaxis.range[0] < 300 and xaxis.rangeslider.visible
+    explorer.session.value = explorer.ledger.keys[1]
+    assert explorer.incidents == []
+    assert xaxis.range == (-1, 32) and xaxis.rangeslider.visible is False  # seqs 0 to 31
+    explorer.session.value = explorer.ledger.keys[0]
+    assert xaxis.range[1] - xaxis.range[0] < 300 and xaxis.rangeslider.visible
