@@ -6,12 +6,14 @@ Three routes over the same lines, each in a fresh process, GC paused as the read
 pauses it (``bench_load.run_route`` measures time and peak memory):
 
 - ``floor_gc_paused_chunked``: orjson to dicts, chunk by chunk (``bench_load``'s floor);
-- ``table_typed``: ``typed_table.decode_table`` per chunk, the table straight from the
-  bytes, no dicts (a chunk it refuses would go the dict route: counted in the output);
+- ``table_typed``: the read route's table (``reader.FileScan(tabled=True)``): per chunk the
+  typed check (``typed.typed_block``) and the table filled from its structs, no dicts (a
+  block it refuses goes the dict route: counted in the output);
 - ``table_from_dicts``: the floor, then ``EventTable.of`` over the dicts (the route every
   other format takes, and what the dsh reader's dicts would cost on top of the floor).
 
-Not a measure of ``ledgerviz.load``, which does not build the table yet.
+``ledgerviz.load`` is the ``table_typed`` route plus what a session adds (diagnostics, keys,
+events on demand): ``bench_load.py --route ledgerviz_load`` measures that.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from pathlib import Path
 
 from bench_load import (
     Built,
-    chunk_lines,
     floor_gc_paused_chunked,
     in_fresh_process,
     load_average,
@@ -32,29 +33,17 @@ from bench_load import (
 )
 
 
-def _version(path: Path) -> int | None:
-    with path.open("rb") as handle:
-        return json.loads(handle.readline()).get("version")
-
-
 def table_typed(path: Path) -> Built:
-    """Decode every chunk's event lines straight into tables, GC paused."""
-    from ledgerviz.ledger.typed_table import decode_table
+    """The read route's blocks of the file, each a table, GC paused (as the reader pauses it)."""
+    from ledgerviz.ledger.reader import READ_BYTES, FileScan
+    from ledgerviz.ledger.sources import iter_source_chunks
 
-    version, tables, refused, first = _version(path), [], 0, True
-    offset = line = position = 0
+    ((_, chunks),) = iter_source_chunks(path, READ_BYTES)
     gc.disable()
     try:
-        for lines in chunk_lines(path):
-            if first:  # the header line
-                offset, line, lines, first = len(lines[0]) + 1, 1, lines[1:], False
-            table = decode_table(lines, line + 1, position, version, offset)
-            refused += table is None
-            tables.append(table)
-            offset += sum(map(len, lines)) + len(lines)
-            line, position = line + len(lines), position + len(lines)
-        rows = sum(len(table) for table in tables if table is not None)
-        return rows, (tables, refused)
+        blocks = list(FileScan(str(path), tabled=True).blocks(chunks))
+        refused = sum(block.held is not None for block in blocks)
+        return sum(len(block.table) for block in blocks), (blocks, refused)
     finally:
         gc.freeze()
         gc.enable()

@@ -25,7 +25,7 @@ from ledgerviz.ledger.sources import (
     valid_unicode,
 )
 from ledgerviz.ledger.tabled import TableBlock, TableRows
-from ledgerviz.ledger.typed import StreamBlock, stream_block
+from ledgerviz.ledger.typed import StreamBlock, TypedBlock, stream_block, typed_block
 
 CHECK_LINES = 256
 """How many lines are decoded and then checked at a time: few enough that the values
@@ -116,9 +116,10 @@ class FileScan:
         self.rows: TableRows | None = TableRows(path, origin) if tabled else None
         """With ``tabled``: the blocks come as ``tabled.TableBlock``s, their events a typed
         table, the dicts decoded on demand from ``origin`` (see ``tabled``)."""
-        self.compact_ids = compact_ids or self.typed
+        self.compact_ids = compact_ids or (self.typed and not tabled)
         """Whether the requested call ids are held as ``CallIds`` (a reader that drops the
-        events: typed, or given ``compact_ids``)."""
+        events: typed but not tabled, or given ``compact_ids``; a table holds every id
+        already, so a set of them costs only its slots)."""
         self.log = DiagnosticLog(path, strict=strict)
         self.header: Header | None = None
         """The header line, once read (None: no complete line yet)."""
@@ -158,7 +159,8 @@ class FileScan:
 
     def blocks(self, chunks: Iterable[Chunk]) -> Iterator[CheckedEvents | StreamBlock]:
         """Yield the checked events of each chunk's complete lines, in file order (with
-        ``typed``, a block that gives no diagnostic may come as a ``StreamBlock``).
+        ``typed``, a block that gives no diagnostic may come as a ``StreamBlock``; with
+        ``tabled``, every block comes as a ``tabled.TableBlock``).
 
         A chunk's last partial line is joined to the next chunk; what follows the
         file's last newline is a torn tail, dropped with a warning. A leading UTF-8
@@ -187,7 +189,8 @@ class FileScan:
                 self._torn_tail(self._lines + len(lines) + 1, tail_size)
             checked = self._check(lines, block, last_may_be_torn=following is None and not torn)
             if checked is not None:
-                columns = checked if isinstance(checked, StreamBlock) else checked.fields
+                columns = (checked if isinstance(checked, (StreamBlock, TypedBlock))
+                           else checked.fields)
                 self._seed.observe(columns.types, columns.seqs, columns.datas, checked.lines)
                 yield checked if rows is None else rows.block(checked)
                 del checked, columns  # not held while the next block is decoded
@@ -224,7 +227,7 @@ class FileScan:
 
     def _check(
         self, lines: list[bytes], block: bytes, *, last_may_be_torn: bool
-    ) -> CheckedEvents | StreamBlock | None:
+    ) -> CheckedEvents | StreamBlock | TypedBlock | None:
         """Return the checked events of one block of complete lines (None: no events read).
 
         ``block`` holds the bytes the lines were split from (and what follows them).
@@ -246,10 +249,10 @@ class FileScan:
         with paused_gc():
             marks = number_marks(block)  # what follows the lines only costs time
             big = may_hold_big_integers(block, marks)
-            streamed = None
+            streamed: StreamBlock | TypedBlock | None = None
             if self.typed and not big:
-                streamed = stream_block(lines, block, marks, first_line, self._state,
-                                        self.version)
+                read = stream_block if self.rows is None else typed_block  # a table needs no facts
+                streamed = read(lines, block, marks, first_line, self._state, self.version)
             del marks  # a copy of the block: not held while its lines are decoded
             if streamed is not None:
                 return streamed

@@ -1,7 +1,7 @@
 """The dsh read route's blocks as rows of the session's typed table, without their dicts.
 
 ``reader.FileScan`` judges each block of lines: a block the typed check accepts
-(``typed.stream_block``: every line fits the schema and the reader's check would say
+(``typed.typed_block``: every line fits the schema and the reader's check would say
 nothing) is tabled from the structs that check decoded (``typed_table.table_of``), with
 the byte range of each line, and its dicts are not made; a block it cannot judge is checked the
 dict route (its diagnostics are the reader's by construction), tabled from those dicts
@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
+from operator import add
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.checks import CheckedEvents, joined_lines
@@ -26,7 +27,7 @@ from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lazy_events import END_KEPT, LazyEvents, LineSource
 from ledgerviz.ledger.sources import UTF8_BOM, FileOrigin, SourceProblem
 from ledgerviz.ledger.table import EventTable
-from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.ledger.typed import TypedBlock
 from ledgerviz.ledger.typed_table import table_of
 
 
@@ -89,18 +90,19 @@ class TableRows:
         self._offset = starts.pop()
         self._starts = starts
 
-    def block(self, checked: CheckedEvents | StreamBlock) -> TableBlock:
+    def block(self, checked: CheckedEvents | TypedBlock) -> TableBlock:
         """Return the table rows of one checked block of the piece last read: from the
         structs the typed check decoded for a block it accepted, else from the dicts
         checked, held."""
         position = self._position
         self._position += len(checked.lines)
-        if isinstance(checked, StreamBlock):
+        if isinstance(checked, TypedBlock):
             skip = checked.lines.start - self._first_line
-            lines = self._lines[skip:skip + len(checked.lines)]
+            stop = skip + len(checked.lines)
+            starts = array("q", self._starts[skip:stop])
+            ends = array("q", map(add, starts, map(len, self._lines[skip:stop])))
             with paused_gc():  # the rows' many small objects would set the collector off
-                table = table_of(checked.events, checked.types, lines, checked.lines.start,
-                                 position, self._starts[skip])
+                table = table_of(checked, starts, ends)
             return TableBlock(table, None, checked.lines)
         table = EventTable.of(checked.events, checked.lines, position)
         index = [line - self._first_line for line in checked.lines]

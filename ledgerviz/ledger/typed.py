@@ -1,10 +1,12 @@
-"""A typed decoder for the streamed check: well-formed blocks read without their dicts.
+"""The typed check: well-formed blocks read without their dicts, for the load and the
+streamed check.
 
-``ledgerviz check --stream`` needs, per event, the type, seq and time, the call ids
-requested, dispatched and answered, and what the reader's checks decide; the payloads
-themselves are dropped. ``msgspec`` decodes exactly those fields into small structs
-whose types are the shapes ``shapes.FAST_PAYLOAD_CHECKS`` accepts, skipping the rest
-of each line in C.
+The load (``tabled``) needs, per event, the facts the event table holds; ``ledgerviz check
+--stream`` the type, seq and time, the call ids requested, dispatched and answered; both
+need what the reader's checks decide. ``msgspec`` decodes exactly those fields into small
+structs whose types are the shapes ``shapes.FAST_PAYLOAD_CHECKS`` accepts, skipping the
+rest of each line in C; ``typed_block`` then checks the block a column at a time, and
+``stream_block`` adds the streamed summary's facts.
 
 It is a fast path only. A block is taken here when every line decodes into the
 schema *and* the reader's check would say nothing about any of them; anything else
@@ -19,14 +21,16 @@ from __future__ import annotations
 import codecs
 import re
 import sys
-from collections.abc import Callable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Container, Sequence
+from itertools import repeat
 from typing import Annotated, Any, Literal, NamedTuple, Union
 
 import msgspec
 import orjson
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, TURN_BOUNDARIES
+from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, OpenBoundaries
 from ledgerviz.ledger.checks import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
@@ -200,12 +204,22 @@ _ROLES = {"assistant/message": "request", "tool/call": "dispatch", "tool/result"
 """What reading an event of these types takes beyond its schema."""
 
 
+_LETTERS = {"turn/start": ord("T"), "turn/end": ord("E"), "step/start": ord("S"),
+            "step/end": ord("F")}
+"""The boundary types as one letter each (every other type: ``.``), so a block's turns and
+steps are followed by bytes methods (``_boundaries_after``)."""
+_TURN_LETTERS_ONLY = b"SF."
+"""What deleting leaves the turn boundaries alone."""
+_STEP_LEVEL = bytes.maketrans(b"TE", b"FF")
+"""Turn boundaries close the open step: read at the step level as a step/end."""
+
+
 class _Schema(NamedTuple):
     decode: Callable[[bytes], _Event]
     kinds: dict[type, str]
     """Each event class's type."""
-    roles: dict[type, str]
-    """Each event class's entry in ``_ROLES``."""
+    letters: dict[type, int]
+    """Each event class's letter (see ``_LETTERS``)."""
 
 
 def _schema(surface: frozenset[str], chunks: bool) -> _Schema:
@@ -218,9 +232,9 @@ def _schema(surface: frozenset[str], chunks: bool) -> _Schema:
                   *(_SURFACE_FIELDS if kind in surface else _PLAIN_FIELDS)]
         event = msgspec.defstruct("Event", fields, bases=(_Event,), tag=kind, kw_only=True)
         kinds[event] = kind
-    roles = {event: _ROLES[kind] for event, kind in kinds.items() if kind in _ROLES}
+    letters = {event: _LETTERS.get(kind, ord(".")) for event, kind in kinds.items()}
     decoder = msgspec.json.Decoder(Union[tuple(kinds)])  # type: ignore[valid-type]  # noqa: UP007
-    return _Schema(decoder.decode, kinds, roles)
+    return _Schema(decoder.decode, kinds, letters)
 
 
 _SCHEMAS: dict[tuple[frozenset[str], bool], _Schema] = {}
@@ -274,6 +288,245 @@ _TEXT = ("text", None)
 """A text block as ``pairing_shape`` reads it."""
 
 
+class Answers(NamedTuple):
+    """What the tool/results of a block answer, one item per result (in log order)."""
+
+    checked: list[Any]
+    """The call id the reader's check reads (``_answer``)."""
+    call_id: list[Any]
+    """The call id as ``recovery.events.payload_result_facts`` reads it."""
+    code: list[Any]
+    """``error.code``."""
+    is_error: list[bool]
+
+
+class Messages(NamedTuple):
+    """The messages of the events of one message-producing type in a block, in log order."""
+
+    messages: list[Any]
+    """Each event's message struct (None: none)."""
+    texts: list[str | None]
+    """Each message's text when its content is one text block (or none), else None."""
+    calls: dict[int, list[_Block]]
+    """The tool-call blocks of each message that has some, by its index here (ascending)."""
+
+
+class TypedBlock(NamedTuple):
+    """A block of events the typed check accepted (every line fits the schema and the
+    reader's check would say nothing), as the structs decoded and what the check read."""
+
+    types: list[str]
+    """Each event's type."""
+    seqs: list[int]
+    datas: list[Any]
+    """Each event's ``data`` struct."""
+    lines: range
+    """The file line of each event."""
+    events: list[Any]
+    """The decoded events (structs)."""
+    rows: dict[str, list[int]]
+    """The rows of each type present, ascending."""
+    messages: dict[str, Messages]
+    """The messages of each message-producing type present (``MESSAGE_TYPES``)."""
+    requests: list[tuple[int, _Block]]
+    """The tool-call blocks of the assistant messages, each with its row, in log order."""
+    answers: Answers
+    """What the tool/results answer, in the order of ``rows["tool/result"]``."""
+
+
+MESSAGE_TYPES = ("user/message", "system/message", "developer/message", "assistant/message",
+                 "tool/result")
+"""The types whose payload gives a message (§7): ``user/message``'s is the payload itself."""
+
+def typed_block(
+    lines: Sequence[bytes], block: bytes, marks: bytes, first_line: int, state: CheckState,
+    version: int | None,
+) -> TypedBlock | None:
+    """Return the events of ``lines`` (file lines from ``first_line``, split from
+    ``block``, whose ``numbers.number_marks`` are ``marks``) as structs, or None when they
+    must be checked the usual way: a line fails the schema, or the reader's check would
+    record a diagnostic. ``state`` moves on only when a block is returned. The caller
+    screens out blocks that may hold integers beyond 64 bits
+    (``numbers.may_hold_big_integers``).
+
+    The check reads the block a column at a time (no Python step per event but the few
+    a column needs), so the load pays little beyond the decode.
+    """
+    numbering = state.numbering
+    if not lines or numbering.repeat_end is not None:
+        return None
+    events = decoded(lines, block, marks, version)
+    if events is None:
+        return None
+    count, expected = len(events), numbering.expected
+    seqs = [event.seq for event in events]
+    if seqs != list(range(expected, expected + count)):
+        return None  # a gap, or an event without a seq: the reader's check records either
+    schema = _schema_of(version)
+    classes = list(map(type, events))
+    of_class: dict[type, list[int]] = {cls: [] for cls in set(classes)}
+    for row, cls in enumerate(classes):
+        of_class[cls].append(row)
+    rows = {schema.kinds[cls]: found for cls, found in of_class.items()}
+    datas = [event.data for event in events]
+    boundaries = _boundaries_after(state.boundaries, bytes(map(schema.letters.__getitem__,
+                                                               classes)), datas, first_line)
+    if boundaries is None:
+        return None  # a turn or step inside an open one: warned the usual way
+    surface = surface_types(version)
+    messages = _messages(rows, datas, surface)
+    if messages is None:
+        return None
+    requests = _requests(rows.get("assistant/message", ()), messages.get("assistant/message"))
+    answers = _answers([datas[row] for row in rows.get("tool/result", ())],
+                       messages["tool/result"].messages if "tool/result" in messages else [])
+    fresh = [block.id for _, block in requests] if "assistant/message" in surface else []
+    if len(set(fresh)) != len(fresh) or not state.requested.isdisjoint(fresh):
+        return None  # requested again: warned the usual way
+    if "tool/result" in surface and not _all_asked(
+            rows.get("tool/result", ()), answers.checked, requests if fresh else (),
+            state.requested):
+        return None  # names no call, or a call never requested
+    turn_cuts = sorted([*rows.get("turn/start", ()), *rows.get("turn/end", ())])
+    dispatched = _once_per_turn(rows.get("tool/call", ()),
+                                [datas[row].callId for row in rows.get("tool/call", ())],
+                                turn_cuts, state.dispatched)
+    answered = _once_per_turn(rows.get("tool/result", ()), answers.checked, turn_cuts,
+                              state.answered)
+    if dispatched is None or answered is None:
+        return None  # dispatched or answered again in the turn: warned the usual way
+    numbering.expected += count
+    state.kept += count
+    state.numbered = True
+    state.boundaries = boundaries
+    state.requested.update(fresh)
+    state.dispatched, state.answered = dispatched, answered
+    kinds = schema.kinds
+    return TypedBlock([kinds[cls] for cls in classes], seqs, datas,
+                      range(first_line, first_line + count), events, rows, messages, requests,
+                      answers)
+
+
+def _boundaries_after(opened: OpenBoundaries, letters: bytes, datas: list[Any],
+                      first_line: int) -> OpenBoundaries | None:
+    """Return the turn and step open after a block whose events are ``letters`` (see
+    ``_LETTERS``) with payloads ``datas``, from file line ``first_line``; None when one
+    opens inside an open one (what ``OpenBoundaries.see`` warns of)."""
+    turns = (b"T" if opened.turn is not None else b"E") + letters.translate(
+        None, _TURN_LETTERS_ONLY)
+    steps = (b"S" if opened.step is not None else b"F") + letters.translate(_STEP_LEVEL, b".")
+    if b"TT" in turns or b"SS" in steps:
+        return None
+    after = opened.copy()
+    last = max(letters.rfind(b"T"), letters.rfind(b"E"))
+    if last >= 0:
+        after.turn = (datas[last].turn, first_line + last) if letters[last] == _LETTERS[
+            "turn/start"] else None
+    last = max(last, letters.rfind(b"S"), letters.rfind(b"F"))
+    if last >= 0:
+        data = datas[last]
+        after.step = (data.turn, data.step, first_line + last) if letters[last] == _LETTERS[
+            "step/start"] else None
+    return after
+
+
+def _messages(rows: dict[str, list[int]], datas: list[Any], surface: frozenset[str]
+              ) -> dict[str, Messages] | None:
+    """Return the messages of the message types' rows (see ``TypedBlock.messages``), or
+    None when one is a message the reader's check records something of: an assistant
+    message (or result) without one (or without content), a user/message payload ``{}``,
+    a tool-call block without a string id or with arguments that may nest deep; or one
+    the streamed check reads the usual way (text nested in a tool-result block)."""
+    found: dict[str, Messages] = {}
+    for kind in MESSAGE_TYPES:
+        kind_rows = rows.get(kind)
+        if kind_rows is None:
+            continue
+        payloads = [datas[row] for row in kind_rows]
+        if kind == "user/message":
+            messages = payloads
+            if None in [message.role for message in messages] and any(
+                    m.role is None and m.source is None and m.content is None
+                    for m in messages):
+                return None  # a payload {} gives no message: read the usual way
+        else:
+            messages = [data.message for data in payloads]
+            if kind == "assistant/message" and (None in messages or None in [
+                    message.content for message in messages]):
+                return None  # the runtime's repair scan fails on it: an error to record
+            if kind == "tool/result" and (None in messages or None in [
+                    message.source for message in messages]):
+                return None  # the runtime's repair scan fails on it: an error to record
+        texts = ["" if message is None else (content[0].text or "")
+                 if (content := message.content) and len(content) == 1
+                 and content[0].type == "text" else None for message in messages]
+        others = [index for index, text in enumerate(texts) if text is None]
+        calls: dict[int, list[_Block]] = {}
+        for index in others:
+            message = messages[index]
+            blocks = _call_blocks(message)
+            if blocks is None:
+                return None  # ``shapes._message_call_ids`` would call it suspect
+            if blocks:
+                calls[index] = blocks
+            if (kind in surface and kind != "tool/result" and message.content and any(
+                    block.type == "tool-result" for block in message.content)
+                    and _shape(message, blocks) is None):
+                return None  # nested results: read the usual way
+        found[kind] = Messages(messages, texts, calls)
+    return found
+
+
+def _requests(rows: Sequence[int], messages: Messages | None) -> list[tuple[int, _Block]]:
+    """Return the tool-call blocks of the assistant messages at ``rows``, each with its row."""
+    if messages is None:
+        return []
+    return [(rows[index], block) for index, blocks in messages.calls.items()
+            for block in blocks]
+
+
+def _answers(results: list[_ToolResult], messages: list[_ResultMessage]) -> Answers:
+    """Return what the tool/results ``results`` (whose messages are ``messages``) answer."""
+    call_ids = [message.source.callId for message in messages]
+    if None in call_ids:  # named elsewhere in the message: read one at a time
+        facts = list(map(_answer, results))
+        checked, call_ids, codes, errors = (list(column) for column in zip(*facts, strict=True))
+        return Answers(checked, call_ids, codes, errors)
+    flags = [message.isError for message in messages]
+    if UNSET in flags:  # read from the tool-result block
+        errors = [_answer(result)[3] for result in results]
+    else:
+        errors = [flag is True for flag in flags]
+    codes = [error.code if (error := result.error) is not None else None for result in results]
+    return Answers(call_ids, call_ids, codes, errors)
+
+
+def _all_asked(rows: Sequence[int], answered: list[Any], requests: Sequence[tuple[int, _Block]],
+               requested: Container[str]) -> bool:
+    """Return whether each result (at ``rows``, answering ``answered``) answers a call an
+    earlier assistant message of the block requests, or one ``requested`` before it."""
+    asked = {block.id: row for row, block in requests}
+    return all(asked.get(call_id, row) < row or call_id in requested
+               for row, call_id in zip(rows, answered, strict=True))
+
+
+def _once_per_turn(rows: Sequence[int], ids: list[Any], turn_cuts: list[int],
+                   before: set[Any]) -> set[Any] | None:
+    """Return the ids (at ``rows``) of the turn open at the block's end, with ``before``
+    (the ids of the turn open at its start) when no turn boundary is at ``turn_cuts``;
+    None when an id comes twice in one turn."""
+    if not turn_cuts:
+        if len(set(ids)) != len(ids) or not before.isdisjoint(ids):
+            return None
+        return before.union(ids)
+    turns = list(map(bisect_right, repeat(turn_cuts, len(rows)), rows))
+    if len(set(zip(turns, ids, strict=True))) != len(ids) or not before.isdisjoint(
+            [call_id for turn, call_id in zip(turns, ids, strict=True) if turn == 0]):
+        return None
+    last = len(turn_cuts)
+    return {call_id for turn, call_id in zip(turns, ids, strict=True) if turn == last}
+
+
 class StreamBlock(NamedTuple):
     """A block of events checked without diagnostics, as the streamed summary reads it."""
 
@@ -283,122 +536,59 @@ class StreamBlock(NamedTuple):
     datas: Sequence[dict[str, Any]]
     lines: range
     facts: list[Fact]
-    events: list[Any]
-    """The decoded events (structs), from which ``typed_table.table_of`` fills the table."""
 
 
 def stream_block(
     lines: Sequence[bytes], block: bytes, marks: bytes, first_line: int, state: CheckState,
     version: int | None,
 ) -> StreamBlock | None:
-    """Return the events of ``lines`` (file lines from ``first_line``, split from
-    ``block``, whose ``numbers.number_marks`` are ``marks``), or None when they must be
-    checked the usual way: a line fails the schema, or the reader's check would record a
-    diagnostic. ``state`` moves on only when a block is returned. The caller screens
-    out blocks that may hold integers beyond 64 bits (``numbers.may_hold_big_integers``).
-    """
-    numbering = state.numbering
-    if not lines or numbering.repeat_end is not None:
+    """Return the events of ``lines`` as the streamed summary reads them, or None when
+    they must be checked the usual way (see ``typed_block``, whose arguments these are)."""
+    typed = typed_block(lines, block, marks, first_line, state, version)
+    if typed is None:
         return None
-    events = decoded(lines, block, marks, version)
-    if events is None:
-        return None
-    schema = _schema_of(version)
-    seqs = _numbered([event.seq for event in events], numbering.expected)
-    if seqs is None:
-        return None
-    surface, requested = surface_types(version), state.requested
-    fresh: set[str] = set()  # requested in this block: added to ``requested`` on success
-    dispatched: set[str] = set()  # likewise for ``state.dispatched`` and ``state.answered``
-    answered_here: set[str] = set()
-    dispatched_before, answered_before = state.dispatched, state.answered
-    boundaries = state.boundaries.copy()  # taken on success
+    return StreamBlock(typed.types, typed.seqs, [event.time for event in typed.events],
+                       DecodedOnRead(lines), typed.lines, _facts(typed, version))
+
+
+def _facts(typed: TypedBlock, version: int | None) -> list[Fact]:
+    """Return the facts of a typed block's events, in log order (see ``Fact``)."""
+    surface = surface_types(version)
+    results_surface = "tool/result" in surface
+    answers = dict(zip(typed.rows.get("tool/result", ()), zip(*typed.answers[1:], strict=True),
+                       strict=True))
+    first_line = typed.lines.start
     facts: list[Fact] = []
     add = facts.append
-    results_surface = "tool/result" in surface
-    requests_surface = "assistant/message" in surface
-    roles, kinds = schema.roles, schema.kinds
-    for index, event in enumerate(events):
-        role = roles.get(event.__class__)
+    for index, (kind, data) in enumerate(zip(typed.types, typed.datas, strict=True)):
+        role = _ROLES.get(kind)
         if role is None:
             continue
-        data = event.data
+        seq = typed.seqs[index]
         if role == "boundary":
-            kind = kinds[event.__class__]
-            if boundaries.see(kind, data.turn, data.step, first_line + index) is not None:
-                return None  # a turn or step inside an open one: warned the usual way
-            if kind in TURN_BOUNDARIES:  # the turn's dispatched and answered ids forgotten
-                dispatched_before, answered_before = _NONE, _NONE
-                dispatched, answered_here = set(), set()
             if kind == "turn/start":
-                add(("turn", data.turn, seqs[index], event.time))
+                add(("turn", data.turn, seq, typed.events[index].time))
             elif kind != "step/start":
-                add(("close", kind, seqs[index], event.time))
+                add(("close", kind, seq, typed.events[index].time))
         elif role == "dispatch":
-            call_id = data.callId
-            if call_id in dispatched or call_id in dispatched_before:
-                return None  # dispatched again: warned the usual way
-            dispatched.add(call_id)
-            add(("dispatch", call_id, seqs[index], None))
+            add(("dispatch", data.callId, seq, None))
         elif role == "answer":
-            if data.message is None or data.message.source is None:
-                return None  # the runtime's repair scan fails on it: an error to record
-            answer = _answer(data)
-            if answer is None:
-                return None
-            answered, call_id, code, is_error = answer
-            if results_surface and answered not in fresh and answered not in requested:
-                return None  # names no call, or a call never requested
-            if answered in answered_here or answered in answered_before:
-                return None  # answered again: warned the usual way
-            answered_here.add(answered)
-            add(("result" if results_surface else "answer", call_id, code, is_error))
+            add(("result" if results_surface else "answer", *answers[index]))
         elif role == "edit":
             add(("edit", first_line + index, None, None))
         else:
             message = data if role == "user" else data.message
-            if role == "request" and (message is None or message.content is None):
-                return None  # the runtime's repair scan fails on it: an error to record
-            blocks = _call_blocks(message)
-            if blocks is None:
-                return None
-            seq = seqs[index]
+            blocks = _call_blocks(message) or []
             if role == "request":
                 place = (data.turn, data.step)
                 facts.extend([("request", block.id, seq, (*place, block.name))
                               for block in blocks])
-                if requests_surface:
-                    for block in blocks:
-                        call_id = block.id
-                        if call_id in fresh:
-                            return None  # requested again: warned the usual way
-                        fresh.add(call_id)
             elif role == "user":
-                if message.role is None and message.source is None and message.content is None:
-                    return None  # a payload {} gives no message: read the usual way
                 source = message.source
                 add(("user", source is not None and source.kind == "user", None, None))
-            kind = kinds[event.__class__]
             if kind in surface and message is not None and (role == "user" or message.content):
-                shape = _shape(message, blocks)
-                if shape is None:
-                    return None  # nested results: read the usual way
-                add(("context", seq, (kind, message.role), shape))
-    if not requested.isdisjoint(fresh):
-        return None  # requested before this block: warned the usual way
-    numbering.expected += len(events)
-    state.kept += len(events)
-    state.boundaries = boundaries
-    requested.update(fresh)
-    if dispatched_before is _NONE:  # a turn began or ended in the block
-        state.dispatched, state.answered = dispatched, answered_here
-    else:
-        state.dispatched |= dispatched
-        state.answered |= answered_here
-    types = [kinds[event.__class__] for event in events]
-    times = [event.time for event in events]
-    return StreamBlock(types, seqs, times, DecodedOnRead(lines),
-                       range(first_line, first_line + len(lines)), facts, events)
+                add(("context", seq, (kind, message.role), _shape(message, blocks)))
+    return facts
 
 
 def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | None
@@ -412,17 +602,6 @@ def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | N
         return list(map(_schema_of(version).decode, lines))
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None
-
-
-_NONE: frozenset[str] = frozenset()
-"""The ids seen before a turn boundary of the block: none."""
-
-
-def _numbered(seqs: list[Any], expected: int) -> list[int] | None:
-    """Return the seqs of a block of ``seq`` values that count on from ``expected`` without
-    a gap; None otherwise (a gap, or an event without a seq: the reader's check records
-    either)."""
-    return seqs if seqs == list(range(expected, expected + len(seqs))) else None
 
 
 def _call_blocks(message: _Message | None) -> list[_Block] | None:
@@ -467,16 +646,13 @@ def _has_text(blocks: list[_Block]) -> bool | None:
     return False
 
 
-def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool] | None:
+def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool]:
     """Return the call id the reader's check reads from a tool/result, then its call id,
-    error code and is_error as ``recovery.events.payload_result_facts`` reads them; None: a
-    suspect tool-call block."""
+    error code and is_error as ``recovery.events.payload_result_facts`` reads them."""
     code = data.error.code if data.error is not None else None
     message = data.message
     if message is None:
         return None, None, code, False
-    if _call_blocks(message) is None:
-        return None
     wrapper = next((b for b in message.content or () if b.type == "tool-result"), None)
     source = message.source
     if source is not None and source.callId is not None:

@@ -1,10 +1,12 @@
-"""The columnar event table: its columns read by hand from a small ledger, and the typed
-decode (``typed_table.decode_table``) equal to the table built from the dicts on every
-scenario, every fixture and any one value changed (or refusing the block)."""
+"""The columnar event table: its columns read by hand from a small ledger, and the table the
+read route fills from the typed check's structs (``typed_table.table_of``) equal to the
+table built from the dicts on every scenario, every fixture and any one value changed (or
+the block sent to the dicts)."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,10 +16,12 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ledger_lines import containers
+from ledger_lines import HEADER, containers, encode
 
+from ledgerviz.ledger import read_sessions
+from ledgerviz.ledger.reader import FileScan
 from ledgerviz.ledger.table import MISSING, EventTable
-from ledgerviz.ledger.typed_table import decode_table
+from ledgerviz.ledger.tabled import TableBlock
 from ledgerviz.simulate import SCENARIOS, write_scenario
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dsh"
@@ -108,23 +112,43 @@ def test_the_columns_of_a_small_ledger_read_by_hand() -> None:
     assert_small(EventTable.of(SMALL, range(2, 11)), 9)
 
 
-def test_the_typed_decode_of_a_small_ledger_read_by_hand() -> None:
+def read_blocks(content: bytes, chunk_bytes: int = 1 << 20) -> list[TableBlock]:
+    """The blocks the read route tables ``content`` (a whole file) into, read in chunks of
+    ``chunk_bytes`` (a block per chunk that ends a line)."""
+    chunks = [content[at:at + chunk_bytes] for at in range(0, len(content), chunk_bytes)]
+    return list(FileScan("t.jsonl", tabled=True).blocks(chunks))
+
+
+def typed_table(lines: list[bytes], header: bytes = orjson.dumps(HEADER)) -> EventTable | None:
+    """The table the read route fills from the typed structs for ``lines`` after
+    ``header``, or None when it sends the block to the dicts."""
+    (block,) = read_blocks(encode([header, *lines]))
+    return block.table if block.held is None else None
+
+
+def without_spans(table: EventTable, other: EventTable) -> EventTable:
+    """``table`` with ``other``'s byte ranges (the dicts' table knows none)."""
+    return dataclasses.replace(table, start=other.start, stop=other.stop)
+
+
+def test_the_typed_table_of_a_small_ledger_read_by_hand() -> None:
     lines = [orjson.dumps(event) for event in SMALL]
-    assert decode_table(lines, 2, 0, 4) is None  # an unknown type, a string turn
+    assert typed_table(lines) is None  # an unknown type, a string turn
     assistant = copy.deepcopy(SMALL[3])
-    assert decode_table([orjson.dumps(assistant)], 2, 0, 4) is None  # odd counts: to the dicts
+    lines[3] = orjson.dumps(assistant)
+    assert typed_table(lines[:-1]) is None  # odd counts: to the dicts
     del assistant["data"]["usage"]["reasoningTokens"], assistant["data"]["usage"]["outputTokens"]
     lines[3] = orjson.dumps(assistant)
-    assert_small(decode_table(lines[:-1], 2, 0, 4), 8)
+    assert_small(typed_table(lines[:-1]), 8)
 
 
-def test_the_typed_decode_gives_each_line_its_byte_range() -> None:
+def test_the_typed_table_gives_each_line_its_byte_range() -> None:
     lines = [orjson.dumps(event) for event in SMALL[:3]]
-    table = decode_table(lines, 2, 0, 4, first_offset=10)
+    table = typed_table(lines)
+    first = len(orjson.dumps(HEADER)) + 1
     one, two, three = map(len, lines)
-    assert list(table.start) == [10, 11 + one, 12 + one + two]
-    assert list(table.stop) == [10 + one, 11 + one + two, 12 + one + two + three]
-    assert list(decode_table(lines, 2, 0, 4).start) == [M] * 3
+    assert list(table.start) == [first, first + 1 + one, first + 2 + one + two]
+    assert list(table.stop) == [first + one, first + 1 + one + two, first + 2 + one + two + three]
     assert list(EventTable.of(SMALL).stop) == [M] * 9
     assert list(EventTable.of(SMALL).line) == [M] * 9
 
@@ -146,66 +170,80 @@ def test_labels_share_one_object() -> None:
 
 def test_a_result_recovery_wrote_is_marked_synthetic_by_both_routes() -> None:
     # recovery's codes mark a result (the id aside), and so do its id prefixes (any code)
-    result = SMALL[5]
-    marked = []
-    for message_id, code in [("interrupted-tool-result-c1", None), ("forked-tool-result-c1",
-                             "ENOENT"), ("r1", "TOOL_OUTCOME_UNKNOWN"), ("r1", "TOOL_NOT_STARTED"),
-                             ("tool-result-c1", None), ("r1", "ENOENT")]:
-        data = copy.deepcopy(result["data"])
-        data["message"]["id"] = message_id
-        data["error"] = {"code": code}
-        marked.append({**result, "data": data})
-    table = EventTable.of(marked)
-    assert list(table.synthetic) == [1, 1, 1, 1, 0, 0]
-    assert decode_table([orjson.dumps(event) for event in marked], 2, 0, 4) == EventTable.of(
-        marked, range(2, 8))
+    marks = [("interrupted-tool-result-c0", None), ("forked-tool-result-c1", "ENOENT"),
+             ("r2", "TOOL_OUTCOME_UNKNOWN"), ("r3", "TOOL_NOT_STARTED"),
+             ("tool-result-c4", None), ("r5", "ENOENT")]
+    asked = copy.deepcopy(SMALL[3])
+    asked["seq"] = 1
+    asked["data"]["message"]["content"] = [call_block(f"c{n}", "ls", "{}") for n in range(6)]
+    del asked["data"]["usage"]
+    events = [SMALL[0], asked]
+    for n, (message_id, code) in enumerate(marks):
+        result = copy.deepcopy(SMALL[5])
+        result["seq"] = 2 + n
+        message = result["data"]["message"]
+        message["id"], message["toolCallId"], message["source"]["callId"] = (
+            message_id, f"c{n}", f"c{n}")
+        result["data"]["error"] = {"code": code}
+        events.append(result)
+    of_dicts = EventTable.of(events, range(2, 10))
+    assert list(of_dicts.synthetic) == [-1, -1, 1, 1, 1, 1, 0, 0]
+    typed = typed_table([orjson.dumps(event) for event in events])
+    assert typed is not None and without_spans(typed, of_dicts) == of_dicts
 
 
-def decodes(line: bytes) -> bool:
-    try:
-        orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return False
-    return True
-
-
-def lines_of(path: Path) -> list[bytes]:
-    """The file's event lines (the header and a torn last line dropped, as the reader does)."""
-    return [line for line in path.read_bytes().splitlines()[1:] if decodes(line)]
-
-
-def from_dicts(lines: list[bytes]) -> EventTable:
-    return EventTable.of([orjson.loads(line) for line in lines], range(2, len(lines) + 2))
-
-
-def version_of(path: Path) -> int | None:
-    return json.loads(path.read_bytes().splitlines()[0]).get("version")
+def assert_read_as_the_dicts(content: bytes) -> int:
+    """Assert that the read route, in small blocks, tables ``content`` as the dicts of the
+    events it reads do (a block sent to the dicts holds them; a typed block's are its
+    lines decoded); return how many blocks were tabled from the typed structs."""
+    blocks = read_blocks(content, 4096)
+    table = EventTable.joined([block.table for block in blocks])
+    file_lines = content.split(b"\n")
+    events = [event for block in blocks for event in (
+        block.held if block.held is not None
+        else [orjson.loads(file_lines[line - 1]) for line in block.lines])]
+    of_dicts = EventTable.of(events, [line for block in blocks for line in block.lines])
+    assert without_spans(table, of_dicts) == of_dicts
+    return sum(block.held is None for block in blocks)
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_the_typed_decode_reads_every_scenario_as_the_dicts_do(tmp_path: Path,
-                                                               scenario: str) -> None:
+def test_the_typed_table_reads_every_scenario_as_the_dicts_do(tmp_path: Path,
+                                                              scenario: str) -> None:
     for path in write_scenario(scenario, tmp_path / scenario, turns=6):
-        lines = lines_of(path)
-        typed = decode_table(lines, 2, 0, version_of(path))
-        assert typed is not None
-        assert typed == from_dicts(lines)
+        assert assert_read_as_the_dicts(path.read_bytes()) > 0
+
+
+def clean_raw_log(path: Path) -> bool:
+    """Whether the fixture is read without a diagnostic and numbers every event (not a
+    normalised snapshot, whose seqless events the typed check leaves to the dicts)."""
+    events = path.read_bytes().splitlines()[1:]
+    return not read_sessions(path)[0].diagnostics and all(
+        "seq" in orjson.loads(event) for event in events)
 
 
 @pytest.mark.parametrize("path", sorted(DATA.glob("*.jsonl")), ids=lambda p: p.name[-40:])
-def test_the_typed_decode_reads_every_fixture_as_the_dicts_do(path: Path) -> None:
-    lines = lines_of(path)
-    typed = decode_table(lines, 2, 0, version_of(path))
-    assert typed is not None
-    assert typed == from_dicts(lines)
+def test_the_typed_table_reads_every_fixture_as_the_dicts_do(path: Path) -> None:
+    content = path.read_bytes()
+    typed = assert_read_as_the_dicts(content)
+    if clean_raw_log(path):  # every block is tabled from the structs
+        assert typed == len(read_blocks(content, 4096))
+
+
+def test_the_raw_log_fixtures_are_read_whole_from_the_structs() -> None:
+    # the fixtures' README: the vfs-example files are raw logs, the others normalised
+    # snapshots (no seq)
+    raw = [path.name for path in sorted(DATA.glob("*.jsonl")) if clean_raw_log(path)]
+    assert len(raw) == 3 and all("vfs-example" in name for name in raw)
 
 
 def test_a_value_the_structs_do_not_hold_sends_the_block_to_the_dicts(tmp_path: Path) -> None:
     (path,) = write_scenario("clean", tmp_path / "base.jsonl", turns=2)
-    lines = lines_of(path)
+    header, *lines = path.read_bytes().splitlines()
+    assert typed_table(lines, header) is not None
     odd = orjson.loads(lines[0])
     odd["data"]["turn"] = True
-    assert decode_table([orjson.dumps(odd), *lines[1:]], 2, 0, 4) is None
+    assert typed_table([orjson.dumps(odd), *lines[1:]], header) is None
     assert EventTable.of([odd]).turn[0] == MISSING
 
 
@@ -222,12 +260,10 @@ def test_any_one_value_changed_reads_as_the_dicts_or_goes_to_them(
     tmp_path: Path, line: int, path_choice: int, value: Any
 ) -> None:
     (path,) = write_scenario("crash-mid-dispatch", tmp_path / "base.jsonl", turns=3)
-    lines = lines_of(path)
+    header, *lines = path.read_bytes().splitlines()
     at = line % len(lines)
     event = orjson.loads(lines[at])
     container, key = list(containers(event))[path_choice % len(list(containers(event)))]
     container[key] = value
     lines[at] = json.dumps(event, separators=(",", ":")).encode()
-    typed = decode_table(lines, 2, 0, 4)
-    if typed is not None:
-        assert typed == EventTable.of([json.loads(raw) for raw in lines], range(2, len(lines) + 2))
+    assert_read_as_the_dicts(encode([header, *lines]))

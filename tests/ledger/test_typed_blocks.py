@@ -272,3 +272,21 @@ def test_a_call_requested_in_an_earlier_block_is_warned_as_the_whole_file_warns(
     for chunk_bytes in (200, 1 << 20):
         (summary,) = summarize(path, chunk_bytes=chunk_bytes)
         assert summary.diagnostics == whole.diagnostics
+
+
+@pytest.mark.parametrize("route", [{"typed": True}, {"tabled": True}, {}])
+def test_an_event_without_a_seq_after_typed_blocks_is_reported(tmp_path: Path,
+                                                               route: dict[str, bool]) -> None:
+    """The last line's event has no seq: its error is the same whether the blocks before
+    it were read by the typed check (which used to leave the file marked as not numbered,
+    so the error went unsaid) or by the dicts."""
+    lines = clean_lines(tmp_path)
+    event = orjson.loads(lines[-1])
+    del event["seq"]
+    lines[-1] = orjson.dumps(event)
+    content = b"\n".join(lines) + b"\n"
+    scan = FileScan("no-seq.jsonl", **route)
+    blocks = list(scan.blocks([content[at:at + 300] for at in range(0, len(content), 300)]))
+    assert len(blocks) > 10
+    assert [(d.line, d.kind, d.severity) for d in scan.diagnostics()] == [
+        (len(lines), "missing_seq", "error")]
