@@ -41,9 +41,11 @@ def table_typed(path: Path) -> Built:
     ((_, chunks),) = iter_source_chunks(path, READ_BYTES)
     gc.disable()
     try:
-        blocks = list(FileScan(str(path), tabled=True).blocks(chunks))
+        scan = FileScan(str(path), tabled=True)
+        blocks = list(scan.blocks(chunks))
         refused = sum(block.held is not None for block in blocks)
-        return sum(len(block.table) for block in blocks), (blocks, refused)
+        table = scan.session_log(blocks).table
+        return len(table), (table, refused)
     finally:
         gc.freeze()
         gc.enable()

@@ -170,35 +170,33 @@ class EventTable:
     @classmethod
     def joined(cls, parts: Sequence[EventTable]) -> EventTable:
         """Return the rows of ``parts`` one after another (the part itself when one; none:
-        an empty table): type codes renumbered in order of first appearance, requests'
-        rows shifted."""
+        an empty table; see ``extend``)."""
         if len(parts) == 1:
             return parts[0]
-        if not parts:
-            return _columns_of([], None)
-        names = list(dict.fromkeys(name for part in parts for name in part.type_names))
-        code_of = {name: code for code, name in enumerate(names)}
-        type_code = array("H")
+        joined = _columns_of([], None)
         for part in parts:
-            codes = [code_of[name] for name in part.type_names]
-            type_code.extend(map(codes.__getitem__, part.type_code)
-                             if codes != list(range(len(codes))) else part.type_code)
-        columns: dict[str, Any] = {}
+            joined.extend(part)
+        return joined
+
+    def extend(self, part: EventTable) -> None:
+        """Append the rows of ``part``: its type codes renumbered (the types new here
+        named in order of first appearance), its requests' rows shifted."""
+        offset = len(self)
+        code_of = {name: code for code, name in enumerate(self.type_names)}
+        for name in part.type_names:
+            if name not in code_of:
+                code_of[name] = len(self.type_names)
+                self.type_names.append(name)
+        codes = [code_of[name] for name in part.type_names]
+        self.type_code.extend(map(codes.__getitem__, part.type_code)
+                              if codes != list(range(len(codes))) else part.type_code)
         for name in _ROW_COLUMNS:
-            column = getattr(parts[0], name)
-            joined = array(column.typecode) if isinstance(column, array) else []
-            for part in parts:
-                joined.extend(getattr(part, name))
-            columns[name] = joined
-        requests = Requests(array("q"), [], [], [])
-        offset = 0
-        for part in parts:
-            requests.row.extend([row + offset for row in part.requests.row])
-            requests.call_id.extend(part.requests.call_id)
-            requests.name.extend(part.requests.name)
-            requests.arguments.extend(part.requests.arguments)
-            offset += len(part)
-        return cls(type_names=names, type_code=type_code, requests=requests, **columns)
+            getattr(self, name).extend(getattr(part, name))
+        requests, added = self.requests, part.requests
+        requests.row.extend([row + offset for row in added.row] if offset else added.row)
+        requests.call_id.extend(added.call_id)
+        requests.name.extend(added.name)
+        requests.arguments.extend(added.arguments)
 
     def rows(self, start: int, stop: int) -> EventTable:
         """Return the table of rows ``start`` to ``stop`` (0 <= start <= stop <= len)."""

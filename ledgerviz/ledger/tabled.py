@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import add
 from typing import Any, NamedTuple
 
@@ -32,9 +32,8 @@ from ledgerviz.ledger.typed_table import table_of
 
 
 class TableBlock(NamedTuple):
-    """One block of a file's events as table rows."""
+    """One block of a file's events, added to the file's table (``TableRows.table``)."""
 
-    table: EventTable
     held: Sequence[dict[str, Any]] | None
     """The block's events as dicts, when the dict route made them (None: not made)."""
     lines: Sequence[int]
@@ -61,8 +60,9 @@ class TableRows:
         """The lines of the piece last read."""
         self._first_line = 1
         """The file line of the first of them."""
-        self._position = 0
-        """How many events the blocks tabled so far hold."""
+        self._table: EventTable | None = None
+        """The rows of the blocks tabled so far (None: none; each block's appended as it
+        comes, so the file's columns are not held twice at its end)."""
 
     def kept(self, chunks: Iterable[bytes | SourceProblem]) -> Iterator[bytes | SourceProblem]:
         """Yield the file's chunks, noting a leading byte order mark and holding the bytes
@@ -84,36 +84,43 @@ class TableRows:
         line ``first_line``, with ``cut`` bytes of the file before the second not in
         ``lines`` (of a first line cut short, or of blank lines given back shortened)."""
         self._first_line, self._lines = first_line, lines
-        starts = list(accumulate([len(line) + 1 for line in lines], initial=self._offset))
+        starts = list(accumulate(map(add, map(len, lines), repeat(1)), initial=self._offset))
         if cut:
             starts[1:] = [start + cut for start in starts[1:]]
         self._offset = starts.pop()
         self._starts = starts
 
     def block(self, checked: CheckedEvents | TypedBlock) -> TableBlock:
-        """Return the table rows of one checked block of the piece last read: from the
-        structs the typed check decoded for a block it accepted, else from the dicts
-        checked, held."""
-        position = self._position
-        self._position += len(checked.lines)
+        """Add the table rows of one checked block of the piece last read to ``table``:
+        from the structs the typed check decoded for a block it accepted, else from the
+        dicts checked, held."""
         if isinstance(checked, TypedBlock):
             skip = checked.lines.start - self._first_line
             stop = skip + len(checked.lines)
             starts = array("q", self._starts[skip:stop])
             ends = array("q", map(add, starts, map(len, self._lines[skip:stop])))
             with paused_gc():  # the rows' many small objects would set the collector off
-                table = table_of(checked, starts, ends)
-            return TableBlock(table, None, checked.lines)
-        table = EventTable.of(checked.events, checked.lines, position)
+                self._add(table_of(checked, starts, ends))
+            return TableBlock(None, checked.lines)
+        table = EventTable.of(checked.events, checked.lines,
+                              0 if self._table is None else len(self._table))
         index = [line - self._first_line for line in checked.lines]
         table.start[:] = array("q", [self._starts[i] for i in index])
         table.stop[:] = array("q", [self._starts[i] + len(self._lines[i]) for i in index])
-        return TableBlock(table, checked.events, checked.lines)
+        self._add(table)
+        return TableBlock(checked.events, checked.lines)
+
+    def _add(self, table: EventTable) -> None:
+        """Append a block's rows to the file's table (the first block's is the table)."""
+        if self._table is None:
+            self._table = table
+        else:
+            self._table.extend(table)
 
     def session(self, blocks: Sequence[TableBlock]
                 ) -> tuple[Sequence[dict[str, Any]], EventTable, Sequence[int]]:
         """Return a file's events, table and event lines from its blocks."""
-        table = EventTable.joined([block.table for block in blocks])
+        table = EventTable.of([]) if self._table is None else self._table
         lines = joined_lines([block.lines for block in blocks])
         if all(block.held is not None for block in blocks):
             return concatenated(block.held for block in blocks), table, lines
@@ -122,7 +129,7 @@ class TableRows:
         for block in blocks:
             if block.held is not None:
                 held.append((row, block.held))
-            row += len(block.table)
+            row += len(block.lines)
         return LazyEvents(self._source(), table.start, table.stop, held), table, lines
 
     def _source(self) -> LineSource:

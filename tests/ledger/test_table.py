@@ -112,18 +112,21 @@ def test_the_columns_of_a_small_ledger_read_by_hand() -> None:
     assert_small(EventTable.of(SMALL, range(2, 11)), 9)
 
 
-def read_blocks(content: bytes, chunk_bytes: int = 1 << 20) -> list[TableBlock]:
+def read_blocks(content: bytes, chunk_bytes: int = 1 << 20
+                ) -> tuple[list[TableBlock], EventTable]:
     """The blocks the read route tables ``content`` (a whole file) into, read in chunks of
-    ``chunk_bytes`` (a block per chunk that ends a line)."""
+    ``chunk_bytes`` (a block per chunk that ends a line), and the file's table."""
     chunks = [content[at:at + chunk_bytes] for at in range(0, len(content), chunk_bytes)]
-    return list(FileScan("t.jsonl", tabled=True).blocks(chunks))
+    scan = FileScan("t.jsonl", tabled=True)
+    blocks = list(scan.blocks(chunks))
+    return blocks, scan.session_log(blocks).table
 
 
 def typed_table(lines: list[bytes], header: bytes = orjson.dumps(HEADER)) -> EventTable | None:
     """The table the read route fills from the typed structs for ``lines`` after
     ``header``, or None when it sends the block to the dicts."""
-    (block,) = read_blocks(encode([header, *lines]))
-    return block.table if block.held is None else None
+    (block,), table = read_blocks(encode([header, *lines]))
+    return table if block.held is None else None
 
 
 def without_spans(table: EventTable, other: EventTable) -> EventTable:
@@ -196,8 +199,7 @@ def assert_read_as_the_dicts(content: bytes) -> int:
     """Assert that the read route, in small blocks, tables ``content`` as the dicts of the
     events it reads do (a block sent to the dicts holds them; a typed block's are its
     lines decoded); return how many blocks were tabled from the typed structs."""
-    blocks = read_blocks(content, 4096)
-    table = EventTable.joined([block.table for block in blocks])
+    blocks, table = read_blocks(content, 4096)
     file_lines = content.split(b"\n")
     events = [event for block in blocks for event in (
         block.held if block.held is not None
@@ -227,7 +229,7 @@ def test_the_typed_table_reads_every_fixture_as_the_dicts_do(path: Path) -> None
     content = path.read_bytes()
     typed = assert_read_as_the_dicts(content)
     if clean_raw_log(path):  # every block is tabled from the structs
-        assert typed == len(read_blocks(content, 4096))
+        assert typed == len(read_blocks(content, 4096)[0])
 
 
 def test_the_raw_log_fixtures_are_read_whole_from_the_structs() -> None:
