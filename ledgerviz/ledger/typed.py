@@ -30,7 +30,7 @@ import msgspec
 import orjson
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from ledgerviz.ledger.boundaries import BOUNDARY_TYPES, OpenBoundaries
+from ledgerviz.ledger.boundaries import OpenBoundaries
 from ledgerviz.ledger.checks import CheckState
 from ledgerviz.ledger.lineage import SEED_MARKER
 from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
@@ -196,13 +196,6 @@ _PLAIN_FIELDS = [("surfaceOp", UnsetType, UNSET), ("sourceEventSeqs", UnsetType,
 _READ_APART = frozenset({"session", SEED_MARKER, *PACKED_CHUNK_ROWS})
 """Lines the reader handles apart (a second header, packed chunk rows) or reads the
 payload of (the seed marker): their blocks are checked the usual way."""
-
-_ROLES = {"assistant/message": "request", "tool/call": "dispatch", "tool/result": "answer",
-          "system/message": "message", "developer/message": "message", "user/message": "user",
-          "surface/rewind": "edit", "surface/restore": "edit",
-          **dict.fromkeys(BOUNDARY_TYPES, "boundary")}
-"""What reading an event of these types takes beyond its schema."""
-
 
 _LETTERS = {"turn/start": ord("T"), "turn/end": ord("E"), "step/start": ord("S"),
             "step/end": ord("F")}
@@ -554,41 +547,45 @@ def stream_block(
 def _facts(typed: TypedBlock, version: int | None) -> list[Fact]:
     """Return the facts of a typed block's events, in log order (see ``Fact``)."""
     surface = surface_types(version)
-    results_surface = "tool/result" in surface
-    answers = dict(zip(typed.rows.get("tool/result", ()), zip(*typed.answers[1:], strict=True),
-                       strict=True))
-    first_line = typed.lines.start
+    answer = "result" if "tool/result" in surface else "answer"
+    answers = dict(zip(typed.rows.get("tool/result", ()), zip(
+        typed.answers.call_id, typed.answers.code, typed.answers.is_error, strict=True),
+        strict=True))
+    messages = {row: (kind, message, found.calls.get(index, _NO_CALLS))
+                for kind, found in typed.messages.items() if kind != "tool/result"
+                for index, (row, message) in enumerate(zip(typed.rows[kind], found.messages,
+                                                           strict=True))}
     facts: list[Fact] = []
     add = facts.append
-    for index, (kind, data) in enumerate(zip(typed.types, typed.datas, strict=True)):
-        role = _ROLES.get(kind)
-        if role is None:
-            continue
-        seq = typed.seqs[index]
-        if role == "boundary":
-            if kind == "turn/start":
-                add(("turn", data.turn, seq, typed.events[index].time))
-            elif kind != "step/start":
-                add(("close", kind, seq, typed.events[index].time))
-        elif role == "dispatch":
+    for row, (kind, data, seq, event) in enumerate(zip(typed.types, typed.datas, typed.seqs,
+                                                       typed.events, strict=True)):
+        if kind == "tool/call":
             add(("dispatch", data.callId, seq, None))
-        elif role == "answer":
-            add(("result" if results_surface else "answer", *answers[index]))
-        elif role == "edit":
-            add(("edit", first_line + index, None, None))
-        else:
-            message = data if role == "user" else data.message
-            blocks = _call_blocks(message) or []
-            if role == "request":
+        elif kind == "tool/result":
+            add((answer, *answers[row]))
+        elif kind == "turn/start":
+            add(("turn", data.turn, seq, event.time))
+        elif kind == "step/end" or kind == "turn/end":
+            add(("close", kind, seq, event.time))
+        elif kind == "surface/rewind" or kind == "surface/restore":
+            add(("edit", typed.lines[row], None, None))
+        elif row in messages:
+            _, message, calls = messages[row]
+            if kind == "assistant/message":
                 place = (data.turn, data.step)
                 facts.extend([("request", block.id, seq, (*place, block.name))
-                              for block in blocks])
-            elif role == "user":
+                              for block in calls])
+            elif kind == "user/message":
                 source = message.source
                 add(("user", source is not None and source.kind == "user", None, None))
-            if kind in surface and message is not None and (role == "user" or message.content):
-                add(("context", seq, (kind, message.role), _shape(message, blocks)))
+            if kind in surface and message is not None and (
+                    kind == "user/message" or message.content):
+                add(("context", seq, (kind, message.role), _shape(message, calls)))
     return facts
+
+
+_NO_CALLS: list[_Block] = []
+"""The tool-call blocks of a message without any."""
 
 
 def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | None
