@@ -287,7 +287,7 @@ class Answers(NamedTuple):
     checked: list[Any]
     """The call id the reader's check reads (``_answer``)."""
     call_id: list[Any]
-    """The call id as ``recovery.events.payload_result_facts`` reads it."""
+    """The call id as ``recovery.payload.payload_result_facts`` reads it."""
     code: list[Any]
     """``error.code``."""
     is_error: list[bool]
@@ -645,7 +645,7 @@ def _has_text(blocks: list[_Block]) -> bool | None:
 
 def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool]:
     """Return the call id the reader's check reads from a tool/result, then its call id,
-    error code and is_error as ``recovery.events.payload_result_facts`` reads them."""
+    error code and is_error as ``recovery.payload.payload_result_facts`` reads them."""
     code = data.error.code if data.error is not None else None
     message = data.message
     if message is None:
