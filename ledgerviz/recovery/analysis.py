@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
+from ledgerviz.recovery.result_columns import CallColumns, CallFacts, EventMarks
 from ledgerviz.recovery.vocab import POLICIES, Branch, CallStatus, Policy
 
 __all__ = ["DEFAULT_POLICY", "POLICIES", "Analysis", "Branch", "CallFacts", "CallStatus", "Policy"]
@@ -14,29 +15,12 @@ DEFAULT_POLICY: Policy = "synthesize"
 """The policy every entry point (timeline, explorer, report, repair) uses unless told: what the
 runtime does on resume today."""
 
-
-class CallFacts(NamedTuple):
-    """Everything the ledger (and the policy) says about one requested tool call.
-
-    An immutable named tuple (cheap to build: analyze makes one per call).
-    """
-
-    call_id: str
-    name: str | None
-    arguments: str | None
-    turn: int | None
-    step: int | None
-    requested_seq: int
-    dispatched_seq: int | None
-    result_seq: int | None
-    status: CallStatus
-    error_code: str | None
-    is_error: bool
-    branch: Branch
-    settled: bool
+_MARK_LISTS = {"branch": EventMarks.branches, "synthetic": None, "recorded": None,
+               "recovery_code": EventMarks.recovery_codes}
+"""The list attributes made from ``marks`` (None: its 0/1 column as bools)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Analysis:
     """One session under one policy.
 
@@ -44,6 +28,11 @@ class Analysis:
     appends (with the results it puts into closed steps between them): a sequence that
     reads the caller's events in place (``recovery.runs.EventRuns``), not a copy; every
     list in the annotation block is parallel to ``events``.
+
+    The per-event annotations and the calls are held two ways, each made from the other
+    on first use: as lists (``branch``, ``synthetic``, ``recorded``, ``recovery_code``) and
+    ``CallFacts`` (``calls``), and as compact columns (``marks``, ``call_columns``; what the
+    engine makes and the frames read). Give either when constructing one.
     """
 
     policy: Policy
@@ -61,12 +50,75 @@ class Analysis:
     unanswered_in_closed_steps: list[str] = field(default_factory=list)
     surface: list[int] = field(default_factory=list)
     """Indices into ``events`` of the projected next model context, in surface order."""
+    marks: EventMarks = field(repr=False)
+    """``branch``, ``synthetic``, ``recorded`` and ``recovery_code`` as one-byte columns."""
+    call_columns: CallColumns = field(repr=False)
+    """``calls`` as one column per ``CallFacts`` field."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        generation: str,
+        events: Sequence[dict[str, Any]],
+        seqs: list[int | None],
+        branch: list[Branch] | None = None,
+        synthetic: list[bool] | None = None,
+        recorded: list[bool] | None = None,
+        recovery_code: list[str | None] | None = None,
+        calls: list[CallFacts] | None = None,
+        closers: list[dict[str, Any]] | None = None,
+        fork_points: list[int] | None = None,
+        abandoned_seqs: list[int] | None = None,
+        unanswered_in_closed_steps: list[str] | None = None,
+        surface: list[int] | None = None,
+        *,
+        marks: EventMarks | None = None,
+        call_columns: CallColumns | None = None,
+    ) -> None:
+        self.policy, self.generation, self.events, self.seqs = policy, generation, events, seqs
+        lists = {"branch": branch, "synthetic": synthetic, "recorded": recorded,
+                 "recovery_code": recovery_code}
+        if marks is not None:
+            self.marks = marks
+        elif None in lists.values():
+            raise TypeError("Analysis needs `marks` or all four annotation lists")
+        for name, values in lists.items():
+            if values is not None:
+                setattr(self, name, values)
+        if call_columns is not None:
+            self.call_columns = call_columns
+        elif calls is None:
+            raise TypeError("Analysis needs `calls` or `call_columns`")
+        if calls is not None:
+            self.calls = calls
+        self.closers = [] if closers is None else closers
+        self.fork_points = [] if fork_points is None else fork_points
+        self.abandoned_seqs = [] if abandoned_seqs is None else abandoned_seqs
+        self.unanswered_in_closed_steps = (
+            [] if unanswered_in_closed_steps is None else unanswered_in_closed_steps)
+        self.surface = [] if surface is None else surface
+
+    def __getattr__(self, name: str) -> Any:
+        """Make a form of the annotations or calls not given from the other (once)."""
+        if name in _MARK_LISTS:
+            made = _MARK_LISTS[name]
+            marks = self.marks
+            value: Any = made(marks) if made else list(map(bool, getattr(marks, name)))
+        elif name == "marks":
+            value = EventMarks.of_lists(self.branch, self.synthetic, self.recorded,
+                                        self.recovery_code)
+        elif name == "calls":
+            value = self.call_columns.facts()
+        elif name == "call_columns":
+            value = CallColumns.of_facts(self.calls)
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        setattr(self, name, value)
+        return value
 
     def __repr__(self) -> str:
         """Return a one-line summary (the events themselves are in ``events``)."""
-        statuses: dict[str, int] = {}
-        for call in self.calls:
-            statuses[call.status] = statuses.get(call.status, 0) + 1
+        statuses = self.call_columns.status_counts()
         calls = ", ".join(f"{n} {s}" for s, n in statuses.items()) or "none"
         forks = ", ".join(str(seq) for seq in self.fork_points[:5]) or "none"
         return (f"<Analysis policy={self.policy}: {len(self.events)} events, "

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import gc
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import repeat
+from operator import and_, is_not, itemgetter, ne
 from typing import Any
 
 from ledgerviz.recovery.analysis import (
@@ -20,18 +23,30 @@ from ledgerviz.recovery.closers import tail_closers
 from ledgerviz.recovery.columns import Column, EngineColumns, columns_of
 from ledgerviz.recovery.events import Event, Generation, data_of, generation_for
 from ledgerviz.recovery.payload import payload_tool_call_blocks
+from ledgerviz.recovery.result_columns import (
+    BRANCH_CODE,
+    RECOVERY_CODE,
+    STATUS_CODE,
+    CallColumns,
+    EventMarks,
+    flag_bytes,
+)
 from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.runs import EventRuns
 from ledgerviz.recovery.runtime_values import UNDEFINED, call_key, defined
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 from ledgerviz.recovery.vocab import (
+    BRANCHES,
     MISSING,
     NOT_STARTED_CODE,
     RECOVERY_CODES,
     SYNTHETIC_END_KINDS,
     UNKNOWN_CODE,
 )
+
+_ACTIVE, _ABANDONED, _LOG = (BRANCH_CODE[name] for name in ("active", "abandoned", "log"))
+_UNKNOWN_STATUS = STATUS_CODE["outcome_unknown"]
 
 # Event types the scan acts on, as small codes (looked up once per type name).
 (
@@ -392,46 +407,46 @@ class _Scan:
                 return []
         return tail_closers(self.tail_tracker(), generation=self.generation)
 
-    def branches(self) -> tuple[list[Branch], list[int], list[int]]:
-        """Return each event's branch, the surface's visible and its hidden nodes, once the
-        pending fork (if any) is applied."""
+    def branches(self) -> tuple[array, list[int], list[int]]:
+        """Return each event's branch (codes into ``BRANCHES``), the surface's visible and
+        its hidden nodes, once the pending fork (if any) is applied."""
         if self.fork_node is not None:
             self._apply_fork()
         visible = self.surface.visible()
         hidden = self.surface.hidden_nodes()
-        branch: list[Branch] = ["log"] * len(self.out)
+        branch = flag_bytes(len(self.out), _LOG)
         for node in visible:
-            branch[node] = "active"
+            branch[node] = _ACTIVE
         for node in hidden:
-            branch[node] = "abandoned"
+            branch[node] = _ABANDONED
         return branch, visible, hidden
 
     def result(self, closers: list[Event], facts: CallFactsOf | None = None) -> Analysis:
-        """Return the finished :class:`Analysis` (``facts``: makes the calls' facts from
-        the scanned calls and each event's branch; default :func:`facts_of`)."""
+        """Return the finished :class:`Analysis` (``facts``: makes the calls' ``CallFacts``
+        from the scanned calls and each event's branch code; by default the calls are made
+        as columns, :func:`call_columns_of`)."""
         branch, visible, hidden = self.branches()
         total = len(self.out)
-        synthetic = [False] * total
+        synthetic = flag_bytes(total, 0)
         for node in self.synthetic:
-            synthetic[node] = True
-        recorded = [True] * total
+            synthetic[node] = 1
+        recorded = flag_bytes(total, 1)
         for node in self.computed:
-            recorded[node] = False
-        codes: list[str | None] = [None] * total
+            recorded[node] = 0
+        codes = flag_bytes(total, 0)
         for node, code in self.codes.items():
-            codes[node] = code
+            codes[node] = RECOVERY_CODE[code]
         seqs = self.seqs
         assert not self.out.forgotten, "a scan that forgets its events has no result"
+        calls = None if facts is None else facts(self.calls, branch)
         return Analysis(
             policy=self.policy,
             generation=self.generation,
             events=self.out,
             seqs=seqs,
-            branch=branch,
-            synthetic=synthetic,
-            recorded=recorded,
-            recovery_code=codes,
-            calls=(facts or facts_of)(self.calls, branch),
+            marks=EventMarks(branch, synthetic, recorded, codes),
+            calls=calls,
+            call_columns=call_columns_of(self.calls, branch) if calls is None else None,
             closers=closers,
             fork_points=self.fork_points,
             abandoned_seqs=[seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
@@ -440,12 +455,41 @@ class _Scan:
         )
 
 
-CallFactsOf = Callable[[list[list[Any]], list[Branch]], list[CallFacts]]
+CallFactsOf = Callable[[list[list[Any]], array], list[CallFacts]]
+_CALL_COLUMNS = tuple(zip(
+    ("call_id", "name", "arguments", "turn", "step", "requested_seq", "dispatched_seq",
+     "result_seq", "error_code"),
+    (_ID, _NAME, _ARGS, _TURN, _STEP, _SEQ, _DISPATCHED, _RESULT_SEQ, _CODE), strict=True))
+"""The ``CallColumns`` read as they are from a slot of each scanned call."""
+_STATUS_CODES = {(answered, dispatched, code, is_error):
+                 STATUS_CODE[call_status(answered, dispatched, code, is_error)]
+                 for answered in (False, True) for dispatched in (False, True)
+                 for code in (None, UNKNOWN_CODE, NOT_STARTED_CODE)
+                 for is_error in (False, True)}
+"""The status code of each (answered, dispatched, recovery code, isError) of a call."""
 
 
-def facts_of(calls: list[list[Any]], branch: list[Branch]) -> list[CallFacts]:
-    """Return the ``CallFacts`` of scanned calls (``branch``: of each event)."""
-    return [_facts(call, branch[call[_NODE]]) for call in calls]
+def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
+    """Return the ``CallColumns`` of scanned calls (``branch``: each event's code)."""
+    columns: dict[str, Any] = {name: list(map(itemgetter(slot), calls))
+                               for name, slot in _CALL_COLUMNS}
+    columns["call_id"] = list(map(defined, columns["call_id"]))
+    codes = [code if code in RECOVERY_CODES else None for code in columns["error_code"]]
+    is_error = array("b", map(itemgetter(_IS_ERROR), calls))
+    answered = map(is_not, map(itemgetter(_RESULT), calls), repeat(None))
+    dispatched = map(is_not, columns["dispatched_seq"], repeat(None))
+    status = array("b", map(_STATUS_CODES.__getitem__,
+                            zip(answered, dispatched, codes, map(bool, is_error), strict=True)))
+    call_branch = array("b", map(branch.__getitem__, map(itemgetter(_NODE), calls)))
+    settled = array("b", map(and_, map(ne, status, repeat(_UNKNOWN_STATUS)),
+                             map(ne, call_branch, repeat(_ABANDONED))))
+    return CallColumns(**columns, status=status, is_error=is_error, branch=call_branch,
+                       settled=settled)
+
+
+def facts_of(calls: list[list[Any]], branch: array) -> list[CallFacts]:
+    """Return the ``CallFacts`` of scanned calls (``branch``: each event's code)."""
+    return [_facts(call, BRANCHES[branch[call[_NODE]]]) for call in calls]
 
 
 def _facts(call: list[Any], branch: Branch) -> CallFacts:

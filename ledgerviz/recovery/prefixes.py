@@ -16,6 +16,7 @@ only the events after the last of them.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from itertools import chain, compress, count, islice, repeat, takewhile
 from operator import and_, eq, is_, itemgetter, not_
 from typing import Any
 
-from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts, Policy
+from ledgerviz.recovery.analysis import Analysis, CallFacts, Policy
 from ledgerviz.recovery.analyze import (
     _DISPATCHED,
     _ID,
@@ -37,6 +38,7 @@ from ledgerviz.recovery.columns import EngineColumns, columns_of
 from ledgerviz.recovery.events import Event, generation_for
 from ledgerviz.recovery.runtime_values import call_key
 from ledgerviz.recovery.surface import SurfaceFold
+from ledgerviz.recovery.vocab import BRANCHES
 
 CHECKPOINT_EVERY = 2_000
 CHECKPOINTS_MOST = 64
@@ -173,13 +175,13 @@ class _SharedFacts:
     def __init__(self, whole: _Scan, like: _SharedFacts | None = None) -> None:
         self._calls = whole.calls
         self._made: list[CallFacts | None] = [None] * len(whole.calls)
-        self._made_on: list[Branch | None] = [None] * len(whole.calls)
-        """The branch each of ``_made`` was made on."""
+        self._made_on: list[int | None] = [None] * len(whole.calls)
+        """The branch (code) each of ``_made`` was made on."""
         if like is not None:  # take what ``like`` made of the calls both scans share
             for i in compress(count(), map(is_, self._calls, like._calls)):
                 self._made[i], self._made_on[i] = like._made[i], like._made_on[i]
 
-    def __call__(self, calls: list[list[Any]], branch: list[Branch]) -> list[CallFacts]:
+    def __call__(self, calls: list[list[Any]], branch: array) -> list[CallFacts]:
         """Return the ``CallFacts`` of a prefix's scanned calls (see ``facts_of``); the
         calls are compared with the whole scan's in C, and only those not made yet (on
         their branch) are made."""
@@ -190,7 +192,7 @@ class _SharedFacts:
         unknown = chain(map(not_, known), repeat(True, len(facts) - len(whole)))
         for i in compress(count(), unknown):
             call, on = calls[i], branches[i]
-            facts[i] = _facts(call, on)
+            facts[i] = _facts(call, BRANCHES[on])
             if i < len(whole) and whole[i] is call:
                 made[i], made_on[i] = facts[i], on
         return facts
