@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
+from functools import partial
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ledgerviz.frames.columns import (
     Column,
@@ -16,14 +18,12 @@ from ledgerviz.frames.columns import (
     int_column,
     string_column,
     time_column,
-    transpose,
 )
-from ledgerviz.frames.events import TOOL_EVENTS
+from ledgerviz.frames.events import TOOL_EVENTS, branch_column
 from ledgerviz.frames.keys import int64_of, last_with_key, one_key
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.table import MISSING
-from ledgerviz.recovery.analysis import Analysis, CallFacts
-from ledgerviz.recovery.payload import payload_end_reason_kind
+from ledgerviz.recovery.analysis import Analysis
 from ledgerviz.recovery.vocab import (
     BRANCHES,
     CALL_STATUSES,
@@ -55,96 +55,124 @@ CALL_SCHEMA = {
 
 def call_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``calls`` columns of every session."""
-    facts = transpose(view.calls, CallFacts._fields)
+    calls = view.calls
     positions = _tool_positions(view)
-    dispatch_times = view.time_at(positions(view.call_sessions, facts["dispatched_seq"]))
-    result_times = view.time_at(positions(view.call_sessions, facts["result_seq"]))
+    dispatch_times = view.time_at(positions(view.call_sessions, calls.dispatched_seq))
+    result_times = view.time_at(positions(view.call_sessions, calls.result_seq))
     return {
         "session": view.call_sessions,
-        "call_id": facts["call_id"],
-        "tool": facts["name"],
-        "turn": facts["turn"],
-        "step": facts["step"],
-        "requested_seq": facts["requested_seq"],
-        "dispatched_seq": facts["dispatched_seq"],
-        "result_seq": facts["result_seq"],
+        "call_id": calls.call_id,
+        "tool": calls.name,
+        "turn": calls.turn,
+        "step": calls.step,
+        "requested_seq": calls.requested_seq,
+        "dispatched_seq": calls.dispatched_seq,
+        "result_seq": calls.result_seq,
         "dispatch_time": dispatch_times,
         "result_time": result_times,
-        "status": facts["status"],
+        "status": pd.Categorical.from_codes(codes(calls.status), categories=_STATUSES),
         "status_reason": view_status_reasons(view),
-        "error_code": facts["error_code"],
-        "is_error": facts["is_error"],
+        "error_code": calls.error_code,
+        "is_error": codes(calls.is_error).view(bool),
         "duration": result_times - dispatch_times,
-        "arguments": facts["arguments"],
-        "branch": facts["branch"],
-        "settled": facts["settled"],
+        "arguments": calls.arguments,
+        "branch": branch_column(codes(calls.branch)),
+        "settled": codes(calls.settled).view(bool),
     }
+
+
+_STATUSES = pd.Index(CALL_STATUSES)
+
+
+def codes(column: array) -> np.ndarray:
+    """Return a one-byte column of the engine's (``CallColumns``) as int8, not copied."""
+    return np.frombuffer(column, np.int8)
 
 
 def view_status_reasons(view: SessionsView) -> list[StatusReason]:
     """Return the ``status_reason`` of every call of ``view`` (see ``recovery.vocab``)."""
-    bounds = np.searchsorted(np.asarray(view.call_sessions, dtype=np.int64),
-                             np.arange(len(view.keys) + 1)).tolist()
+    bounds = np.searchsorted(view.call_sessions, np.arange(len(view.keys) + 1)).tolist()
+    calls = view.calls
+    aborted = _AbortedTurns(view)
     reasons: list[StatusReason] = []
     for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
-        calls = view.calls[bounds[session] : bounds[session + 1]]
-        reasons += StatusReasons(log.call_reasons, analysis).all_of(calls)
+        part = slice(bounds[session], bounds[session + 1])
+        reasons += StatusReasons(log.call_reasons, analysis, partial(aborted.of, session)).all_of(
+            calls.call_id[part], calls.turn[part], calls.result_seq[part],
+            calls.error_code[part])
     return reasons
+
+
+class _AbortedTurns:
+    """The turns a recorded ``turn/end`` of a view's session ends ``aborted``, found for
+    every session on first use."""
+
+    def __init__(self, view: SessionsView) -> None:
+        self._view = view
+        self._found: dict[int, set[Any]] | None = None
+
+    def of(self, session: int) -> set[Any]:
+        """Return the aborted turns of the view's session ``session``."""
+        if self._found is None:
+            self._found = aborted_turns(self._view)
+        return self._found.get(session, set())
+
+
+def aborted_turns(view: SessionsView) -> dict[int, set[Any]]:
+    """Return, per session index, the turns a recorded ``turn/end`` ends ``aborted`` (read
+    from the table's columns; an event's own ``turn`` where the column cannot hold it)."""
+    ends = view.from_position(0).positions_of(frozenset({"turn/end"}))
+    ends = ends[view.recorded[ends]]
+    ends = ends[view.table.column("end_reason")[ends] == "aborted"]
+    found: dict[int, set[Any]] = {}
+    turns = view.table.column("turn")[ends].tolist()
+    for position, session, turn in zip(ends.tolist(), view.sessions[ends].tolist(), turns,
+                                       strict=True):
+        held = view.data_at(position).get("turn") if turn == MISSING else turn
+        found.setdefault(session, set()).add(held)
+    return found
 
 
 class StatusReasons:
     """Why the calls of one session's analysis have their status: the reason the session's
-    reader gave for a call's recorded result, else one derived from the analysis."""
+    reader gave for a call's recorded result, else one derived from the analysis (``aborted``:
+    gives the turns a recorded ``turn/end`` of the session ends ``aborted``)."""
 
-    __slots__ = ("_aborted", "_analysis", "_closed", "_computed", "_given")
+    __slots__ = ("_aborted", "_closed", "_computed", "_given")
 
-    def __init__(self, given: Mapping[str, str], analysis: Analysis) -> None:
+    def __init__(self, given: Mapping[str, str], analysis: Analysis,
+                 aborted: Callable[[], set[Any]]) -> None:
         self._given = given
-        self._analysis = analysis
         self._closed = set(analysis.unanswered_in_closed_steps)
         self._computed = {event.get("seq") for event in analysis.closers}
-        self._aborted: set[Any] | None = None
+        self._aborted = aborted
 
-    def _aborted_turns(self) -> set[Any]:
-        """Return the turns a recorded ``turn/end`` ends ``aborted`` (found on first use)."""
-        if self._aborted is None:
-            self._aborted = {
-                event["data"].get("turn") for event, recorded
-                in zip(self._analysis.events, self._analysis.recorded, strict=True)
-                if recorded and event.get("type") == "turn/end"
-                and isinstance(event.get("data"), dict)
-                and payload_end_reason_kind(event["data"]) == "aborted"}
-        return self._aborted
-
-    def all_of(self, calls: Sequence[CallFacts]) -> list[StatusReason]:
-        """Return the reasons of ``calls`` (of this session), in order. The reader's reason
-        explains a recorded result, so a cut of the session before that result derives
-        its own."""
+    def all_of(self, call_ids: Sequence[Any], turns: Sequence[Any], result_seqs: Sequence[Any],
+               error_codes: Sequence[Any]) -> list[StatusReason]:
+        """Return the reasons of calls (of this session, one fact per argument, in order).
+        The reader's reason explains a recorded result, so a cut of the session before that
+        result derives its own."""
         reasons: list[Any] = ["synthetic closer" if code in RECOVERY_CODES else "answered"
-                              for code in map(_ERROR_CODE, calls)]
+                              for code in error_codes]
         if self._given:
-            for i, given in enumerate(map(self._given.get, map(_CALL_ID, calls))):
+            for i, given in enumerate(map(self._given.get, call_ids)):
                 if given is not None:
                     reasons[i] = given
         computed = self._computed
-        for i, seq in enumerate(map(_RESULT_SEQ, calls)):
+        for i, seq in enumerate(result_seqs):
             if seq is None or seq in computed:
-                reasons[i] = self._unanswered(calls[i])
+                reasons[i] = self._unanswered(call_ids[i], turns[i])
         return reasons
 
-    def _unanswered(self, call: CallFacts) -> StatusReason:
+    def _unanswered(self, call_id: Any, turn: Any) -> StatusReason:
         """Return the reason of a call without a recorded result."""
-        if call.call_id in self._closed:
-            return ("aborted" if call.turn is not None and call.turn in self._aborted_turns()
+        if call_id in self._closed:
+            return ("aborted" if turn is not None and turn in self._aborted()
                     else "no result in a closed step")
         return "no result at end of file"
 
 
-_CALL_ID, _RESULT_SEQ, _ERROR_CODE = (attrgetter(name)
-                                      for name in ("call_id", "result_seq", "error_code"))
-
-
-def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], np.ndarray]:
+def _tool_positions(view: SessionsView) -> Callable[[np.ndarray, list[Any]], np.ndarray]:
     """Return what gives, per (session, seq) pair, the position of the tool/call or tool/result
     event with that seq in that session (-1: none; the last one when a seq repeats).
 
@@ -160,9 +188,9 @@ def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], np.n
     tools, seqs = tools[numbered], seqs[numbered].to_numpy(dtype=np.int64)
     sessions = view.sessions[tools]
 
-    def positions(pair_sessions: list[int], pair_seqs: list[Any]) -> np.ndarray:
+    def positions(pair_sessions: np.ndarray, pair_seqs: list[Any]) -> np.ndarray:
         wanted = int64_of(pair_seqs)
-        keys = one_key([np.concatenate([sessions, int64_of(pair_sessions)]),
+        keys = one_key([np.concatenate([sessions, pair_sessions]),
                         np.concatenate([seqs, wanted])])
         found = last_with_key(keys[: len(tools)], keys[len(tools) :])
         found[wanted == MISSING] = -1
@@ -171,12 +199,13 @@ def _tool_positions(view: SessionsView) -> Callable[[list[int], list[Any]], np.n
 
 
 def _positions_by_pair(view: SessionsView, tools: list[int]
-                       ) -> Callable[[list[int], list[Any]], np.ndarray]:
+                       ) -> Callable[[np.ndarray, list[Any]], np.ndarray]:
     """Return ``_tool_positions`` looking each pair up as it is (seqs of any hashable type)."""
     by_pair = {(view.sessions[i], view.seqs[i]): i for i in tools}.get
 
-    def positions(pair_sessions: list[int], pair_seqs: list[Any]) -> np.ndarray:
+    def positions(pair_sessions: np.ndarray, pair_seqs: list[Any]) -> np.ndarray:
         return np.array([-1 if seq is None else by_pair((session, seq), -1)
-                         for session, seq in zip(pair_sessions, pair_seqs, strict=True)],
+                         for session, seq in zip(pair_sessions.tolist(), pair_seqs,
+                                                 strict=True)],
                         dtype=np.int64)
     return positions

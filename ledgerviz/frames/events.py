@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import compress, count, islice
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.lineage import SEED_MARKER, inherited_count
+from ledgerviz.recovery.result_columns import RECOVERY_CODE_NAMES
 from ledgerviz.recovery.vocab import BRANCHES, SURFACE_OPS
 
 EVENT_SCHEMA = {
@@ -39,6 +39,14 @@ EVENT_SCHEMA = {
 
 TOOL_EVENTS = frozenset({"tool/call", "tool/result"})
 """The event types that name a tool call (``calls`` and ``events.call_id`` read them)."""
+
+
+def branch_column(codes: np.ndarray) -> pd.Categorical:
+    """Return a ``branch`` categorical from codes into ``BRANCHES``."""
+    return pd.Categorical.from_codes(codes, categories=_BRANCHES)
+
+
+_BRANCHES = pd.Index(BRANCHES)
 
 
 def call_ids(view: SessionsView) -> pd.arrays.StringArray:
@@ -64,22 +72,34 @@ def _inherited(view: SessionsView) -> np.ndarray:
     """Return True for every event a session inherited from its parent: the events before
     its own cut (its last ``session/end-seed {inherited: true}``; v0/v1: ``seedLength``)."""
     flags = np.zeros(len(view.events), dtype=bool)
+    ends = np.cumsum([len(analysis.events) for analysis in view.analyses])
     markers: dict[int, list[int]] = defaultdict(list)
     for position in view.indices_of(frozenset({SEED_MARKER})):
         markers[view.sessions[position]].append(position)
-    start = 0
-    for session, (log, analysis) in enumerate(zip(view.logs, view.analyses, strict=True)):
+    for session, log in enumerate(view.logs):
         own = ((view.seqs[i], view.data_at(i)) for i in markers.get(session, ()))
         inherited = inherited_count(log.header, log.version, own)
         if inherited:  # every event before the first own recorded one
-            recorded = compress(count(), analysis.recorded)
-            first_own = next(islice(recorded, inherited, None), None)
-            if first_own is None:  # a seed that runs past the log: every recorded event
-                flags[start : start + len(analysis.events)] = analysis.recorded
+            start, stop = (ends[session - 1] if session else 0), ends[session]
+            recorded = view.recorded[start:stop]
+            kept = np.flatnonzero(recorded)
+            if inherited >= len(kept):  # a seed that runs past the log: every recorded event
+                flags[start:stop] = recorded
             else:
-                flags[start : start + first_own] = True
-        start += len(analysis.events)
+                flags[start : start + kept[inherited]] = True
     return flags
+
+
+def mark_columns(view: SessionsView, start: int = 0) -> dict[str, Column]:
+    """Return the ``events`` columns of the analyses' marks (``synthetic``, ``recorded``,
+    ``branch``, ``recovery_code``) from position ``start`` on, typed from their codes."""
+    codes = view.recovery_code[start:].astype(np.int64) - 1  # -1: none
+    return {
+        "synthetic": view.synthetic[start:],
+        "recorded": view.recorded[start:],
+        "branch": branch_column(view.branch[start:]),
+        "recovery_code": coded_category_column(codes, RECOVERY_CODE_NAMES[1:]),
+    }
 
 
 def event_columns(view: SessionsView) -> dict[str, Column]:
@@ -93,9 +113,6 @@ def event_columns(view: SessionsView) -> dict[str, Column]:
         "step": view.table.ints("step"),
         "call_id": call_ids(view),
         "surface_op": surface_ops(view),
-        "synthetic": view.synthetic,
-        "recorded": view.recorded,
+        **mark_columns(view),
         "inherited": _inherited(view),
-        "branch": view.branch,
-        "recovery_code": view.recovery_code,
     }

@@ -8,6 +8,7 @@ from ledgerviz.frames.columns import (
     int_column,
     string_column,
 )
+from ledgerviz.frames.events import branch_column
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.table import MESSAGE_TYPES
 from ledgerviz.recovery.vocab import BRANCHES
@@ -36,5 +37,5 @@ def message_columns(view: SessionsView) -> dict[str, Column]:
         "role": table.column("role")[positions].tolist(),
         "kind": table.column("source_kind")[positions].tolist(),
         "text": string_column(table.column("text")[positions]),
-        "branch": list(map(view.branch.__getitem__, positions.tolist())),
+        "branch": branch_column(view.branch[positions]),
     }

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.frames import Frames
-from ledgerviz.frames.calls import CALL_SCHEMA, StatusReasons, call_columns
+from ledgerviz.frames.calls import CALL_SCHEMA, StatusReasons, aborted_turns, call_columns
 from ledgerviz.frames.columns import (
     assemble,
     category_column,
@@ -38,6 +38,7 @@ from ledgerviz.frames.events import (
     TOOL_EVENTS,
     _inherited,
     call_ids,
+    mark_columns,
     surface_ops,
 )
 from ledgerviz.frames.rows import Rows
@@ -62,6 +63,7 @@ from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.result_columns import CallColumns
 from ledgerviz.recovery.sequences import first_difference
 
 _UNSLICEABLE = frozenset({"assistant/message", "request/header", "request/context"})
@@ -105,7 +107,6 @@ class PrefixFrames(Frames):
             ops = joined_inferred(head["surface_op"].array[:shared], tail["surface_op"])
             if ops is None:
                 ops = surface_ops(view)
-            analysis = self._analysis
             return self._frame({
                 "session": np.zeros(len(view.events), dtype=np.int64),
                 "seq": view.seq_array,
@@ -114,9 +115,7 @@ class PrefixFrames(Frames):
                 **{name: joined(head[name].array[:shared], tail[name])
                    for name in ("turn", "step", "call_id")},
                 "surface_op": ops,
-                **{name: _patched_events(head[name], getattr(self._base.analysis, name),
-                                         getattr(analysis, name), EVENT_SCHEMA[name])
-                   for name in ("synthetic", "recorded", "branch", "recovery_code")},
+                **mark_columns(view),
                 "inherited": _inherited(view),
             }, EVENT_SCHEMA)
 
@@ -224,7 +223,8 @@ class PrefixFrames(Frames):
         keys = map(key_of, own) if own_keys is None else own_keys
         calls = [*self._first_calls_keyed(key_of, wanted),
                  *compress(own, map(wanted.__contains__, keys))]
-        return replace(self._continued, calls=calls, call_sessions=[0] * len(calls))
+        return replace(self._continued, calls=CallColumns.of_facts(calls),
+                       call_sessions=np.zeros(len(calls), dtype=np.int64))
 
     def _first_calls_keyed(self, key_of: Callable[[CallFacts], Any],
                            wanted: set[Any]) -> list[CallFacts]:
@@ -292,8 +292,9 @@ class PrefixFrames(Frames):
                 frame = self._frame(columns(counting, new), schema)
                 parts[name] = frame[frame["end_seq"].isna() | (frame["end_seq"] > boundary)]
             calls = [call for call in self._analysis.calls if call.requested_seq > boundary]
-            own_calls = replace(view.from_position(own), calls=calls,
-                                call_sessions=[0] * len(calls))  # their tool events are own
+            own_calls = replace(view.from_position(own), calls=CallColumns.of_facts(calls),
+                                call_sessions=np.zeros(len(calls), dtype=np.int64))
+            # (their tool events are own)
             return StoryFrames(
                 self._frame(_own_event_columns(view, own), EVENT_SCHEMA),
                 parts["turns"].reset_index(drop=True), parts["steps"].reset_index(drop=True),
@@ -335,8 +336,7 @@ class PrefixFrames(Frames):
                 "result_seq": patched("result_seq", "result_seq"),
                 **times,
                 "status": patched("status", "status"),
-                "status_reason": StatusReasons(self._sessions[0][1].call_reasons,
-                                               self._analysis).all_of(calls),
+                "status_reason": self._status_reasons(view, calls),
                 "error_code": patched("error_code", "error_code"),
                 "is_error": patched("is_error", "is_error"),
                 "duration": times["result_time"] - times["dispatch_time"],
@@ -344,6 +344,14 @@ class PrefixFrames(Frames):
                 "branch": patched("branch", "branch"),
                 "settled": patched("settled", "settled"),
             }, CALL_SCHEMA)
+
+
+    def _status_reasons(self, view: SessionsView, calls: list[CallFacts]) -> list[Any]:
+        """Return the ``status_reason`` of the prefix's calls (``view``: its own)."""
+        reasons = StatusReasons(self._sessions[0][1].call_reasons, self._analysis,
+                                lambda: aborted_turns(view).get(0, set()))
+        return reasons.all_of(*(list(map(attrgetter(name), calls))
+                                for name in ("call_id", "turn", "result_seq", "error_code")))
 
 
 _CALL_TURN = attrgetter("turn")
@@ -394,8 +402,7 @@ def _own_event_columns(view: SessionsView, start: int) -> dict[str, Any]:
         "time": view.time_array[start:],
         "type": view.type_array[start:],
         **_tail_fields(view, start),
-        **{name: getattr(view, name)[start:]
-           for name in ("synthetic", "recorded", "branch", "recovery_code")},
+        **mark_columns(view, start),
         "inherited": np.zeros(count, dtype=bool),
     }
 
@@ -409,13 +416,6 @@ def _patched(column: pd.Series, same: int, rest: list[Any], convert: Any,
         return joined(kept, tail)
     joined_values = joined_inferred(kept, tail)
     return convert(values()) if joined_values is None else joined_values
-
-
-def _patched_events(column: pd.Series, old: list[Any], new: list[Any], convert: Any) -> Any:
-    """Return ``convert(new)``, ``new`` being the cut's values of the whole session's
-    ``old`` (whose typed column is ``column``): ``old``'s rows as far as they agree."""
-    same = first_difference(old, new)
-    return _patched(column, same, new[same:], convert, lambda: new)
 
 
 def _joined_spans(view: SessionsView, head: pd.DataFrame,

@@ -36,7 +36,8 @@ class SessionFrames:
     def __init__(self, key: str, log: SessionLog, analysis: Analysis) -> None:
         self.analysis = analysis
         self.frames = _WholeFrames([(key, log, analysis)], self)
-        self._recorded_before = np.cumsum(np.asarray(analysis.recorded, dtype=np.int64))
+        self._recorded_before = np.cumsum(np.frombuffer(analysis.marks.recorded, np.int8),
+                                          dtype=np.int64)
         self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
         self._call_runs: dict[Callable[[CallFacts], Any], dict[Any, range] | None] = {}
         self._call_rows: dict[Callable[[CallFacts], Any], np.ndarray | None] = {}
@@ -121,9 +122,11 @@ def _runs(keys: list[Any]) -> dict[Any, range] | None:
     return runs
 
 
-_FACTS = sorted((f.name for f in fields(Analysis) if f.name != "policy"),
+_LIST_FORMS = frozenset({"policy", "branch", "synthetic", "recorded", "recovery_code", "calls"})
+_FACTS = sorted((f.name for f in fields(Analysis) if f.name not in _LIST_FORMS),
                 key=lambda name: name not in ("closers", "fork_points", "abandoned_seqs"))
-"""What an analysis says besides its policy, the short lists first (they differ soonest)."""
+"""What an analysis says besides its policy, the short lists first (they differ soonest);
+the annotations and calls in their column forms (``marks``, ``call_columns``) alone."""
 
 
 def _alike(one: Analysis, other: Analysis) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import repeat
-from operator import attrgetter, eq
+from operator import eq
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from ledgerviz.frames.keys import int64_of, keyed_counts, latest_in_rows, nullab
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import MISSING
+from ledgerviz.recovery.result_columns import STATUS_CODE
 
 TURN_SCHEMA = {
     "turn": int_column,
@@ -77,7 +78,6 @@ STEP_FACTS = ("provider", "model", *USAGE_COLUMNS)
 _S_PROVIDER, _S_MODEL = 5, 6
 _S_USAGE = tuple(enumerate(USAGE_COLUMNS.values(), start=7))
 NO_ROUTE: tuple[Any, Any] = (None, None)
-_CALL_TURN, _CALL_STEP, _CALL_STATUS = (attrgetter(name) for name in ("turn", "step", "status"))
 
 
 def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
@@ -152,11 +152,11 @@ def turn_call_counts(view: SessionsView, sessions: list[int], turns: list[Any]
                      ) -> dict[str, list[int]]:
     """Return the :data:`TURN_CALL_COUNTS` columns of turn rows (their sessions and turns)."""
     rows = [int64_of(sessions), int64_of(turns)]
-    calls = [int64_of(view.call_sessions), int64_of(list(map(_CALL_TURN, view.calls)))]
-    statuses = np.fromiter(map(_CALL_STATUS, view.calls), dtype=object, count=len(view.calls))
+    calls = [view.call_sessions, int64_of(view.calls.turn)]
+    statuses = np.frombuffer(view.calls.status, np.int8)
     return {
         "calls": keyed_counts(rows, calls),
-        **{status: keyed_counts(rows, [key[statuses == status] for key in calls])
+        **{status: keyed_counts(rows, [key[statuses == STATUS_CODE[status]] for key in calls])
            for status in TURN_CALL_COUNTS[1:]},
     }
 
@@ -310,8 +310,7 @@ def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
     """Return how many of the analysis' calls each (session, turn, step) row holds."""
     calls = view.calls
     return keyed_counts([int64_of(sessions), int64_of(turns), int64_of(steps)],
-                        [int64_of(view.call_sessions), int64_of(list(map(_CALL_TURN, calls))),
-                         int64_of(list(map(_CALL_STEP, calls)))])
+                        [view.call_sessions, int64_of(calls.turn), int64_of(calls.step)])
 
 
 def add_assistant(row: list[Any], data: dict[str, Any]) -> None:

@@ -16,7 +16,8 @@ from ledgerviz.frames.columns import int_column, joined, joined_inferred, time_o
 from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import concatenated
-from ledgerviz.recovery.analysis import Analysis, Branch, CallFacts
+from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.recovery.result_columns import CallColumns
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +40,18 @@ class SessionsView:
     """The session index of every event (int64)."""
     seqs: list[Any]
     """Every event's seq (``analysis.seqs``)."""
-    branch: list[Branch]
-    synthetic: list[bool]
-    recorded: list[bool]
-    recovery_code: list[str | None]
-    calls: list[CallFacts]
-    call_sessions: list[int]
-    """The session index of every call in ``calls``."""
+    branch: np.ndarray
+    """Every event's branch, codes into ``BRANCHES`` (int8; the analyses' marks)."""
+    synthetic: np.ndarray
+    """Whether each event is synthetic (bool)."""
+    recorded: np.ndarray
+    """Whether each event is recorded (bool)."""
+    recovery_code: np.ndarray
+    """Every event's recovery code, codes into ``RECOVERY_CODE_NAMES`` (int8)."""
+    calls: CallColumns
+    """The calls of every session, one session after another."""
+    call_sessions: np.ndarray
+    """The session index of every call in ``calls`` (int64)."""
     seq_array: pd.arrays.IntegerArray
     """``seqs`` as ``Int64``."""
     time_array: pd.api.extensions.ExtensionArray
@@ -74,12 +80,9 @@ class SessionsView:
             table,
             np.repeat(np.arange(len(keys)), [len(a.events) for a in analyses]),
             seqs,
-            _joined([analysis.branch for analysis in analyses]),
-            _joined([analysis.synthetic for analysis in analyses]),
-            _joined([analysis.recorded for analysis in analyses]),
-            _joined([analysis.recovery_code for analysis in analyses]),
-            _joined([analysis.calls for analysis in analyses]),
-            np.repeat(np.arange(len(keys)), [len(a.calls) for a in analyses]).tolist(),
+            *(marks(analyses, name) for name in MARKS),
+            CallColumns.joined([analysis.call_columns for analysis in analyses]),
+            np.repeat(np.arange(len(keys)), [len(a.call_columns) for a in analyses]),
             int_column(seqs),
             time_of(table.column("time")),
             types,
@@ -106,13 +109,14 @@ class SessionsView:
 
         sessions = np.concatenate([view.sessions + offset
                                    for view, offset in zip(views, counts, strict=False)])
-        call_sessions = _joined([[session + int(offset) for session in view.call_sessions]
-                                 for view, offset in zip(views, counts, strict=False)])
+        call_sessions = np.concatenate([view.call_sessions + offset
+                                        for view, offset in zip(views, counts, strict=False)])
         return cls(chained("keys"), chained("logs"), chained("analyses"),
                    Chained([view.events for view in views]),
                    ViewTable.joined([view.table for view in views]), sessions,
-                   chained("seqs"), chained("branch"), chained("synthetic"), chained("recorded"),
-                   chained("recovery_code"), chained("calls"), call_sessions,
+                   chained("seqs"),
+                   *(np.concatenate([getattr(view, name) for view in views]) for name in MARKS),
+                   CallColumns.joined([view.calls for view in views]), call_sessions,
                    seq_array, time_array, types, types.categories)
 
     def continued(self, key: str, log: SessionLog, analysis: Analysis,
@@ -132,12 +136,9 @@ class SessionsView:
             self.table.head_then(shared, tail),
             np.zeros(len(analysis.events), dtype=np.int64),
             analysis.seqs,
-            analysis.branch,
-            analysis.synthetic,
-            analysis.recorded,
-            analysis.recovery_code,
-            analysis.calls,
-            [0] * len(analysis.calls),
+            *(marks([analysis], name) for name in MARKS),
+            analysis.call_columns,
+            np.zeros(len(analysis.call_columns), dtype=np.int64),
             joined(self.seq_array[:shared], int_column(analysis.seqs[shared:])),
             joined(self.time_array[:shared], time_of(tail.column("time"))),
             types,
@@ -210,6 +211,19 @@ class Chained(Sequence[Any]):
             raise IndexError(f"Chained takes a position from 0 to {len(self) - 1}, not {index}")
         part = bisect_right(self._ends, index)
         return self._parts[part][index - (self._ends[part - 1] if part else 0)]
+
+
+MARKS = ("branch", "synthetic", "recorded", "recovery_code")
+"""The ``EventMarks`` a view holds, in its fields' order."""
+_FLAGS = frozenset({"synthetic", "recorded"})
+
+
+def marks(analyses: Sequence[Analysis], name: str) -> np.ndarray:
+    """Return the ``EventMarks`` column ``name`` of ``analyses`` one after another: int8
+    codes, or bools for a 0/1 mark (one analysis' read without a copy)."""
+    parts = [np.frombuffer(getattr(analysis.marks, name), np.int8) for analysis in analyses]
+    codes = parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros(0, np.int8)])
+    return codes.view(bool) if name in _FLAGS else codes
 
 
 def _joined(lists: list[list[Any]]) -> list[Any]:

@@ -181,7 +181,7 @@ def _session_part(log: SessionLog, analysis: Analysis) -> _Part:
     """Return the table rows of one session's analysis events: the log's table, with the
     events the policy computed tabled apart and put in their places."""
     table = log.event_table()
-    recorded = np.fromiter(analysis.recorded, dtype=bool, count=len(analysis.recorded))
+    recorded = np.frombuffer(analysis.marks.recorded, np.int8).view(bool)
     computed = np.flatnonzero(~recorded)
     if len(recorded) - len(computed) != len(table):  # not the log's events: table them
         return _Rows([EventTable.of(analysis.events)], None)
