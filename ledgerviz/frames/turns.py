@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from itertools import repeat
 from operator import eq
 from typing import Any
@@ -225,12 +227,19 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
     for name in USAGE_COLUMNS:
         counts = table.column(name)[positions[assistants]]
         counted = counts != MISSING  # the table holds a usable count or none
-        out[name] = _sums(count, row[assistants][counted], counts[counted])
+        out[name] = _sums(count, row[assistants][counted], counts[counted], name,
+                          partial(_step_named, view, out))
     reach = np.concatenate([row, open_row[held]])
     at = np.concatenate([positions, positions[held]])
     out["first"] = positions[openers].tolist()
     out["last"] = latest_in_rows(count, reach[reach >= 0], at[reach >= 0]).tolist()
     return out
+
+
+def _step_named(view: SessionsView, rows: dict[str, list[Any]], row: int) -> str:
+    """Return the step row ``row`` of ``rows`` as an error names it: session, turn, step."""
+    return (f"session {view.keys[rows['session'][row]]!r}, turn {rows['turn'][row]}, "
+            f"step {rows['step'][row]}")
 
 
 def _named(table: Any, positions: np.ndarray) -> np.ndarray:
@@ -275,13 +284,33 @@ def _route_values(column: np.ndarray, sources: np.ndarray, given: Any) -> list[A
     return values.tolist()
 
 
-def _sums(count: int, rows: np.ndarray, counts: np.ndarray) -> list[Any]:
-    """Return the sum of ``counts`` in each of ``count`` rows, None in a row without one."""
-    sums = np.zeros(count, dtype=np.int64)
-    np.add.at(sums, rows, counts)
-    objects = sums.astype(object)
-    objects[np.bincount(rows, minlength=count) == 0] = None
+def _sums(count: int, rows: np.ndarray, counts: np.ndarray, name: str,
+          where: Callable[[int], str]) -> list[Any]:
+    """Return the sum of ``counts`` in each of ``count`` rows, None in a row without one.
+
+    The sums are exact: int64 when no row can pass its largest value (each count is at
+    most 2**53 - 1, so a row needs over 1,024 of them), else Python ints; a sum beyond
+    int64 (what the ``Int64`` column holds) raises ``OverflowError`` naming the row
+    (``where``) and the column ``name``.
+    """
+    held = np.bincount(rows, minlength=count)
+    if int(counts.max(initial=0)) * int(held.max(initial=0)) <= _INT64_MAX:
+        sums = np.zeros(count, dtype=np.int64)
+        np.add.at(sums, rows, counts)
+        objects = sums.astype(object)
+    else:
+        objects = np.zeros(count, dtype=object)
+        np.add.at(objects, rows, counts.astype(object))
+        beyond = np.flatnonzero(objects > _INT64_MAX)
+        if len(beyond):
+            row = int(beyond[0])
+            raise OverflowError(f"{where(row)}: its {name} sum to {objects[row]}, beyond the "
+                                f"largest the steps frame holds ({_INT64_MAX})")
+    objects[held == 0] = None
     return objects.tolist()
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
