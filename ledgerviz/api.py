@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -19,6 +20,7 @@ from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.head_events import head_then
 from ledgerviz.ledger.reader import with_distinct_keys
 from ledgerviz.ledger.sources import Source
+from ledgerviz.ledger.table import MISSING, EventTable
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
 from ledgerviz.recovery import (
     PROVIDERS,
@@ -347,6 +349,7 @@ class Ledger:
             # whole session, which a fork story analysed from checkpoints never reads)
             fields=None if log.fields is None else log.fields.prefix_then(
                 inherited, EventFields.of(events[inherited:], start=inherited)),
+            table=_child_table(log.event_table(), events, inherited),
         )
         return Ledger([child])
 
@@ -438,6 +441,19 @@ def _damage_through(log: SessionLog, count: int) -> Diagnostic | None:
             if d.line not in loaded:
                 return d
     return None
+
+
+def _child_table(parent: EventTable, events: Sequence[dict[str, Any]],
+                 inherited: int) -> EventTable:
+    """Return the table of a fork child's ``events``, whose first ``inherited`` are the
+    parent's first (``parent``: its table): those rows taken from the parent's table, the
+    seed's own tabled from their dicts; lines as the child's file numbers them (from 2), no
+    byte ranges (the child is in memory)."""
+    head = parent.rows(0, inherited)
+    unread = array("q", [MISSING]) * inherited
+    head = replace(head, line=array("q", range(2, inherited + 2)), start=unread, stop=unread)
+    seed = EventTable.of(events[inherited:], range(inherited + 2, len(events) + 2), inherited)
+    return EventTable.joined([head, seed])
 
 
 def _seed_marker_position(events: Sequence[dict[str, Any]]) -> int:

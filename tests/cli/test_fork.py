@@ -21,6 +21,7 @@ import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.examples import example_path
 from ledgerviz.ledger.sources import iter_source_chunks
+from ledgerviz.ledger.table import MISSING, EventTable
 from ledgerviz.recovery import PROVIDERS, ForkRefused
 from ledgerviz.simulate.scenarios import write_scenario
 from ledgerviz.streams.fork_file import write_fork
@@ -140,6 +141,19 @@ def test_api_fork_returns_the_child_in_memory() -> None:
     assert ledger.fork(14, session_id="c").sessions[0].events[-1]["type"] == "session/end-seed"
     with pytest.raises(ForkRefused, match="no unresolvable boundary"):
         ledgerviz.load(example_path("clean")).fork()
+
+
+def test_api_fork_tables_the_child_from_the_parents_table() -> None:
+    """The child's table is made with it: the parent's rows for the 18 events it inherits
+    (seqs 0..17), the seed's 3 tabled apart; lines as the child's file numbers them (2..22),
+    no byte ranges (the child is in memory); what tabling its dicts gives."""
+    [log] = ledgerviz.load(CRASH).fork(session_id="kid", created_at=7).sessions
+    assert log.table is not None  # not left for ``event_table`` to make from the dicts
+    table = log.event_table()
+    assert list(table.seq[:18]) == list(range(18))
+    assert list(table.line) == list(range(2, 23))
+    assert set(table.start) == set(table.stop) == {MISSING}
+    assert table == EventTable.of(log.events, range(2, 23))
 
 
 def test_fork_messages_cannot_drive_the_terminal(tmp_path: Path, capsys) -> None:
