@@ -473,7 +473,8 @@ def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
     """Return the ``CallColumns`` of scanned calls (``branch``: each event's code)."""
     columns: dict[str, Any] = {name: list(map(itemgetter(slot), calls))
                                for name, slot in _CALL_COLUMNS}
-    columns["call_id"] = list(map(defined, columns["call_id"]))
+    if columns["call_id"].count(UNDEFINED):  # a block without id (rare): None, as tables show
+        columns["call_id"] = list(map(defined, columns["call_id"]))
     codes = [code if code in RECOVERY_CODES else None for code in columns["error_code"]]
     is_error = array("b", map(itemgetter(_IS_ERROR), calls))
     answered = map(is_not, map(itemgetter(_RESULT), calls), repeat(None))
