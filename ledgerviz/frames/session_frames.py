@@ -123,7 +123,8 @@ def _runs(keys: list[Any]) -> dict[Any, range] | None:
 
 
 _LIST_FORMS = frozenset({"policy", "branch", "synthetic", "recorded", "recovery_code", "calls"})
-_FACTS = sorted((f.name for f in fields(Analysis) if f.name not in _LIST_FORMS),
+_FACTS = sorted((f.name for f in fields(Analysis)
+                 if f.name not in _LIST_FORMS and not f.name.startswith("_")),
                 key=lambda name: name not in ("closers", "fork_points", "abandoned_seqs"))
 """What an analysis says besides its policy, the short lists first (they differ soonest);
 the annotations and calls in their column forms (``marks``, ``call_columns``) alone."""

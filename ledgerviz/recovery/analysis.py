@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledgerviz.recovery.result_columns import CallColumns, CallFacts, EventMarks
+from ledgerviz.recovery.result_columns import CallColumns, CallFacts, CallSource, EventMarks
 from ledgerviz.recovery.vocab import POLICIES, Branch, CallStatus, Policy
 
 __all__ = ["DEFAULT_POLICY", "POLICIES", "Analysis", "Branch", "CallFacts", "CallStatus", "Policy"]
@@ -54,6 +54,9 @@ class Analysis:
     """``branch``, ``synthetic``, ``recorded`` and ``recovery_code`` as one-byte columns."""
     call_columns: CallColumns = field(repr=False)
     """``calls`` as one column per ``CallFacts`` field."""
+    _calls_from: CallSource | None = field(init=False, repr=False, compare=False)
+    """What makes ``calls`` and ``call_columns`` directly, until both are made (else each
+    is made from the other)."""
 
     def __init__(
         self,
@@ -74,6 +77,7 @@ class Analysis:
         *,
         marks: EventMarks | None = None,
         call_columns: CallColumns | None = None,
+        calls_from: CallSource | None = None,
     ) -> None:
         self.policy, self.generation, self.events, self.seqs = policy, generation, events, seqs
         lists = {"branch": branch, "synthetic": synthetic, "recorded": recorded,
@@ -85,10 +89,11 @@ class Analysis:
         for name, values in lists.items():
             if values is not None:
                 setattr(self, name, values)
+        self._calls_from = calls_from
         if call_columns is not None:
             self.call_columns = call_columns
-        elif calls is None:
-            raise TypeError("Analysis needs `calls` or `call_columns`")
+        elif calls is None and calls_from is None:
+            raise TypeError("Analysis needs `calls`, `call_columns` or `calls_from`")
         if calls is not None:
             self.calls = calls
         self.closers = [] if closers is None else closers
@@ -107,13 +112,25 @@ class Analysis:
         elif name == "marks":
             value = EventMarks.of_lists(self.branch, self.synthetic, self.recorded,
                                         self.recovery_code)
-        elif name == "calls":
-            value = self.call_columns.facts()
-        elif name == "call_columns":
-            value = CallColumns.of_facts(self.calls)
+        elif name in ("calls", "call_columns"):
+            return self._made_calls(name)
         else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         setattr(self, name, value)
+        return value
+
+    def _made_calls(self, name: str) -> Any:
+        """Make the calls in the form ``name`` (``calls`` or ``call_columns``), from what
+        made them if it is still held, else from the other form; what made them is let go
+        once both are made."""
+        source = self._calls_from
+        if name == "calls":
+            value: Any = source.facts() if source else self.call_columns.facts()
+        else:
+            value = source.columns() if source else CallColumns.of_facts(self.calls)
+        setattr(self, name, value)
+        if source is not None and _is_set(self, "call_columns" if name == "calls" else "calls"):
+            self._calls_from = None
         return value
 
     def __repr__(self) -> str:
@@ -124,3 +141,12 @@ class Analysis:
         return (f"<Analysis policy={self.policy}: {len(self.events)} events, "
                 f"{len(self.closers)} appended, fork points {forks}, "
                 f"{len(self.abandoned_seqs)} abandoned; calls: {calls}>")
+
+
+def _is_set(analysis: Analysis, name: str) -> bool:
+    """Return whether ``analysis`` holds attribute ``name`` (without making it)."""
+    try:
+        object.__getattribute__(analysis, name)
+    except AttributeError:
+        return False
+    return True

@@ -7,6 +7,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import repeat
 from operator import and_, is_not, itemgetter, ne
 from typing import Any
@@ -424,7 +425,7 @@ class _Scan:
     def result(self, closers: list[Event], facts: CallFactsOf | None = None) -> Analysis:
         """Return the finished :class:`Analysis` (``facts``: makes the calls' ``CallFacts``
         from the scanned calls and each event's branch code; by default the calls are made
-        as columns, :func:`call_columns_of`)."""
+        on first use, as ``CallFacts`` or as columns, from the scanned calls)."""
         branch, visible, hidden = self.branches()
         total = len(self.out)
         synthetic = flag_bytes(total, 0)
@@ -446,7 +447,7 @@ class _Scan:
             seqs=seqs,
             marks=EventMarks(branch, synthetic, recorded, codes),
             calls=calls,
-            call_columns=call_columns_of(self.calls, branch) if calls is None else None,
+            calls_from=ScannedCalls(self.calls, branch) if calls is None else None,
             closers=closers,
             fork_points=self.fork_points,
             abandoned_seqs=[seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
@@ -486,6 +487,21 @@ def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
                              map(ne, call_branch, repeat(_ABANDONED))))
     return CallColumns(**columns, status=status, is_error=is_error, branch=call_branch,
                        settled=settled)
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedCalls:
+    """A scan's calls and each event's branch code: makes the analysis' ``CallFacts``
+    (:func:`facts_of`) or ``CallColumns`` (:func:`call_columns_of`) when first asked."""
+
+    calls: list[list[Any]]
+    branch: array
+
+    def facts(self) -> list[CallFacts]:
+        return facts_of(self.calls, self.branch)
+
+    def columns(self) -> CallColumns:
+        return call_columns_of(self.calls, self.branch)
 
 
 def facts_of(calls: list[list[Any]], branch: array) -> list[CallFacts]:

@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from ledgerviz.recovery.vocab import (
     BRANCHES,
@@ -165,6 +165,15 @@ class CallColumns:
         for code in self.status:
             counts[code] = counts.get(code, 0) + 1
         return {CALL_STATUSES[code]: count for code, count in counts.items()}
+
+
+class CallSource(Protocol):
+    """What makes an analysis' calls in either form (the scan's calls, kept until both are
+    made): ``Analysis.calls`` and ``Analysis.call_columns`` are each made from it directly."""
+
+    def facts(self) -> list[CallFacts]: ...
+
+    def columns(self) -> CallColumns: ...
 
 
 def flag_bytes(length: int, value: int) -> array:
