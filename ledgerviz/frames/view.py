@@ -137,8 +137,8 @@ class SessionsView:
             np.zeros(len(analysis.events), dtype=np.int64),
             analysis.seqs,
             *(marks([analysis], name) for name in MARKS),
-            analysis.call_columns,
-            np.zeros(len(analysis.call_columns), dtype=np.int64),
+            _AnalysisCalls(analysis),  # type: ignore[arg-type]
+            np.zeros(analysis.call_count(), dtype=np.int64),
             joined(self.seq_array[:shared], int_column(analysis.seqs[shared:])),
             joined(self.time_array[:shared], time_of(tail.column("time"))),
             types,
@@ -211,6 +211,25 @@ class Chained(Sequence[Any]):
             raise IndexError(f"Chained takes a position from 0 to {len(self) - 1}, not {index}")
         part = bisect_right(self._ends, index)
         return self._parts[part][index - (self._ends[part - 1] if part else 0)]
+
+
+class _AnalysisCalls:
+    """An analysis' ``call_columns``, made when first read: a cut's view (``continued``)
+    seldom reads them (its frames slice the whole session's), and a cut's analysis holds
+    ``CallFacts``, from which the columns cost a pass per field."""
+
+    __slots__ = ("_analysis",)
+
+    def __init__(self, analysis: Analysis) -> None:
+        self._analysis = analysis
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # not a column (a copy asking before ``_analysis`` is set)
+            raise AttributeError(name)
+        return getattr(self._analysis.call_columns, name)
+
+    def __len__(self) -> int:
+        return self._analysis.call_count()
 
 
 MARKS = ("branch", "synthetic", "recorded", "recovery_code")

@@ -119,15 +119,24 @@ class Analysis:
         setattr(self, name, value)
         return value
 
+    def call_count(self) -> int:
+        """Return how many calls the analysis holds (from whichever form is held: none is
+        made)."""
+        for name in ("calls", "call_columns"):
+            if _is_set(self, name):
+                return len(getattr(self, name))
+        assert self._calls_from is not None
+        return len(self._calls_from)
+
     def _made_calls(self, name: str) -> Any:
         """Make the calls in the form ``name`` (``calls`` or ``call_columns``), from what
         made them if it is still held, else from the other form; what made them is let go
         once both are made."""
         source = self._calls_from
         if name == "calls":
-            value: Any = source.facts() if source else self.call_columns.facts()
+            value: Any = self.call_columns.facts() if source is None else source.facts()
         else:
-            value = source.columns() if source else CallColumns.of_facts(self.calls)
+            value = CallColumns.of_facts(self.calls) if source is None else source.columns()
         setattr(self, name, value)
         if source is not None and _is_set(self, "call_columns" if name == "calls" else "calls"):
             self._calls_from = None

@@ -503,6 +503,9 @@ class ScannedCalls:
     def columns(self) -> CallColumns:
         return call_columns_of(self.calls, self.branch)
 
+    def __len__(self) -> int:
+        return len(self.calls)
+
 
 def facts_of(calls: list[list[Any]], branch: array) -> list[CallFacts]:
     """Return the ``CallFacts`` of scanned calls (``branch``: each event's code)."""

@@ -175,6 +175,8 @@ class CallSource(Protocol):
 
     def columns(self) -> CallColumns: ...
 
+    def __len__(self) -> int: ...
+
 
 def flag_bytes(length: int, value: int) -> array:
     """Return ``length`` one-byte codes, each ``value``."""

@@ -120,3 +120,11 @@ def test_call_columns_join_one_session_after_another() -> None:
     joined = CallColumns.joined([one, other, CallColumns.of_facts([])])
     assert joined.facts() == CALLS["synthesize"] + CALLS["fork"]
     assert CallColumns.joined([]).facts() == []
+
+
+@pytest.mark.parametrize("first", ["calls", "call_columns"])
+def test_a_session_without_calls_gives_empty_calls_in_either_order(first: str) -> None:
+    analysis = analyze(EVENTS[:2], policy="synthesize", version=4)  # no assistant message
+    assert analysis.call_count() == 0
+    getattr(analysis, first)
+    assert (analysis.calls, analysis.call_columns) == ([], CallColumns.of_facts([]))
