@@ -349,7 +349,7 @@ class Ledger:
             # whole session, which a fork story analysed from checkpoints never reads)
             fields=None if log.fields is None else log.fields.prefix_then(
                 inherited, EventFields.of(events[inherited:], start=inherited)),
-            table=_child_table(log.event_table(), events, inherited),
+            table=None if log.table is None else _child_table(log.table, events, inherited),
         )
         return Ledger([child])
 
