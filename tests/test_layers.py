@@ -25,8 +25,9 @@ walked without recursion (``nesting``)."""
 
 ORDER = (
     ("recovery",),
+    ("wording",),
     ("ledger",),
-    ("wording", "html", "file_mode", "examples"),
+    ("html", "file_mode", "examples"),
     ("progress",),
     ("streams",),
     ("frames",),
@@ -54,7 +55,7 @@ are leaves (``progress`` expands sources with ``ledger``)."""
 
 ONLY = {
     "recovery": (),
-    "ledger": SHARED,
+    "ledger": (*SHARED, "wording"),
     "wording": (),
     "html": (),
     "file_mode": (),
@@ -66,9 +67,10 @@ ONLY = {
 """Modules and layers narrower than their place in ``ORDER``, with what they may import
 (besides their own layer): the engine, stdlib only; the reader, only the shared modules of
 the engine (which import only each other, so the reader never imports the engine through
-them); the simulator, the engine and the line writer it shares
-with the fork writer (DESIGN: "stdlib + recovery", ``ledger/writer.py``); the session
-diff's alignment and signatures (architecture: "standard library only", + recovery)."""
+them) and ``wording`` (its messages count things); the simulator, the engine and the line
+writer it shares with the fork writer (DESIGN: "stdlib + recovery", ``ledger/writer.py``);
+the session diff's alignment and signatures (architecture: "standard library only", +
+recovery)."""
 
 VERSION_ONLY = "__init__"
 """The package root, whose names are lazy: importing it (``from ledgerviz import
