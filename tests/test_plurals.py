@@ -5,9 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 import ledgerviz
 from ledgerviz.cli import main
+from ledgerviz.display import reprs
+from ledgerviz.ledger.lazy_events import LazyEvents
+from ledgerviz.plot.crash_grid import crash_grid
+from ledgerviz.plot.diff_timeline import diff_timeline
+from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
+from ledgerviz.wording import counted
 
 EXAMPLES = Path(ledgerviz.__file__).parent / "examples"
 
@@ -37,3 +45,108 @@ def test_check_and_diff_say_one_event_turn_and_warning_in_the_singular(tmp_path:
     assert main(["diff", str(path), str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == [f"a: one ({path}), 1 event",
                                                         f"b: one ({path}), 1 event"]
+
+
+HEADER = '{"type":"session","version":4,"id":"one","createdAt":1,"cwd":"/w"}\n'
+EVENTS = ['{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}\n',
+          *(f'{{"type":"user/message","seq":{seq},"time":2,"surfaceOp":"append","data":'
+            '{"turn":1,"message":{"role":"user","content":[{"type":"text","text":"hi"}]}}}\n'
+            for seq in (1, 2))]
+"""A turn/start, then two user messages: the first ``n`` make a ledger of ``n`` events (the
+turn left open) whose next request holds ``n - 1`` messages."""
+
+
+def ledger_of(tmp_path: Path, count: int) -> ledgerviz.Ledger:
+    path = tmp_path / f"events-{count}.jsonl"
+    path.write_text(HEADER + "".join(EVENTS[:count]), encoding="utf-8")
+    return ledgerviz.load(path)
+
+
+def test_counted_formats_the_count_and_keeps_one_singular() -> None:
+    assert [counted(n, "event", ",") for n in (0, 1, 2, 1500)] == [
+        "0 events", "1 event", "2 events", "1,500 events"]
+
+
+@pytest.mark.parametrize(("count", "said"), [(0, "0 events"), (1, "1 event"), (2, "2 events")])
+def test_the_reprs_count_events_in_the_singular_for_one(tmp_path: Path, count: int,
+                                                        said: str) -> None:
+    ledger = ledger_of(tmp_path, count)
+    (log,) = ledger.sessions
+    assert repr(ledger) == f"<Ledger: 1 session, {said}>"
+    assert repr(ledger.frames) == f"<Frames: 1 session, {said}; built: none yet>"
+    assert reprs.frames_title(ledger.frames) == f"Frames: 1 session, {said} read"
+    assert repr(log) == (f"<SessionLog 'one' from {str(log.path)!r}: version 4, {said}; "
+                         "diagnostics: none>")
+    whole = crash_summary(ledger.recovery("fork").analyses["one"], count, count)
+    assert whole.startswith(f"whole ledger ({said}) · fork: ")
+
+
+def test_lazy_events_count_in_the_singular_for_one(tmp_path: Path) -> None:
+    """One turn/start; then the clean example, whose lines after its header are its events."""
+    path = tmp_path / "turn.jsonl"
+    path.write_text(HEADER + EVENTS[0], encoding="utf-8")
+    clean = EXAMPLES / "clean.jsonl"
+    count = len(clean.read_text(encoding="utf-8").splitlines()) - 1
+    for source, said in ((path, "1 event"), (clean, f"{count} events")):
+        (log,) = ledgerviz.load(source).sessions
+        assert isinstance(log.events, LazyEvents)
+        assert repr(log.events) == f"<{said} of {str(source)!r}, decoded on demand>"
+
+
+@pytest.mark.parametrize(("count", "said"), [(1, "0 messages"), (2, "1 message"),
+                                             (3, "2 messages")])
+def test_the_context_display_counts_messages(tmp_path: Path, count: int, said: str) -> None:
+    context = ledger_of(tmp_path, count).context("fork")
+    title = f'<div class="lv-title">Next model request · session one · policy fork · {said}</div>'
+    assert title in context._repr_html_()
+
+
+BIG = ('{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"x":123456789012345678901234}}\n',
+       '{"type":"turn/end","seq":1,"time":1,"data":{"turn":1,"x":123456789012345678901234,'
+       '"reason":{"kind":"completed"}}}\n')
+"""A turn, each of its two lines holding a 24-digit number: one big_integer warning each."""
+
+
+@pytest.mark.parametrize(("lines", "said"), [(0, "none"), (1, "1 warning"), (2, "2 warnings")])
+def test_a_session_log_counts_its_diagnostics(tmp_path: Path, lines: int, said: str) -> None:
+    """It said "2 warning"."""
+    path = tmp_path / "big.jsonl"
+    path.write_text(HEADER + "".join(BIG[:lines]), encoding="utf-8")
+    (log,) = ledgerviz.load(path).sessions
+    assert repr(log).endswith(f"diagnostics: {said}>")
+
+
+@pytest.mark.parametrize(("lines", "said"), [(1, "0 lines"), (2, "1 line"), (3, "2 lines")])
+def test_not_a_ledger_counts_the_lines_skipped_after_line_1(tmp_path: Path, lines: int,
+                                                            said: str) -> None:
+    path = tmp_path / "nope.txt"
+    path.write_text("nope\n" * lines, encoding="utf-8")
+    (diagnostic,) = ledgerviz.load(path).diagnostics
+    assert diagnostic.message == (f"not a ledger: no line is a JSON event (line 1: 'nope'; "
+                                  f"{said} skipped)")
+
+
+def test_the_crash_grid_and_the_diff_hover_say_one_event(tmp_path: Path) -> None:
+    ledger = ledger_of(tmp_path, 2)
+    rows = crash_grid(ledger).data[0].customdata  # a row per cut, a column per policy
+    assert [[text.split("<br>")[0] for text in row] for row in rows] == [
+        ["kept 1 event · recorded", "kept 1 event · synthesize", "kept 1 event · fork"],
+        ["kept 2 events · recorded", "kept 2 events · synthesize", "kept 2 events · fork"]]
+    for count, said in ((1, "1 equal event"), (2, "2 equal events")):
+        one = ledger_of(tmp_path, count)
+        hovers = [t.hovertext[0] for t in diff_timeline(ledgerviz.diff(one, one)).data[:2]]
+        assert hovers == [f"<b>{said}</b><br>a seqs 0–{count - 1}",
+                          f"<b>{said}</b><br>b seqs 0–{count - 1}"]
+
+
+def test_the_explorer_counts_incidents_and_events(tmp_path: Path) -> None:
+    """Two events, the turn left open: under synthesize one incident, the synthetic turn/end;
+    with the first event selected the label counts them."""
+    explorer = ledgerviz.explore(ledger_of(tmp_path, 2), policy="synthesize")
+    explorer.select_seq(0)
+    assert explorer.incident.value == "1 incident"
+    assert "crash after <b>2</b> of 2 events" in snapshot_html(explorer)
+    explorer.crash_point.value = 1
+    assert "crash after <b>1</b> of 2 events" in snapshot_html(explorer)
+    one = ledgerviz.explore(ledger_of(tmp_path, 1), policy="synthesize")
+    assert "crash after <b>1</b> of 1 event<" in snapshot_html(one)

@@ -106,7 +106,7 @@ def ledger_title(ledger: Ledger) -> str:
     events = sum(len(log.events) for log in ledger.sessions)
     errors = sum(log.has_errors for log in ledger.sessions)
     count = len(ledger)
-    return (f"Ledger: {counted(count, 'session')}, {events:,} events"
+    return (f"Ledger: {counted(count, 'session')}, {counted(events, 'event', ',')}"
             + (f", {errors} with read errors" if errors else ""))
 
 
@@ -163,7 +163,8 @@ def frames_table(frames: Frames) -> Table:
 
 def frames_title(frames: Frames) -> str:
     """Return the one-line summary of a ``Frames``."""
-    return f"Frames: {counted(frames.session_count, 'session')}, {frames.event_count:,} events read"
+    return (f"Frames: {counted(frames.session_count, 'session')}, "
+            f"{counted(frames.event_count, 'event', ',')} read")
 
 
 def frames_html(frames: Frames) -> str:
@@ -204,7 +205,8 @@ def context_repr_html(context: Context) -> str:
     text = f"{context_title(context)}\n{table.text()}" if table.rows else context_title(context)
     return rich_block(escape(f"Next model request · session "
                              f"{short_text(context.session, KEY_LIMIT)} · policy "
-                             f"{context.policy} · {len(context.messages)} messages"), body, text)
+                             f"{context.policy} · {counted(len(context.messages), 'message')}"),
+                      body, text)
 
 
 def session_html(log: SessionLog) -> str:

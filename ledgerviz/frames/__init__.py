@@ -102,7 +102,8 @@ class Frames:
 
     def __repr__(self) -> str:
         built = [name for name in FRAME_NAMES if name in self.__dict__]
-        return (f"<Frames: {counted(self.session_count, 'session')}, {self.event_count:,} events; "
+        return (f"<Frames: {counted(self.session_count, 'session')}, "
+                f"{counted(self.event_count, 'event', ',')}; "
                 f"built: {', '.join(built) or 'none yet'}>")
 
     def all(self) -> dict[str, pd.DataFrame]:

@@ -33,6 +33,7 @@ import orjson
 
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
 from ledgerviz.ledger.sources import file_identity, open_input
+from ledgerviz.wording import counted
 
 WINDOW = 1024
 """How many rows are decoded at once on a miss: one read and one pass per window."""
@@ -149,7 +150,7 @@ class LazyEvents(Sequence[dict[str, Any]]):
     __hash__ = None  # type: ignore[assignment]  # mutable-like, as a list
 
     def __repr__(self) -> str:
-        return f"<{len(self)} events of {self._source.path!r}, decoded on demand>"
+        return f"<{counted(len(self), 'event')} of {self._source.path!r}, decoded on demand>"
 
     def _row(self, row: int) -> dict[str, Any]:
         event = self._decoded[row]

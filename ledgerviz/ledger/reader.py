@@ -26,6 +26,7 @@ from ledgerviz.ledger.sources import (
 )
 from ledgerviz.ledger.tabled import TableBlock, TableRows
 from ledgerviz.ledger.typed import StreamBlock, TypedBlock, stream_block, typed_block
+from ledgerviz.wording import counted
 
 CHECK_LINES = 256
 """How many lines are decoded and then checked at a time: few enough that the values
@@ -320,7 +321,7 @@ class FileScan:
                 or any(d.kind not in UNDECODABLE_KINDS for d in items)):
             return items
         message = (f"not a ledger: no line is a JSON event (line 1: {self._opening_text!r}; "
-                   f"{self.skipped} lines skipped)")
+                   f"{counted(self.skipped, 'line')} skipped)")
         return [Diagnostic(self.path, 1, "not_a_ledger", "error", message)]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.table import EventTable
+from ledgerviz.wording import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,6 @@ class SessionLog:
         severities: dict[str, int] = {}
         for diagnostic in self.diagnostics:
             severities[diagnostic.severity] = severities.get(diagnostic.severity, 0) + 1
-        found = ", ".join(f"{n} {s}" for s, n in severities.items()) or "none"
+        found = ", ".join(counted(n, s) for s, n in severities.items()) or "none"
         return (f"<SessionLog {self.key!r} from {self.path!r}: version {self.version}, "
-                f"{len(self.events)} events; diagnostics: {found}>")
+                f"{counted(len(self.events), 'event')}; diagnostics: {found}>")

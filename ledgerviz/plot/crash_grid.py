@@ -12,6 +12,7 @@ from ledgerviz.html import plotly_text
 from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.providers import PROVIDERS
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.api import Ledger
@@ -78,7 +79,7 @@ def crash_grid(ledger: Ledger, session: str | int | None = None) -> StaticFallba
         row, col = c.kept - 1, column[c.policy]
         z[row][col] = level[c.verdict]
         text[row][col] = plotly_text(c.appended, 48)
-        hover[row][col] = (f"kept {c.kept} events · {c.policy}<br>appends "
+        hover[row][col] = (f"kept {counted(c.kept, 'event')} · {c.policy}<br>appends "
                            f"{plotly_text(c.appended)}<br>accepted by "
                            f"{', '.join(c.accepted_by) or 'no provider'}")
     steps = len(VERDICT_COLOR) - 1

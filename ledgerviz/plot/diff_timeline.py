@@ -9,6 +9,7 @@ from ledgerviz.html import plotly_text
 from ledgerviz.plot import style
 from ledgerviz.plot.static import StaticFallbackFigure
 from ledgerviz.plot.traces import bars, markers
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.compare import SessionDiff
@@ -75,7 +76,7 @@ def _same_traces(diff: SessionDiff, runs: list[tuple[int, int, str]]) -> list[di
     """Return a grey bar per run of equal events on each lane."""
     traces = []
     for side, seqs, column in (("a", diff.a.seqs, 0), ("b", diff.b.seqs, 1)):
-        hover = [f"<b>{hi - lo} equal events</b><br>{side} seqs "
+        hover = [f"<b>{counted(hi - lo, 'equal event')}</b><br>{side} seqs "
                  f"{plotly_text(seqs[diff.rows[lo][column]])}–"
                  f"{plotly_text(seqs[diff.rows[hi - 1][column]])}" for lo, hi, _ in runs]
         traces.append(bars(style.DIFF_LEGEND["same"], [lo - 0.4 for lo, _, _ in runs],

@@ -29,6 +29,7 @@ from ledgerviz.widgets.search import find_events
 from ledgerviz.widgets.session_filter import LISTED, STATUSES, matching, session_flags
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from plotly.callbacks import Points
@@ -337,7 +338,7 @@ class Explorer(widgets.VBox):
             self.incident.value = (f"incident {self._incidents.index(here) + 1} of {count} · "
                                    f"seq {here}")
         else:
-            self.incident.value = f"{count} incident{'s' * (count != 1)}"
+            self.incident.value = counted(count, "incident")
 
     def _list_sessions(self, current: str) -> None:
         """List in the session picker the first :data:`LISTED` sessions the filter matches,

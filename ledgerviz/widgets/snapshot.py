@@ -10,6 +10,7 @@ from ledgerviz.display.fragments import fragment_style
 from ledgerviz.html import escape
 from ledgerviz.plot.sketch import figure_svg
 from ledgerviz.plot.static import figure_png, images_enabled
+from ledgerviz.wording import counted
 
 if TYPE_CHECKING:
     from ledgerviz.widgets.explorer import Explorer
@@ -30,7 +31,8 @@ def snapshot_html(explorer: Explorer) -> str:
     figure, and the details and context panes as they stand."""
     controls = (f"session <b>{escape(explorer.session.value, 120)}</b> · policy "
                 f"<b>{escape(explorer.policy.value)}</b> · crash after "
-                f"<b>{explorer.crash_point.value}</b> of {explorer.crash_point.max} events")
+                f"<b>{explorer.crash_point.value}</b> of "
+                f"{counted(explorer.crash_point.max, 'event')}")
     return (f'<div class="lv lv-repr lv-snapshot">{fragment_style()}'
             f'<p class="lv-none">A snapshot of the explorer (its controls need a live '
             f"kernel): {controls}</p><p>{escape(explorer.summary.value)}</p>"

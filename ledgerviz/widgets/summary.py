@@ -10,7 +10,7 @@ def crash_summary(analysis: Analysis, crash_point: int, total: int) -> str:
     """Return one line of plain text: the crash point and the policy's closers, fork points and
     abandoned events."""
     where = (
-        f"whole ledger ({total} events)"
+        f"whole ledger ({counted(total, 'event')})"
         if crash_point == total
         else f"process died after event {crash_point} of {total}"
     )
