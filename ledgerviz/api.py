@@ -19,6 +19,7 @@ from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.head_events import head_then
 from ledgerviz.ledger.reader import with_distinct_keys
+from ledgerviz.ledger.runtime_read import loaded_read
 from ledgerviz.ledger.sources import Source
 from ledgerviz.ledger.table import MISSING, EventTable
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
@@ -34,10 +35,18 @@ from ledgerviz.recovery import (
 from ledgerviz.recovery.analysis import POLICIES, Analysis, Policy
 from ledgerviz.recovery.columns import EngineColumns, columns_of
 from ledgerviz.recovery.context import ContextProjector
-from ledgerviz.recovery.fork import SEED_MARKER, no_boundary, seed_parts
+from ledgerviz.recovery.events import seq_of
+from ledgerviz.recovery.fork import (
+    SEED_MARKER,
+    check_seedable,
+    event_position,
+    no_boundary,
+    seed_parts,
+)
 from ledgerviz.recovery.pairing_memo import PairingMemo
 from ledgerviz.recovery.prefixes import PrefixAnalyses
 from ledgerviz.recovery.providers import Provider
+from ledgerviz.streams.fork_file import no_child_at
 
 Triple = tuple[str, SessionLog, Analysis]
 """A session's key, its log and its analysis under one policy: what frames are built from."""
@@ -316,13 +325,36 @@ class Ledger:
         policy's ``F - 1``. ``session_id`` defaults to ``<parent id>-fork-<boundary>``,
         ``created_at`` to the current clock (epoch ms). Raises ``ForkRefused`` when there
         is no unresolved dispatched call to fork at, the seed cannot be written, or the
-        parent as loaded is not what the runtime reads up to the boundary (a line it
-        refuses or stops at, or one the loader left out).
+        parent as loaded is not what the runtime reads up to the boundary: where
+        ``ledgerviz fork`` refuses (a log the runtime refuses, a boundary at or past the
+        line it stops at; judged by the same rules, from the load), or where a line up to
+        the boundary was left out by the loader though the runtime reads it.
         """
         log = self._single(session, "fork")
+        reading = loaded_read(log.diagnostics, log.header, log.lines,
+                              lambda: log.event_fields().types)
+        if reading.refusal is not None:
+            raise ForkRefused(f"{log.path}: {reading.refusal}")
         boundary = at if at is not None else fork_boundary(log.events, version=log.version)
         if boundary is None:
             raise ForkRefused(no_boundary(log.path))
+        check_seedable(log.version)
+        index = event_position(log.events, boundary)
+        if index is not None and index < reading.used:  # an event the runtime reads
+            damage = _left_out(log, index + 1, log.lines[index])
+        else:  # any line the runtime reads may hold it
+            stop = reading.stop
+            damage = _left_out(log, reading.used, stop.line - 1 if stop else float("inf"))
+        if damage is not None:
+            raise ForkRefused(
+                f"{damage}: the runtime would not read the parent as loaded up to seq "
+                f"{boundary}, so the child would not be the one it seeds; "
+                "`ledgerviz fork` says where it stops")
+        last = seq_of(log.events[-1], len(log.events) - 1) if log.events else None
+        why = no_child_at(log.path, boundary, index is not None, reading.used, reading.stop,
+                          last)
+        if why is not None:
+            raise ForkRefused(why)
         header, inherited, added = seed_parts(
             log.header,
             log.events,
@@ -331,12 +363,6 @@ class Ledger:
             created_at=created_at if created_at is not None else time.time_ns() // 1_000_000,
         )
         events = head_then(log.events, inherited, added)  # fork_seed's, the parent's not copied
-        damage = _damage_through(log, inherited)
-        if damage is not None:
-            raise ForkRefused(
-                f"{damage}: the runtime would not read the parent as loaded up to seq "
-                f"{boundary}, so the child would not be the one it seeds; "
-                "`ledgerviz fork` says where it stops")
         child = SessionLog(
             path=f"{log.path} (fork at seq {boundary})",
             key=header["id"],
@@ -426,17 +452,13 @@ RUNTIME_DISAGREES = frozenset({"unusual_payload"})
 whose line holds one is left out unless only its call id is odd)."""
 
 
-def _damage_through(log: SessionLog, count: int) -> Diagnostic | None:
-    """Return the first problem that may make the loaded events up to the ``count``-th differ
-    from the runtime's, or None: an error anywhere (the runtime may refuse the whole log
-    for it), or a line up to the ``count``-th event's that only the loader leaves out (a
+def _left_out(log: SessionLog, count: int, through: float) -> Diagnostic | None:
+    """Return the first line up to line ``through`` that the loader left out though the
+    runtime reads it, or None (``count``: how many first events' lines to look among; a
     warned line whose event was kept, such as a call id that is a number, is no damage)."""
-    last_line = log.lines[count - 1] if count and log.lines else 1
     loaded: set[int] | None = None  # the lines of the first events, made once if asked
     for d in log.diagnostics:
-        if d.severity == "error":
-            return d
-        if d.kind in RUNTIME_DISAGREES and d.line <= last_line:
+        if d.kind in RUNTIME_DISAGREES and d.line <= through:
             loaded = set(log.lines[:count]) if loaded is None else loaded
             if d.line not in loaded:
                 return d

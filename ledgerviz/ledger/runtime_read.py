@@ -25,9 +25,10 @@ from ledgerviz.ledger.reader import Chunk, FileScan
 
 STOP_KINDS = frozenset(
     {"invalid_json", "invalid_utf8", "blank_line", "invalid_event", "seq_gap", "second_header",
-     "line_too_long"}
+     "line_too_long", "missing_seq"}
 )
-"""Line diagnostics after which the runtime's recoverable reader uses nothing."""
+"""Line diagnostics after which the runtime's recoverable reader uses nothing (``missing_seq``:
+the loader's name for an event without ``seq``, which a runtime read calls ``invalid_event``)."""
 
 TAIL_KINDS = frozenset({"torn_tail"})
 """Diagnostics of a last line the runtime drops silently (and that must be cut)."""
@@ -68,6 +69,18 @@ class RuntimeRead(NamedTuple):
     """Every diagnostic of the file, as ``ledgerviz.load`` gives them."""
 
 
+class LoadedRead(NamedTuple):
+    """What the runtime makes of a file, judged from its load (``loaded_read``)."""
+
+    used: int
+    """How many of the loaded events come before the line the runtime stops at (all of them
+    when it reads to the end)."""
+    stop: Diagnostic | None
+    """The first line the runtime cannot use, if any."""
+    refusal: str | None
+    """Why the runtime would refuse the whole log, if it would."""
+
+
 def runtime_read(
     path: str, chunks: Iterable[Chunk], use: Callable[[EventFields], None],
     seen: Callable[[FileScan, CheckedEvents], object] | None = None,
@@ -101,7 +114,7 @@ def runtime_read(
         if stop is not None and committed is None:
             committed = _turn_end_after(stop.line, fields.types, lines)
     diagnostics = scan.diagnostics()
-    refusal = _refusal(diagnostics, scan.header_fields, stop, committed)
+    refusal = refusal_of(diagnostics, scan.header_fields, stop, committed)
     cut = None
     if refusal is None and stop is not None:
         cut = Fragment(stop.line, stop_offset, offsets.size - stop_offset)
@@ -111,6 +124,21 @@ def runtime_read(
             offset = offsets.offset_of(tail.line)
             cut = Fragment(tail.line, offset, offsets.size - offset)
     return RuntimeRead(used, stop, refusal, cut, scan.version, diagnostics)
+
+
+def loaded_read(diagnostics: list[Diagnostic], header: dict[str, Any], lines: Sequence[int],
+                types: Callable[[], Sequence[object]]) -> LoadedRead:
+    """Judge a loaded file as ``runtime_read`` judges its read, by the same rules: from its
+    diagnostics, header fields, and the line and type of each event loaded (those after the
+    stop too; ``types`` asked for only where the runtime stops). The loader leaves out lines
+    the runtime reads (an ``unusual_payload`` whose event was not kept): ``used`` counts
+    none of them."""
+    stop = first_stop(diagnostics)
+    if stop is None:
+        return LoadedRead(len(lines), None, refusal_of(diagnostics, header, None, None))
+    committed = _turn_end_after(stop.line, types(), lines)
+    return LoadedRead(bisect_left(lines, stop.line), stop,
+                      refusal_of(diagnostics, header, stop, committed))
 
 
 def first_stop(diagnostics: Iterable[Diagnostic]) -> Diagnostic | None:
@@ -126,7 +154,7 @@ def _turn_end_after(line: int, types: Sequence[object], lines: Sequence[int]) ->
     return None
 
 
-def _refusal(
+def refusal_of(
     diagnostics: list[Diagnostic],
     header: dict[str, Any],
     stop: Diagnostic | None,

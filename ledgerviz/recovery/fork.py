@@ -119,7 +119,7 @@ def seed_parts(
     """
     version = parent_header.get("version")
     check_seedable(version)
-    index = position_of_seq([_Seqs(events)], boundary)
+    index = event_position(events, boundary)
     if index is None:
         last = seq_of(events[-1], len(events) - 1) if events else None
         raise ForkRefused(no_event_at(boundary, last))
@@ -166,6 +166,12 @@ def seed_end(version: Any, boundary: int, tracker: PendingCalls) -> list[Event]:
             "cut turn (forked closers); fork at a turn boundary, or migrate the log to v4"
         )
     return [marker, *closers]
+
+
+def event_position(events: Sequence[Event], seq: Any) -> int | None:
+    """Return the position of the event of ``events`` whose seq is ``seq`` (None: none has
+    it), reading only the events the search needs (``position_of_seq``)."""
+    return position_of_seq([_Seqs(events)], seq)
 
 
 def position_of_seq(blocks: Iterable[Sequence[Any]], seq: Any) -> int | None:

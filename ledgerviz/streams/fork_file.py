@@ -30,6 +30,7 @@ from typing import IO, Any
 import orjson
 
 from ledgerviz.ledger.checks import CheckedEvents
+from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
 from ledgerviz.ledger.runtime_read import RuntimeRead, runtime_read
@@ -90,10 +91,11 @@ def write_fork(
         if reading.refusal is not None:
             raise ForkRefused(f"{path}: {reading.refusal}; no child written")
         parent, version, boundary, index = finder.found(path)
-        if index is None and (reading.stop is None or boundary < reading.used):
-            raise ForkRefused(no_event_at(boundary, finder.last))
-        if boundary >= reading.used:  # also a seq on a line the runtime stops at or after
-            raise ForkRefused(_past_the_runtimes_read(path, boundary, reading))
+        why = no_child_at(path, boundary, index is not None, reading.used, reading.stop,
+                          finder.last)
+        if why is not None:
+            raise ForkRefused(why)
+        assert index is not None
         header = fork_header(parent,
                              session_id=session_id or f"{parent.get('id')}-fork-{boundary}",
                              created_at=created_at)
@@ -250,12 +252,20 @@ def _runtime_reading(path: str, chunk_bytes: int,
         return runtime_read(path, reported_chunks(chunks, step), lambda _: None, seen)
 
 
-def _past_the_runtimes_read(path: str, boundary: int, reading: RuntimeRead) -> str:
-    """Return why there is no fork at ``boundary``, past the events the runtime uses."""
-    used = f"seqs 0..{reading.used - 1}" if reading.used else "no event"
-    stop = reading.stop
+def no_child_at(path: str, boundary: int, found: bool, used: int, stop: Diagnostic | None,
+                last: Any) -> str | None:
+    """Return why the runtime would resume no child inheriting the parent's events up to seq
+    ``boundary``, or None: no event read has that seq (``found``) and the runtime reads to
+    the end or stops past it, or the runtime uses only ``used`` events (seqs 0..used-1),
+    stopping at ``stop``, and the boundary is not among them. ``last``: the last seq read.
+    ``write_fork`` and ``Ledger.fork`` judge alike by it."""
+    if not found and (stop is None or boundary < used):
+        return no_event_at(boundary, last)
+    if boundary < used:
+        return None
+    seqs = f"seqs 0..{used - 1}" if used else "no event"
     where = f" (it stops at line {stop.line}: {stop.message})" if stop is not None else ""
-    return (f"{path}: the runtime reads {used}{where}, so a child inheriting seq {boundary} "
+    return (f"{path}: the runtime reads {seqs}{where}, so a child inheriting seq {boundary} "
             "is one it would not resume; fork at an earlier seq")
 
 

@@ -189,6 +189,12 @@ def test_a_log_not_numbered_from_zero_is_not_forked(tmp_path: Path, capsys) -> N
     assert not child.exists()
     assert main(["fork", str(parent), "-o", str(tmp_path / "x.jsonl"), "--at", "-1"]) == 1
     assert "no event with seq -1 to fork at (seqs run 0..9)" in capsys.readouterr().err
+    loaded = ledgerviz.load(parent)  # Ledger.fork says the same
+    with pytest.raises(ForkRefused, match=r"the runtime reads no event \(it stops at line 2: "
+                       r"expected seq 0, found 5.*a child inheriting seq 6 is one it would not"):
+        loaded.fork(6)
+    with pytest.raises(ForkRefused, match=r"no event with seq -1 to fork at \(seqs run 0\.\.9\)"):
+        loaded.fork(-1)
 
 
 def test_a_parent_that_changes_while_the_child_is_written_is_not_read_again(
@@ -263,6 +269,8 @@ def test_a_damaged_line_before_the_boundary_is_refused(tmp_path: Path, capsys) -
     err = capsys.readouterr().err
     assert "line 5: not valid JSON" in err and "the runtime refuses this log" in err
     assert "no child written" in err and not child.exists()
+    with pytest.raises(ForkRefused, match=r"line 5: not valid JSON.*the runtime refuses this log"):
+        ledgerviz.load(parent).fork(session_id="kid", created_at=5)
 
 
 def test_a_damaged_line_after_the_boundary_is_no_bar(tmp_path: Path, capsys) -> None:
@@ -274,6 +282,8 @@ def test_a_damaged_line_after_the_boundary_is_no_bar(tmp_path: Path, capsys) -> 
     assert "18 inherited events, seed marker at seq 18" in capsys.readouterr().out
     assert [json.loads(line) for line in lines_of(tmp_path / "child.jsonl")] == crash_child(
         "kid", 5)
+    (log,) = ledgerviz.load(parent).fork(session_id="kid", created_at=5).sessions
+    assert [log.header, *log.events] == crash_child("kid", 5)  # it refused: an error anywhere
 
 
 @pytest.mark.parametrize("at", [None, 40])
@@ -340,5 +350,12 @@ def test_a_seq_on_a_line_the_runtime_stops_at_is_refused_naming_the_line(
     assert "the runtime reads seqs 0..17 (it stops at line 20: not valid JSON" in err
     assert "a child inheriting seq 18 is one it would not resume" in err
     assert not child.exists()
-    assert main(["fork", str(parent), "-o", str(child), "--at", "17"]) == 0
+    assert main(["fork", str(parent), "-o", str(child), "--at", "17", "--id", "kid",
+                 "--created-at", "5"]) == 0
     assert lines_of(child)[1:19] == lines[1:19]
+    loaded = ledgerviz.load(parent)  # Ledger.fork judges alike (it said "no event with seq 18")
+    with pytest.raises(ForkRefused, match=r"the runtime reads seqs 0\.\.17 \(it stops at line "
+                       r"20: not valid JSON.*a child inheriting seq 18 is one it would not"):
+        loaded.fork(18)
+    (log,) = loaded.fork(17, session_id="kid", created_at=5).sessions
+    assert [log.header, *log.events] == [json.loads(line) for line in lines_of(child)]
