@@ -10,6 +10,7 @@ import pytest
 import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.display import reprs
+from ledgerviz.display.fragments import Table, cell
 from ledgerviz.ledger.lazy_events import LazyEvents
 from ledgerviz.plot.crash_grid import crash_grid
 from ledgerviz.plot.diff_timeline import diff_timeline
@@ -150,3 +151,11 @@ def test_the_explorer_counts_incidents_and_events(tmp_path: Path) -> None:
     assert "crash after <b>1</b> of 2 events" in snapshot_html(explorer)
     one = ledgerviz.explore(ledger_of(tmp_path, 1), policy="synthesize")
     assert "crash after <b>1</b> of 1 event<" in snapshot_html(one)
+
+
+@pytest.mark.parametrize(("hidden", "footer"), [
+    (0, []), (1, ["… 1 more unanswered call not shown"]),
+    (2, ["… 2 more unanswered calls not shown"])])
+def test_a_table_counts_the_rows_it_leaves_out(hidden: int, footer: list[str]) -> None:
+    table = Table(("call",), [(cell("A"),)], hidden=hidden, noun="unanswered call")
+    assert table.text().splitlines() == ["call", "A", *footer]

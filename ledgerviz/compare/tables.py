@@ -31,7 +31,7 @@ def differing_rows(diff: SessionDiff, limit: int) -> Table:
                       cell(side(diff.a.keys.types, i)), cell(side(diff.b.seqs, j)),
                       cell(side(diff.b.keys.types, j)), cell(", ".join(diff.differs(row)))])
     return Table(("kind", "a seq", "a type", "b seq", "b type", "differs"), cells,
-                 hidden=max(len(rows) - limit, 0), noun="differing rows")
+                 hidden=max(len(rows) - limit, 0), noun="differing row")
 
 
 def status_changes(diff: SessionDiff, limit: int) -> Table:
@@ -40,7 +40,7 @@ def status_changes(diff: SessionDiff, limit: int) -> Table:
     cells = [[cell(str(a.name)), cell(a.call_id), cell(a.status), cell(b.call_id),
               cell(b.status)] for a, b in changes[:limit]]
     return Table(("tool", "a call", "a status", "b call", "b status"), cells,
-                 hidden=max(len(changes) - limit, 0), noun="calls")
+                 hidden=max(len(changes) - limit, 0), noun="call")
 
 
 def diff_html(diff: SessionDiff) -> str:

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from ledgerviz.display.palette import FONT, STATUS_COLOR
 from ledgerviz.html import escape, short_text
+from ledgerviz.wording import counted
 
 CELL_LIMIT = 80
 """Characters of ledger text a table cell shows before it is cut with an ellipsis."""
@@ -42,12 +43,13 @@ def cell(*parts: Part | str) -> Cell:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """Rows under headers; ``hidden`` rows were left out and are counted in a footer."""
+    """Rows under headers; ``hidden`` rows were left out and are counted in a footer
+    (``noun``: what a row is, in the singular)."""
 
     headers: Sequence[str]
     rows: Sequence[Sequence[Cell]]
     hidden: int = 0
-    noun: str = "rows"
+    noun: str = "row"
     limit: int = field(default=CELL_LIMIT)
 
     def html(self) -> str:
@@ -67,8 +69,7 @@ class Table:
         return "\n".join(lines)
 
     def _footer(self) -> str:
-        noun = self.noun[:-1] if self.hidden == 1 and self.noun.endswith("s") else self.noun
-        return f"… {self.hidden} more {noun} not shown"
+        return f"… {counted(self.hidden, f'more {self.noun}')} not shown"
 
     def _more(self) -> str:
         return empty_note(self._footer()) if self.hidden else ""

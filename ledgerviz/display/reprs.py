@@ -98,7 +98,7 @@ def ledger_table(ledger: Ledger) -> Table:
         ))
     return Table(("session", "events", "turns", "calls (as recorded)", "fork points",
                   "diagnostics", *(f"next request · {p}" for p in POLICIES)),
-                 rows, hidden=max(0, len(ledger) - ROW_LIMIT), noun="sessions")
+                 rows, hidden=max(0, len(ledger) - ROW_LIMIT), noun="session")
 
 
 def ledger_title(ledger: Ledger) -> str:
@@ -129,7 +129,7 @@ def recovery_table(view: RecoveryView) -> Table:
             for key, analysis in list(view.analyses.items())[:ROW_LIMIT]]
     return Table(("session", "events (incl. synthetic)", "appended by the policy",
                   "fork points", "abandoned events", "calls"),
-                 rows, hidden=max(0, len(view.analyses) - ROW_LIMIT), noun="sessions")
+                 rows, hidden=max(0, len(view.analyses) - ROW_LIMIT), noun="session")
 
 
 def recovery_title(view: RecoveryView) -> str:
@@ -181,7 +181,7 @@ def problems_table(context: Context) -> Table:
              cell(", ".join("not logged" if s is None else str(s) for s in p.seqs) or "—"),
              cell(p.detail)) for p in problems[:ROW_LIMIT]]
     return Table(("provider", "problem", "seqs", "detail"), rows,
-                 hidden=max(0, len(problems) - ROW_LIMIT), noun="problems", limit=200)
+                 hidden=max(0, len(problems) - ROW_LIMIT), noun="problem", limit=200)
 
 
 def context_title(context: Context) -> str:
@@ -220,7 +220,7 @@ def session_html(log: SessionLog) -> str:
     listed = Table(("line", "severity", "kind", "message"),
                    [(cell(str(d.line)), (Part(d.severity, SEVERITY_BADGE[d.severity]),),
                      cell(d.kind), cell(d.message)) for d in log.diagnostics[:ROW_LIMIT]],
-                   hidden=max(0, len(log.diagnostics) - ROW_LIMIT), noun="diagnostics",
+                   hidden=max(0, len(log.diagnostics) - ROW_LIMIT), noun="diagnostic",
                    limit=200)
     body = facts.html() + (listed.html() if listed.rows else "")
     text = facts.text() + (f"\n{listed.text()}" if listed.rows else "")
@@ -239,7 +239,7 @@ def analysis_html(analysis: Analysis) -> str:
                    [(cell(c.call_id), cell(c.name or ""), (Part(c.status, c.status),),
                      cell("yes" if c.settled else "no"), cell(c.branch),
                      cell(str(c.requested_seq))) for c in open_calls[:ROW_LIMIT]],
-                   hidden=max(0, len(open_calls) - ROW_LIMIT), noun="unanswered calls")
+                   hidden=max(0, len(open_calls) - ROW_LIMIT), noun="unanswered call")
     body = facts.html() + (listed.html() if listed.rows else empty_note(
         "every requested tool call has a recorded result"))
     text = facts.text() + (f"\n{listed.text()}" if listed.rows else "")

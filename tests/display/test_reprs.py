@@ -139,7 +139,7 @@ def test_lower_layers_get_their_html_through_ipython() -> None:
 
 
 def test_table_draws_the_same_cells_as_html_and_text() -> None:
-    table = Table(("a", "b"), [(cell("<x>"), (Part("2 ok", "ok"),))], hidden=1, noun="rows")
+    table = Table(("a", "b"), [(cell("<x>"), (Part("2 ok", "ok"),))], hidden=1, noun="row")
     assert Parts(table.html()).rows == [["a", "b"], ["<x>", "2 ok"]]
     assert table.text().splitlines() == ["a    b", "<x>  2 ok", "… 1 more row not shown"]
     with pytest.raises(ValueError, match="unknown badge kind"):

@@ -266,5 +266,5 @@ def test_a_file_that_is_not_a_ledger_quotes_the_first_40_bytes_of_line_1() -> No
     log = read_session("x.jsonl", first + b"\n" + b"a,b\n")
     assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
         ("not_a_ledger", 1, "not a ledger: no line is a JSON event "
-         f"(line 1: {'0123456789' * 4!r}; 1 lines skipped)"),  # line 1: the missing header
+         f"(line 1: {'0123456789' * 4!r}; 1 line skipped)"),  # line 1: the missing header
     ]

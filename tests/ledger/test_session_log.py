@@ -19,13 +19,13 @@ def test_summary_counts_diagnostics_by_severity_in_order_of_first_appearance() -
     log = session([{}, {}], [diagnostic("warning"), diagnostic("error"), diagnostic("warning")])
     assert repr(log) == (
         "<SessionLog 'a' from 'logs/a.jsonl': version 4, 2 events; "
-        "diagnostics: 2 warning, 1 error>"
+        "diagnostics: 2 warnings, 1 error>"
     )
 
 
 def test_summary_of_a_clean_log_says_none() -> None:
     assert repr(session([{}])) == (
-        "<SessionLog 'a' from 'logs/a.jsonl': version 4, 1 events; diagnostics: none>"
+        "<SessionLog 'a' from 'logs/a.jsonl': version 4, 1 event; diagnostics: none>"
     )
 
 
