@@ -15,6 +15,7 @@ from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.prefix import prefix_frames
 from ledgerviz.frames.session_frames import SessionFrames
 from ledgerviz.ledger import Diagnostic, SessionLog, read_sessions
+from ledgerviz.ledger.checks import NO_SEQ
 from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.head_events import head_then
@@ -331,15 +332,15 @@ class Ledger:
         the boundary was left out by the loader though the runtime reads it.
         """
         log = self._single(session, "fork")
-        reading = loaded_read(log.diagnostics, log.header, log.lines,
+        boundary = at if at is not None else fork_boundary(log.events, version=log.version)
+        index = None if boundary is None else event_position(log.events, boundary)
+        reading = loaded_read(_unnumbered(log, index), log.header, log.lines,
                               lambda: log.event_fields().types)
         if reading.refusal is not None:
             raise ForkRefused(f"{log.path}: {reading.refusal}")
-        boundary = at if at is not None else fork_boundary(log.events, version=log.version)
         if boundary is None:
             raise ForkRefused(no_boundary(log.path))
         check_seedable(log.version)
-        index = event_position(log.events, boundary)
         if index is not None and index < reading.used:  # an event the runtime reads
             damage = _left_out(log, index + 1, log.lines[index])
         else:  # any line the runtime reads may hold it
@@ -450,6 +451,18 @@ def _sharing(whole: SessionFrames, analysis: Analysis, recorded: int
 RUNTIME_DISAGREES = frozenset({"unusual_payload"})
 """Warnings of lines the loader may leave out although the runtime reads them (an event
 whose line holds one is left out unless only its call id is odd)."""
+
+
+def _unnumbered(log: SessionLog, index: int | None) -> list[Diagnostic]:
+    """Return the diagnostics of ``log`` with, where its first event has no ``seq`` and the
+    boundary is the ``index``-th event, the runtime's stop at that line, first of its line.
+    (The loader numbers an event without seq by its position and says so only once an event
+    before it had one: only the first event can go unsaid.)"""
+    if index is None or "seq" in log.events[0]:
+        return log.diagnostics
+    stop = Diagnostic(log.path, log.lines[0], "invalid_event", "error",
+                      f"{log.events[0].get('type')}: {NO_SEQ}")
+    return sorted([*log.diagnostics, stop], key=lambda d: (d.line, d is not stop))
 
 
 def _left_out(log: SessionLog, count: int, through: float) -> Diagnostic | None:

@@ -181,12 +181,12 @@ def check_events(
             numbered = True
         else:
             if name is not None and state.runtime:
-                log.add(first_line + index, "invalid_event", f"{kind}: {_NO_SEQ}")
+                log.add(first_line + index, "invalid_event", f"{kind}: {NO_SEQ}")
                 rejected.add(index)
                 continue
             if name is not None and numbered:  # a raw log, where every event has one
                 log.add(first_line + index, "missing_seq",
-                        f"{kind}: numbered by its position, but {_NO_SEQ}")
+                        f"{kind}: numbered by its position, but {NO_SEQ}")
             seq = expected
         time = event.get("time")
         if not _usable_envelope(name, data, seq, time):
@@ -314,7 +314,7 @@ def joined_lines(parts: Sequence[Sequence[int]]) -> Sequence[int]:
 _MISSING: Any = object()
 """Stands in for a key an event does not have."""
 
-_NO_SEQ = "no 'seq': the runtime stops reading at an event it cannot number (format §3)"
+NO_SEQ = "no 'seq': the runtime stops reading at an event it cannot number (format §3)"
 
 
 def _usable_envelope(name: Any, data: Any, seq: Any, time: Any) -> bool:

@@ -197,6 +197,27 @@ def test_a_log_not_numbered_from_zero_is_not_forked(tmp_path: Path, capsys) -> N
         loaded.fork(-1)
 
 
+def test_a_first_event_without_seq_is_where_the_runtime_stops(tmp_path: Path, capsys) -> None:
+    """The first event's seq removed: the loader numbers it by position and says nothing (no
+    event before it had one), but the runtime stops at line 2, and the turn/end of line 16
+    after it proves the damage committed: both refuse the parent, in the same words (the
+    API built a child)."""
+    lines = lines_of(CRASH)
+    first = json.loads(lines[1])
+    del first["seq"]
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text("\n".join([lines[0], json.dumps(first), *lines[2:]]) + "\n",
+                      encoding="utf-8")
+    assert main(["fork", str(parent), "-o", str(tmp_path / "child.jsonl"), "--at", "5"]) == 1
+    why = (f"{parent}: line 2: turn/start: no 'seq': the runtime stops reading at an event it "
+           "cannot number (format §3); line 16 after it holds a turn/end, so the damaged "
+           "region had been committed: the runtime refuses this log")
+    assert why in capsys.readouterr().err
+    with pytest.raises(ForkRefused) as refused:
+        ledgerviz.load(parent).fork(5)
+    assert str(refused.value).startswith(why)
+
+
 def test_a_parent_that_changes_while_the_child_is_written_is_not_read_again(
         tmp_path: Path) -> None:
     """The parent is read once, before anything is written: cutting it to 5 lines as the
