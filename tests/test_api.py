@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from gc_watch import collections_started
 
 import ledgerviz
 from ledgerviz.ledger import LedgerError
@@ -224,19 +225,9 @@ def test_context_runs_no_garbage_collection(tmp_path: Path, reuse: bool) -> None
     ledger = ledgerviz.load(path)
     ledger = ledger.cut(len(ledger.sessions[0].events), reuse=True) if reuse else ledger
     assert ledger.recovery("synthesize").analyses  # analysing pauses the collector itself
-    collections: list[int] = []
-
-    def record(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            collections.append(info["generation"])
-
-    gc.collect()  # the young count starts at 0: a collection comes every 700 new objects
-    gc.callbacks.append(record)
-    try:
+    with collections_started() as collections:
         context = ledger.context("synthesize", provider="anthropic")
         assert gc.isenabled()
-    finally:
-        gc.callbacks.remove(record)
     assert len(context.messages) > 700 and collections == []
 
 

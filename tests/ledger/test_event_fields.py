@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from gc_watch import collections_started
 from ledger_lines import HEADER, assistant_calls, encode, tool_result, turn_start
 
 from ledgerviz.ledger import read_session, read_sessions
@@ -121,22 +122,12 @@ def test_rows_of_a_prefix_are_read_without_making_its_columns() -> None:
 
 
 def test_paused_gc_promotes_instead_of_collecting_young_objects() -> None:
-    collections: list[int] = []
-
-    def record(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            collections.append(info["generation"])
-
-    gc.collect()
-    gc.callbacks.append(record)
-    try:
+    with collections_started() as collections:
         with paused_gc():
             assert not gc.isenabled()
             made = [{"n": [i]} for i in range(10_000)]
         assert gc.isenabled()
         probe = [made[0]]  # one allocation after the pause
-    finally:
-        gc.callbacks.remove(record)
     assert collections == []
     assert gc.get_freeze_count() == 0
     oldest = {id(obj) for obj in gc.get_objects(generation=2)}

@@ -10,6 +10,7 @@ from typing import Any
 
 import plotly
 import plotly.graph_objects as go
+from gc_watch import collections_started
 from widget_ledgers import SEMANTIC
 
 import ledgerviz
@@ -75,17 +76,7 @@ def test_making_a_figure_runs_no_garbage_collection() -> None:
     # collector on, each young collection would also walk a loaded ledger's objects
     from plotly.validator_cache import ValidatorCache
     ValidatorCache._json_cache = None  # as in a new process
-    collections: list[int] = []
-
-    def record(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            collections.append(info["generation"])
-
-    gc.collect()  # the young count starts at 0: a collection comes every 700 new objects
-    gc.callbacks.append(record)
-    try:
+    with collections_started() as collections:
         LiveFigure(layout={"template": {}})
         assert gc.isenabled()
-    finally:
-        gc.callbacks.remove(record)
     assert ValidatorCache._json_cache is not None and collections == []
