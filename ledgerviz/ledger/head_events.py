@@ -17,7 +17,21 @@ from typing import Any, overload
 Event = dict[str, Any]
 
 
-class HeadThen(Sequence[Event]):
+class ListLikeEvents(Sequence[Event]):
+    """A read-only sequence of events that compares with any sequence (not text) as the
+    list of its events would, and is unhashable as a list is."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-like, as a list
+
+
+class HeadThen(ListLikeEvents):
     """The first ``count`` events of ``events`` followed by ``then``: a ``Sequence`` that
     indexes, slices (into a list), iterates and compares as the list of them would."""
 
@@ -56,13 +70,6 @@ class HeadThen(Sequence[Event]):
 
     def __iter__(self) -> Iterator[Event]:
         return chain(islice(self._events, self._count), self._then)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # mutable-like, as a list
 
     def __repr__(self) -> str:
         return f"<the first {self._count} of {self._events!r}, then {len(self._then)} more>"

@@ -32,6 +32,7 @@ from typing import Any, overload
 import orjson
 
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
+from ledgerviz.ledger.head_events import ListLikeEvents
 from ledgerviz.ledger.sources import file_identity, open_input
 from ledgerviz.wording import counted
 
@@ -93,7 +94,7 @@ class LineSource:
             ) from error
 
 
-class LazyEvents(Sequence[dict[str, Any]]):
+class LazyEvents(ListLikeEvents):
     """A session's events (see the module docstring): a ``Sequence`` that indexes, slices
     (into a list), iterates and compares (with any sequence) as the list of dicts did."""
 
@@ -141,13 +142,6 @@ class LazyEvents(Sequence[dict[str, Any]]):
                 self._decode_window(first)
                 window = decoded[first:first + WINDOW]
             yield from window
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # mutable-like, as a list
 
     def __repr__(self) -> str:
         return f"<{counted(len(self), 'event')} of {self._source.path!r}, decoded on demand>"
