@@ -22,8 +22,8 @@ import codecs
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable, Container, Sequence
-from itertools import repeat
+from collections.abc import Callable, Container, Iterator, Sequence
+from itertools import chain, repeat
 from typing import Annotated, Any, Literal, NamedTuple, Union
 
 import msgspec
@@ -487,7 +487,8 @@ def _answers(results: list[_ToolResult], messages: list[_ResultMessage]) -> Answ
         return Answers(checked, call_ids, codes, errors)
     flags = [message.isError for message in messages]
     if UNSET in flags:  # read from the tool-result block
-        errors = [_answer(result)[3] for result in results]
+        errors = [_wrapped_error(message) if flag is UNSET else flag is True
+                  for flag, message in zip(flags, messages, strict=True)]
     else:
         errors = [flag is True for flag in flags]
     codes = [error.code if (error := result.error) is not None else None for result in results]
@@ -540,47 +541,67 @@ def stream_block(
     typed = typed_block(lines, block, marks, first_line, state, version)
     if typed is None:
         return None
-    return StreamBlock(typed.types, typed.seqs, [event.time for event in typed.events],
-                       DecodedOnRead(lines), typed.lines, _facts(typed, version))
+    times = [event.time for event in typed.events]
+    return StreamBlock(typed.types, typed.seqs, times, DecodedOnRead(lines), typed.lines,
+                       _facts(typed, times, version))
 
 
-def _facts(typed: TypedBlock, version: int | None) -> list[Fact]:
-    """Return the facts of a typed block's events, in log order (see ``Fact``)."""
+def _facts(typed: TypedBlock, times: list[int | None], version: int | None) -> list[Fact]:
+    """Return the facts of a typed block's events, in log order (see ``Fact``).
+
+    They are made a type at a time from what the check read, as one tuple of facts per
+    event (an assistant message gives one per call it requests, then its context
+    message), then taken in log order by each event's type."""
     surface = surface_types(version)
+    rows, datas, seqs = typed.rows, typed.datas, typed.seqs
+    facts: dict[str, Iterator[tuple[Fact, ...]]] = {kind: repeat(()) for kind in rows}
+    found = rows.get("tool/call", ())
+    facts["tool/call"] = iter([(("dispatch", datas[row].callId, seqs[row], None),)
+                               for row in found])
     answer = "result" if "tool/result" in surface else "answer"
-    answers = dict(zip(typed.rows.get("tool/result", ()), zip(
-        typed.answers.call_id, typed.answers.code, typed.answers.is_error, strict=True),
-        strict=True))
-    messages = {row: (kind, message, found.calls.get(index, _NO_CALLS))
-                for kind, found in typed.messages.items() if kind != "tool/result"
-                for index, (row, message) in enumerate(zip(typed.rows[kind], found.messages,
-                                                           strict=True))}
-    facts: list[Fact] = []
-    add = facts.append
-    for row, (kind, data, seq, event) in enumerate(zip(typed.types, typed.datas, typed.seqs,
-                                                       typed.events, strict=True)):
-        if kind == "tool/call":
-            add(("dispatch", data.callId, seq, None))
-        elif kind == "tool/result":
-            add((answer, *answers[row]))
-        elif kind == "turn/start":
-            add(("turn", data.turn, seq, event.time))
-        elif kind == "step/end" or kind == "turn/end":
-            add(("close", kind, seq, event.time))
-        elif kind == "surface/rewind" or kind == "surface/restore":
-            add(("edit", typed.lines[row], None, None))
-        elif row in messages:
-            _, message, calls = messages[row]
-            if kind == "assistant/message":
-                place = (data.turn, data.step)
-                facts.extend([("request", block.id, seq, (*place, block.name))
-                              for block in calls])
-            elif kind == "user/message":
-                source = message.source
-                add(("user", source is not None and source.kind == "user", None, None))
-            if kind in surface and message is not None and (
-                    kind == "user/message" or message.content):
-                add(("context", seq, (kind, message.role), _shape(message, calls)))
+    answers = typed.answers
+    facts["tool/result"] = iter([((answer, call_id, code, is_error),) for call_id, code, is_error
+                                 in zip(answers.call_id, answers.code, answers.is_error,
+                                        strict=True)])
+    found = rows.get("turn/start", ())
+    facts["turn/start"] = iter([(("turn", datas[row].turn, seqs[row], times[row]),)
+                                for row in found])
+    for kind in ("step/end", "turn/end"):
+        facts[kind] = iter([(("close", kind, seqs[row], times[row]),)
+                            for row in rows.get(kind, ())])
+    for kind in ("surface/rewind", "surface/restore"):
+        facts[kind] = iter([(("edit", typed.lines[row], None, None),)
+                            for row in rows.get(kind, ())])
+    for kind, messages in typed.messages.items():
+        if kind != "tool/result":  # a result's context message is its answer fact's
+            facts[kind] = iter(_message_facts(kind, rows[kind], messages, typed,
+                                              kind in surface))
+    return list(chain.from_iterable(map(next, map(facts.__getitem__, typed.types))))
+
+
+def _message_facts(kind: str, rows: Sequence[int], found: Messages, typed: TypedBlock,
+                   in_context: bool) -> list[tuple[Fact, ...]]:
+    """Return the facts of the events at ``rows`` of one message type (not ``tool/result``)
+    whose messages are ``found``; ``in_context``: its messages are the model's context."""
+    messages, calls, seqs = found.messages, found.calls, typed.seqs
+    if in_context:
+        facts = [(("context", seqs[row], (kind, message.role),
+                   _shape(message, calls.get(index, _NO_CALLS))),)
+                 if message is not None and (kind == "user/message" or message.content)
+                 else () for index, (row, message) in enumerate(zip(rows, messages,
+                                                                    strict=True))]
+    else:
+        facts = [()] * len(rows)
+    if kind == "user/message":
+        return [(("user", (source := message.source) is not None and source.kind == "user",
+                  None, None), *context) for message, context in zip(messages, facts,
+                                                                     strict=True)]
+    if kind == "assistant/message":
+        for index, blocks in calls.items():
+            row = rows[index]
+            data, seq = typed.datas[row], seqs[row]
+            facts[index] = (*[("request", block.id, seq, (data.turn, data.step, block.name))
+                              for block in blocks], *facts[index])
     return facts
 
 
@@ -650,7 +671,6 @@ def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool]:
     message = data.message
     if message is None:
         return None, None, code, False
-    wrapper = next((b for b in message.content or () if b.type == "tool-result"), None)
     source = message.source
     if source is not None and source.callId is not None:
         call_id = source.callId
@@ -658,14 +678,24 @@ def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool]:
     elif message.toolCallId is not None:
         call_id = checked = message.toolCallId
     else:
+        wrapper = _wrapper(message)
         call_id = wrapper.toolCallId if wrapper is not None else None
         first = message.content[0].toolCallId if message.content else None
         checked = first if first.__class__ is str else None
-    if message.isError is not UNSET:
-        is_error = bool(message.isError)
-    else:
-        is_error = wrapper is not None and bool(wrapper.isError)
-    return checked, call_id, code, is_error
+    flag = message.isError
+    return checked, call_id, code, bool(flag) if flag is not UNSET else _wrapped_error(message)
+
+
+def _wrapper(message: _ResultMessage) -> _Block | None:
+    """Return a result message's first ``tool-result`` block (None: none)."""
+    return next((b for b in message.content or () if b.type == "tool-result"), None)
+
+
+def _wrapped_error(message: _ResultMessage) -> bool:
+    """Return the is_error of a result message without its own flag: its tool-result
+    block's (``payload_result_facts``)."""
+    wrapper = _wrapper(message)
+    return wrapper is not None and bool(wrapper.isError)
 
 
 ORJSON_DEPTH = 1024
