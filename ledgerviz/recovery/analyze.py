@@ -423,9 +423,9 @@ class _Scan:
         return branch, visible, hidden
 
     def result(self, closers: list[Event], facts: CallFactsOf | None = None) -> Analysis:
-        """Return the finished :class:`Analysis` (``facts``: makes the calls' ``CallFacts``
-        from the scanned calls and each event's branch code; by default the calls are made
-        on first use, as ``CallFacts`` or as columns, from the scanned calls)."""
+        """Return the finished :class:`Analysis` (``facts``: makes the calls' ``CallFacts`` of
+        the scanned calls and each event's branch code; by default the calls are made on
+        first use, as ``CallFacts`` or as columns, of the scanned calls)."""
         branch, visible, hidden = self.branches()
         total = len(self.out)
         synthetic = flag_bytes(total, 0)
