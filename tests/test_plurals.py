@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,6 +67,8 @@ def ledger_of(tmp_path: Path, count: int) -> ledgerviz.Ledger:
 def test_counted_formats_the_count_and_keeps_one_singular() -> None:
     assert [counted(n, "event", ",") for n in (0, 1, 2, 1500)] == [
         "0 events", "1 event", "2 events", "1,500 events"]
+    assert [counted(n, "copy", plural="copies") for n in (0, 1, 2)] == [
+        "0 copies", "1 copy", "2 copies"]
 
 
 @pytest.mark.parametrize(("count", "said"), [(0, "0 events"), (1, "1 event"), (2, "2 events")])
@@ -159,3 +162,117 @@ def test_the_explorer_counts_incidents_and_events(tmp_path: Path) -> None:
 def test_a_table_counts_the_rows_it_leaves_out(hidden: int, footer: list[str]) -> None:
     table = Table(("call",), [(cell("A"),)], hidden=hidden, noun="unanswered call")
     assert table.text().splitlines() == ["call", "A", *footer]
+
+
+CODEX_META = ('{"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{"id":"t",'
+              '"timestamp":"2026-01-05T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs",'
+              '"cli_version":"0.60.0","source":"cli"}}\n')
+
+
+def codex_prompt(n: int) -> str:
+    """A typed user prompt of a Codex rollout: one prompt on the surface."""
+    return ('{"timestamp":"2026-01-05T10:00:01.000Z","type":"response_item","payload":{'
+            f'"type":"message","role":"user","content":[{{"type":"input_text","text":"p{n}"}}]}}}}\n')
+
+
+@pytest.mark.parametrize(("prompts", "turns", "said"), [
+    (1, 0, "of 0 turns with 1 prompt on the surface: nothing taken back"),
+    (0, 1, "of 1 turn with 0 prompts on the surface: nothing taken back"),
+    (0, 2, "of 2 turns with 0 prompts on the surface: nothing taken back"),
+    (2, '"2"', "of '2' turns with 2 prompts on the surface: nothing taken back"),
+    (1, 2, "of 2 turns, but only 1 prompt is on the surface: all taken back"),
+    (2, 3, "of 3 turns, but only 2 prompts are on the surface: all taken back")])
+def test_a_codex_rollback_counts_its_turns_and_prompts(tmp_path: Path, prompts: int,
+                                                       turns: int | str, said: str) -> None:
+    """It said "thread_rolled_back of 1 turns" and "only 1 prompts are"."""
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(CODEX_META + "".join(codex_prompt(n) for n in range(prompts))
+                    + '{"timestamp":"2026-01-05T10:00:09.000Z","type":"event_msg","payload":{'
+                    f'"type":"thread_rolled_back","num_turns":{turns}}}}}\n', encoding="utf-8")
+    (rollback,) = [d for d in ledgerviz.load(path).diagnostics if d.kind == "bad_rollback"]
+    assert rollback.message == f"thread_rolled_back {said}"
+
+
+def claude_user(uuid: str, parent: str | None = None, sidechain: bool = False) -> str:
+    return json.dumps({"parentUuid": parent, "isSidechain": sidechain, "cwd": "/w",
+                       "sessionId": "s", "type": "user", "uuid": uuid,
+                       "message": {"role": "user", "content": "hi"},
+                       "timestamp": "2026-01-05T10:00:01.000Z"}) + "\n"
+
+
+def claude_reply(uuid: str, parent: str) -> str:
+    """An assistant record of message m1: a second one is merged into the first one's step."""
+    return json.dumps({"parentUuid": parent, "isSidechain": False, "cwd": "/w",
+                       "sessionId": "s", "type": "assistant", "uuid": uuid,
+                       "message": {"id": "m1", "type": "message", "role": "assistant",
+                                   "model": "x", "content": [{"type": "text", "text": "ok"}]},
+                       "timestamp": "2026-01-05T10:00:02.000Z"}) + "\n"
+
+
+NO_MORE = ("0 assistant records merged into the step of an earlier one (same message.id), "
+           "0 replayed copies skipped")
+ONE_EACH = ("1 assistant record merged into the step of an earlier one (same message.id), "
+            "1 replayed copy skipped, 1 inline sidechain record read as 1 child session")
+# u1, a1, a2 (message m1 again: merged), u1 again (a replayed copy), a record of a kind the
+# reader does not know (written as a log-only event) and a sidechain record (a child).
+CLAUDE_ONES = [claude_user("u1"), claude_reply("a1", "u1"), claude_reply("a2", "a1"),
+               claude_user("u1"), '{"type":"bridge-status"}\n', claude_user("s1", "u1", True)]
+
+
+@pytest.mark.parametrize(("lines", "said"), [
+    (CLAUDE_ONES[:1], f"1 line: 1 record written as events, {NO_MORE}, "),
+    ([claude_user("u1"), claude_user("u2", "u1")],
+     f"2 lines: 2 records written as events, {NO_MORE}, "),
+    (CLAUDE_ONES, f"6 lines: 3 records written as events, {ONE_EACH}, ")])
+def test_claude_code_line_counts_are_singular_for_one(tmp_path: Path, lines: list[str],
+                                                      said: str) -> None:
+    """It said "1 lines: 1 records written as events" and "1 child session(s)"."""
+    path = tmp_path / "transcript.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    sessions = ledgerviz.load(path).sessions
+    counts = [d.message for d in sessions[0].diagnostics if d.kind == "line_counts"]
+    assert counts == [said + "0 unreadable (blank, invalid, torn or not an object)"]
+    if len(sessions) > 1:
+        (child,) = sessions[1:]
+        assert [d.message for d in child.diagnostics if d.kind == "line_counts"] == [
+            f"1 inline sidechain record of session transcript: 1 record written as events, "
+            f"{NO_MORE}"]
+        (unknown,) = [d for d in sessions[0].diagnostics if d.kind == "unknown_record"]
+        assert unknown.message == ("1 record of unknown kind 'bridge-status' kept as log-only "
+                                   "events (first at line 5)")
+
+
+def end_seed(seq: int) -> str:
+    return (f'{{"type":"session/end-seed","seq":{seq},"time":1,'
+            '"data":{"inherited":true}}\n')
+
+
+@pytest.mark.parametrize(("before", "said"), [
+    (0, "says 1 event was inherited, but 0 come before it: the first 1 event is read"),
+    (1, "says 2 events were inherited, but 1 comes before it: the first 2 events are read"),
+    (2, "says 3 events were inherited, but 2 come before it: the first 3 events are read")])
+def test_an_end_seed_past_its_events_agrees_in_number(tmp_path: Path, before: int,
+                                                      said: str) -> None:
+    """``before`` events (seqs 0 on), then an end-seed marker one seq too far: it claims
+    ``before + 1`` inherited events, all the file holds (it said "1 events were")."""
+    path = tmp_path / "seeded.jsonl"
+    path.write_text(HEADER + "".join(EVENTS[:before]) + end_seed(before + 1), encoding="utf-8")
+    (seed,) = [d for d in ledgerviz.load(path).diagnostics if d.kind == "seed_too_long"]
+    assert seed.message == f"session/end-seed {said} as inherited from the parent"
+
+
+def test_the_explorer_says_how_many_sessions_match(tmp_path: Path) -> None:
+    """Two one-event sessions, "one" and "two", then "one" alone (it said "1 of 2 sessions
+    match")."""
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.jsonl").write_text(HEADER.replace('"one"', f'"{name}"')
+                                                + EVENTS[0], encoding="utf-8")
+    explorer = ledgerviz.explore(ledgerviz.load(tmp_path))
+    said = {}
+    for text in ("", "two", "three"):
+        explorer.session_find.value = text
+        said[text] = explorer.sessions_shown.value
+    assert said == {"": "2 of 2 sessions match", "two": "1 of 2 sessions matches",
+                    "three": "0 of 2 sessions match"}
+    alone = ledgerviz.explore(ledgerviz.load(tmp_path / "one.jsonl"))
+    assert alone.sessions_shown.value == "1 of 1 session matches"

@@ -8,6 +8,7 @@ from typing import Any, Literal, NamedTuple, get_args
 
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.wording import counted, one_or_many
 
 Relation = Literal["root", "fork", "subagent", "forked-subagent"]
 RELATIONS: tuple[Relation, ...] = get_args(Relation)
@@ -83,9 +84,12 @@ class SeedCheck:
         inherited = inherited_count(header, version, [(seq, data)])
         if inherited <= before:
             return None
-        return line, (f"session/end-seed says {inherited} events were inherited, but {before} "
-                      f"come before it: the first {min(inherited, self.events)} events are read "
-                      "as inherited from the parent")
+        read = min(inherited, self.events)
+        return line, (f"session/end-seed says {counted(inherited, 'event')} "
+                      f"{one_or_many(inherited, 'was', 'were')} inherited, but {before} "
+                      f"{one_or_many(before, 'comes', 'come')} before it: the first "
+                      f"{counted(read, 'event')} {one_or_many(read, 'is', 'are')} read as "
+                      "inherited from the parent")
 
 
 def lineage_of(

@@ -29,7 +29,7 @@ from ledgerviz.widgets.search import find_events
 from ledgerviz.widgets.session_filter import LISTED, STATUSES, matching, session_flags
 from ledgerviz.widgets.snapshot import snapshot_html
 from ledgerviz.widgets.summary import crash_summary
-from ledgerviz.wording import counted
+from ledgerviz.wording import counted, one_or_many
 
 if TYPE_CHECKING:
     from plotly.callbacks import Points
@@ -355,7 +355,8 @@ class Explorer(widgets.VBox):
             self.session.value = current
         finally:
             self._syncing = syncing
-        shown = f"{len(found):,} of {len(keys):,} sessions match"
+        shown = (f"{len(found):,} of {counted(len(keys), 'session', ',')} "
+                 f"{one_or_many(len(found), 'matches', 'match')}")
         if len(found) > LISTED:
             shown += f" · the first {LISTED} listed"
         self.sessions_shown.value = shown

@@ -77,11 +77,12 @@ def test_every_line_is_accounted_for_in_the_main_or_its_child() -> None:
     assert counts.message == (
         "8 lines: 4 records written as events, 0 assistant records merged into the step of an "
         "earlier one (same message.id), 0 replayed copies skipped, 4 inline sidechain records "
-        "read as 1 child session(s), 0 unreadable (blank, invalid, torn or not an object)")
+        "read as 1 child session, 0 unreadable (blank, invalid, torn or not an object)")
     (counts,) = [d for d in child.diagnostics if d.kind == "line_counts"]
     assert (counts.line, counts.message) == (3, (
-        "4 inline sidechain records of session inline_sidechain: 4 written as events, 0 "
-        "assistant records merged into the step of an earlier one, 0 replayed copies skipped"))
+        "4 inline sidechain records of session inline_sidechain: 4 records written as events, 0 "
+        "assistant records merged into the step of an earlier one (same message.id), 0 "
+        "replayed copies skipped"))
     assert main_log.lines_skipped == 0 and child.lines_skipped == 0
     assert sorted({*main_log.lines, *child.lines}) == list(range(1, 9))
 

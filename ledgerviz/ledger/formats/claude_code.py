@@ -43,6 +43,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.wording import counted
 
 NAME = "claude_code"
 _KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
@@ -82,11 +83,9 @@ def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
     children = tuple(_child(path, s, identity, log.strict) for s in sidechains)
     inline = len(records) - len(own)
     unreadable = total - len(records)
-    log.add(1, "line_counts", f"{total} lines: {written.count} records written as events, "
-            f"{written.merged} assistant records merged into the step of an earlier one "
-            f"(same message.id), {written.copies} replayed copies skipped, "
-            + (f"{inline} inline sidechain records read as {len(children)} child "
-               "session(s), " if inline else "")
+    log.add(1, "line_counts", f"{counted(total, 'line')}: {written.counts()}, "
+            + (f"{counted(inline, 'inline sidechain record')} read as "
+               f"{counted(len(children), 'child session')}, " if inline else "")
             + f"{unreadable} unreadable (blank, invalid, torn or not an object)", "info")
     return written.session(path, log, total - written.count - inline, children)
 
@@ -95,10 +94,9 @@ def _child(path: str, sidechain: Sidechain, parent: _Identity, strict: bool) -> 
     """Return the child session of one inline sidechain of the file at ``path``."""
     log = DiagnosticLog(path, strict=strict)
     written = _Written(sidechain.records, parent.child(sidechain.key), log, {})
-    log.add(sidechain.records[0].line, "line_counts", f"{len(sidechain.records)} inline "
-            f"sidechain records of session {parent.id}: {written.count} written as events, "
-            f"{written.merged} assistant records merged into the step of an earlier one, "
-            f"{written.copies} replayed copies skipped", "info")
+    log.add(sidechain.records[0].line, "line_counts",
+            f"{counted(len(sidechain.records), 'inline sidechain record')} of session "
+            f"{parent.id}: {written.counts()}", "info")
     return written.session(path, log, written.merged + written.copies, ())
 
 
@@ -126,6 +124,13 @@ class _Written:
         """Records written as events."""
         self.header = identity.header(records, self.inherited)
         self.id = identity.id
+
+    def counts(self) -> str:
+        """Say how many records were written as events, merged and skipped."""
+        return (f"{counted(self.count, 'record')} written as events, "
+                f"{counted(self.merged, 'assistant record')} merged into the step of an earlier "
+                f"one (same message.id), "
+                f"{counted(self.copies, 'replayed copy', plural='replayed copies')} skipped")
 
     def session(self, path: str, log: DiagnosticLog, skipped: int,
                 children: tuple[SessionLog, ...]) -> SessionLog:
@@ -176,7 +181,7 @@ def _count_unknown_kinds(records: Sequence[Record], log: DiagnosticLog) -> None:
     for record in records if counts else ():
         first.setdefault(record.kind, record.line)
     for kind, count in counts.items():
-        log.add(first[kind], "unknown_record", f"{count} record(s) of unknown kind "
+        log.add(first[kind], "unknown_record", f"{counted(count, 'record')} of unknown kind "
                 f"{kind[:60]!r} kept as log-only events (first at line {first[kind]})",
                 "warning")
 

@@ -49,6 +49,7 @@ from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import opened_chunks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
+from ledgerviz.wording import counted, one_or_many
 
 FORMAT_NAME = "codex"
 
@@ -426,15 +427,16 @@ class _Rollout:
     def _rollback(self, turns: Any, line: int) -> None:
         writer = self.writer
         prompts = writer.prompts
+        on_surface = counted(len(prompts), "prompt")
         if type(turns) is not int or turns < 1 or not prompts:
-            self.log.add(line, "bad_rollback", f"thread_rolled_back of {turns!r} turns with "
-                         f"{len(prompts)} prompts on the surface: nothing taken back",
-                         "warning")
+            asked = counted(turns, "turn") if type(turns) is int else f"{turns!r} turns"
+            self.log.add(line, "bad_rollback", f"thread_rolled_back of {asked} with "
+                         f"{on_surface} on the surface: nothing taken back", "warning")
             return
         if turns > len(prompts):
-            self.log.add(line, "bad_rollback", f"thread_rolled_back of {turns} turns, but only "
-                         f"{len(prompts)} prompts are on the surface: all taken back",
-                         "warning")
+            self.log.add(line, "bad_rollback", f"thread_rolled_back of {counted(turns, 'turn')}"
+                         f", but only {on_surface} {one_or_many(len(prompts), 'is', 'are')} on "
+                         "the surface: all taken back", "warning")
         writer.rewind(prompts[-min(turns, len(prompts))], line, ROLLED_BACK)
 
     def finish(self) -> None:
