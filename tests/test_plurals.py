@@ -276,3 +276,69 @@ def test_the_explorer_says_how_many_sessions_match(tmp_path: Path) -> None:
                     "three": "0 of 2 sessions match"}
     alone = ledgerviz.explore(ledgerviz.load(tmp_path / "one.jsonl"))
     assert alone.sessions_shown.value == "1 of 1 session matches"
+
+
+@pytest.mark.parametrize(("count", "said"), [(0, "0 rows"), (1, "1 row"), (2, "2 rows")])
+def test_the_frames_table_counts_rows(tmp_path: Path, count: int, said: str) -> None:
+    """The events frame has a row per event (it said "1 rows × 13 columns")."""
+    table = reprs.frames_table(ledger_of(tmp_path, count).frames)
+    assert " ".join(table.text().splitlines()[1].split()).startswith(f".events {said} × ")
+
+
+@pytest.mark.parametrize(("count", "said"), [(0, "0 aligned rows"), (1, "1 aligned row"),
+                                             (2, "2 aligned rows")])
+def test_the_diff_figure_counts_aligned_rows(tmp_path: Path, count: int, said: str) -> None:
+    """A session against itself: a row per event."""
+    one = ledger_of(tmp_path, count)
+    title = diff_timeline(ledgerviz.diff(one, one)).layout.title.text
+    assert title.endswith(f"<br><sup>{said} · the same</sup>")
+
+
+def test_fork_counts_inherited_events_and_closers(tmp_path: Path, capsys) -> None:
+    """A turn started and ended: forked at its start, 1 event is inherited and 1 closer ends
+    the turn; at its end, 2 inherited and no closer (the example crash: 2 closers, in
+    tests/cli/test_fork.py)."""
+    path = tmp_path / "closed.jsonl"
+    path.write_text(HEADER + EVENTS[0] + '{"type":"turn/end","seq":1,"time":1,"data":{"turn":1,'
+                    '"reason":{"kind":"completed"}}}\n', encoding="utf-8")
+    said = []
+    for at in (0, 1):
+        child = tmp_path / f"child-{at}.jsonl"
+        assert main(["fork", str(path), "--at", str(at), "-o", str(child), "--id", "kid",
+                     "--created-at", "5"]) == 0
+        said.append(capsys.readouterr().out)
+    assert said == [
+        f"wrote {tmp_path / 'child-0.jsonl'}: session kid, 1 inherited event, seed marker at "
+        "seq 1, 1 forked closer\n",
+        f"wrote {tmp_path / 'child-1.jsonl'}: session kid, 2 inherited events, seed marker at "
+        "seq 2, 0 forked closers\n"]
+
+
+def gapped(tmp_path: Path, gaps: int) -> Path:
+    """A ledger of turn starts whose seqs skip ``gaps`` times: an error-level seq_gap each."""
+    path = tmp_path / f"gaps-{gaps}.jsonl"
+    path.write_text(HEADER + "".join(f'{{"type":"turn/start","seq":{seq},"time":1,"data":'
+                                     f'{{"turn":{turn}}}}}\n'
+                                     for turn, seq in enumerate((0, 5, 9)[:gaps + 1], 1)),
+                    encoding="utf-8")
+    return path
+
+
+def test_diff_and_export_count_error_level_problems_and_sessions(tmp_path: Path,
+                                                                 capsys) -> None:
+    """It said "1 error-level problem(s)" and "1 written sessions have"."""
+    for gaps, said in ((1, "1 error-level problem"), (2, "2 error-level problems")):
+        path = gapped(tmp_path, gaps)
+        main(["diff", str(path), str(path)])
+        assert capsys.readouterr().err.splitlines()[:2] == [
+            f"ledgerviz diff: warning: {path} has {said}; `ledgerviz check {path}` lists them"] * 2
+    for files, said in ((1, "1 written session has"), (2, "2 written sessions have")):
+        folder = tmp_path / f"in-{files}"
+        folder.mkdir()
+        for n in range(files):
+            (folder / f"s{n}.jsonl").write_text(gapped(tmp_path, 1).read_text().replace(
+                '"one"', f'"s{n}"'), encoding="utf-8")
+        assert main(["export", str(folder), "-o", str(tmp_path / f"out-{files}")]) == 1
+        assert capsys.readouterr().err == (f"ledgerviz export: {said} error diagnostics "
+                                           "(exported leniently; `ledgerviz check PATH` lists "
+                                           "them)\n")

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     for path, ledger in zip((args.a, args.b), ledgers, strict=True):
         errors = sum(d.severity == "error" for d in ledger.diagnostics)
         if errors:
-            say_error("diff", f"warning: {path} has {errors} error-level problem(s); "
+            say_error("diff", f"warning: {path} has {counted(errors, 'error-level problem')}; "
                       f"`ledgerviz check {path}` lists them")
     if args.json:
         write_stdout(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2) + b"\n")

@@ -9,7 +9,7 @@ from ledgerviz.cli.output import OUTPUT_ERROR_EXIT
 from ledgerviz.cli.source_format import add_format_argument
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.recovery.analysis import POLICIES
-from ledgerviz.wording import counted
+from ledgerviz.wording import counted, one_or_many
 
 
 def register(subparsers: Any) -> None:
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if summary.error_sessions:
         say_error(
             "export",
-            f"{len(summary.error_sessions)} written sessions have error diagnostics "
+            f"{counted(len(summary.error_sessions), 'written session')} "
+            f"{one_or_many(len(summary.error_sessions), 'has', 'have')} error diagnostics "
             "(exported leniently; `ledgerviz check PATH` lists them)",
         )
     return 1 if summary.error_sessions or summary.skipped else 0  # every command's exit codes

@@ -9,6 +9,7 @@ from typing import Any
 
 from ledgerviz.cli.output import OUTPUT_ERROR_EXIT, OutputError, open_output
 from ledgerviz.cli.text import say_error, shown_id, terminal_safe
+from ledgerviz.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -66,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(
         terminal_safe(
-            f"wrote {output.shown}: session {shown_id(written.header['id'])}, {written.inherited} "
-            f"inherited events, seed marker at seq {written.marker_seq}, "
-            f"{written.closers} forked closer(s)"
+            f"wrote {output.shown}: session {shown_id(written.header['id'])}, "
+            f"{counted(written.inherited, 'inherited event')}, seed marker at seq "
+            f"{written.marker_seq}, {counted(written.closers, 'forked closer')}"
         ),
         file=sys.stderr if output.target is None else sys.stdout,
     )

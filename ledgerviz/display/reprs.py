@@ -155,7 +155,8 @@ def frames_table(frames: Frames) -> Table:
     rows = []
     for name, columns in frames.schemas().items():
         frame = frames.built(name) if not small else getattr(frames, name)
-        shape = (f"{len(frame):,} rows × {len(frame.columns)} columns" if frame is not None
+        shape = (f"{counted(len(frame), 'row', ',')} × {counted(len(frame.columns), 'column')}"
+                 if frame is not None
                  else f"not built yet · {len(columns) + 1} columns")
         rows.append((cell(f".{name}"), cell(shape), cell(", ".join(["session", *columns]))))
     return Table(("frame", "shape", "columns"), rows, limit=120)

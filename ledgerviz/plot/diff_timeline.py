@@ -121,7 +121,7 @@ def _layout(diff: SessionDiff, shapes: list[dict[str, Any]],
         f"{counts['changed']} changed · {counts['a_only']} only in a · "
         f"{counts['b_only']} only in b")
     title = (f"Diff of {plotly_text(diff.a.key, 60)} and {plotly_text(diff.b.key, 60)}"
-             f"<br><sup>{len(diff.rows)} aligned rows · {verdict}</sup>")
+             f"<br><sup>{counted(len(diff.rows), 'aligned row')} · {verdict}</sup>")
     return {
         "template": "plotly_white",
         "title": {"text": title, "x": 0, "xanchor": "left"},

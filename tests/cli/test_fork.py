@@ -67,7 +67,7 @@ def test_fork_writes_the_seed_and_leaves_the_parent(tmp_path: Path, capsys) -> N
     argv = ["fork", str(CRASH), "-o", str(child), "--id", "kid", "--created-at", "5"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "18 inherited events, seed marker at seq 18, 2 forked closer(s)" in out
+    assert "18 inherited events, seed marker at seq 18, 2 forked closers" in out
     assert hashlib.sha256(CRASH.read_bytes()).hexdigest() == digest
     assert lines_of(child)[1:19] == lines_of(CRASH)[1:19]  # seqs 0..17, byte for byte
     assert [json.loads(line) for line in lines_of(child)] == crash_child("kid", 5)

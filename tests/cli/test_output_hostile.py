@@ -18,7 +18,7 @@ from ledgerviz.cli.output import OutputError, open_output
 ROOT = Path(__file__).parents[2]
 PARENT = ROOT / "ledgerviz" / "examples" / "crash-mid-dispatch.jsonl"
 WROTE = ("wrote {}: session sim-crash-mid-dispatch-7-fork-17, 18 inherited events, seed "
-         "marker at seq 18, 2 forked closer(s)\n")
+         "marker at seq 18, 2 forked closers\n")
 
 
 def fork(child: Path, parent: Path = PARENT) -> list[str]:

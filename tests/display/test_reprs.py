@@ -82,7 +82,7 @@ def test_frames_display_names_every_frame_and_its_shape() -> None:
     assert list(rows) == [".events", ".turns", ".steps", ".calls", ".messages", ".lineage"]
     assert rows[".events"] == "11 rows × 13 columns"  # small ledger: every frame is built
     assert rows[".calls"] == f"3 rows × {len(frames.calls.columns)} columns"
-    assert rows[".turns"] == "1 rows × 13 columns"
+    assert rows[".turns"] == "1 row × 13 columns"
 
 
 @pytest.mark.parametrize("name", ["ledger", "session", "recovery", "analysis", "frames",
