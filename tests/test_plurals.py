@@ -342,3 +342,27 @@ def test_diff_and_export_count_error_level_problems_and_sessions(tmp_path: Path,
         assert capsys.readouterr().err == (f"ledgerviz export: {said} error diagnostics "
                                            "(exported leniently; `ledgerviz check PATH` lists "
                                            "them)\n")
+
+
+def claude_system(uuid: str, session: str) -> str:
+    """A system record: written as one log-only event."""
+    return json.dumps({"parentUuid": None, "isSidechain": False, "cwd": "/w",
+                       "sessionId": session, "type": "system", "subtype": "x", "content": "c",
+                       "uuid": uuid, "timestamp": "2026-01-05T10:00:01.000Z"}) + "\n"
+
+
+@pytest.mark.parametrize(("copied", "said"), [(1, "the first 1 event copies"),
+                                              (2, "the first 2 events copy")])
+def test_a_claude_code_resume_counts_the_events_it_copies(tmp_path: Path, copied: int,
+                                                          said: str) -> None:
+    """Sessions A and B begin with the same ``copied`` system records (one event each), then
+    a prompt of their own: B, the later, copies them (it said "the first 1 events copy")."""
+    for name, time in (("A", 4), ("B", 5)):
+        prompt = json.loads(claude_user(f"{name}1", f"x{copied}")) | {
+            "sessionId": name, "timestamp": f"2026-01-05T10:00:0{time}.000Z"}
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(claude_system(f"x{n}", name) for n in range(1, copied + 1))
+            + json.dumps(prompt) + "\n", encoding="utf-8")
+    notes = [d.message for d in ledgerviz.load(tmp_path).diagnostics
+             if d.kind == "copied_prefix"]
+    assert notes == [f"{said} session A's records (a resume): read as inherited from it"]

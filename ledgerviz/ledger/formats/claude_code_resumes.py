@@ -12,6 +12,7 @@ from typing import Any
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.wording import counted, one_or_many
 
 Event = dict[str, Any]
 
@@ -81,8 +82,9 @@ def _seeded(log: SessionLog, copied: int, parent: str) -> SessionLog:
     events = [*log.events[:copied], marker, *(_shifted(e, copied) for e in log.events[copied:])]
     lines = [*log.lines[:copied], log.lines[copied - 1], *log.lines[copied:]]
     note = Diagnostic(log.path, log.lines[copied - 1], "copied_prefix", "info",
-                      f"the first {copied} events copy session {parent}'s records (a resume): "
-                      "read as inherited from it")
+                      f"the first {counted(copied, 'event')} "
+                      f"{one_or_many(copied, 'copies', 'copy')} session {parent}'s records (a "
+                      "resume): read as inherited from it")
     header = {**log.header, "isSeeded": True, "parentSession": parent}
     return replace(log, header=header, events=events, lines=lines, fields=None, table=None,
                    diagnostics=[*log.diagnostics, note])
