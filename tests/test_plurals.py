@@ -366,3 +366,31 @@ def test_a_claude_code_resume_counts_the_events_it_copies(tmp_path: Path, copied
     notes = [d.message for d in ledgerviz.load(tmp_path).diagnostics
              if d.kind == "copied_prefix"]
     assert notes == [f"{said} session A's records (a resume): read as inherited from it"]
+
+
+@pytest.mark.parametrize(("tail", "said"), [("{", "1 byte"), ("{x", "2 bytes")])
+def test_a_torn_tail_counts_its_bytes(tmp_path: Path, capsys, tail: str, said: str) -> None:
+    """A last line without newline, in a ledger and a Codex rollout, and what repair says of
+    it (it said "(1 bytes)")."""
+    path = tmp_path / "torn.jsonl"
+    path.write_text(HEADER + EVENTS[0] + tail, encoding="utf-8")
+    assert [d.message for d in ledgerviz.load(path).diagnostics] == [
+        f"last line has no newline ({said}): an interrupted append, dropped"]
+    assert main(["repair", str(path)]) == 1
+    offset = len(HEADER + EVENTS[0])
+    assert (f"the last line is a torn fragment of {said} at byte offset {offset}; "
+            in capsys.readouterr().err)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text(CODEX_META + tail, encoding="utf-8")
+    assert [d.message for d in ledgerviz.load(rollout).diagnostics if d.kind == "torn_tail"] == [
+        f"last line is no JSON ({said}): an interrupted append, dropped"]
+
+
+def test_repair_counts_the_bytes_the_runtime_would_discard(tmp_path: Path, capsys) -> None:
+    """A line that is no JSON before the last: the runtime stops there."""
+    path = tmp_path / "stops.jsonl"
+    discarded = "x\n" + EVENTS[1]
+    path.write_text(HEADER + EVENTS[0] + discarded, encoding="utf-8")
+    assert main(["repair", str(path)]) == 1
+    assert (f"would discard lines 3-end ({len(discarded)} bytes from byte offset "
+            f"{len(HEADER + EVENTS[0])})" in capsys.readouterr().err)

@@ -12,6 +12,7 @@ from ledgerviz.cli.output import write_stdout
 from ledgerviz.cli.text import say_error, terminal_safe
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
 from ledgerviz.recovery.analysis import DEFAULT_POLICY
+from ledgerviz.wording import counted
 
 FORK_MOVED = (
     "the fork policy never appends to the parent ledger: it seeds a new child session. "
@@ -96,14 +97,16 @@ def run(args: argparse.Namespace) -> int:
         say_error(
             "repair",
             f"{shown}: the runtime stops reading at line {cut.line} and would discard lines "
-            f"{cut.line}-end ({cut.size} bytes from byte offset {cut.offset}). Keep a copy, "
-            f"cut them (`truncate -s {cut.offset} FILE`), then run repair again; nothing printed",
+            f"{cut.line}-end ({counted(cut.size, 'byte')} from byte offset {cut.offset}). Keep "
+            f"a copy, cut them (`truncate -s {cut.offset} FILE`), then run repair again; "
+            "nothing printed",
         )
         return 1
     if cut is not None:
         fragment = (
-            f"{shown}: the last line is a torn fragment of {cut.size} bytes at byte offset "
-            f"{cut.offset}; it must be cut before appending (`truncate -s {cut.offset} FILE`)"
+            f"{shown}: the last line is a torn fragment of {counted(cut.size, 'byte')} at byte "
+            f"offset {cut.offset}; it must be cut before appending "
+            f"(`truncate -s {cut.offset} FILE`)"
         )
         if not args.allow_torn_tail:
             say_error("repair", f"{fragment}. Then run repair again, or pass --allow-torn-tail "

@@ -222,7 +222,8 @@ class FileScan:
     def _torn_tail(self, line: int, size: int) -> None:
         """Record the bytes after the last newline: an interrupted append (listed first)."""
         self.skipped += 1
-        message = f"last line has no newline ({size} bytes): an interrupted append, dropped"
+        message = (f"last line has no newline ({counted(size, 'byte')}): an interrupted append, "
+                   "dropped")
         self.log.add(line, "torn_tail", message, "warning")
         self.log.items.insert(0, self.log.items.pop())
 

@@ -18,6 +18,7 @@ from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.ledger.table import Envelope, EventTable
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
+from ledgerviz.wording import counted
 
 Event = dict[str, Any]
 
@@ -127,8 +128,9 @@ class Records:
         if not line.strip():
             self.log.add(number, "blank_line", "blank line: skipped", "info")
         elif last:
-            self.log.add(number, "torn_tail", f"last line is no JSON ({len(line)} bytes): "
-                         "an interrupted append, dropped", "warning")
+            self.log.add(number, "torn_tail", f"last line is no JSON "
+                         f"({counted(len(line), 'byte')}): an interrupted append, dropped",
+                         "warning")
         else:
             self.log.add(number, "invalid_json", f"not JSON ({error}): {quote(line)}; skipped")
 
