@@ -48,6 +48,7 @@ from ledgerviz.ledger.read import file_sessions
 from ledgerviz.ledger.reader import unique_keys
 from ledgerviz.ledger.sources import Found, SourceProblem, expand_path, open_input
 from ledgerviz.recovery.analysis import POLICIES, Policy
+from ledgerviz.wording import counted
 
 DASK_HINT = 'pip install "ledgerviz[dask]"'
 """How to install what this module needs."""
@@ -246,7 +247,7 @@ def _partition(
         content = _content(path, storage_options)
         sessions = file_sessions(read_session(path, content))
         if len(sessions) != len(file_keys):
-            raise ValueError(f"{path}: holds {len(sessions)} sessions, but "
+            raise ValueError(f"{path}: holds {counted(len(sessions), 'session')}, but "
                              f"{len(file_keys)} when the Dask frames were made: it changed "
                              "since; make the frames again")
         logs += [replace(log, key=key) for log, key in zip(sessions, file_keys, strict=True)]

@@ -287,14 +287,21 @@ def test_dask_keys_find_the_child_of_a_file_a_blank_line_opens(tmp_path: Path) -
     assert events.groupby("session", observed=True).size().tolist() == [12, 11]
 
 
-def test_dask_frames_stop_on_a_file_that_gained_a_session_since(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("grown", "said"), [(True, "holds 2 sessions, but 1"),
+                                             (False, "holds 1 session, but 2")])
+def test_dask_frames_stop_on_a_file_whose_sessions_changed_since(tmp_path: Path, grown: bool,
+                                                                 said: str) -> None:
+    """A file of one session that gains a sidechain, or the other way round."""
     import ledgerviz.export.dask as lvd
 
-    path = _write(tmp_path / "grown.jsonl", _records()[:2])
-    frames = lvd.frames([path])  # keys found now: one session
-    path.write_bytes(FILE.read_bytes())  # now it holds a sidechain too
-    with pytest.raises(ValueError, match=re.escape(f"{path}: holds 2 sessions, but 1 when "
-                                                   "the Dask frames were made")):
+    one = _write(tmp_path / "one.jsonl", _records()[:2]).read_bytes()
+    before, after = (one, FILE.read_bytes()) if grown else (FILE.read_bytes(), one)
+    path = tmp_path / "changed.jsonl"
+    path.write_bytes(before)
+    frames = lvd.frames([path])  # keys found now
+    path.write_bytes(after)
+    with pytest.raises(ValueError, match=re.escape(f"{path}: {said} when the Dask frames "
+                                                   "were made")):
         frames.events.compute()
 
 
