@@ -62,12 +62,12 @@ def floor_stream(path: Path) -> Built:
 
 def typed_decode(path: Path) -> Built:
     """What the streamed check does before any per-event Python: the reader's line split
-    and number screens, then the typed decode of every line (``typed.decoded``), each
+    and number screens, then the typed decode of every line (``typed_schema.decoded``), each
     block's events dropped; GC paused, as the reader pauses it."""
     from ledgerviz.ledger.gcpause import paused_gc
     from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
     from ledgerviz.ledger.reader import READ_BYTES
-    from ledgerviz.ledger.typed import decoded
+    from ledgerviz.ledger.typed_schema import decoded
 
     events, carry, version = 0, b"", None
     with path.open("rb", buffering=0) as raw, paused_gc():

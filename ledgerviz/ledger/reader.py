@@ -25,7 +25,8 @@ from ledgerviz.ledger.sources import (
     valid_unicode,
 )
 from ledgerviz.ledger.tabled import TableBlock, TableRows
-from ledgerviz.ledger.typed import StreamBlock, TypedBlock, stream_block, typed_block
+from ledgerviz.ledger.typed import TypedBlock, typed_block
+from ledgerviz.ledger.typed_stream import StreamBlock, stream_block
 from ledgerviz.wording import counted
 
 CHECK_LINES = 256
@@ -112,7 +113,7 @@ class FileScan:
         """Whether events are checked as the runtime reads them (see ``CheckState``)."""
         self.duplicate_keys = duplicate_keys
         self.typed = (typed or tabled) and not duplicate_keys and not runtime
-        """Whether blocks may be read by the typed decoder (``typed.stream_block``), as
+        """Whether blocks may be read by the typed decoder (``typed_stream.stream_block``), as
         ``StreamBlock``s without their dicts: for a reader that drops the events."""
         self.rows: TableRows | None = TableRows(path, origin) if tabled else None
         """With ``tabled``: the blocks come as ``tabled.TableBlock``s, their events a typed

@@ -3,279 +3,44 @@ streamed check.
 
 The load (``tabled``) needs, per event, the facts the event table holds; ``ledgerviz check
 --stream`` the type, seq and time, the call ids requested, dispatched and answered; both
-need what the reader's checks decide. ``msgspec`` decodes exactly those fields into small
-structs whose types are the shapes ``shapes.FAST_PAYLOAD_CHECKS`` accepts, skipping the
-rest of each line in C; ``typed_block`` then checks the block a column at a time, and
-``stream_block`` adds the streamed summary's facts.
+need what the reader's checks decide. The block's lines are decoded into the structs of
+``typed_schema``; ``typed_block`` then checks the block a column at a time, and
+``typed_stream.stream_block`` adds the streamed summary's facts.
 
 It is a fast path only. A block is taken here when every line decodes into the
 schema *and* the reader's check would say nothing about any of them; anything else
 (a line that fails the schema, a seq gap, an orphan result, an unknown type, a
 replace op, a seed marker) returns None, and the block is checked the usual way, so
-its diagnostics are exactly the reader's. Lines whose validity msgspec and orjson
-could judge differently are screened out per block first (``_may_differ``).
+its diagnostics are exactly the reader's.
 """
 
 from __future__ import annotations
 
-import codecs
-import re
-import sys
 from bisect import bisect_right
-from collections.abc import Callable, Container, Iterator, Sequence
-from itertools import chain, repeat
-from typing import Annotated, Any, Literal, NamedTuple, Union
+from collections.abc import Container, Sequence
+from itertools import repeat
+from typing import Any, NamedTuple
 
-import msgspec
-import orjson
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET
 
 from ledgerviz.ledger.boundaries import OpenBoundaries
 from ledgerviz.ledger.checks import CheckState
-from ledgerviz.ledger.lineage import SEED_MARKER
-from ledgerviz.ledger.shapes import MAX_INTEGER, MIN_INTEGER
-from ledgerviz.ledger.table import MISSING
-from ledgerviz.ledger.vocabulary import (
-    CHUNK_EVENT,
-    KNOWN_EVENT_TYPES,
-    PACKED_CHUNK_ROWS,
-    surface_types,
+from ledgerviz.ledger.typed_schema import (
+    LETTERS,
+    Block,
+    Message,
+    ResultMessage,
+    ToolResult,
+    decoded,
+    schema_of,
 )
+from ledgerviz.ledger.vocabulary import surface_types
 from ledgerviz.recovery.nesting import may_nest_deeper
 
-Int = Annotated[int, Meta(ge=MIN_INTEGER, le=MAX_INTEGER)]
-"""An integer the runtime could have written (``shapes.integer_problem`` accepts it)."""
-
-
-class _Source(Struct, gc=False):
-    kind: str | None = None
-    provider: str | None = None
-    model: str | None = None
-
-
-class _ResultSource(_Source):
-    callId: str | None = None
-
-
-class _Block(Struct, gc=False):
-    type: str | None = None
-    id: str | None = None
-    name: str | None = None
-    text: str | UnsetType | None = UNSET
-    """The text (``UNSET`` when absent)."""
-    arguments: str | None = None
-    toolCallId: str | None = None
-    isError: bool | None = None
-    content: list[_Block] | None = None
-    """The blocks a ``tool-result`` block nests (the table reads their text)."""
-
-
-class _Message(Struct, gc=False):
-    role: str | None = None
-    source: _Source | None = None
-    content: list[_Block] | None = None
-
-
-class _UserMessage(_Message):
-    turn: Int | None = None
-    step: Int | None = None
-
-
-class _ResultMessage(_Message):
-    source: _ResultSource | None = None
-    toolCallId: str | None = None
-    isError: bool | UnsetType | None = UNSET
-    id: Any = None
-
-
-class _TurnStep(Struct, gc=False):
-    turn: Int | None = None
-    step: Int | None = None
-
-
-Count = Annotated[int, Meta(ge=0, le=MAX_INTEGER)]
-"""A usage count the frames add (``table._count``); another number is read the usual way."""
-
-
-class _Usage(Struct, gc=False):
-    inputTokens: Count = MISSING
-    outputTokens: Count = MISSING
-    cacheReadTokens: Count = MISSING
-    reasoningTokens: Count = MISSING
-
-
-class _CarriesMessage(_TurnStep):
-    message: _Message | None = None
-    usage: _Usage | None = None
-
-
-class _ToolCall(_TurnStep, kw_only=True):
-    callId: str
-    name: str | None = None
-    arguments: str | None = None
-
-
-class _Error(Struct, gc=False):
-    name: str | None = None
-    code: str | None = None
-
-
-class _ToolResult(_TurnStep):
-    message: _ResultMessage | None = None
-    error: _Error | None = None
-
-
-class _Reason(Struct, gc=False):
-    kind: str
-
-
-class _TurnEnd(_TurnStep):
-    reason: _Reason | None = None
-
-
-class _Route(_TurnStep):
-    provider: str | None = None
-    model: str | None = None
-
-
-class _Labels(Struct, gc=False):
-    provider: str | None = None
-    model: str | None = None
-
-
-class _Header(Struct, gc=False):
-    config: _Labels | None = None
-
-
-class _RequestHeader(_TurnStep):
-    header: _Header | None = None
-
-
-class _Rewind(_TurnStep):
-    start: Int | None = None
-    end: Int | None = None
-    shadowedSeqs: list[Int] | None = None
-
-
-class _Restore(_TurnStep):
-    rewindSeq: Int | None = None
-
-
-_PAYLOADS: dict[str, type[Struct]] = {
-    "assistant/message": _CarriesMessage,
-    "system/message": _CarriesMessage,
-    "developer/message": _CarriesMessage,
-    "user/message": _UserMessage,
-    "tool/call": _ToolCall,
-    "tool/result": _ToolResult,
-    "turn/end": _TurnEnd,
-    "request/header": _RequestHeader,
-    "request/context": _Route,
-    "surface/rewind": _Rewind,
-    "surface/restore": _Restore,
-}
-"""The payload schema per event type with a payload check or facts the event table
-(``typed_table``) reads; every other type: ``_TurnStep``."""
-
-
-class _Event(Struct, tag_field="type", gc=False):
-    seq: Int | UnsetType = UNSET
-    time: Int | None = None
-
-
-_SURFACE_FIELDS = [
-    ("surfaceOp", Literal["append"]),
-    ("sourceEventSeqs", list[Int] | UnsetType, UNSET),
-]
-"""A surface event's: ``surfaceOp`` "append" (a replace op is checked the usual way) and
-plain ``sourceEventSeqs``."""
-
-_PLAIN_FIELDS = [("surfaceOp", UnsetType, UNSET), ("sourceEventSeqs", UnsetType, UNSET)]
-"""Any other event's: neither (``UnsetType`` decodes from nothing)."""
-
-_READ_APART = frozenset({"session", SEED_MARKER, *PACKED_CHUNK_ROWS})
-"""Lines the reader handles apart (a second header, packed chunk rows) or reads the
-payload of (the seed marker): their blocks are checked the usual way."""
-
-_LETTERS = {"turn/start": ord("T"), "turn/end": ord("E"), "step/start": ord("S"),
-            "step/end": ord("F")}
-"""The boundary types as one letter each (every other type: ``.``), so a block's turns and
-steps are followed by bytes methods (``_boundaries_after``)."""
 _TURN_LETTERS_ONLY = b"SF."
 """What deleting leaves the turn boundaries alone."""
 _STEP_LEVEL = bytes.maketrans(b"TE", b"FF")
 """Turn boundaries close the open step: read at the step level as a step/end."""
-
-
-class _Schema(NamedTuple):
-    decode: Callable[[bytes], _Event]
-    kinds: dict[type, str]
-    """Each event class's type."""
-    letters: dict[type, int]
-    """Each event class's letter (see ``_LETTERS``)."""
-
-
-def _schema(surface: frozenset[str], chunks: bool) -> _Schema:
-    """Return the decoder of the events of a format version with ``surface`` types (and
-    ``assistant/chunk`` events when ``chunks``: before version 2)."""
-    kinds = {}
-    known = KNOWN_EVENT_TYPES if chunks else KNOWN_EVENT_TYPES - {CHUNK_EVENT}
-    for kind in sorted(known | surface - _READ_APART):
-        fields = [("data", _PAYLOADS.get(kind, _TurnStep)),
-                  *(_SURFACE_FIELDS if kind in surface else _PLAIN_FIELDS)]
-        event = msgspec.defstruct("Event", fields, bases=(_Event,), tag=kind, kw_only=True)
-        kinds[event] = kind
-    letters = {event: _LETTERS.get(kind, ord(".")) for event, kind in kinds.items()}
-    decoder = msgspec.json.Decoder(Union[tuple(kinds)])  # type: ignore[valid-type]  # noqa: UP007
-    return _Schema(decoder.decode, kinds, letters)
-
-
-_SCHEMAS: dict[tuple[frozenset[str], bool], _Schema] = {}
-
-
-def _schema_of(version: int | None) -> _Schema:
-    """Return the schema of ``version``'s events (built once per set of surface types and
-    whether chunk events are known: ``checks._kind_table``)."""
-    key = surface_types(version), version is None or version < 2
-    schema = _SCHEMAS.get(key)
-    if schema is None:
-        schema = _SCHEMAS[key] = _schema(*key)
-    return schema
-
-
-class DecodedOnRead(Sequence[dict[str, Any]]):
-    """The ``data`` payloads of a block's lines, each decoded when it is read."""
-
-    __slots__ = ("_lines",)
-
-    def __init__(self, lines: Sequence[bytes]) -> None:
-        self._lines = lines
-
-    def __len__(self) -> int:
-        return len(self._lines)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [orjson.loads(line)["data"] for line in self._lines[index]]
-        return orjson.loads(self._lines[index])["data"]
-
-
-Fact = tuple[str, Any, Any, Any]
-"""What an event tells the streamed summary (``streams.recovery``), in log order:
-
-- ``("request", id, seq, (turn, step, name))`` per tool-call block of an assistant/message;
-- ``("dispatch", callId, seq, None)`` per tool/call;
-- ``("answer", call id, error code, is_error)`` per tool/result, ``"result"`` instead of
-  ``"answer"`` when the result is also a message of the model's context (a surface
-  event: its ``pairing_shape`` answers that call id);
-- ``("user", typed by the human, None, None)`` per user/message;
-- ``("context", seq, (type, role), shape)`` for a surface event that gives a message of the
-  model's context (``recovery.context.context_message``), after the facts above; ``shape``
-  is its ``recovery.pairing_memo.pairing_shape``;
-- ``("close", type, seq, time)`` per step/end and turn/end, ``("turn", turn, seq, time)``
-  per turn/start;
-- ``("edit", line, None, None)`` per surface/rewind, surface/restore and replace op.
-"""
 
 _TEXT = ("text", None)
 """A text block as ``pairing_shape`` reads it."""
@@ -300,7 +65,7 @@ class Messages(NamedTuple):
     """Each event's message struct (None: none)."""
     texts: list[str | None]
     """Each message's text when its content is one text block (or none), else None."""
-    calls: dict[int, list[_Block]]
+    calls: dict[int, list[Block]]
     """The tool-call blocks of each message that has some, by its index here (ascending)."""
 
 
@@ -321,7 +86,7 @@ class TypedBlock(NamedTuple):
     """The rows of each type present, ascending."""
     messages: dict[str, Messages]
     """The messages of each message-producing type present (``MESSAGE_TYPES``)."""
-    requests: list[tuple[int, _Block]]
+    requests: list[tuple[int, Block]]
     """The tool-call blocks of the assistant messages, each with its row, in log order."""
     answers: Answers
     """What the tool/results answer, in the order of ``rows["tool/result"]``."""
@@ -355,7 +120,7 @@ def typed_block(
     seqs = [event.seq for event in events]
     if seqs != list(range(expected, expected + count)):
         return None  # a gap, or an event without a seq: the reader's check records either
-    schema = _schema_of(version)
+    schema = schema_of(version)
     classes = list(map(type, events))
     of_class: dict[type, list[int]] = {cls: [] for cls in set(classes)}
     for row, cls in enumerate(classes):
@@ -403,7 +168,7 @@ def typed_block(
 def _boundaries_after(opened: OpenBoundaries, letters: bytes, datas: list[Any],
                       first_line: int) -> OpenBoundaries | None:
     """Return the turn and step open after a block whose events are ``letters`` (see
-    ``_LETTERS``) with payloads ``datas``, from file line ``first_line``; None when one
+    ``LETTERS``) with payloads ``datas``, from file line ``first_line``; None when one
     opens inside an open one (what ``OpenBoundaries.see`` warns of)."""
     turns = (b"T" if opened.turn is not None else b"E") + letters.translate(
         None, _TURN_LETTERS_ONLY)
@@ -413,12 +178,12 @@ def _boundaries_after(opened: OpenBoundaries, letters: bytes, datas: list[Any],
     after = opened.copy()
     last = max(letters.rfind(b"T"), letters.rfind(b"E"))
     if last >= 0:
-        after.turn = (datas[last].turn, first_line + last) if letters[last] == _LETTERS[
+        after.turn = (datas[last].turn, first_line + last) if letters[last] == LETTERS[
             "turn/start"] else None
     last = max(last, letters.rfind(b"S"), letters.rfind(b"F"))
     if last >= 0:
         data = datas[last]
-        after.step = (data.turn, data.step, first_line + last) if letters[last] == _LETTERS[
+        after.step = (data.turn, data.step, first_line + last) if letters[last] == LETTERS[
             "step/start"] else None
     return after
 
@@ -454,7 +219,7 @@ def _messages(rows: dict[str, list[int]], datas: list[Any], surface: frozenset[s
                  if (content := message.content) and len(content) == 1
                  and content[0].type == "text" else None for message in messages]
         others = [index for index, text in enumerate(texts) if text is None]
-        calls: dict[int, list[_Block]] = {}
+        calls: dict[int, list[Block]] = {}
         for index in others:
             message = messages[index]
             blocks = _call_blocks(message)
@@ -464,13 +229,13 @@ def _messages(rows: dict[str, list[int]], datas: list[Any], surface: frozenset[s
                 calls[index] = blocks
             if (kind in surface and kind != "tool/result" and message.content and any(
                     block.type == "tool-result" for block in message.content)
-                    and _shape(message, blocks) is None):
+                    and message_shape(message, blocks) is None):
                 return None  # nested results: read the usual way
         found[kind] = Messages(messages, texts, calls)
     return found
 
 
-def _requests(rows: Sequence[int], messages: Messages | None) -> list[tuple[int, _Block]]:
+def _requests(rows: Sequence[int], messages: Messages | None) -> list[tuple[int, Block]]:
     """Return the tool-call blocks of the assistant messages at ``rows``, each with its row."""
     if messages is None:
         return []
@@ -478,7 +243,7 @@ def _requests(rows: Sequence[int], messages: Messages | None) -> list[tuple[int,
             for block in blocks]
 
 
-def _answers(results: list[_ToolResult], messages: list[_ResultMessage]) -> Answers:
+def _answers(results: list[ToolResult], messages: list[ResultMessage]) -> Answers:
     """Return what the tool/results ``results`` (whose messages are ``messages``) answer."""
     call_ids = [message.source.callId for message in messages]
     if None in call_ids:  # named elsewhere in the message: read one at a time
@@ -495,7 +260,7 @@ def _answers(results: list[_ToolResult], messages: list[_ResultMessage]) -> Answ
     return Answers(call_ids, call_ids, codes, errors)
 
 
-def _all_asked(rows: Sequence[int], answered: list[Any], requests: Sequence[tuple[int, _Block]],
+def _all_asked(rows: Sequence[int], answered: list[Any], requests: Sequence[tuple[int, Block]],
                requested: Container[str]) -> bool:
     """Return whether each result (at ``rows``, answering ``answered``) answers a call an
     earlier assistant message of the block requests, or one ``requested`` before it."""
@@ -521,108 +286,7 @@ def _once_per_turn(rows: Sequence[int], ids: list[Any], turn_cuts: list[int],
     return {call_id for turn, call_id in zip(turns, ids, strict=True) if turn == last}
 
 
-class StreamBlock(NamedTuple):
-    """A block of events checked without diagnostics, as the streamed summary reads it."""
-
-    types: list[str]
-    seqs: list[int]
-    times: list[int | None]
-    datas: Sequence[dict[str, Any]]
-    lines: range
-    facts: list[Fact]
-
-
-def stream_block(
-    lines: Sequence[bytes], block: bytes, marks: bytes, first_line: int, state: CheckState,
-    version: int | None,
-) -> StreamBlock | None:
-    """Return the events of ``lines`` as the streamed summary reads them, or None when
-    they must be checked the usual way (see ``typed_block``, whose arguments these are)."""
-    typed = typed_block(lines, block, marks, first_line, state, version)
-    if typed is None:
-        return None
-    times = [event.time for event in typed.events]
-    return StreamBlock(typed.types, typed.seqs, times, DecodedOnRead(lines), typed.lines,
-                       _facts(typed, times, version))
-
-
-def _facts(typed: TypedBlock, times: list[int | None], version: int | None) -> list[Fact]:
-    """Return the facts of a typed block's events, in log order (see ``Fact``).
-
-    They are made a type at a time from what the check read, as one tuple of facts per
-    event (an assistant message gives one per call it requests, then its context
-    message), then taken in log order by each event's type."""
-    surface = surface_types(version)
-    rows, datas, seqs = typed.rows, typed.datas, typed.seqs
-    facts: dict[str, Iterator[tuple[Fact, ...]]] = {kind: repeat(()) for kind in rows}
-    found = rows.get("tool/call", ())
-    facts["tool/call"] = iter([(("dispatch", datas[row].callId, seqs[row], None),)
-                               for row in found])
-    answer = "result" if "tool/result" in surface else "answer"
-    answers = typed.answers
-    facts["tool/result"] = iter([((answer, call_id, code, is_error),) for call_id, code, is_error
-                                 in zip(answers.call_id, answers.code, answers.is_error,
-                                        strict=True)])
-    found = rows.get("turn/start", ())
-    facts["turn/start"] = iter([(("turn", datas[row].turn, seqs[row], times[row]),)
-                                for row in found])
-    for kind in ("step/end", "turn/end"):
-        facts[kind] = iter([(("close", kind, seqs[row], times[row]),)
-                            for row in rows.get(kind, ())])
-    for kind in ("surface/rewind", "surface/restore"):
-        facts[kind] = iter([(("edit", typed.lines[row], None, None),)
-                            for row in rows.get(kind, ())])
-    for kind, messages in typed.messages.items():
-        if kind != "tool/result":  # a result's context message is its answer fact's
-            facts[kind] = iter(_message_facts(kind, rows[kind], messages, typed,
-                                              kind in surface))
-    return list(chain.from_iterable(map(next, map(facts.__getitem__, typed.types))))
-
-
-def _message_facts(kind: str, rows: Sequence[int], found: Messages, typed: TypedBlock,
-                   in_context: bool) -> list[tuple[Fact, ...]]:
-    """Return the facts of the events at ``rows`` of one message type (not ``tool/result``)
-    whose messages are ``found``; ``in_context``: its messages are the model's context."""
-    messages, calls, seqs = found.messages, found.calls, typed.seqs
-    if in_context:
-        facts = [(("context", seqs[row], (kind, message.role),
-                   _shape(message, calls.get(index, _NO_CALLS))),)
-                 if message is not None and (kind == "user/message" or message.content)
-                 else () for index, (row, message) in enumerate(zip(rows, messages,
-                                                                    strict=True))]
-    else:
-        facts = [()] * len(rows)
-    if kind == "user/message":
-        return [(("user", (source := message.source) is not None and source.kind == "user",
-                  None, None), *context) for message, context in zip(messages, facts,
-                                                                     strict=True)]
-    if kind == "assistant/message":
-        for index, blocks in calls.items():
-            row = rows[index]
-            data, seq = typed.datas[row], seqs[row]
-            facts[index] = (*[("request", block.id, seq, (data.turn, data.step, block.name))
-                              for block in blocks], *facts[index])
-    return facts
-
-
-_NO_CALLS: list[_Block] = []
-"""The tool-call blocks of a message without any."""
-
-
-def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | None
-            ) -> list[Any] | None:
-    """Return the typed events of ``lines`` (split from ``block``, whose number marks are
-    ``marks``), or None when a line fails the schema or msgspec and orjson may judge a
-    line differently (``_may_differ``)."""
-    if _may_differ(block, marks) or sys.getrecursionlimit() > ORJSON_DEPTH:
-        return None
-    try:
-        return list(map(_schema_of(version).decode, lines))
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-        return None
-
-
-def _call_blocks(message: _Message | None) -> list[_Block] | None:
+def _call_blocks(message: Message | None) -> list[Block] | None:
     """Return a message's tool-call blocks, or None when one has no string id or arguments
     that may nest deep (``shapes._message_call_ids`` would call it suspect)."""
     if message is None or not message.content:
@@ -637,7 +301,7 @@ def _call_blocks(message: _Message | None) -> list[_Block] | None:
     return blocks
 
 
-def _shape(message: _Message, calls: list[_Block]) -> tuple[str, list[Any]] | None:
+def message_shape(message: Message, calls: list[Block]) -> tuple[str, list[Any]] | None:
     """Return ``pairing_shape`` of the context message ``message`` (not a tool result) whose
     tool-call blocks are ``calls``; None when its text is nested in a ``tool-result`` block."""
     if message.role == "assistant" and calls:
@@ -648,7 +312,7 @@ def _shape(message: _Message, calls: list[_Block]) -> tuple[str, list[Any]] | No
     return "assistant" if message.role == "assistant" else "user", [_TEXT] if texts else []
 
 
-def _has_text(blocks: list[_Block]) -> bool | None:
+def _has_text(blocks: list[Block]) -> bool | None:
     """Return ``providers.has_text`` of content blocks (None: a ``tool-result`` block, whose
     nested blocks are not decoded)."""
     for block in blocks:
@@ -664,7 +328,7 @@ def _has_text(blocks: list[_Block]) -> bool | None:
     return False
 
 
-def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool]:
+def _answer(data: ToolResult) -> tuple[str | None, Any, str | None, bool]:
     """Return the call id the reader's check reads from a tool/result, then its call id,
     error code and is_error as ``recovery.payload.payload_result_facts`` reads them."""
     code = data.error.code if data.error is not None else None
@@ -686,39 +350,13 @@ def _answer(data: _ToolResult) -> tuple[str | None, Any, str | None, bool]:
     return checked, call_id, code, bool(flag) if flag is not UNSET else _wrapped_error(message)
 
 
-def _wrapper(message: _ResultMessage) -> _Block | None:
+def _wrapper(message: ResultMessage) -> Block | None:
     """Return a result message's first ``tool-result`` block (None: none)."""
     return next((b for b in message.content or () if b.type == "tool-result"), None)
 
 
-def _wrapped_error(message: _ResultMessage) -> bool:
+def _wrapped_error(message: ResultMessage) -> bool:
     """Return the is_error of a result message without its own flag: its tool-result
     block's (``payload_result_facts``)."""
     wrapper = _wrapper(message)
     return wrapper is not None and bool(wrapper.isError)
-
-
-ORJSON_DEPTH = 1024
-"""How deep orjson nests arrays and objects. msgspec nests as deep as Python's recursion
-limit allows, less the stack in use: under this limit it refuses every line orjson
-refuses for its depth."""
-
-_HUGE_EXPONENT = re.compile(rb"e000+[,}\]\s]")
-"""In ``number_marks``: a positive exponent of three digits or more ending a number, the
-only numbers (with no run of 19 digits, see ``numbers``) that may be beyond a double."""
-
-
-def _may_differ(block: bytes, marks: bytes) -> bool:
-    """Return whether msgspec and orjson may judge a line of ``block`` differently.
-
-    msgspec skips the fields outside the schema without checking that their strings are
-    valid UTF-8 or that their numbers fit a double (orjson refuses both), so a block
-    with a byte that is not UTF-8, or with a number of a large exponent, goes the usual
-    way. An incomplete character at the block's end belongs to the next block.
-    """
-    if not block.isascii():
-        try:
-            codecs.utf_8_decode(block, "strict", False)
-        except UnicodeDecodeError:
-            return True
-    return _HUGE_EXPONENT.search(marks) is not None

@@ -1,6 +1,6 @@
 """The recovery facts of a ledger read as a stream: call statuses, fork points, pairing.
 
-``StreamedRecovery`` takes the facts a reader gives per block (``ledger.typed.Fact``,
+``StreamedRecovery`` takes the facts a reader gives per block (``ledger.typed_stream.Fact``,
 from the typed decoder or, by :func:`event_facts`, from the dicts of a block checked the
 usual way) and follows the recovery scan (``recovery.analyze``) for the three policies:
 
@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ledgerviz.ledger.typed import Fact
+from ledgerviz.ledger.typed_stream import Fact
 from ledgerviz.recovery.analysis import POLICIES, CallStatus, Policy
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.context import context_message
@@ -49,7 +49,7 @@ def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
                 datas: Sequence[dict[str, Any]], ops: Sequence[Any],
                 lines: Sequence[int]) -> list[Fact]:
     """Return the facts of a run of events given as the reader's columns (what the typed
-    decoder gives without the dicts, see ``ledger.typed.Fact``)."""
+    decoder gives without the dicts, see ``ledger.typed_stream.Fact``)."""
     facts: list[Fact] = []
     add = facts.append
     for kind, seq, time, data, op, line in zip(types, seqs, times, datas, ops, lines,

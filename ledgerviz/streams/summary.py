@@ -17,7 +17,7 @@ from typing import Any
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, with_unique_keys
 from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks
-from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.ledger.typed_stream import StreamBlock
 from ledgerviz.recovery.analysis import CallStatus, Policy
 from ledgerviz.recovery.closers import tail_closers
 from ledgerviz.recovery.events import generation_for

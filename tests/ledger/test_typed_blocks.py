@@ -1,6 +1,6 @@
 """The streamed check's typed decoder: it reads a block only where the reader says nothing.
 
-``typed.stream_block`` is a fast path: a block it refuses is checked the usual way. So
+``typed_stream.stream_block`` is a fast path: a block it refuses is checked the usual way. So
 its contract is that a streamed check gives the diagnostics and facts of the whole-file
 check (``read_sessions``), on clean ledgers (where it must be the one reading) and on
 lines where msgspec and orjson, or the schema and the reader's checks, could disagree.
@@ -23,7 +23,7 @@ from ledger_lines import containers
 from ledgerviz.ledger import read_sessions
 from ledgerviz.ledger.reader import FileScan
 from ledgerviz.ledger.sources import iter_source_chunks
-from ledgerviz.ledger.typed import StreamBlock
+from ledgerviz.ledger.typed_stream import StreamBlock
 from ledgerviz.simulate import SCENARIOS, write_scenario
 from ledgerviz.streams.recovery import event_facts
 from ledgerviz.streams.summary import summarize
