@@ -20,7 +20,7 @@ from ledgerviz.ledger.fields import EventFields
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.head_events import head_then
 from ledgerviz.ledger.reader import with_distinct_keys
-from ledgerviz.ledger.runtime_read import loaded_read
+from ledgerviz.ledger.runtime_read import LoadedRead, loaded_read
 from ledgerviz.ledger.sources import Source
 from ledgerviz.ledger.table import MISSING, EventTable
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
@@ -332,10 +332,13 @@ class Ledger:
         the boundary was left out by the loader though the runtime reads it.
         """
         log = self._single(session, "fork")
-        boundary = at if at is not None else fork_boundary(log.events, version=log.version)
-        index = None if boundary is None else event_position(log.events, boundary)
-        reading = loaded_read(_unnumbered(log, index), log.header, log.lines,
-                              lambda: log.event_fields().types)
+        if at is None:  # the fork policy's boundary among the events the runtime reads
+            reading = _runtime_reading(log, 0)
+            boundary = fork_boundary(log.events[:reading.used], version=log.version)
+            index = None if boundary is None else event_position(log.events, boundary)
+        else:
+            boundary, index = at, event_position(log.events, at)
+            reading = _runtime_reading(log, index)
         if reading.refusal is not None:
             raise ForkRefused(f"{log.path}: {reading.refusal}")
         if boundary is None:
@@ -453,12 +456,18 @@ RUNTIME_DISAGREES = frozenset({"unusual_payload"})
 whose line holds one is left out unless only its call id is odd)."""
 
 
+def _runtime_reading(log: SessionLog, index: int | None) -> LoadedRead:
+    """Return how the runtime reads ``log`` as loaded, forking at its ``index``-th event."""
+    return loaded_read(_unnumbered(log, index), log.header, log.lines,
+                       lambda: log.event_fields().types)
+
+
 def _unnumbered(log: SessionLog, index: int | None) -> list[Diagnostic]:
     """Return the diagnostics of ``log`` with, where its first event has no ``seq`` and the
     boundary is the ``index``-th event, the runtime's stop at that line, first of its line.
     (The loader numbers an event without seq by its position and says so only once an event
     before it had one: only the first event can go unsaid.)"""
-    if index is None or "seq" in log.events[0]:
+    if index is None or not log.events or "seq" in log.events[0]:
         return log.diagnostics
     stop = Diagnostic(log.path, log.lines[0], "invalid_event", "error",
                       f"{log.events[0].get('type')}: {NO_SEQ}")

@@ -140,3 +140,25 @@ def test_the_loaded_ledger_closes_as_the_runtime(case: dict[str, Any]) -> None:
         assert (log.lines_skipped, len(left_out)) == (1, 1)
     else:  # before issue 38's kept call ids: 7 of these differed
         assert log.lines_skipped == 0 and closers == case["runtime"]["closers"]
+
+
+def test_the_default_fork_boundary_is_among_the_events_the_runtime_reads(
+        tmp_path: Path, capsys: Capture) -> None:
+    """``last-event-no-seq``: the runtime uses seqs 0..3 and stops at the tool/call of call A
+    that has no seq, so it never sees A dispatched: no boundary to fork at, for the API as
+    for ``ledgerviz fork``. Given seq 4, that call is dispatched without a result: the fork
+    point is the assistant message that asked for it (seq 3), the boundary seq 2."""
+    (case,) = [case for case in CASES if case["input"] == "last-event-no-seq.jsonl"]
+    assert case["runtime"]["used"] == 4
+    path = probe(tmp_path, case)
+    with pytest.raises(ForkRefused, match="no unresolvable boundary"):
+        ledgerviz.load(path).fork()
+    code, _, err = run(capsys, "fork", str(path), "-o", str(tmp_path / "child.jsonl"))
+    assert code == 1 and "no unresolvable boundary" in err
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[-1] = lines[-1].replace('{"type":"tool/call",', '{"type":"tool/call","seq":4,')
+    numbered = tmp_path / "numbered.jsonl"
+    numbered.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (child,) = ledgerviz.load(numbered).fork(session_id="c", created_at=1).sessions
+    assert [event.get("seq") for event in child.events][:3] == [0, 1, 2]
+    assert child.path.endswith("(fork at seq 2)")
