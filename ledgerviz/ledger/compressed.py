@@ -22,28 +22,37 @@ def import_zstandard() -> Any:
 
 def zstd_chunks(raw: Any, size: int | None) -> Iterator[bytes]:
     """Yield the decompressed bytes of the open binary file ``raw`` (read ``size`` bytes at
-    a time; None: a mebibyte), frame after frame.
+    a time; None: a mebibyte), frame after frame, at most ``CHUNK_BYTES`` at once: a small
+    file that decompresses to gigabytes (a bomb) is held a chunk at a time, never whole.
 
     A stream cut inside a frame ends where its last whole block ends (the reader then sees
-    a torn last line); one that gives no byte at all, or is no Zstandard, raises
-    ``ValueError``.
+    a torn last line); one that gives no byte at all (cut short before its first line, or
+    empty frames alone), or is no Zstandard, raises ``ValueError``.
     """
     zstandard = import_zstandard()
-    frame: Any = None
+    source = _Counted(raw)
+    reader = zstandard.ZstdDecompressor().stream_reader(
+        source, read_size=size or CHUNK_BYTES, read_across_frames=True)
     gave = False
     try:
-        while block := raw.read(size or CHUNK_BYTES):
-            while block:
-                if frame is None:
-                    frame = zstandard.ZstdDecompressor().decompressobj()
-                out = frame.decompress(block)
-                if out:
-                    gave = True
-                    yield out
-                block = frame.unused_data if frame.eof else b""
-                if frame.eof:
-                    frame = None
+        while chunk := reader.read(CHUNK_BYTES):
+            gave = True
+            yield chunk
     except zstandard.ZstdError as error:
         raise ValueError(f"not a Zstandard stream ({error})") from error
-    if frame is not None and not gave:
-        raise ValueError("Zstandard stream cut short before its first line")
+    if source.count and not gave:
+        raise ValueError("Zstandard stream gives no line (cut short before its first, "
+                         "or empty frames alone)")
+
+
+class _Counted:
+    """A binary file read through, counting the bytes it gave."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.count += len(data)
+        return data

@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import zstandard
 
 import ledgerviz
 
 DATA = Path(__file__).parent.parent / "data"
-zstandard = pytest.importorskip("zstandard")
 
 
 @pytest.fixture

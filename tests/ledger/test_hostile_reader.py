@@ -396,7 +396,8 @@ def test_folder_walk_reports_what_it_cannot_read(
         "ok.jsonl": [],
         "old.jsonl.gz": [("compressed_file", "compressed ledger: decompress it to read it "
                                              "(ledgerviz reads JSONL)")],
-        "old.jsonl.zst": [("compressed_file", "Zstandard stream cut short before its first line")],
+        "old.jsonl.zst": [("compressed_file", "Zstandard stream gives no line (cut short "
+                                              "before its first, or empty frames alone)")],
         "pipe.jsonl": [("not_a_file", "a named pipe (FIFO), not a file: skipped")],
     }
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
 
+from ledgerviz.ledger.reader import MAX_LINE_UNITS
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin, SourceProblem
 
@@ -37,6 +38,9 @@ class ReadOptions(NamedTuple):
     origin: FileOrigin | None = None
     """The plain file the chunks are read from (``sources.FileChunks``), whose events a
     reader may decode again on demand instead of holding them (None: hold them)."""
+    max_line: int = MAX_LINE_UNITS
+    """The longest line read, in UTF-16 code units: a longer one is said and skipped, only
+    its start held (``reader.line_blocks``)."""
 
 
 class Format(NamedTuple):

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from ledgerviz.ledger.decode import UNREADABLE, decode_lines
-from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics, Severity
+from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
 from ledgerviz.ledger.formats.claude_code_events import EventWriter, refusals
@@ -40,6 +40,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
     prompt_anchors,
     split_sidechains,
 )
+from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
@@ -47,7 +48,6 @@ from ledgerviz.wording import counted
 
 NAME = "claude_code"
 _KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
-_BOM_NOTE: tuple[str, Severity] = ("file starts with a UTF-8 byte order mark: ignored", "warning")
 
 
 def sniff(head: bytes) -> bool:
@@ -69,13 +69,13 @@ def sniff(head: bytes) -> bool:
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
     """Return the session of one Claude Code transcript given as its chunks."""
     with paused_gc():  # millions of acyclic dicts: collections would cost more than reading
-        return _read(path, chunks, DiagnosticLog(path, strict=options.strict))
+        return _read(path, chunks, DiagnosticLog(path, strict=options.strict), options.max_line)
 
 
-def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog) -> SessionLog:
-    """Return the session of one transcript, its problems recorded in ``log``, with its
-    inline sidechains as its children."""
-    records, total = _records(chunks, log)
+def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int) -> SessionLog:
+    """Return the session of one transcript, its problems recorded in ``log`` (lines of at
+    most ``max_line`` UTF-16 code units), with its inline sidechains as its children."""
+    records, total = _records(chunks, log, max_line)
     identity = _Identity.of_file(path, records)
     own, sidechains = (records, []) if identity.subagent \
         else split_sidechains(records, identity.id)
@@ -142,17 +142,23 @@ class _Written:
                                                                          writer.lines))
 
 
-def _records(chunks: Iterable[Chunk], log: DiagnosticLog) -> tuple[list[Record], int]:
-    """Return the records of a file's lines and how many lines it has."""
+def _records(chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int
+             ) -> tuple[list[Record], int]:
+    """Return the records of a file's lines (of at most ``max_line`` UTF-16 code units) and
+    how many lines it has."""
     records: list[Record] = []
-    opened = opened_chunks(iter(chunks), log, _BOM_NOTE)
+    opened = opened_chunks(iter(chunks), log, BOM_WARNING)
     if opened is None:
         return records, 0
     line = 1
     end = b""  # what follows the file's last newline
-    for piece in line_blocks(opened):
-        _add_records(records, piece.lines, line, log, last=False)
-        line += len(piece.lines)
+    for piece in line_blocks(opened, max_line):
+        lines = piece.lines
+        if piece.too_long:  # its start only is held: said, not decoded
+            line_too_long(log, line, piece.too_long, max_line)
+            lines, line = lines[1:], line + 1
+        _add_records(records, lines, line, log, last=False)
+        line += len(lines)
         end = piece.tail
     if end.strip():
         _add_records(records, [end], line, log, last=True)

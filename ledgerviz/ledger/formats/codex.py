@@ -114,7 +114,7 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
     """Return the session of one Codex rollout given as its chunks."""
     log = DiagnosticLog(path, strict=options.strict)
     reader = _Rollout(log)
-    records = Records(log)
+    records = Records(log, options.max_line)
     data = opened_chunks(iter(chunks), log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         if data is not None:

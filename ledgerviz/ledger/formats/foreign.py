@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError, Severity
-from ledgerviz.ledger.reader import line_blocks
+from ledgerviz.ledger.reader import MAX_LINE_UNITS, line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.ledger.table import Envelope, EventTable
@@ -74,9 +74,11 @@ class Records:
     append, as in the dsh reader).
     """
 
-    def __init__(self, log: DiagnosticLog) -> None:
+    def __init__(self, log: DiagnosticLog, max_line: int = MAX_LINE_UNITS) -> None:
         self.log = log
         self.skipped = 0
+        self.max_line = max_line
+        """The longest line read, in UTF-16 code units (``ReadOptions.max_line``)."""
 
     def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
         """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object.
@@ -88,8 +90,17 @@ class Records:
         number = 0
         held: tuple[int, bytes, Exception] | None = None  # the last line read, undecoded
         rest = b""  # what follows the last newline read: the next block's, or a last line
-        for piece in line_blocks(chunks):
+        rest_size = 0  # its size (more than ``rest`` holds when cut)
+        for piece in line_blocks(chunks, self.max_line):
             lines = piece.lines
+            if piece.too_long:  # its start only is held: said, not decoded
+                number += 1
+                if held is not None:
+                    self._undecoded(*held, last=False)
+                    held = None
+                self.skipped += 1
+                line_too_long(self.log, number, piece.too_long, self.max_line)
+                lines = lines[1:]
             try:
                 values = list(map(loads, lines))
             except invalid:  # decode again line by line, to diagnose the bad ones
@@ -105,14 +116,14 @@ class Records:
                     held = number, value.line, value.error
                 else:
                     self._not_an_object(number, value)
-            rest = piece.tail
+            rest, rest_size = piece.tail, piece.tail_size
         if held is not None:
             self._undecoded(*held, last=not rest)
         if rest:  # the file's last line, which no newline ends
             try:
                 value = loads(rest)
             except invalid as error:
-                self._undecoded(number + 1, rest, error, last=True)
+                self._undecoded(number + 1, rest, error, last=True, size=rest_size)
             else:  # not reached: a block's tail is a line known not to be JSON
                 self._not_an_object(number + 1, value)
 
@@ -121,18 +132,28 @@ class Records:
         self.log.add(number, "not_an_object",
                      f"a JSON {type(value).__name__}, not an object: skipped")
 
-    def _undecoded(self, number: int, line: bytes, error: Exception, *, last: bool) -> None:
-        """Diagnose a line that is no JSON: blank, torn (the file's last) or invalid."""
+    def _undecoded(self, number: int, line: bytes, error: Exception, *, last: bool,
+                   size: int | None = None) -> None:
+        """Diagnose a line that is no JSON: blank, torn (the file's last, of ``size`` bytes
+        when only its start is held) or invalid."""
         self.skipped += 1
         line = line[:-1] if line.endswith(b"\r") else line
         if not line.strip():
             self.log.add(number, "blank_line", "blank line: skipped", "info")
         elif last:
+            size = len(line) if size is None or size <= len(line) else size
             self.log.add(number, "torn_tail", f"last line is no JSON "
-                         f"({counted(len(line), 'byte')}): an interrupted append, dropped",
+                         f"({counted(size, 'byte')}): an interrupted append, dropped",
                          "warning")
         else:
             self.log.add(number, "invalid_json", f"not JSON ({error}): {quote(line)}; skipped")
+
+
+def line_too_long(log: DiagnosticLog, line: int, size: int, max_line: int) -> None:
+    """Record line ``line`` as longer than ``max_line`` code units (``reader.Piece.too_long``,
+    its start only held): an error, the line skipped."""
+    log.add(line, "line_too_long", f"line is {size:,} bytes, longer than the "
+            f"{max_line:,} UTF-16 code units read as one line: skipped, not read")
 
 
 def quote(line: bytes) -> str:

@@ -76,7 +76,7 @@ def _one_object(head: bytes) -> bool:
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
     """Return the session of one Gemini CLI chat given as its chunks."""
     log = DiagnosticLog(path, strict=options.strict)
-    records = Records(log)
+    records = Records(log, options.max_line)
     chat = _Chat(log, path)
     data = opened_chunks(iter(chunks), log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
