@@ -14,6 +14,9 @@ from hostile_inputs import HEADER, base_events, cases, encode
 from ledgerviz.cli import main
 
 Capture = pytest.CaptureFixture[str]
+DATA = Path(__file__).parents[1] / "data"
+HANG_SECONDS = 300  # the ``no_hang`` guard: a blocked open fails the test, never hangs CI
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +31,10 @@ def bad_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "sub" / "loop").symlink_to("..")
     (folder / "sub" / "ok.jsonl").write_bytes(encode(HEADER, base_events()))
     (folder / os.fsdecode(b"name-\xff\xfe.jsonl")).write_bytes(encode(HEADER, base_events()))
+    for name in ("claude_code/basic.jsonl", "codex/basic.jsonl", "gemini/basic.jsonl"):
+        # a Claude Code transcript makes the per-file routes look beside it for the session
+        # it resumes, opening the folder's other files: the FIFO among them
+        (folder / name.replace("/", "-")).write_bytes((DATA / name).read_bytes())
     return folder
 
 

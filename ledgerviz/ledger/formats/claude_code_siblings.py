@@ -14,6 +14,7 @@ import orjson
 
 from ledgerviz.ledger.formats.claude_code_resumes import link_resumes, record_key
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import open_input
 
 NAME = "claude_code"
 HEAD_BYTES = 256 * 1024
@@ -60,9 +61,9 @@ class ResumeFinder:
 
 def _first_key(path: Path) -> str | None:
     """Return the key (``record_key``'s) of the first keyed record in a file's head, or None
-    (unreadable, or none there)."""
+    (unreadable, no regular file, or none there)."""
     try:
-        with path.open("rb") as file:
+        with open_input(str(path)) as file:  # never blocks on a FIFO, never reads a device
             head = file.read(HEAD_BYTES)
     except OSError:
         return None
