@@ -285,7 +285,7 @@ def test_every_field_of_every_line_may_hold_a_wrong_type(path: str) -> None:
             # else a first line no longer in the format: read as dsh, which says why
             ledger = ledgerviz.Ledger([log])
             assert len(ledger.frames.events) == len(log.events)
-            ledger.frames.calls, ledger.frames.lineage  # noqa: B018 (built without raising)
+            ledger.frames.all()  # every frame built without raising
             cases += 1
     assert cases > 100
 
@@ -307,3 +307,23 @@ def test_a_mapping_that_fails_on_a_shape_is_a_diagnostic_and_the_line_is_kept(
     assert [e["type"] for e in log.events if log.lines[e["seq"]] == 3] == ["codex/token_count"]
     assert _accounted(log, content)
     assert "tool/call" in {e["type"] for e in log.events}
+
+
+@pytest.mark.parametrize("value", [[], {}, [1, "a"], 7, True])
+@pytest.mark.parametrize(("path", "line", "key", "models"), [
+    # basic.jsonl's one turn_context (line 6) names the model of its six steps
+    ("codex/basic.jsonl", 6, ("payload", "model"), [None] * 6),
+    # the first of basic.jsonl's three gemini replies (line 4) names its own step's model
+    ("gemini/basic.jsonl", 4, ("model",), [None, "gemini-2.5-pro", "gemini-2.5-pro"]),
+])
+def test_a_model_name_of_another_type_is_warned_of_and_not_used(
+        path: str, line: int, key: tuple, models: list, value: object) -> None:
+    """A model name that is not a string crashed the steps frame's categories (unhashable)."""
+    lines = (Path(__file__).parent.parent / "data" / path).read_bytes().splitlines()
+    lines[line - 1] = _replaced(lines[line - 1], key, value)
+    log = _read(b"\n".join(lines) + b"\n")
+    (warning,) = [d for d in log.diagnostics if d.kind == "wrong_shape"]
+    assert (warning.line, warning.message) == (
+        line, f"'model' is {type(value).__name__}, not a string: ignored")
+    steps = ledgerviz.Ledger([log]).frames.steps
+    assert [None if model != model else model for model in steps["model"]] == models

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
+from ledgerviz.ledger.formats.foreign import string_field
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system"})
 """Record kinds that may carry model-visible messages."""
@@ -124,9 +125,9 @@ def _checked_record(value: Any, line: int, log: DiagnosticSink) -> Record | None
         log.add(line, "wrong_shape", "record has no string 'type': kept as a log-only event",
                 "warning")
         kind = UNKNOWN
-    parent = _string(value, "parentUuid", line, log)
+    parent = string_field(value, "parentUuid", line, log)
     if parent is None and kind == "system" and value.get("subtype") == "compact_boundary":
-        parent = _string(value, "logicalParentUuid", line, log)
+        parent = string_field(value, "logicalParentUuid", line, log)
     message = value.get("message")
     if kind in ("user", "assistant") and not isinstance(message, dict):
         log.add(line, "wrong_shape", f"{kind} record has no 'message' object: kept as a "
@@ -136,10 +137,10 @@ def _checked_record(value: Any, line: int, log: DiagnosticSink) -> Record | None
         line,
         kind,
         value,
-        _string(value, "uuid", line, log),
+        string_field(value, "uuid", line, log),
         parent,
         _time(value.get("timestamp"), line, log),
-        _string(value, "sessionId", line, log),
+        string_field(value, "sessionId", line, log),
         value.get("isSidechain") is True,
         message if isinstance(message, dict) else None,
         kind == "user" and isinstance(message, dict) and _is_prompt(value, message),
@@ -207,17 +208,6 @@ def _is_foreign(value: dict[str, Any], kind: Any) -> bool:
     if kind == "session" and "version" in value:
         return True  # a dsh header
     return ("/" in kind and "data" in value) or (kind in _CODEX_KINDS and "payload" in value)
-
-
-def _string(value: dict[str, Any], key: str, line: int, log: DiagnosticSink) -> str | None:
-    """Return ``value[key]`` when it is a string; a present non-string, non-null value is
-    a warning and reads as absent."""
-    found = value.get(key)
-    if found is None or isinstance(found, str):
-        return found
-    log.add(line, "wrong_shape", f"'{key}' is {type(found).__name__}, not a string: ignored",
-            "warning")
-    return None
 
 
 def _time(value: Any, line: int, log: DiagnosticSink) -> int | None:

@@ -42,6 +42,7 @@ from ledgerviz.ledger.formats.foreign import (
     dsh_header,
     epoch_ms,
     session_log,
+    string_field,
     text_block,
     unknown_kind,
 )
@@ -210,7 +211,8 @@ class _Rollout:
         if kind == "session_meta":
             self._session_meta(payload)
         elif kind == "turn_context":
-            self.model = payload.get("model", self.model)
+            if "model" in payload:
+                self.model = string_field(payload, "model", line, self.log)
         elif kind == "compacted":
             self._compacted(payload, line)
         elif kind != "state":

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError, Severity
+from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
 from ledgerviz.ledger.reader import MAX_LINE_UNITS, line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
@@ -196,6 +196,18 @@ def as_text(value: Any) -> str:
     if value is None:
         return ""
     return orjson.dumps(value, default=repr).decode()
+
+
+def string_field(value: dict[str, Any], key: str, line: int, log: DiagnosticSink) -> str | None:
+    """Return ``value[key]`` when it is a string; a present non-string, non-null value is
+    a ``wrong_shape`` warning and reads as absent (a model name of another type would
+    otherwise reach the frames' categories)."""
+    found = value.get(key)
+    if found is None or isinstance(found, str):
+        return found
+    log.add(line, "wrong_shape", f"'{key}' is {type(found).__name__}, not a string: ignored",
+            "warning")
+    return None
 
 
 def text_block(text: str) -> dict[str, Any]:

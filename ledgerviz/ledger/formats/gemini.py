@@ -42,6 +42,7 @@ from ledgerviz.ledger.formats.foreign import (
     epoch_ms,
     quote,
     session_log,
+    string_field,
     text_block,
     unknown_kind,
 )
@@ -138,13 +139,14 @@ def _unpacked(records: Iterable[tuple[int, dict[str, Any]]]
 
 
 class _Instance:
-    """One message while it is in the replayed list: its last copy and the seq of its first
-    event on the surface (None until written, or when it has none)."""
+    """One message while it is in the replayed list: its last copy, that copy's line, and
+    the seq of its first event on the surface (None until written, or when it has none)."""
 
-    __slots__ = ("record", "surface_seq")
+    __slots__ = ("line", "record", "surface_seq")
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: dict[str, Any], line: int) -> None:
         self.record = record
+        self.line = line
         self.surface_seq: int | None = None
 
 
@@ -177,10 +179,10 @@ class _Chat:
                                  "warning")
                 held = live.get(record["id"])
                 if held is None:
-                    live[record["id"]] = held = _Instance(record)
+                    live[record["id"]] = held = _Instance(record, line)
                     steps.append((line, "message", held))
                 else:
-                    held.record = record
+                    held.record, held.line = record, line
                     steps.append((line, "update", record))
             elif isinstance(record.get("$set"), dict):
                 update = record["$set"]
@@ -189,7 +191,7 @@ class _Chat:
                 if messages:
                     replaced_at = line
                     gone = list(live.values())
-                    live = {as_text(m.get("id")): _Instance(m) for m in messages}
+                    live = {as_text(m.get("id")): _Instance(m, line) for m in messages}
                     steps.append((line, "set", (gone, list(live.values()))))
                 else:
                     steps.append((line, "metadata", update))
@@ -250,7 +252,8 @@ class _Chat:
         """Write a ``gemini`` message as one step: the reply, then each call's outcome."""
         writer = self.writer
         record = instance.record
-        source = {"kind": "model", "provider": "google", "model": record.get("model")}
+        source = {"kind": "model", "provider": "google",
+                  "model": string_field(record, "model", instance.line, self.log)}
         event = writer.assistant(message_id, source, line)
         instance.surface_seq = event["seq"]
         data = event["data"]
