@@ -270,3 +270,32 @@ def test_a_part_file_that_lost_its_rows_stops_the_run_that_would_copy_them(
             "says")):
         export([inputs], out)
     assert tree(out) == before
+
+
+@pytest.mark.parametrize("run", [export, lvd.export], ids=["export", "dask"])
+def test_a_second_run_into_a_folder_being_written_stops_and_harms_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: object,
+) -> None:
+    """Two runs into one folder shared the staging folder: the second emptied the first's.
+    Now the second, started while the first writes its parts, is refused before it stages
+    anything, and the first publishes every one of its sessions."""
+    first = ledgers(tmp_path / "first", ["one", "two"])
+    second = ledgers(tmp_path / "second", ["three"])
+    out = tmp_path / "out"
+    real_add = parts.PartWriter.add
+    refused: list[str] = []
+
+    def add_then_start_another(writer: parts.PartWriter, *args: object) -> object:
+        if not refused:
+            with pytest.raises(ExportError) as raised:
+                export([second], out)
+            refused.append(str(raised.value))
+        return real_add(writer, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parts.PartWriter, "add", add_then_start_another)
+    with dask.config.set(scheduler="sync"):
+        run([first], out)  # type: ignore[operator]
+    assert refused == [f"{out} is being written by another export run; wait for it to end, "
+                       "or export into another folder"]
+    assert sorted(read_export(out)["events"]["session"].unique()) == ["one", "two"]
+    assert not (out / ".ledgerviz-staging").exists()

@@ -381,15 +381,15 @@ def export(
               [plan.to_write[i : i + files_per_task]
                for i in range(0, len(plan.to_write), files_per_task)])
     stem = run_stem()
-    with staged(plan.root) as staging:
+    with staged(plan.root) as staging:  # the folder held until the manifest is written
         tasks = [dask.delayed(_write_part)(group, staging, f"{stem}-{i}", policy)
                  for i, group in enumerate(groups)]
         results = dask.compute(*tasks)
         with PartWriter(staging, f"{stem}-{len(groups)}") as writer:
             copied = copy_sessions(plan.root, plan.to_copy, writer)
-    errors = [key for task_errors, _ in results for key in task_errors]
-    placed = [state for _, task_placed in results for state in task_placed]
-    return finish_export(plan, placed + copied, errors)
+        errors = [key for task_errors, _ in results for key in task_errors]
+        placed = [state for _, task_placed in results for state in task_placed]
+        return finish_export(plan, placed + copied, errors)
 
 
 __all__ = ["DaskFrames", "export", "frames", "in_process", "ledger_paths", "partition_groups",

@@ -545,17 +545,17 @@ def export(
     plan = plan_export(paths, out_dir, policy, read_format=format)
     errors: list[str] = []
     placed: list[FileState] = []
-    with staged(plan.root) as staging, progress(
-            len(plan.to_write), FILES_THRESHOLD, "writing Parquet", unit="file") as step, \
-            PartWriter(staging, run_stem()) as writer:
-        for group in batches(plan.to_write):
-            group_errors, group_placed = write_sessions(group, writer, policy, format)
-            errors += group_errors
-            placed += group_placed
-            if step is not None:
-                step(len(group))
-        placed += copy_sessions(plan.root, plan.to_copy, writer)
-    return finish_export(plan, placed, errors)
+    with staged(plan.root) as staging:  # the folder held until the manifest is written
+        with progress(len(plan.to_write), FILES_THRESHOLD, "writing Parquet",
+                      unit="file") as step, PartWriter(staging, run_stem()) as writer:
+            for group in batches(plan.to_write):
+                group_errors, group_placed = write_sessions(group, writer, policy, format)
+                errors += group_errors
+                placed += group_placed
+                if step is not None:
+                    step(len(group))
+            placed += copy_sessions(plan.root, plan.to_copy, writer)
+        return finish_export(plan, placed, errors)
 
 
 def finish_export(plan: Plan, placed: Sequence[FileState], error_sessions: list[str]
