@@ -5,8 +5,9 @@ check (``typed.typed_block``) accepted, its types, seqs and times, and each even
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, repeat
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import orjson
@@ -17,36 +18,49 @@ from ledgerviz.ledger.typed_schema import Block
 from ledgerviz.ledger.vocabulary import surface_types
 
 
-class DecodedOnRead(Sequence[dict[str, Any]]):
-    """The ``data`` payloads of a block's lines, each decoded when it is read."""
+class ReadOnDemand(Sequence[Any]):
+    """A column read from ``items`` (each by ``read``) only when an item is asked for."""
 
-    __slots__ = ("_lines",)
+    __slots__ = ("_items", "_read")
 
-    def __init__(self, lines: Sequence[bytes]) -> None:
-        self._lines = lines
+    def __init__(self, items: Sequence[Any], read: Callable[[Any], Any]) -> None:
+        self._items, self._read = items, read
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._items)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return [orjson.loads(line)["data"] for line in self._lines[index]]
-        return orjson.loads(self._lines[index])["data"]
+            return list(map(self._read, self._items[index]))
+        return self._read(self._items[index])
 
+
+def _payload(line: bytes) -> Any:
+    """Return the ``data`` payload of an event's line."""
+    return orjson.loads(line)["data"]
+
+
+_TIME = attrgetter("time")
 
 
 Fact = tuple[str, Any, Any, Any]
 """What an event tells the streamed summary (``streams.recovery``), in log order:
 
-- ``("request", id, seq, (turn, step, name))`` per tool-call block of an assistant/message;
+- ``("calls", seq, (turn, step), [(id, name), ...])`` per assistant/message whose message
+  of role assistant requests calls (its tool-call blocks' ids and names) and is one of the
+  model's context (a surface event): one request per call, then the message, whose
+  ``recovery.pairing_memo.pairing_shape`` is a ``tool_use`` block per call;
+- ``("request", id, seq, (turn, step, name))`` per tool-call block of any other
+  assistant/message;
 - ``("dispatch", callId, seq, None)`` per tool/call;
 - ``("answer", call id, error code, is_error)`` per tool/result, ``"result"`` instead of
   ``"answer"`` when the result is also a message of the model's context (a surface
   event: its ``pairing_shape`` answers that call id);
 - ``("user", typed by the human, None, None)`` per user/message;
-- ``("context", seq, (type, role), shape)`` for a surface event that gives a message of the
-  model's context (``recovery.context.context_message``), after the facts above; ``shape``
-  is its ``recovery.pairing_memo.pairing_shape``;
+- for any other message of the model's context (``recovery.context.context_message``) of a
+  surface event, after the facts above: ``("said", role, has text, None)`` when its
+  ``pairing_shape`` names no call (its Anthropic ``role`` and a text block, or none), else
+  ``("asked", [id, ...], None, None)`` (a ``tool_use`` block per id);
 - ``("close", type, seq, time)`` per step/end and turn/end, ``("turn", turn, seq, time)``
   per turn/start;
 - ``("edit", line, None, None)`` per surface/rewind, surface/restore and replace op.
@@ -58,8 +72,9 @@ class StreamBlock(NamedTuple):
 
     types: list[str]
     seqs: list[int]
-    times: list[int | None]
+    times: Sequence[int | None]
     datas: Sequence[dict[str, Any]]
+    """Each event's ``data``, decoded from its line when read (the summary reads few)."""
     lines: range
     facts: list[Fact]
 
@@ -73,19 +88,18 @@ def stream_block(
     typed = typed_block(lines, block, marks, first_line, state, version)
     if typed is None:
         return None
-    times = [event.time for event in typed.events]
-    return StreamBlock(typed.types, typed.seqs, times, DecodedOnRead(lines), typed.lines,
-                       _facts(typed, times, version))
+    return StreamBlock(typed.types, typed.seqs, ReadOnDemand(typed.events, _TIME),
+                       ReadOnDemand(lines, _payload), typed.lines, _facts(typed, version))
 
 
-def _facts(typed: TypedBlock, times: list[int | None], version: int | None) -> list[Fact]:
+def _facts(typed: TypedBlock, version: int | None) -> list[Fact]:
     """Return the facts of a typed block's events, in log order (see ``Fact``).
 
     They are made a type at a time from what the check read, as one tuple of facts per
-    event (an assistant message gives one per call it requests, then its context
-    message), then taken in log order by each event's type."""
+    event (an assistant message without context gives one per call it requests), then
+    taken in log order by each event's type."""
     surface = surface_types(version)
-    rows, datas, seqs = typed.rows, typed.datas, typed.seqs
+    rows, datas, seqs, events = typed.rows, typed.datas, typed.seqs, typed.events
     facts: dict[str, Iterator[tuple[Fact, ...]]] = {kind: repeat(()) for kind in rows}
     found = rows.get("tool/call", ())
     facts["tool/call"] = iter([(("dispatch", datas[row].callId, seqs[row], None),)
@@ -96,10 +110,10 @@ def _facts(typed: TypedBlock, times: list[int | None], version: int | None) -> l
                                  in zip(answers.call_id, answers.code, answers.is_error,
                                         strict=True)])
     found = rows.get("turn/start", ())
-    facts["turn/start"] = iter([(("turn", datas[row].turn, seqs[row], times[row]),)
+    facts["turn/start"] = iter([(("turn", datas[row].turn, seqs[row], events[row].time),)
                                 for row in found])
     for kind in ("step/end", "turn/end"):
-        facts[kind] = iter([(("close", kind, seqs[row], times[row]),)
+        facts[kind] = iter([(("close", kind, seqs[row], events[row].time),)
                             for row in rows.get(kind, ())])
     for kind in ("surface/rewind", "surface/restore"):
         facts[kind] = iter([(("edit", typed.lines[row], None, None),)
@@ -115,27 +129,50 @@ def _message_facts(kind: str, rows: Sequence[int], found: Messages, typed: Typed
                    in_context: bool) -> list[tuple[Fact, ...]]:
     """Return the facts of the events at ``rows`` of one message type (not ``tool/result``)
     whose messages are ``found``; ``in_context``: its messages are the model's context."""
-    messages, calls, seqs = found.messages, found.calls, typed.seqs
-    if in_context:
-        facts = [(("context", seqs[row], (kind, message.role),
-                   message_shape(message, calls.get(index, _NO_CALLS))),)
-                 if message is not None and (kind == "user/message" or message.content)
-                 else () for index, (row, message) in enumerate(zip(rows, messages,
-                                                                    strict=True))]
-    else:
-        facts = [()] * len(rows)
+    messages, calls, seqs, datas = found.messages, found.calls, typed.seqs, typed.datas
+    requests = kind == "assistant/message"
+    facts = []
+    for index, (row, message, text) in enumerate(zip(rows, messages, found.texts,
+                                                     strict=True)):
+        blocks = calls.get(index, _NO_CALLS)
+        if not in_context or message is None or not (kind == "user/message" or message.content):
+            shape = None
+        elif text:  # one text block (the common case): no call
+            shape = _TEXT_SHAPES[message.role == "assistant"]
+        else:
+            shape = message_shape(message, blocks)
+        if requests and blocks:
+            data = datas[row]
+            facts.append(message_facts(seqs[row], (data.turn, data.step),
+                                       [(block.id, block.name) for block in blocks], shape))
+        else:
+            facts.append(message_facts(seqs[row], None, _NO_PAIRS, shape))
     if kind == "user/message":
         return [(("user", (source := message.source) is not None and source.kind == "user",
-                  None, None), *context) for message, context in zip(messages, facts,
-                                                                     strict=True)]
-    if kind == "assistant/message":
-        for index, blocks in calls.items():
-            row = rows[index]
-            data, seq = typed.datas[row], seqs[row]
-            facts[index] = (*[("request", block.id, seq, (data.turn, data.step, block.name))
-                              for block in blocks], *facts[index])
+                  None, None), *fact) for message, fact in zip(messages, facts, strict=True)]
     return facts
 
 
+def message_facts(seq: Any, place: tuple[Any, Any] | None, calls: list[tuple[Any, Any]],
+                  shape: tuple[str, list[Any]] | None) -> tuple[Fact, ...]:
+    """Return the facts of a message event (see ``Fact``) at ``seq``: the ``calls`` (id and
+    name) an assistant/message requests at ``place`` (its turn and step), then its context
+    message, whose ``pairing_shape`` is ``shape`` (None: it gives none)."""
+    if calls and shape is not None and shape[0] == "assistant":  # the shape is its calls
+        return (("calls", seq, place, calls),)
+    facts: list[Fact] = [("request", call_id, seq, (*place, name))  # type: ignore[misc]
+                         for call_id, name in calls]
+    if shape is not None:
+        speaker, blocks = shape
+        if blocks and blocks[0][0] == "tool_use":
+            facts.append(("asked", [call_id for _, call_id in blocks], None, None))
+        else:
+            facts.append(("said", speaker, bool(blocks), None))
+    return tuple(facts)
+
+
+_TEXT_SHAPES = {True: ("assistant", [("text", None)]), False: ("user", [("text", None)])}
+"""The ``pairing_shape`` of a message with text and no call, by whether it is the assistant's."""
+_NO_PAIRS: list[tuple[Any, Any]] = []
 _NO_CALLS: list[Block] = []
 """The tool-call blocks of a message without any."""

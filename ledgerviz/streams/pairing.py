@@ -43,23 +43,36 @@ class PairingState:
         is a tool result is read)."""
         speaker, blocks = shape
         if source[0] == "tool/result":
-            self._answer(blocks[0][1])
-            named = [i for kind, i in blocks if kind == "tool_result"]
-        else:
-            if self.open:  # the last message's calls are left unanswered
-                self.broken_openai = True
-            named = [i for kind, i in blocks if kind == _CALL_KIND[speaker]]
-            self.open = set(named) if speaker == "assistant" else set()
-            if not blocks:
-                return
-        if speaker == self.speaker:
-            self.ids += named
+            self.read_result(blocks[0][1])
+        elif speaker == "assistant" and blocks and blocks[0][0] == "tool_use":
+            self.read_calls([call_id for _, call_id in blocks])
+        else:  # no calls: a text block or nothing
+            self.read_text(speaker, bool(blocks))
+
+    def read_calls(self, call_ids: list[Any]) -> None:
+        """Read an assistant message whose shape is a ``tool_use`` block per id of
+        ``call_ids`` (one at least)."""
+        if self.open:  # the last message's calls are left unanswered
+            self.broken_openai = True
+        self.open = set(call_ids)
+        if self.speaker == "assistant":
+            self.ids += call_ids
         else:
             self._end_turn()
-            self.speaker, self.ids = speaker, named
+            self.speaker, self.ids = "assistant", list(call_ids)
+
+    def read_text(self, speaker: str, has_text: bool) -> None:
+        """Read a message of Anthropic role ``speaker`` that names no call: its shape is a
+        text block when ``has_text``, else no block (a message the turns leave out)."""
+        if self.open:  # the last message's calls are left unanswered
+            self.broken_openai = True
+            self.open = set()
+        if has_text and speaker != self.speaker:
+            self._end_turn()
+            self.speaker, self.ids = speaker, []
 
     def read_result(self, call_id: Any) -> None:
-        """Read a tool result answering ``call_id`` (as :meth:`read` reads its shape)."""
+        """Read a tool result answering ``call_id`` (its shape: that ``tool_result`` id)."""
         self._answer(call_id)
         if self.speaker == "user":
             self.ids.append(call_id)

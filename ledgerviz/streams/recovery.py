@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ledgerviz.ledger.typed_stream import Fact
+from ledgerviz.ledger.typed_stream import Fact, message_facts
 from ledgerviz.recovery.analysis import POLICIES, CallStatus, Policy
 from ledgerviz.recovery.analyze import call_status
 from ledgerviz.recovery.context import context_message
@@ -54,10 +54,11 @@ def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
     add = facts.append
     for kind, seq, time, data, op, line in zip(types, seqs, times, datas, ops, lines,
                                                strict=True):
+        calls, place = _NO_CALLS, None
         if kind == "assistant/message":
+            calls = [(block.get("id"), block.get("name"))
+                     for block in payload_tool_call_blocks(data)]
             place = (data.get("turn"), data.get("step"))
-            facts.extend(("request", block.get("id"), seq, (*place, block.get("name")))
-                         for block in payload_tool_call_blocks(data))
         elif kind == "tool/call":
             add(("dispatch", data.get("callId"), seq, None))
         elif kind == "tool/result":
@@ -72,13 +73,16 @@ def event_facts(types: Sequence[Any], seqs: Sequence[Any], times: Sequence[Any],
             add(("turn", data.get("turn"), seq, time))
         elif kind in _CLOSING:
             add(("close", kind, seq, time))
-        if kind in _EDITS or op.__class__ is dict:
+        edit = kind in _EDITS or op.__class__ is dict
+        item = context_message(kind, data, seq) if op == "append" and not edit else None
+        facts.extend(message_facts(seq, place, calls, None if item is None
+                                   else pairing_shape(item)))
+        if edit:
             add(("edit", line, None, None))
-        elif op == "append":
-            item = context_message(kind, data, seq)
-            if item is not None:
-                add(("context", seq, (kind, item.message.get("role")), pairing_shape(item)))
     return facts
+
+
+_NO_CALLS: list[tuple[Any, Any]] = []
 
 
 class _Call:
@@ -127,13 +131,31 @@ class StreamedRecovery:
         """Take the facts of a run of events, in log order."""
         reading, marking = self._reading, self._marking
         for what, first, second, third in facts:
-            if what == "context":
+            if what == "said":
                 if marking:
                     self._mark(marking)
                     reading = self._reading
                 self._messages += 1
                 for scans in reading:
-                    scans.read(second, third)
+                    scans.read_text(first, second)
+            elif what == "calls":
+                turn, step = second
+                for call_id, name in third:
+                    self._request(call_id, first, (turn, step, name))
+                if marking:  # the calls just requested, when no fork is pending
+                    self._mark(marking)
+                    reading = self._reading
+                self._messages += 1
+                call_ids = [call_id for call_id, _ in third]
+                for scans in reading:
+                    scans.read_calls(call_ids)
+            elif what == "asked":
+                if marking:
+                    self._mark(marking)
+                    reading = self._reading
+                self._messages += 1
+                for scans in reading:
+                    scans.read_calls(first)
             elif what == "request":
                 self._request(first, second, third)
             elif what == "result":

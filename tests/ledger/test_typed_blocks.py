@@ -52,7 +52,10 @@ def test_a_clean_ledger_is_read_by_the_typed_decoder_alone(tmp_path: Path) -> No
                  (e["data"]["turn"], e["data"]["step"], block["name"])) for e in events
                 if e["type"] == "assistant/message"
                 for block in e["data"]["message"]["content"] if block["type"] == "tool-call"]
-    assert [f for b in blocks for f in b.facts if f[0] == "request"] == requests
+    facts = [f for b in blocks for f in b.facts]
+    assert [("request", call_id, seq, (*place, name)) for what, seq, place, calls in facts
+            if what == "calls" for call_id, name in calls] == requests
+    assert not [f for f in facts if f[0] == "request"]  # every message is in the context
     dispatches = [e["data"]["callId"] for e in events if e["type"] == "tool/call"]
     assert [f[1] for b in blocks for f in b.facts if f[0] == "dispatch"] == dispatches
     answers = [e["data"]["message"]["toolCallId"] for e in events if e["type"] == "tool/result"]
