@@ -14,6 +14,9 @@ import orjson
 import pytest
 
 from ledgerviz.cli import check, main
+from ledgerviz.ledger.reader import FileScan
+from ledgerviz.ledger.sources import iter_source_chunks
+from ledgerviz.ledger.typed_stream import StreamBlock
 from ledgerviz.simulate import write_scenario
 from ledgerviz.streams.summary import summarize
 
@@ -167,3 +170,38 @@ def test_an_edited_surface_says_where_and_computes_nothing(
     main(["check", "--stream", str(path)])
     text = capsys.readouterr().out
     assert f"fork points: not computed (streamed; surface edited at line {first_edit})" in text
+
+
+@pytest.mark.parametrize("odd", ["request", "asked"])
+def test_messages_whose_role_is_not_their_types_pair_as_the_whole_file_reads(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        odd: str) -> None:
+    """"request": an assistant/message of role user requests C, dispatched and answered
+    (ok); its shape is its text, not C's tool_use, so no message opens C and C's result
+    breaks both rules. "asked": a user/message of role assistant names D in a tool-call
+    block: no request, but its shape is D's tool_use, never answered: both rules broken.
+    (Read as its type suggests, either ledger would be valid.) The typed decoder reads every
+    block, giving the fact named; the streamed check says what the whole-file check says."""
+    if odd == "request":
+        middle = [("assistant/message", {"turn": 1, "step": 1, "message": _message(
+            "user", [_text("x"), _call("C")], source={"kind": "model"})}),
+            ("tool/call", {"turn": 1, "step": 1, "callId": "C", "name": "ls", "arguments": "{}"}),
+            _result(1, "C")]
+    else:
+        middle = [("user/message", _message("assistant", [_text("y"), _call("D")],
+                                             source={"kind": "user"}))]
+    path = write(tmp_path / f"{odd}.jsonl", _turn(1, _user("hi"), *middle))
+    ((_, chunks),) = iter_source_chunks(path, 1 << 20)
+    blocks = list(FileScan(str(path), typed=True).blocks(chunks))
+    assert all(isinstance(block, StreamBlock) for block in blocks)
+    kinds = {fact[0] for block in blocks for fact in block.facts}
+    assert odd in kinds and "calls" not in kinds
+    (summary,) = summarize(path)
+    assert summary.calls == ({"ok": 1} if odd == "request" else {})
+    invalid = {"openai": False, "anthropic": False}
+    assert summary.provider_valid == dict.fromkeys(("recorded", "synthesize", "fork"), invalid)
+    (whole,) = check_json(capsys, str(path))
+    monkeypatch.setattr(check, "STREAM_ABOVE_BYTES", 0)
+    (big,) = check_json(capsys, str(path))
+    assert (whole["streamed"], big["streamed"]) == (False, True)
+    assert {key: big[key] for key in HAND} == {key: whole[key] for key in HAND}

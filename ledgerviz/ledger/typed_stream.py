@@ -130,23 +130,21 @@ def _message_facts(kind: str, rows: Sequence[int], found: Messages, typed: Typed
     """Return the facts of the events at ``rows`` of one message type (not ``tool/result``)
     whose messages are ``found``; ``in_context``: its messages are the model's context."""
     messages, calls, seqs, datas = found.messages, found.calls, typed.seqs, typed.datas
+    # a message whose content is one non-empty text block (the common case) names no call
+    facts: list[Any] = ([_SAID[message.role == "assistant"] if text else None
+                         for message, text in zip(messages, found.texts, strict=True)]
+                        if in_context else [None] * len(rows))
     requests = kind == "assistant/message"
-    facts = []
-    for index, (row, message, text) in enumerate(zip(rows, messages, found.texts,
-                                                     strict=True)):
-        blocks = calls.get(index, _NO_CALLS)
-        if not in_context or message is None or not (kind == "user/message" or message.content):
-            shape = None
-        elif text:  # one text block (the common case): no call
-            shape = _TEXT_SHAPES[message.role == "assistant"]
-        else:
-            shape = message_shape(message, blocks)
+    for index in [index for index, fact in enumerate(facts) if fact is None]:
+        message, row, blocks = messages[index], rows[index], calls.get(index, _NO_CALLS)
+        shape = (message_shape(message, blocks) if in_context and message is not None and (
+            kind == "user/message" or message.content) else None)
         if requests and blocks:
             data = datas[row]
-            facts.append(message_facts(seqs[row], (data.turn, data.step),
-                                       [(block.id, block.name) for block in blocks], shape))
+            facts[index] = message_facts(seqs[row], (data.turn, data.step),
+                                         [(block.id, block.name) for block in blocks], shape)
         else:
-            facts.append(message_facts(seqs[row], None, _NO_PAIRS, shape))
+            facts[index] = message_facts(seqs[row], None, _NO_PAIRS, shape)
     if kind == "user/message":
         return [(("user", (source := message.source) is not None and source.kind == "user",
                   None, None), *fact) for message, fact in zip(messages, facts, strict=True)]
@@ -171,8 +169,9 @@ def message_facts(seq: Any, place: tuple[Any, Any] | None, calls: list[tuple[Any
     return tuple(facts)
 
 
-_TEXT_SHAPES = {True: ("assistant", [("text", None)]), False: ("user", [("text", None)])}
-"""The ``pairing_shape`` of a message with text and no call, by whether it is the assistant's."""
 _NO_PAIRS: list[tuple[Any, Any]] = []
+_SAID = {mine: message_facts(None, None, _NO_PAIRS, (role, [("text", None)]))
+         for mine, role in ((True, "assistant"), (False, "user"))}
+"""The facts of a context message with text and no call, by whether it is the assistant's."""
 _NO_CALLS: list[Block] = []
 """The tool-call blocks of a message without any."""

@@ -131,13 +131,31 @@ class StreamedRecovery:
         """Take the facts of a run of events, in log order."""
         reading, marking = self._reading, self._marking
         for what, first, second, third in facts:
-            if what == "said":
+            if what == "close":
+                if self._step:
+                    self._close_step(first, second, third)
+                    reading = self._reading
+                if first == "turn/end":
+                    self._open_turn = None
+            elif what == "said":
                 if marking:
                     self._mark(marking)
                     reading = self._reading
                 self._messages += 1
                 for scans in reading:
                     scans.read_text(first, second)
+            elif what == "result":
+                if marking:
+                    self._mark(marking)
+                self._answer(first, second, third)
+                reading = self._reading
+                for scans in reading:
+                    scans.read_result(first)
+                self._messages += 1
+            elif what == "dispatch":
+                call = self._open.get(first if first.__class__ is str else call_key(first))
+                if call is not None:
+                    call.dispatched = second
             elif what == "calls":
                 turn, step = second
                 for call_id, name in third:
@@ -149,36 +167,6 @@ class StreamedRecovery:
                 call_ids = [call_id for call_id, _ in third]
                 for scans in reading:
                     scans.read_calls(call_ids)
-            elif what == "asked":
-                if marking:
-                    self._mark(marking)
-                    reading = self._reading
-                self._messages += 1
-                for scans in reading:
-                    scans.read_calls(first)
-            elif what == "request":
-                self._request(first, second, third)
-            elif what == "result":
-                if marking:
-                    self._mark(marking)
-                self._answer(first, second, third)
-                reading = self._reading
-                for scans in reading:
-                    scans.read_result(first)
-                self._messages += 1
-            elif what == "answer":
-                self._answer(first, second, third)
-                reading = self._reading
-            elif what == "dispatch":
-                call = self._open.get(first if first.__class__ is str else call_key(first))
-                if call is not None:
-                    call.dispatched = second
-            elif what == "close":
-                if self._step:
-                    self._close_step(first, second, third)
-                    reading = self._reading
-                if first == "turn/end":
-                    self._open_turn = None
             elif what == "turn":
                 if self._step:
                     self._close_step("turn/start", second, third)
@@ -188,6 +176,18 @@ class StreamedRecovery:
                 if first and self._fork is not None and self._open_turn != self._fork.place[0]:
                     self._apply_fork(self._messages)
                     reading = self._reading
+            elif what == "answer":
+                self._answer(first, second, third)
+                reading = self._reading
+            elif what == "asked":
+                if marking:
+                    self._mark(marking)
+                    reading = self._reading
+                self._messages += 1
+                for scans in reading:
+                    scans.read_calls(first)
+            elif what == "request":
+                self._request(first, second, third)
             elif self.edited is None:
                 self.edited = first
 
