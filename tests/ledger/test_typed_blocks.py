@@ -118,6 +118,8 @@ def appended(field: bytes) -> Any:
 EDITS: dict[str, tuple[str, Any, str]] = {
     # name: (type of the event edited, edit of its line's bytes, diagnostic kind)
     "a number beyond a double": ("tool/result", appended(b'"x":[1.5E+400]'), "invalid_json"),
+    "a number beyond a double after digits that follow an e": (
+        "tool/result", appended(b'"y":"file1000","x":[1.5E+400]'), "invalid_json"),
     "bytes that are not UTF-8": ("tool/result", appended(b'"x":"\xff\xfe"'), "invalid_utf8"),
     "nested deeper than orjson reads": (
         "step/start", appended(b'"x":' + b"[" * 1030 + b"]" * 1030), "invalid_json"),
