@@ -60,9 +60,11 @@ class TableRows:
         """The lines of the piece last read."""
         self._first_line = 1
         """The file line of the first of them."""
-        self._table: EventTable | None = None
-        """The rows of the blocks tabled so far (None: none; each block's appended as it
-        comes, so the file's columns are not held twice at its end)."""
+        self._tables: list[EventTable] = []
+        """The table of each block tabled so far (joined at the file's end, each emptied as
+        it is copied, so the file's columns are not held twice)."""
+        self._rows = 0
+        """How many rows they hold."""
 
     def kept(self, chunks: Iterable[bytes | SourceProblem]) -> Iterator[bytes | SourceProblem]:
         """Yield the file's chunks, noting a leading byte order mark and holding the bytes
@@ -102,8 +104,7 @@ class TableRows:
             with paused_gc():  # the rows' many small objects would set the collector off
                 self._add(table_of(checked, starts, ends))
             return TableBlock(None, checked.lines)
-        table = EventTable.of(checked.events, checked.lines,
-                              0 if self._table is None else len(self._table))
+        table = EventTable.of(checked.events, checked.lines, self._rows)
         index = [line - self._first_line for line in checked.lines]
         table.start[:] = array("q", [self._starts[i] for i in index])
         table.stop[:] = array("q", [self._starts[i] + len(self._lines[i]) for i in index])
@@ -111,16 +112,15 @@ class TableRows:
         return TableBlock(checked.events, checked.lines)
 
     def _add(self, table: EventTable) -> None:
-        """Append a block's rows to the file's table (the first block's is the table)."""
-        if self._table is None:
-            self._table = table
-        else:
-            self._table.extend(table)
+        """Add a block's rows to the file's."""
+        self._tables.append(table)
+        self._rows += len(table)
 
     def session(self, blocks: Sequence[TableBlock]
                 ) -> tuple[Sequence[dict[str, Any]], EventTable, Sequence[int]]:
         """Return a file's events, table and event lines from its blocks."""
-        table = EventTable.of([]) if self._table is None else self._table
+        table = EventTable.joined(self._tables, consume=True)
+        self._tables = [table]
         lines = joined_lines([block.lines for block in blocks])
         if all(block.held is not None for block in blocks):
             return concatenated(block.held for block in blocks), table, lines

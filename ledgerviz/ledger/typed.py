@@ -30,6 +30,7 @@ from ledgerviz.ledger.typed_schema import (
     Block,
     Message,
     ResultMessage,
+    Schema,
     ToolResult,
     decoded,
     schema_of,
@@ -90,6 +91,9 @@ class TypedBlock(NamedTuple):
     """The tool-call blocks of the assistant messages, each with its row, in log order."""
     answers: Answers
     """What the tool/results answer, in the order of ``rows["tool/result"]``."""
+    codes: bytes
+    """Each event's type as one byte: its code in ``schema``."""
+    schema: Schema
 
 
 MESSAGE_TYPES = ("user/message", "system/message", "developer/message", "assistant/message",
@@ -121,14 +125,15 @@ def typed_block(
     if seqs != list(range(expected, expected + count)):
         return None  # a gap, or an event without a seq: the reader's check records either
     schema = schema_of(version)
-    classes = list(map(type, events))
-    of_class: dict[type, list[int]] = {cls: [] for cls in set(classes)}
-    for row, cls in enumerate(classes):
-        of_class[cls].append(row)
-    rows = {schema.kinds[cls]: found for cls, found in of_class.items()}
+    codes = bytes(map(schema.codes.__getitem__, map(type, events)))
+    of_code: dict[int, list[int]] = {code: [] for code in set(codes)}
+    for row, code in enumerate(codes):
+        of_code[code].append(row)
+    names = schema.names
+    rows = {names[code]: found for code, found in of_code.items()}
     datas = [event.data for event in events]
-    boundaries = _boundaries_after(state.boundaries, bytes(map(schema.letters.__getitem__,
-                                                               classes)), datas, first_line)
+    boundaries = _boundaries_after(state.boundaries, codes.translate(schema.letters), datas,
+                                   first_line)
     if boundaries is None:
         return None  # a turn or step inside an open one: warned the usual way
     surface = surface_types(version)
@@ -159,10 +164,9 @@ def typed_block(
     state.boundaries = boundaries
     state.requested.update(fresh)
     state.dispatched, state.answered = dispatched, answered
-    kinds = schema.kinds
-    return TypedBlock([kinds[cls] for cls in classes], seqs, datas,
+    return TypedBlock(list(map(names.__getitem__, codes)), seqs, datas,
                       range(first_line, first_line + count), events, rows, messages, requests,
-                      answers)
+                      answers, codes, schema)
 
 
 def _boundaries_after(opened: OpenBoundaries, letters: bytes, datas: list[Any],

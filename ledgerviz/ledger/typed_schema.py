@@ -27,6 +27,7 @@ from ledgerviz.ledger.vocabulary import (
     PACKED_CHUNK_ROWS,
     surface_types,
 )
+from ledgerviz.recovery.payload import surface_op_code
 
 Int = Annotated[int, Meta(ge=MIN_INTEGER, le=MAX_INTEGER)]
 """An integer the runtime could have written (``shapes.integer_problem`` accepts it)."""
@@ -192,8 +193,16 @@ class Schema(NamedTuple):
     decode: Callable[[bytes], Event]
     kinds: dict[type, str]
     """Each event class's type."""
-    letters: dict[type, int]
-    """Each event class's letter (see ``LETTERS``)."""
+    codes: dict[type, int]
+    """Each event class's code: its type's index in ``names`` (a block's types are one
+    byte per event, so the columns read by type are made by ``bytes.translate``)."""
+    names: list[str]
+    """The types, by code."""
+    letters: bytes
+    """The ``bytes.translate`` table from a code to its type's letter (see ``LETTERS``)."""
+    surface_ops: bytes
+    """The table from a code to its type's ``surface_op_code``: "append" for a surface
+    type (the only op the schema decodes), none for any other."""
 
 
 def _schema(surface: frozenset[str], chunks: bool) -> Schema:
@@ -206,9 +215,14 @@ def _schema(surface: frozenset[str], chunks: bool) -> Schema:
                   *(_SURFACE_FIELDS if kind in surface else _PLAIN_FIELDS)]
         event = msgspec.defstruct("Event", fields, bases=(Event,), tag=kind, kw_only=True)
         kinds[event] = kind
-    letters = {event: LETTERS.get(kind, ord(".")) for event, kind in kinds.items()}
+    if len(kinds) > 256:
+        raise ValueError(f"{len(kinds)} event types: more than one byte per event codes")
+    names = list(kinds.values())
+    letters = bytes([LETTERS.get(kind, ord(".")) for kind in names]).ljust(256, b".")
+    ops = bytes([surface_op_code("append" if kind in surface else None) for kind in names])
     decoder = msgspec.json.Decoder(Union[tuple(kinds)])  # type: ignore[valid-type]  # noqa: UP007
-    return Schema(decoder.decode, kinds, letters)
+    return Schema(decoder.decode, kinds, {event: code for code, event in enumerate(kinds)},
+                  names, letters, ops.ljust(256, b"\0"))
 
 
 _SCHEMAS: dict[tuple[frozenset[str], bool], Schema] = {}

@@ -19,8 +19,6 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from msgspec import UNSET
-
 from ledgerviz.ledger.table import (
     MISSING,
     OBJECT_COLUMNS,
@@ -28,7 +26,6 @@ from ledgerviz.ledger.table import (
     EventTable,
     Requests,
     Shared,
-    surface_op_code,
 )
 from ledgerviz.ledger.typed import Messages, TypedBlock
 from ledgerviz.recovery.vocab import RECOVERY_CODES, SYNTHETIC_ID_PREFIXES
@@ -39,11 +36,11 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
     of the file (see ``EventTable.start``)."""
     count, rows, datas, events = len(typed.types), typed.rows, typed.datas, typed.events
     share = Shared()
-    names = list(dict.fromkeys(typed.types))
-    code_of = {name: code for code, name in enumerate(names)}
-    # a type's surface op is its schema's: "append" for a surface type, else none
-    op_of = {name: surface_op_code(None if (op := events[rows[name][0]].surfaceOp) is UNSET
-                                   else op) for name in names}
+    codes, schema = typed.codes, typed.schema
+    present = list(dict.fromkeys(codes))  # the schema's codes, in order of first appearance
+    renumbered = bytearray(256)
+    for code, schema_code in enumerate(present):
+        renumbered[schema_code] = code
     objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
     usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
     is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
@@ -67,13 +64,13 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
         _messages(rows[kind], messages, objects, share)
     _assistants(rows.get("assistant/message", ()), datas, objects, usage, share)
     return EventTable(
-        type_names=names,
-        type_code=array("H", map(code_of.__getitem__, typed.types)),
+        type_names=[schema.names[code] for code in present],
+        type_code=array("H", list(codes.translate(renumbered))),
         seq=array("q", typed.seqs),
         time=array("q", [MISSING if (time := event.time) is None else time for event in events]),
         turn=array("q", [MISSING if (turn := data.turn) is None else turn for data in datas]),
         step=array("q", [MISSING if (step := data.step) is None else step for data in datas]),
-        surface_op=array("b", map(op_of.__getitem__, typed.types)),
+        surface_op=array("b", codes.translate(schema.surface_ops)),
         line=array("q", typed.lines),
         start=start,
         stop=stop,
