@@ -19,6 +19,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Container, Sequence
 from itertools import repeat
+from operator import lt
 from typing import Any, NamedTuple
 
 from msgspec import UNSET
@@ -269,6 +270,8 @@ def _all_asked(rows: Sequence[int], answered: list[Any], requests: Sequence[tupl
     """Return whether each result (at ``rows``, answering ``answered``) answers a call an
     earlier assistant message of the block requests, or one ``requested`` before it."""
     asked = {block.id: row for row, block in requests}
+    if all(map(lt, map(asked.get, answered, rows), rows)):
+        return True  # the usual block: each result answers a call asked before it in the block
     return all(asked.get(call_id, row) < row or call_id in requested
                for row, call_id in zip(rows, answered, strict=True))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,29 @@ def test_the_typed_table_of_a_small_ledger_read_by_hand() -> None:
     del assistant["data"]["usage"]["reasoningTokens"], assistant["data"]["usage"]["outputTokens"]
     lines[3] = orjson.dumps(assistant)
     assert_small(typed_table(lines[:-1]), 8)
+
+
+@pytest.mark.parametrize("cuts", [(4,), (2, 5), (1, 2, 3, 4, 5, 6, 7, 8)])
+@pytest.mark.parametrize("consume", [False, True])
+def test_the_tables_of_parts_join_to_the_small_ledger_read_by_hand(
+        cuts: tuple[int, ...], consume: bool) -> None:
+    bounds = [0, *cuts, len(SMALL)]
+    parts = [EventTable.of(SMALL[a:b], range(2 + a, 2 + b), a)
+             for a, b in itertools.pairwise(bounds)]
+    assert_small(EventTable.joined(parts, consume=consume), 9)
+    sizes = [b - a for a, b in itertools.pairwise(bounds)]
+    assert [(len(part.seq), len(part.text)) for part in parts] == [
+        (0, 0) if consume else (size, size) for size in sizes]
+
+
+def test_a_file_read_in_many_typed_blocks_is_the_small_ledger_read_by_hand() -> None:
+    assistant = copy.deepcopy(SMALL[3])
+    del assistant["data"]["usage"]["reasoningTokens"], assistant["data"]["usage"]["outputTokens"]
+    events = [*SMALL[:3], assistant, *SMALL[4:8]]
+    for chunk_bytes in (64, 300):
+        blocks, table = read_blocks(encode([HEADER, *events]), chunk_bytes)
+        assert len(blocks) > 2 and all(block.held is None for block in blocks if block.lines)
+        assert_small(table, 8)
 
 
 def test_the_typed_table_gives_each_line_its_byte_range() -> None:
