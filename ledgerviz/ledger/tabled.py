@@ -56,8 +56,8 @@ class TableRows:
         """The file offset of the next line."""
         self._starts: list[int] = []
         """The file offset of each line of the piece last read."""
-        self._lines: list[bytes] = []
-        """The lines of the piece last read."""
+        self._lengths: list[int] = []
+        """The length of each line of the piece last read."""
         self._first_line = 1
         """The file line of the first of them."""
         self._tables: list[EventTable] = []
@@ -85,8 +85,9 @@ class TableRows:
         """Take the file offsets of the next piece's complete lines, the first of them file
         line ``first_line``, with ``cut`` bytes of the file before the second not in
         ``lines`` (of a first line cut short, or of blank lines given back shortened)."""
-        self._first_line, self._lines = first_line, lines
-        starts = list(accumulate(map(add, map(len, lines), repeat(1)), initial=self._offset))
+        self._first_line = first_line
+        self._lengths = lengths = list(map(len, lines))
+        starts = list(accumulate(map(add, lengths, repeat(1)), initial=self._offset))
         if cut:
             starts[1:] = [start + cut for start in starts[1:]]
         self._offset = starts.pop()
@@ -99,15 +100,15 @@ class TableRows:
         if isinstance(checked, TypedBlock):
             skip = checked.lines.start - self._first_line
             stop = skip + len(checked.lines)
-            starts = array("q", self._starts[skip:stop])
-            ends = array("q", map(add, starts, map(len, self._lines[skip:stop])))
+            starts = self._starts[skip:stop]
+            ends = list(map(add, starts, self._lengths[skip:stop]))
             with paused_gc():  # the rows' many small objects would set the collector off
-                self._add(table_of(checked, starts, ends))
+                self._add(table_of(checked, array("q", starts), array("q", ends)))
             return TableBlock(None, checked.lines)
         table = EventTable.of(checked.events, checked.lines, self._rows)
         index = [line - self._first_line for line in checked.lines]
         table.start[:] = array("q", [self._starts[i] for i in index])
-        table.stop[:] = array("q", [self._starts[i] + len(self._lines[i]) for i in index])
+        table.stop[:] = array("q", [self._starts[i] + self._lengths[i] for i in index])
         self._add(table)
         return TableBlock(checked.events, checked.lines)
 
