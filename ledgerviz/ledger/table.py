@@ -23,7 +23,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
@@ -169,35 +168,35 @@ class EventTable:
         return _columns_of(events, lines, first_position, envelope)
 
     @classmethod
-    def joined(cls, parts: Sequence[EventTable], *, consume: bool = False) -> EventTable:
+    def joined(cls, parts: Sequence[EventTable]) -> EventTable:
         """Return the rows of ``parts`` one after another (the part itself when one; none:
-        an empty table): each part's type codes renumbered (the types named in order of
-        first appearance), its requests' rows shifted. Each column is made at its full size
-        at once (``array.extend`` grows an array by a sixteenth, copying it each time: a
-        sixth of a second per million rows). ``consume``: empty each part's columns once
-        copied (parts nobody else holds, such as a file's blocks), so that no column is
-        held twice."""
+        an empty table; see ``extend``)."""
         if len(parts) == 1:
             return parts[0]
-        if not parts:
-            return _columns_of([], None)
-        names = list(dict.fromkeys(name for part in parts for name in part.type_names))
-        code_of = {name: code for code, name in enumerate(names)}
-        type_codes = []
+        joined = _columns_of([], None)
         for part in parts:
-            codes = [code_of[name] for name in part.type_names]
-            type_codes.append(part.type_code if codes == list(range(len(codes)))
-                              else array("H", map(codes.__getitem__, part.type_code)))
-        offsets = list(accumulate(map(len, parts[:-1]), initial=0))  # before any is emptied
-        requests = Requests(
-            array("q", [row + offset for part, offset in zip(parts, offsets, strict=True)
-                        for row in part.requests.row]),
-            *(_joined_column([getattr(part.requests, name) for part in parts], consume)
-              for name in ("call_id", "name", "arguments")))
-        columns = {name: _joined_column([getattr(part, name) for part in parts], consume)
-                   for name in _ROW_COLUMNS}
-        return EventTable(type_names=names, type_code=_joined_column(type_codes, consume),
-                          requests=requests, **columns)
+            joined.extend(part)
+        return joined
+
+    def extend(self, part: EventTable) -> None:
+        """Append the rows of ``part``: its type codes renumbered (the types new here
+        named in order of first appearance), its requests' rows shifted."""
+        offset = len(self)
+        code_of = {name: code for code, name in enumerate(self.type_names)}
+        for name in part.type_names:
+            if name not in code_of:
+                code_of[name] = len(self.type_names)
+                self.type_names.append(name)
+        codes = [code_of[name] for name in part.type_names]
+        self.type_code.extend(map(codes.__getitem__, part.type_code)
+                              if codes != list(range(len(codes))) else part.type_code)
+        for name in _ROW_COLUMNS:
+            getattr(self, name).extend(getattr(part, name))
+        requests, added = self.requests, part.requests
+        requests.row.extend([row + offset for row in added.row] if offset else added.row)
+        requests.call_id.extend(added.call_id)
+        requests.name.extend(added.name)
+        requests.arguments.extend(added.arguments)
 
     def rows(self, start: int, stop: int) -> EventTable:
         """Return the table of rows ``start`` to ``stop`` (0 <= start <= stop <= len)."""
@@ -214,21 +213,6 @@ class EventTable:
         return EventTable(type_names=[self.type_names[code] for code in present],
                           type_code=codes, requests=requests,
                           **{name: getattr(self, name)[start:stop] for name in _ROW_COLUMNS})
-
-
-def _joined_column(parts: list[Any], consume: bool) -> Any:
-    """Return the lists or arrays ``parts`` one after another, made at their full size (see
-    ``EventTable.joined``; ``consume``: each part emptied once copied)."""
-    total = sum(map(len, parts))
-    whole = array(parts[0].typecode, [0]) * total if isinstance(parts[0], array) else (
-        [None] * total)
-    at = 0
-    for part in parts:
-        whole[at:at + len(part)] = part
-        at += len(part)
-        if consume:
-            del part[:]
-    return whole
 
 
 _NONE = type(None)

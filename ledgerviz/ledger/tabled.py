@@ -60,11 +60,9 @@ class TableRows:
         """The length of each line of the piece last read."""
         self._first_line = 1
         """The file line of the first of them."""
-        self._tables: list[EventTable] = []
-        """The table of each block tabled so far (joined at the file's end, each emptied as
-        it is copied, so the file's columns are not held twice)."""
-        self._rows = 0
-        """How many rows they hold."""
+        self._table: EventTable | None = None
+        """The rows of the blocks tabled so far (None: none; each block's appended as it
+        comes, so the file's columns are not held twice at its end)."""
 
     def kept(self, chunks: Iterable[bytes | SourceProblem]) -> Iterator[bytes | SourceProblem]:
         """Yield the file's chunks, noting a leading byte order mark and holding the bytes
@@ -105,7 +103,8 @@ class TableRows:
             with paused_gc():  # the rows' many small objects would set the collector off
                 self._add(table_of(checked, array("q", starts), array("q", ends)))
             return TableBlock(None, checked.lines)
-        table = EventTable.of(checked.events, checked.lines, self._rows)
+        table = EventTable.of(checked.events, checked.lines,
+                              0 if self._table is None else len(self._table))
         index = [line - self._first_line for line in checked.lines]
         table.start[:] = array("q", [self._starts[i] for i in index])
         table.stop[:] = array("q", [self._starts[i] + self._lengths[i] for i in index])
@@ -113,15 +112,16 @@ class TableRows:
         return TableBlock(checked.events, checked.lines)
 
     def _add(self, table: EventTable) -> None:
-        """Add a block's rows to the file's."""
-        self._tables.append(table)
-        self._rows += len(table)
+        """Append a block's rows to the file's table (the first block's is the table)."""
+        if self._table is None:
+            self._table = table
+        else:
+            self._table.extend(table)
 
     def session(self, blocks: Sequence[TableBlock]
                 ) -> tuple[Sequence[dict[str, Any]], EventTable, Sequence[int]]:
         """Return a file's events, table and event lines from its blocks."""
-        table = EventTable.joined(self._tables, consume=True)
-        self._tables = [table]
+        table = EventTable.of([]) if self._table is None else self._table
         lines = joined_lines([block.lines for block in blocks])
         if all(block.held is not None for block in blocks):
             return concatenated(block.held for block in blocks), table, lines
