@@ -135,11 +135,10 @@ class _Written:
     def session(self, path: str, log: DiagnosticLog, skipped: int,
                 children: tuple[SessionLog, ...]) -> SessionLog:
         """Return the session read, its diagnostics those of ``log`` so far."""
-        writer = self.writer
-        return SessionLog(path, self.id, self.header, 4, writer.events, log.finish(),
-                          skipped, writer.lines, format=NAME, call_reasons=self.reasons,
-                          children=children, table=writer.envelope.table(writer.events,
-                                                                         writer.lines))
+        events, lines, table = self.writer.store.finished()
+        return SessionLog(path, self.id, self.header, 4, events, log.finish(), skipped, lines,
+                          format=NAME, call_reasons=self.reasons, children=children,
+                          table=table)
 
 
 def _records(chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int

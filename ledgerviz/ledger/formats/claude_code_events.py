@@ -36,7 +36,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     is_rejection,
     tool_results,
 )
-from ledgerviz.ledger.formats.foreign import EnvelopeColumns
+from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.recovery.vocab import StatusReason
 
 LOG_ONLY_PREFIX = "claude-code/"
@@ -98,8 +98,10 @@ class EventWriter:
         self.reasons = reasons
         self.log = log
         self.events: list[dict[str, Any]] = []
+        """The events written: None where ``store`` sealed them (an event is not changed
+        once the records after its own are written)."""
         self.lines: list[int] = []
-        self.envelope = EnvelopeColumns()
+        self.store = EventStore(self.events, self.lines)
         self.merged = 0
         """Assistant records written into the step of an earlier record."""
         self._line = 0
@@ -130,6 +132,7 @@ class EventWriter:
         self._line = record.line
         if record.time is not None:
             self._time = record.time
+        self.store.seal_before(len(self.events))
         if index in self._rewinds:
             self._rewind(self._rewinds[index])
         start = len(self.events)
@@ -169,7 +172,6 @@ class EventWriter:
             event["sourceEventSeqs"] = sources
         self.events.append(event)
         self.lines.append(self._line)
-        self.envelope.append(kind, self._time, data, op)
         return seq
 
     def _surface_event(self, kind: str, data: dict[str, Any], op: Any = "append",

@@ -146,7 +146,8 @@ class _Rollout:
         """Whether a call output came since the open step's last output item (the next
         output item is then a new model call)."""
         self.last_message: dict[str, Any] | None = None
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, int] = {}
+        """The seq of each call's output (an exit code may come after it)."""
         self.exit_codes: dict[str, int] = {}
         self.aborted: set[int] = set()
         """The turns ended by ``turn_aborted``."""
@@ -155,7 +156,13 @@ class _Rollout:
         """Read the decoded lines (every line leaves at least one event)."""
         writer, log = self.writer, self.log
         events, add, prefix = writer.events, writer.add, writer.log_prefix
+        seal_at = step = writer.store.window
         for line, record in records:
+            if len(events) >= seal_at:  # the events before the open step's no longer change
+                writer.store.seal_before(min(
+                    (m["seq"] for m in (self.message, self.last_message) if m is not None),
+                    default=len(events)))
+                seal_at += step
             kind, payload = record.get("type"), record.get("payload")
             if kind.__class__ is not str or payload.__class__ is not dict:
                 kind, payload = self._kind(record)
@@ -252,7 +259,7 @@ class _Rollout:
     def _close_cut_turn(self, inherited: int) -> None:
         """A turn the copy leaves open ends ``forked`` (ledger §11), not unmarked: the fork
         cut it, and the child's first turn ends it."""
-        events = self.writer.events
+        events = self.writer.events  # all unsealed by ``seed_end``
         opened = None
         for event in events[:inherited]:
             if event["type"] == "turn/start":
@@ -371,7 +378,7 @@ class _Rollout:
         elif call_id in self.exit_codes:
             failed = self.exit_codes[call_id] != 0
         self.results[call_id] = writer.tool_result(call_id, text, line, is_error=failed,
-                                                   code=code, reason=reason)
+                                                   code=code, reason=reason)["seq"]
         self.answered = True
 
     def _exit_code(self, call_id: Any, exit_code: Any) -> None:
@@ -379,7 +386,8 @@ class _Rollout:
         if not isinstance(call_id, str) or type(exit_code) is not int:
             return
         self.exit_codes[call_id] = exit_code
-        result = self.results.get(call_id)
+        seq = self.results.get(call_id)
+        result = None if seq is None else self.writer.store.live(seq)
         if result is not None and "error" not in result["data"]:
             message = result["data"]["message"]
             if exit_code != 0:

@@ -5,7 +5,7 @@ the turn and step open, and follows the model-visible surface for rewinds."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -13,10 +13,10 @@ from typing import Any, NamedTuple
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
+from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.reader import MAX_LINE_UNITS, line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
-from ledgerviz.ledger.table import Envelope, EventTable
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 from ledgerviz.wording import counted
 
@@ -228,60 +228,6 @@ def bad_record(log: DiagnosticLog, line: int, kind: str, error: Exception) -> No
             f"({type(error).__name__}): kept as a log-only event")
 
 
-class EnvelopeColumns:
-    """The envelope facts (``table.Envelope``) of the events a reader appends, kept as it
-    writes them, so that their table (``table``) is not read back from the dicts. A
-    writer's seqs are dense from 0: each event's is its position."""
-
-    def __init__(self) -> None:
-        self.kinds: list[str] = []
-        self.datas: list[dict[str, Any]] = []
-        self.times: list[Any] = []
-        self.turns: list[Any] = []
-        self.steps: list[Any] = []
-        self.ops: list[Any] = []
-        self.append = self._appender()
-        """Adds the facts of the next event: ``append(type, time, data, surface op)``."""
-
-    def _appender(self) -> Callable[[str, Any, Any, Any], None]:
-        """Return ``append`` (the columns' appends bound once: it runs once per event)."""
-        add_kind, add_data, add_time, add_turn, add_step, add_op = (
-            column.append for column in self._columns())
-        one = {}.setdefault  # one object per type (a log-only one is made per record)
-
-        def append(kind: str, time: Any, data: Any, op: Any) -> None:
-            if data.__class__ is not dict:
-                data = {}
-            add_kind(one(kind, kind))
-            add_data(data)
-            add_time(time)
-            add_turn(data.get("turn"))
-            add_step(data.get("step"))
-            add_op(op)
-
-        return append
-
-    def insert(self, row: int, event: Event) -> None:
-        """Add the facts of ``event``, inserted at ``row``."""
-        self.append(event["type"], event["time"], event["data"], event.get("surfaceOp"))
-        for column in self._columns():
-            column.insert(row, column.pop())
-
-    def keep(self, rows: Sequence[int]) -> None:
-        """Keep the facts of ``rows`` only (the others' events were removed)."""
-        for column in self._columns():
-            column[:] = [column[row] for row in rows]
-
-    def table(self, events: Sequence[Event], lines: Sequence[int]) -> EventTable:
-        """Return the table of ``events`` (those these facts were kept for)."""
-        envelope = Envelope(self.kinds, self.datas, list(range(len(self.kinds))), self.times,
-                            self.turns, self.steps, self.ops)
-        return EventTable.of(events, lines, envelope=envelope)
-
-    def _columns(self) -> tuple[list[Any], ...]:
-        return self.kinds, self.datas, self.times, self.turns, self.steps, self.ops
-
-
 class EventWriter:
     """Writes one session's dsh events: seqs dense from 0, each event's source line, the
     open turn and step, and the model-visible surface (for rewinds and replacements).
@@ -295,8 +241,9 @@ class EventWriter:
         self.log_prefix = f"{format}/"
         """How the name of a log-only event begins."""
         self.events: list[Event] = []
+        """The events written: None where ``store`` sealed them."""
         self.lines: list[int] = []
-        self.envelope = EnvelopeColumns()
+        self.store = EventStore(self.events, self.lines)
         self.time: int | None = None
         """The time of the line being read (the last one that had a time)."""
         self.turn = 0
@@ -330,7 +277,6 @@ class EventWriter:
             event["sourceEventSeqs"] = sources
         self.events.append(event)
         self.lines.append(line)
-        self.envelope.append(kind, self.time, data, op)
         return event
 
     def wrote(self, log: DiagnosticLog, line: int, kind: str, write: Callable[..., Any],
@@ -473,6 +419,7 @@ class EventWriter:
         """Mark the first ``inherited`` events as copied from the parent: insert the dsh
         ``session/end-seed {inherited: true}`` at seq ``inherited`` (its line: ``line``) and
         move every later seq, and every seq an event names, one on."""
+        self.store.unsealed()
         for event in self.events[inherited:]:
             event["seq"] += 1
         self._renumber(lambda seq: seq + 1 if seq >= inherited else seq)
@@ -481,7 +428,6 @@ class EventWriter:
                   "data": {"inherited": True}}
         self.events.insert(inherited, marker)
         self.lines.insert(inherited, line)
-        self.envelope.insert(inherited, marker)
 
     def undispatch(self, call_ids: Iterable[str]) -> None:
         """Remove the tool/call of each of ``call_ids`` (calls a later record proves never
@@ -493,9 +439,9 @@ class EventWriter:
             return
         dropped = set(gone)
         kept = [i for i in range(len(self.events)) if i not in dropped]
-        self.events = [self.events[i] for i in kept]
-        self.lines = [self.lines[i] for i in kept]
-        self.envelope.keep(kept)
+        self.store.unsealed()
+        self.events[:] = [self.events[i] for i in kept]
+        self.lines[:] = [self.lines[i] for i in kept]
         for seq, event in enumerate(self.events):
             event["seq"] = seq
         self._renumber(lambda seq: None if seq in dropped else seq - bisect_left(gone, seq))
@@ -543,10 +489,10 @@ def session_log(path: str, format: str, header: dict[str, Any], writer: EventWri
     if not isinstance(key, str) or not key:
         key = valid_unicode(Path(path).stem)
         header["id"] = key
-    return SessionLog(path, key, header, FOREIGN_VERSION, writer.events, log.finish(),
-                      records.skipped, writer.lines, format=format,
-                      call_reasons=writer.call_reasons,
-                      table=writer.envelope.table(writer.events, writer.lines))
+    events, lines, table = writer.store.finished()
+    return SessionLog(path, key, header, FOREIGN_VERSION, events, log.finish(),
+                      records.skipped, lines, format=format, call_reasons=writer.call_reasons,
+                      table=table)
 
 
 def dsh_header(session_id: Any, created_at: int | None, **lineage: Any) -> dict[str, Any]:
