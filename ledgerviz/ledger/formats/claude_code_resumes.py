@@ -6,12 +6,14 @@ events are an inherited prefix, counted once, in the earliest session holding th
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import replace
 from typing import Any
 
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.wording import counted, one_or_many
 
 Event = dict[str, Any]
@@ -86,8 +88,18 @@ def _seeded(log: SessionLog, copied: int, parent: str) -> SessionLog:
                       f"{one_or_many(copied, 'copies', 'copy')} session {parent}'s records (a "
                       "resume): read as inherited from it")
     header = {**log.header, "isSeeded": True, "parentSession": parent}
-    return replace(log, header=header, events=events, lines=lines, fields=None, table=None,
+    table = None if log.table is None else _seeded_table(log.table, copied, marker, lines[copied])
+    return replace(log, header=header, events=events, lines=lines, fields=None, table=table,
                    diagnostics=[*log.diagnostics, note])
+
+
+def _seeded_table(table: EventTable, copied: int, marker: Event, line: int) -> EventTable:
+    """Return ``table`` with ``marker`` (read from ``line``) inserted at row ``copied`` and
+    every later seq one on (the references ``_shifted`` moves are no table column)."""
+    after = table.rows(copied, len(table))
+    after = replace(after, seq=array("q", [seq + 1 for seq in after.seq]))
+    return EventTable.joined([table.rows(0, copied), EventTable.of([marker], [line], copied),
+                              after])
 
 
 def _shifted(event: Event, start: int) -> Event:
