@@ -1,11 +1,12 @@
-"""Foreign-format benchmark: Claude Code and Codex transcripts beside a dsh ledger of the
-same size.
+"""Foreign-format benchmark: Claude Code, Codex and Gemini transcripts beside a dsh ledger
+of the same size.
 
 Run: python benchmarks/bench_foreign.py [--mib 64] [--rounds 1] [--keep DIR]
-         [--formats claude_code codex]
+         [--formats claude_code codex gemini]
 
-Generates a Claude Code-shaped transcript, a Codex-shaped rollout and a dsh v4 ledger
-(``bench_load``'s) of about ``--mib`` MiB each (1024 for the issue's ~1 GB), then, in a
+Generates a Claude Code-shaped transcript, a Codex-shaped rollout, a Gemini CLI-shaped chat
+and a dsh v4 ledger (``bench_load``'s) of about ``--mib`` MiB each (1024 for the issue's
+~1 GB), then, in a
 fresh Python process per route and format (peak memory is the process's own), times
 ``ledgerviz.load`` alone and ``ledgerviz.load`` + every frame. Figures are per MiB of file,
 and each foreign format / dsh ratio, so that the files need not be exactly the same size.
@@ -27,7 +28,7 @@ import orjson
 from bench_load import in_fresh_process, load_average, run_route, write_ledger
 
 ROUTES = ("load", "frames")
-FORMATS = ("claude_code", "codex", "dsh")
+FORMATS = ("claude_code", "codex", "gemini", "dsh")
 DSH_BYTES_PER_EVENT = 237
 """About what ``bench_load.write_ledger`` writes per event (226 MiB for 1M events)."""
 START = datetime(2026, 1, 5, 10, tzinfo=UTC)
@@ -185,6 +186,52 @@ def write_rollout(path: Path, size: int) -> int:
     return lines
 
 
+def _chat_turn(turn: int) -> Iterator[dict[str, Any]]:
+    """Yield the records of one realistic Gemini CLI turn: a prompt; a reply written first
+    with its thoughts, then again (same id) with its usage and two finished shell calls;
+    a final answer."""
+    def stamp(second: int) -> str:
+        moment = START + timedelta(seconds=30 * turn + second)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    yield {"id": f"u{turn}", "timestamp": stamp(0), "type": "user",
+           "content": [{"text": f"Please inspect module {turn} and run its tests."}]}
+    thoughts = [{"subject": "Planning", "description": "I should read the file, then run the "
+                 "tests to see what fails.", "timestamp": stamp(1)}]
+    reply = {"id": f"g{turn}", "timestamp": stamp(2), "type": "gemini", "content": "",
+             "model": "gemini-2.5-pro", "thoughts": thoughts}
+    yield reply
+    output = "def f(x):\n    return x * 2\n" * 4
+    calls = [{"id": f"c{turn}-{n}", "name": "run_shell_command", "args": {"command": command},
+              "result": [{"functionResponse": {"id": f"c{turn}-{n}", "name": "run_shell_command",
+                                               "response": {"output": output}}}],
+              "status": "success", "timestamp": stamp(3 + n)}
+             for n, command in enumerate((f"cat src/mod{turn}.py", "pytest -q"))]
+    yield {**reply, "timestamp": stamp(5), "toolCalls": calls, "tokens": {
+        "input": 1200 + turn % 500, "output": 80, "cached": 900, "thoughts": 20, "tool": 0,
+        "total": 1300}}
+    yield {"id": f"g{turn}b", "timestamp": stamp(6), "type": "gemini", "model": "gemini-2.5-pro",
+           "content": "All tests pass; the module doubles its input.",
+           "tokens": {"input": 1500, "output": 12, "cached": 900, "thoughts": 0, "tool": 0,
+                      "total": 1512}}
+
+
+def write_chat(path: Path, size: int) -> int:
+    """Write a Gemini CLI chat of at least ``size`` bytes to ``path``; return its line
+    count."""
+    head = {"sessionId": "bench-gemini", "projectHash": "9f2c", "startTime": CODEX_T0,
+            "lastUpdated": CODEX_T0}
+    written, lines, turn = 0, 1, 1
+    with path.open("wb") as out:
+        written += out.write(orjson.dumps(head) + b"\n")
+        while written < size:
+            block = [orjson.dumps(record) for record in _chat_turn(turn)]
+            written += out.write(b"\n".join(block) + b"\n")
+            lines += len(block)
+            turn += 1
+    return lines
+
+
 def _measure(files: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[dict]]:
     """Run every route on every file once per round, each in a fresh process."""
     results: dict[tuple[str, str], list[dict]] = {}
@@ -240,7 +287,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        writers = {"claude_code": write_transcript, "codex": write_rollout}
+        writers = {"claude_code": write_transcript, "codex": write_rollout,
+                   "gemini": write_chat}
         files = {name: folder / f"{name.replace('_', '-')}-{args.mib}mib.jsonl"
                  for name in [*args.formats, "dsh"]}
         size = args.mib << 20
