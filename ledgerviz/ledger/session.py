@@ -18,8 +18,9 @@ class SessionLog:
 
     ``events`` are the dicts ``orjson`` decoded (only v0/v1 packed chunk rows are
     expanded into new ``assistant/chunk`` dicts): for a dsh ledger, a
-    ``lazy_events.LazyEvents`` that decodes them from the file's bytes when asked for (a
-    list for the other formats); ``lines`` gives the 1-based file line of each event;
+    ``lazy_events.LazyEvents`` that decodes them from the file's bytes when asked for (for
+    the other formats a ``formats.sealed.SealedEvents``, decoded from the reader's encoded
+    windows when asked for); ``lines`` gives the 1-based file line of each event;
     ``lines_skipped`` counts lines that yielded no event; ``fields`` holds the events'
     envelope columns once extracted (see ``event_fields``); ``table`` their typed
     columns, which every format's reader fills (see ``event_table``).
