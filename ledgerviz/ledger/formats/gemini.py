@@ -201,8 +201,12 @@ class _Chat:
                 steps.append((line, "session", record))
             else:
                 steps.append((line, "unknown", record))
-        for line, kind, value in steps:
+        del live  # every record is in ``steps`` now: each goes once written
+        store, events = self.writer.store, self.writer.events
+        for index, (line, kind, value) in enumerate(steps):
+            steps[index] = None  # type: ignore[call-overload]
             self._write(line, kind, value)
+            store.seal_before(len(events))  # an event is not changed once its step is written
         self._finish()
 
     def _write(self, line: int, kind: str, value: Any) -> None:
