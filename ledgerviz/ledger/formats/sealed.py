@@ -97,6 +97,8 @@ class EventStore:
     def seal_before(self, seq: int) -> None:
         """Seal every full window whose events all come before ``seq`` (none of them will
         change any more)."""
+        if seq < (self._next + 1) * self.window:  # not past the next window: nothing to seal
+            return
         last = min(seq, len(self.events)) // self.window
         for number in range(self._next, last):
             self._seal(number)
