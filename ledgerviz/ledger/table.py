@@ -159,13 +159,11 @@ class EventTable:
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
-           first_position: int = 0, envelope: Envelope | None = None) -> EventTable:
+           first_position: int = 0) -> EventTable:
         """Return the table of a session's checked events (``lines``: their file lines;
         None: not known, ``MISSING``; ``first_position``: the position of ``events[0]`` in
-        its session, the ``seq`` of an event without one; ``envelope``: their envelope
-        facts as the reader that wrote them kept them, None: read from the dicts). Their
-        byte ranges are not known."""
-        return _columns_of(events, lines, first_position, envelope)
+        its session, the ``seq`` of an event without one). Their byte ranges are not known."""
+        return _columns_of(events, lines, first_position)
 
     @classmethod
     def joined(cls, parts: Sequence[EventTable]) -> EventTable:
@@ -249,8 +247,7 @@ class Shared:
 
 class Envelope(NamedTuple):
     """The envelope facts of a session's events, a list each (see ``EventTable``'s
-    columns), as ``envelope_of`` reads them from the dicts, or as a reader that wrote the
-    events kept them while writing."""
+    columns), as ``envelope_of`` reads them from the dicts."""
 
     kinds: list[Any]
     """Each event's ``type`` (equal strings: one object)."""
@@ -287,17 +284,14 @@ def envelope_of(events: Sequence[dict[str, Any]], first_position: int = 0,
 
 
 def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
-                first_position: int = 0, envelope: Envelope | None = None) -> EventTable:
+                first_position: int = 0) -> EventTable:
     """Return the table of ``events`` (see ``EventTable.of``), a column at a time: every
     event's envelope, then each type's facts at the rows of that type."""
     count = len(events)
     if lines is not None and len(lines) != count:
         raise ValueError(f"{len(lines)} line numbers for {count} events")
     shared = Shared().one
-    if envelope is None:
-        envelope = envelope_of(events, first_position, shared)
-    elif len(envelope.kinds) != count:
-        raise ValueError(f"an envelope of {len(envelope.kinds)} rows for {count} events")
+    envelope = envelope_of(events, first_position, shared)
     kinds, datas = envelope.kinds, envelope.datas
     names = list(dict.fromkeys(kinds))
     code_of = {name: code for code, name in enumerate(names)}
