@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ledgerviz.ledger import reader
 from ledgerviz.ledger.formats import Chunk, ReadOptions, file_format, related
+from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lineage import with_parent_warnings
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import Source, iter_source_chunks
@@ -57,11 +58,12 @@ def read_sessions(
     costs a re-encoding of every line). Files are read ``reader.READ_BYTES`` at a time.
     Sessions that copy other files' records are linked to them (``Format.relate``).
     """
-    logs = [session
-            for path, chunks in iter_source_chunks(source, reader.READ_BYTES)
-            for session in file_sessions(read_file(
-                path, reader.reported_chunks(chunks, progress), format=format, strict=strict,
-                duplicate_keys=duplicate_keys))]
+    with paused_gc():  # once for the whole source, not once per file (nested: no work)
+        logs = [session
+                for path, chunks in iter_source_chunks(source, reader.READ_BYTES)
+                for session in file_sessions(read_file(
+                    path, reader.reported_chunks(chunks, progress), format=format,
+                    strict=strict, duplicate_keys=duplicate_keys))]
     return with_parent_warnings(related(reader.with_unique_keys(logs)))
 
 

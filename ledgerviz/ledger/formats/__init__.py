@@ -66,6 +66,10 @@ _FORMATS: dict[str, Format] = {}
 FALLBACK = "dsh"
 """The format of a file no other format claims."""
 
+_SNIFFED: dict[tuple[str, ...], list[Format]] = {}
+"""The formats a file's first bytes are tested against, in order (the fallback not among
+them), by the names registered: made once per set of formats, not once per file."""
+
 
 def register_format(format: Format, *, replace: bool = False) -> None:
     """Add ``format`` to those files are tested against (sniffed before the ones already
@@ -76,6 +80,7 @@ def register_format(format: Format, *, replace: bool = False) -> None:
             raise ValueError(f"a format named {format.name!r} is registered already")
         warnings.warn(f"format {format.name!r} replaced", stacklevel=2)
     _FORMATS[format.name] = format
+    _SNIFFED.clear()  # a format replaced under its name
 
 
 def format_names() -> list[str]:
@@ -95,12 +100,17 @@ def format_named(name: str) -> Format:
 def detect_format(head: Chunk) -> Format:
     """Return the format of a file whose first chunk is ``head`` (the fallback for an empty
     or unreadable file, or one no format claims)."""
+    sniffed = _SNIFFED.get(tuple(_FORMATS))
+    if sniffed is None:
+        sniffed = [_FORMATS[name] for name in format_names()[:-1]]
+        _SNIFFED.clear()
+        _SNIFFED[tuple(_FORMATS)] = sniffed
     if isinstance(head, bytes) and head:
         start = head[:SNIFF_BYTES]
-        for name in format_names()[:-1]:
-            if _FORMATS[name].sniff(start):
-                return _FORMATS[name]
-    return format_named(FALLBACK)
+        for format in sniffed:
+            if format.sniff(start):
+                return format
+    return _FORMATS[FALLBACK]
 
 
 def file_format(chunks: Iterable[Chunk], name: str | None = None
@@ -112,17 +122,17 @@ def file_format(chunks: Iterable[Chunk], name: str | None = None
         return format_named(name), iter(chunks)
     chunks = iter(chunks)
     held: list[Chunk] = []
-    head = bytearray()
+    size = 0
     for chunk in chunks:
         held.append(chunk)
         if not isinstance(chunk, bytes):  # unreadable: what came before is the head
             break
-        head += chunk
-        if len(head) >= SNIFF_BYTES:
+        size += len(chunk)
+        if size >= SNIFF_BYTES:
             break
     first = held[0] if held else b""
-    return detect_format(bytes(head) if isinstance(first, bytes) else first), \
-        chain(held, chunks)
+    head = b"".join([c for c in held if isinstance(c, bytes)])  # one chunk: not copied
+    return detect_format(head if isinstance(first, bytes) else first), chain(held, chunks)
 
 
 def related(logs: list[SessionLog]) -> list[SessionLog]:
