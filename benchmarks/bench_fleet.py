@@ -81,13 +81,16 @@ def with_pandas(folder: Path) -> Built:
 ROUTES = {"floor_gc_paused": floor_gc_paused, "ledgerviz": with_ledgerviz, "pandas": with_pandas}
 
 
-def _report(results: list[dict[str, dict[str, float]]]) -> None:
-    """Print median CPU and wall time per route and the median per-round CPU ratios."""
+def _report(results: list[dict[str, dict[str, float]]], sessions: int) -> None:
+    """Print median CPU and wall time per route (and CPU per session) and the median
+    per-round CPU ratios."""
     print(f"median of {len(results)} rounds ({load_average()} at the end):")
     cpu = {route: [r[route]["cpu"] for r in results] for route in ROUTES}
     for route in ROUTES:
         wall = statistics.median(r[route]["seconds"] for r in results)
-        print(f"  {route:>16}: {statistics.median(cpu[route]):6.2f} s CPU  {wall:6.2f} s wall")
+        median = statistics.median(cpu[route])
+        print(f"  {route:>16}: {median:6.2f} s CPU  {wall:6.2f} s wall  "
+              f"{median / sessions * 1e6:6.0f} µs CPU per session")
     ratios = {
         "ledgerviz / floor_gc_paused": ("ledgerviz", "floor_gc_paused", 2.0, "<="),
         "pandas / ledgerviz (CPU)": ("pandas", "ledgerviz", 3.0, ">="),
@@ -131,7 +134,7 @@ def main() -> None:
                     f"   peak +{measured['peak_mib']:5.0f} MiB   ({measured['rows']:,} rows)"
                 )
             results.append(result)
-        _report(results)
+        _report(results, args.sessions)
 
 
 if __name__ == "__main__":
