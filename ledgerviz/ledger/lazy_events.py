@@ -5,7 +5,8 @@ event; ``LazyEvents`` gives the dicts (``SessionLog.events``) on demand, decoded
 ``orjson`` from the byte ranges of their lines (the table's ``start``/``stop``), a window
 of ``WINDOW`` rows at a time, each run of consecutive lines in one call. Rows a block read
 the dict route for (a block the typed decode could not judge, packed chunk rows expanded
-into several events) keep the dicts that route made.
+into several events), and a typed block's lineage events (``tabled``), keep the dicts made
+as they were read: reading one of them alone reads nothing from the file.
 
 The bytes come from a ``LineSource``: the file itself, re-read on demand, checked on every
 read to be the file read (the same inode, not shorter, the same bytes where the read
@@ -149,7 +150,8 @@ class LazyEvents(ListLikeEvents):
     def _row(self, row: int) -> dict[str, Any]:
         event = self._decoded[row]
         if event is None:
-            self._decode_window(row)
+            if not self._held_rows or self._from_held([row]):  # a held row reads no window
+                self._decode_window(row)
             event = self._decoded[row]
         return event
 

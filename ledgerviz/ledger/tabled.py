@@ -8,6 +8,11 @@ dict route (its diagnostics are the reader's by construction), tabled from those
 (``EventTable.of``), and its dicts are held. The session's ``events`` are then a
 ``lazy_events.LazyEvents`` over the table's byte ranges and the held dicts.
 
+The lineage events of a typed block (``lineage.LINEAGE_EVENTS``: a seed's end, a subagent's
+catalog or descriptor, a few a session) are decoded as they are read and held, as the dict
+route's are: the frames, report and export read their payloads, and a miss would read the
+file again for a window of rows around each.
+
 Byte ranges are offsets in the file: a leading byte order mark, the bytes of a line cut
 short (too long, or cut at a control byte) and of leading blank lines given back shortened
 (``reader.LeadingBlanks``) are counted.
@@ -18,13 +23,16 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, repeat
-from operator import add
+from operator import add, itemgetter
 from typing import Any, NamedTuple
+
+import orjson
 
 from ledgerviz.ledger.checks import CheckedEvents, joined_lines
 from ledgerviz.ledger.fields import concatenated
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lazy_events import END_KEPT, LazyEvents, LineSource
+from ledgerviz.ledger.lineage import LINEAGE_EVENTS
 from ledgerviz.ledger.sources import UTF8_BOM, FileOrigin, SourceProblem
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.ledger.typed import TypedBlock
@@ -58,11 +66,17 @@ class TableRows:
         """The file offset of each line of the piece last read."""
         self._lengths: list[int] = []
         """The length of each line of the piece last read."""
+        self._lines: list[bytes] = []
+        """The lines of the piece last read, until its block is tabled (its lineage events
+        are decoded from them)."""
         self._first_line = 1
         """The file line of the first of them."""
         self._table: EventTable | None = None
         """The rows of the blocks tabled so far (None: none; each block's appended as it
         comes, so the file's columns are not held twice at its end)."""
+        self._lineage: list[tuple[int, list[dict[str, Any]]]] = []
+        """The row and dict of each lineage event of the typed blocks (see the module
+        docstring), in row order."""
 
     def kept(self, chunks: Iterable[bytes | SourceProblem]) -> Iterator[bytes | SourceProblem]:
         """Yield the file's chunks, noting a leading byte order mark and holding the bytes
@@ -83,7 +97,7 @@ class TableRows:
         """Take the file offsets of the next piece's complete lines, the first of them file
         line ``first_line``, with ``cut`` bytes of the file before the second not in
         ``lines`` (of a first line cut short, or of blank lines given back shortened)."""
-        self._first_line = first_line
+        self._first_line, self._lines = first_line, lines
         self._lengths = lengths = list(map(len, lines))
         starts = list(accumulate(map(add, lengths, repeat(1)), initial=self._offset))
         if cut:
@@ -100,8 +114,10 @@ class TableRows:
             stop = skip + len(checked.lines)
             starts = self._starts[skip:stop]
             ends = list(map(add, starts, self._lengths[skip:stop]))
+            first_row = 0 if self._table is None else len(self._table)
             with paused_gc():  # the rows' many small objects would set the collector off
                 self._add(table_of(checked, array("q", starts), array("q", ends)))
+            self._hold_lineage(checked, skip, first_row)
             return TableBlock(None, checked.lines)
         table = EventTable.of(checked.events, checked.lines,
                               0 if self._table is None else len(self._table))
@@ -109,7 +125,17 @@ class TableRows:
         table.start[:] = array("q", [self._starts[i] for i in index])
         table.stop[:] = array("q", [self._starts[i] + self._lengths[i] for i in index])
         self._add(table)
+        self._lines = []
         return TableBlock(checked.events, checked.lines)
+
+    def _hold_lineage(self, checked: TypedBlock, skip: int, first_row: int) -> None:
+        """Decode and hold the lineage events of a typed block whose first row is the
+        table's ``first_row``, from the lines of the piece last read (from its ``skip``-th);
+        then let the lines go (not held between blocks)."""
+        rows = sorted(row for kind in LINEAGE_EVENTS for row in checked.rows.get(kind, ()))
+        self._lineage.extend((first_row + row, [orjson.loads(self._lines[skip + row])])
+                             for row in rows)
+        self._lines = []
 
     def _add(self, table: EventTable) -> None:
         """Append a block's rows to the file's table (the first block's is the table)."""
@@ -131,6 +157,8 @@ class TableRows:
             if block.held is not None:
                 held.append((row, block.held))
             row += len(block.lines)
+        if self._lineage:  # rows of other blocks than the dict route's: merged in row order
+            held = sorted([*held, *self._lineage], key=itemgetter(0))
         return LazyEvents(self._source(), table.start, table.stop, held), table, lines
 
     def _source(self) -> LineSource:
