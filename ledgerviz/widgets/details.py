@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -12,9 +13,30 @@ from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, short_text, text_of
 from ledgerviz.ledger.writer import encode_line
 from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.result_columns import RECOVERY_CODE_NAMES
+from ledgerviz.recovery.vocab import BRANCHES
 
 TYPE_LABEL_LIMIT = 60
 TEXT_PREVIEW = 300
+
+
+class Marked(NamedTuple):
+    """How recovery marked one event (``Analysis``' lists at one index)."""
+
+    branch: str
+    synthetic: bool
+    recorded: bool
+    recovery_code: str | None
+
+
+def marks_at(analysis: Analysis, index: int) -> Marked:
+    """Return the marks of event ``index``, read from the analysis' one-byte marks: the
+    analysis' lists of every event's marks (a million entries at 1M events) are not made for
+    the few events a pane shows."""
+    marks = analysis.marks
+    return Marked(BRANCHES[marks.branch[index]], bool(marks.synthetic[index]),
+                  bool(marks.recorded[index]),
+                  RECOVERY_CODE_NAMES[marks.recovery_code[index]])
 
 
 def event_label(analysis: Analysis, index: int) -> str:
@@ -22,11 +44,12 @@ def event_label(analysis: Analysis, index: int) -> str:
     seq = analysis.seqs[index]
     kind = short_text(analysis.events[index].get("type"), TYPE_LABEL_LIMIT)
     label = f"{'—' if seq is None else seq} · {kind}"
-    if not analysis.recorded[index]:
+    marks = marks_at(analysis, index)
+    if not marks.recorded:
         label += " · added by recovery"
-    elif analysis.synthetic[index]:
+    elif marks.synthetic:
         label += " · recovery event in the file"
-    if analysis.branch[index] == "abandoned":
+    if marks.branch == "abandoned":
         label += " · abandoned"
     return label
 
@@ -86,17 +109,17 @@ def event_details_html(analysis: Analysis, index: int,
     """Return escaped HTML for event ``index``: a fact line, the tool calls it asks for,
     dispatches or answers (``calls``: the analysis' calls frame, searched for them when
     given), and its pretty-printed JSON."""
+    marks = marks_at(analysis, index)
     facts = [
         f"<b>seq {seq_text(analysis.seqs[index])}</b>",
         escape(analysis.events[index].get("type")),
-        f"branch {escape(analysis.branch[index])}",
-        "in the file" if analysis.recorded[index]
-        else f"added by the {escape(analysis.policy)} policy",
+        f"branch {escape(marks.branch)}",
+        "in the file" if marks.recorded else f"added by the {escape(analysis.policy)} policy",
     ]
-    if analysis.synthetic[index]:
+    if marks.synthetic:
         facts.append("synthetic")
-    if analysis.recovery_code[index]:
-        facts.append(f"code {escape(analysis.recovery_code[index])}")
+    if marks.recovery_code:
+        facts.append(f"code {escape(marks.recovery_code)}")
     try:
         pretty = json.dumps(analysis.events[index], indent=2, ensure_ascii=False)
     except RecursionError:  # nested too deep for the indenting encoder: shown on one line

@@ -494,7 +494,7 @@ class Explorer(widgets.VBox):
         if old is None or index is None or old.seqs[index] is None:
             return None
         new = index_of_seq(analysis, old.seqs[index])
-        if new is None or analysis.recorded[new] != old.recorded[index]:
+        if new is None or analysis.marks.recorded[new] != old.marks.recorded[index]:
             return None
         return new if analysis.events[new].get("type") == old.events[index].get("type") else None
 
@@ -505,7 +505,7 @@ class Explorer(widgets.VBox):
             index = index_of_seq(analysis, self._incidents[0])
         self._opening = False
         if index is None:
-            recorded = analysis.recorded
+            recorded = analysis.marks.recorded  # not the list of every event's flag
             index = next((i for i in range(len(recorded) - 1, -1, -1) if recorded[i]), None)
         self._syncing = True
         try:

@@ -46,3 +46,27 @@ def test_results_recovery_would_have_logged_have_no_seq() -> None:
         assert details.startswith("<div class='lv-details'><div><b>seq not logged</b>")
         assert "&quot;seq&quot;" not in details  # the event dict carries no seq key
     assert analysis.events[unlogged[-1] + 1]["type"] == "step/end"
+
+
+def test_labels_and_details_read_the_marks_without_listing_every_event() -> None:
+    # the analysis' lists of every event's marks (made on first use: a million entries at 1M
+    # events) are not made for the picker's window and the one event the pane shows
+    ledger = ledgerviz.load(SEMANTIC)
+    analysis = ledger.recovery("recorded").analyses[ledger.keys[0]]
+    lists = ("branch", "synthetic", "recorded", "recovery_code")
+    assert not [name for name in lists if _held(analysis, name)]  # the engine gave its marks
+    label = dict((i, label) for label, i in event_choices(analysis, range(CLOSER, CLOSER + 1)))
+    details = event_details_html(analysis, CLOSER)
+    assert label == {CLOSER: f"{CLOSER} · tool/result · recovery event in the file"}
+    assert "branch active · in the file · synthetic · code TOOL_OUTCOME_UNKNOWN" in details
+    assert not [name for name in lists if _held(analysis, name)]
+
+
+def _held(analysis: object, name: str) -> bool:
+    """Whether ``analysis`` holds attribute ``name`` already (``Analysis`` makes a missing
+    list of marks on first read)."""
+    try:
+        object.__getattribute__(analysis, name)
+    except AttributeError:
+        return False
+    return True
