@@ -147,7 +147,8 @@ class ViewTable:
     def column(self, name: str) -> np.ndarray:
         """Return the ``EventTable`` column ``name`` at every position (made once)."""
         if name not in self._made:
-            columns = [part.column(name) for part in self._parts]
+            columns = [part.column(name) for part in self._parts if len(part)] or [
+                self._parts[0].column(name)]  # (typed, if every part is empty)
             self._made[name] = columns[0] if len(columns) == 1 else np.concatenate(columns)
         return self._made[name]
 
