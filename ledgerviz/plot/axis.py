@@ -86,7 +86,11 @@ class PairIndex:
 
     def _tabulate(self, code: int, low: int, high: int, values: np.ndarray) -> None:
         first = np.full(high - low + 1, len(values), dtype=np.int64)
-        np.minimum.at(first, values - low, np.arange(len(values)))
+        offsets = values - low
+        if len(values) < 2 or (offsets[1:] > offsets[:-1]).all():  # each value once, in order
+            first[offsets] = np.arange(len(values))
+        else:
+            np.minimum.at(first, offsets, np.arange(len(values)))
         present = first < len(values)
         self.rows = first[present]
         self._table = np.where(present, np.cumsum(present) - 1, -1)
@@ -102,6 +106,8 @@ class PairIndex:
         if self._table is not None:
             offsets = values - self._low
             known = (offsets >= 0) & (offsets < len(self._table)) & (codes == self._code)
+            if known.all():  # (an absent value's entry is -1 too)
+                return self._table[offsets]
             found = np.full(len(values), -1, dtype=np.int64)
             found[known] = self._table[offsets[known]]
             return found
@@ -121,9 +127,14 @@ class Positions:
 
     def __init__(self, events: pd.DataFrame, codes: np.ndarray, on_time: np.ndarray) -> None:
         seqs = seq_keys(events["seq"])
-        keep = np.flatnonzero((seqs >= 0) & (codes >= 0))
-        self._index = PairIndex(codes[keep], seqs[keep])
-        rows = keep[self._index.rows]
+        drawn = (seqs >= 0) & (codes >= 0)
+        if drawn.all():  # (every row: no copy of the columns)
+            self._index = PairIndex(codes, seqs)
+            rows = self._index.rows
+        else:
+            keep = np.flatnonzero(drawn)
+            self._index = PairIndex(codes[keep], seqs[keep])
+            rows = keep[self._index.rows]
         values = seqs[rows].astype(float)
         timed = on_time[codes[rows]]
         if timed.any():

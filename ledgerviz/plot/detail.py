@@ -148,9 +148,16 @@ def view_sides(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
         return None
     bounds = np.array([(np.nan, np.nan) if view is None else view for view in views] +
                       [(np.nan, np.nan)], dtype=float)
-    low, high = bounds[codes, 0], bounds[codes, 1]
-    inside = (np.fmax(ends, starts) >= low) & (starts <= high)
-    return np.where(inside, 0, np.where(starts > high, 1, -1)).astype(np.int8)
+    if len(views) == 1:  # one session (a NaN bound: -1 rows, or no range)
+        drawn = codes == 0
+        low, high = (bounds[0, 0], bounds[0, 1]) if drawn.all() else (
+            np.where(drawn, bounds[0, 0], np.nan), np.where(drawn, bounds[0, 1], np.nan))
+    else:
+        low, high = bounds[codes, 0], bounds[codes, 1]
+    sides = np.full(len(starts), -1, dtype=np.int8)
+    sides[starts > high] = 1
+    sides[(np.fmax(ends, starts) >= low) & (starts <= high)] = 0
+    return sides
 
 
 def levels(rows: np.ndarray, single: np.ndarray, sides: np.ndarray | None,

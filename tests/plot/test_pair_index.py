@@ -51,3 +51,11 @@ def test_one_sessions_pairs_in_any_order_find_their_first_row(values: list[int])
     found = index.find(ints([3, 3, 3, 3, 2]), ints([values[0], values[1], values[3], 5, values[1]]))
     assert found[3:].tolist() == [-1, -1]
     assert index.rows[found[:3]].tolist() == [0, 1, 3]
+
+
+def test_a_value_inside_the_table_but_never_seen_is_not_found() -> None:
+    # every value asked for lies within the table's span (3..9), so none is out of range;
+    # 4 and 6 were never built from
+    index = PairIndex(ints([0, 0, 0, 0]), ints([3, 5, 8, 9]))
+    found = index.find(ints([0, 0, 0, 0, 0]), ints([9, 4, 3, 6, 8]))
+    assert [int(index.rows[at]) if at >= 0 else None for at in found] == [3, None, 0, None, 2]

@@ -302,6 +302,18 @@ def test_at_or_below_the_limit_every_item_is_drawn() -> None:
     assert level.binned and level.labels[0].startswith("<b>1 calls</b> · seqs 3–3<br>grep")
 
 
+def test_rows_of_no_session_and_sessions_without_a_range_lie_before_every_view() -> None:
+    # x 0..5; rows 1 and 4 belong to no session drawn (code -1); the view 1.5..3.5
+    xs = np.arange(6, dtype=float)
+    codes = np.array([0, -1, 0, 0, -1, 0])
+    sides = detail.view_sides(xs, xs, codes, [(1.5, 3.5)])
+    assert sides is not None and sides.tolist() == [-1, -1, 0, 0, -1, 1]
+    # two sessions, the second without a range: its rows count as before it
+    two = detail.view_sides(xs, xs, np.array([0, 1, 0, 0, 1, 0]), [(1.5, 3.5), None])
+    assert two is not None and two.tolist() == [-1, -1, 0, 0, -1, 1]
+    assert detail.view_sides(xs, xs, codes, [None]) is None
+
+
 def test_items_in_view_are_drawn_one_by_one_and_the_rest_in_bins() -> None:
     # items 0..9 at x 0..9 of one session; the view 2.5..5.5 holds items 3, 4 and 5
     xs = np.arange(10, dtype=float)
