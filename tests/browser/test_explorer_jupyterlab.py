@@ -105,6 +105,7 @@ STATE = """() => {
         xtitle: box(gd.querySelector('.xtitle')),
         summary: text('.lv-summary') || '', details: text('.lv-details'),
         context: text('.lv-context'),
+        xrange: gd._fullLayout.xaxis.range.map(Number),
     };
 }""".replace("OUTPUT", OUTPUT)
 # The notebook is open, its cell editable and its kernel started and idle.
@@ -329,6 +330,9 @@ def test_the_explorer_draws_fills_the_width_and_responds(
     assert f"{EVENTS + added} events ({added} added by recovery)" in first["title"]
     assert page.evaluate("window.__lvDeadlines") >= 1, "anywidget's deadline not found"
     assert_readable(first)
+    # the range the kernel sets, not plotly's autorange of the points (which cuts the edge
+    # markers in half): seqs 0-21 and the closers 22-26, a seq of margin each side
+    assert first["xrange"] == [-1, EVENTS + added], first
     page.screenshot(path=str(tmp_path / "synthesize.png"))
 
     narrow, widen = NARROWERS[lab.frontend.module]
@@ -373,6 +377,7 @@ def test_the_explorer_draws_fills_the_width_and_responds(
     added = closers(moved["summary"])
     assert f"{CUT + added} events ({added} added by recovery)" in moved["title"], moved
     assert "fork points: none" in moved["summary"], moved
+    assert moved["xrange"] == [-1, CUT + added], moved  # seqs 0-11 and the closers
     assert "abandoned event" not in dict(moved["traces"]), moved
     assert_readable(moved)
     assert errors == [], errors
