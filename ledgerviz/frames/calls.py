@@ -20,7 +20,7 @@ from ledgerviz.frames.columns import (
     time_column,
 )
 from ledgerviz.frames.events import TOOL_EVENTS, branch_column
-from ledgerviz.frames.keys import int64_of, last_with_key, one_key
+from ledgerviz.frames.keys import last_with_key, one_key
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.analysis import Analysis
@@ -57,17 +57,13 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``calls`` columns of every session."""
     calls = view.calls
     positions = _tool_positions(view)
-    dispatch_times = view.time_at(positions(view.call_sessions, calls.dispatched_seq))
-    result_times = view.time_at(positions(view.call_sessions, calls.result_seq))
+    dispatch_times = view.time_at(positions("dispatched_seq"))
+    result_times = view.time_at(positions("result_seq"))
     return {
         "session": view.call_sessions,
         "call_id": calls.call_id,
         "tool": calls.name,
-        "turn": calls.turn,
-        "step": calls.step,
-        "requested_seq": calls.requested_seq,
-        "dispatched_seq": calls.dispatched_seq,
-        "result_seq": calls.result_seq,
+        **{name: pd.arrays.IntegerArray(*view.call_ints(name)) for name in CALL_INTS},
         "dispatch_time": dispatch_times,
         "result_time": result_times,
         "status": pd.Categorical.from_codes(codes(calls.status), categories=_STATUSES),
@@ -82,6 +78,8 @@ def call_columns(view: SessionsView) -> dict[str, Column]:
 
 
 _STATUSES = pd.Index(CALL_STATUSES)
+CALL_INTS = ("turn", "step", "requested_seq", "dispatched_seq", "result_seq")
+"""The ``Int64`` columns of the calls frame, converted once per view (``call_ints``)."""
 
 
 def codes(column: array) -> np.ndarray:
@@ -172,9 +170,10 @@ class StatusReasons:
         return "no result at end of file"
 
 
-def _tool_positions(view: SessionsView) -> Callable[[np.ndarray, list[Any]], np.ndarray]:
-    """Return what gives, per (session, seq) pair, the position of the tool/call or tool/result
-    event with that seq in that session (-1: none; the last one when a seq repeats).
+def _tool_positions(view: SessionsView) -> Callable[[str], np.ndarray]:
+    """Return what gives, for a seq column of the calls (``dispatched_seq``, ``result_seq``),
+    the position of the tool/call or tool/result event with each call's session and seq
+    (-1: none; the last one when a seq repeats).
 
     A None seq (never dispatched, never answered) has no event, even though results
     recovery adds inside closed steps have no seq either. When every seq is an int or
@@ -188,9 +187,9 @@ def _tool_positions(view: SessionsView) -> Callable[[np.ndarray, list[Any]], np.
     tools, seqs = tools[numbered], seqs[numbered].to_numpy(dtype=np.int64)
     sessions = view.sessions[tools]
 
-    def positions(pair_sessions: np.ndarray, pair_seqs: list[Any]) -> np.ndarray:
-        wanted = int64_of(pair_seqs)
-        keys = one_key([np.concatenate([sessions, pair_sessions]),
+    def positions(name: str) -> np.ndarray:
+        wanted = view.call_int64(name)
+        keys = one_key([np.concatenate([sessions, view.call_sessions]),
                         np.concatenate([seqs, wanted])])
         found = last_with_key(keys[: len(tools)], keys[len(tools) :])
         found[wanted == MISSING] = -1
@@ -198,14 +197,13 @@ def _tool_positions(view: SessionsView) -> Callable[[np.ndarray, list[Any]], np.
     return positions
 
 
-def _positions_by_pair(view: SessionsView, tools: list[int]
-                       ) -> Callable[[np.ndarray, list[Any]], np.ndarray]:
+def _positions_by_pair(view: SessionsView, tools: list[int]) -> Callable[[str], np.ndarray]:
     """Return ``_tool_positions`` looking each pair up as it is (seqs of any hashable type)."""
     by_pair = {(view.sessions[i], view.seqs[i]): i for i in tools}.get
 
-    def positions(pair_sessions: np.ndarray, pair_seqs: list[Any]) -> np.ndarray:
+    def positions(name: str) -> np.ndarray:
         return np.array([-1 if seq is None else by_pair((session, seq), -1)
-                         for session, seq in zip(pair_sessions.tolist(), pair_seqs,
-                                                 strict=True)],
+                         for session, seq in zip(view.call_sessions.tolist(),
+                                                 getattr(view.calls, name), strict=True)],
                         dtype=np.int64)
     return positions

@@ -21,7 +21,7 @@ _INT64_MIN, _INT64_MAX = _NAT, np.iinfo(np.int64).max
 _EXACT_IN_DOUBLE = 2.0**53
 
 
-def _int_values(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+def int_values(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(int64 values, missing mask)``; anything that is not an int, or an int beyond
     int64 (a ledger may hold one), counts as missing."""
     try:
@@ -77,13 +77,13 @@ def _array(values: Sequence[Any], dtype: Any) -> np.ndarray:
 
 def int_column(values: Sequence[Any]) -> pd.arrays.IntegerArray:
     """Return a nullable ``Int64`` array; None and non-integers become <NA>."""
-    numbers, missing = _int_values(values)
+    numbers, missing = int_values(values)
     return pd.arrays.IntegerArray(numbers, missing)
 
 
 def time_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """Return ``datetime64[ms, UTC]`` from epoch milliseconds; None becomes NaT."""
-    numbers, missing = _int_values(values)
+    numbers, missing = int_values(values)
     numbers[missing] = _NAT
     return pd.array(numbers.view("datetime64[ms]")).tz_localize("UTC")
 
@@ -190,7 +190,7 @@ def transpose(rows: Sequence[Sequence[Any]], names: Sequence[str]) -> dict[str, 
 
 def duration_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """Return ``timedelta64[ms]`` from millisecond counts; None becomes NaT."""
-    numbers, missing = _int_values(values)
+    numbers, missing = int_values(values)
     numbers[missing] = _NAT
     return pd.array(numbers.view("timedelta64[ms]"))
 

@@ -154,7 +154,7 @@ def turn_call_counts(view: SessionsView, sessions: list[int], turns: list[Any]
                      ) -> dict[str, list[int]]:
     """Return the :data:`TURN_CALL_COUNTS` columns of turn rows (their sessions and turns)."""
     rows = [int64_of(sessions), int64_of(turns)]
-    calls = [view.call_sessions, int64_of(view.calls.turn)]
+    calls = [view.call_sessions, view.call_int64("turn")]
     statuses = np.frombuffer(view.calls.status, np.int8)
     return {
         "calls": keyed_counts(rows, calls),
@@ -337,9 +337,8 @@ def step_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
 def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
                steps: list[Any]) -> list[int]:
     """Return how many of the analysis' calls each (session, turn, step) row holds."""
-    calls = view.calls
     return keyed_counts([int64_of(sessions), int64_of(turns), int64_of(steps)],
-                        [view.call_sessions, int64_of(calls.turn), int64_of(calls.step)])
+                        [view.call_sessions, view.call_int64("turn"), view.call_int64("step")])
 
 
 def add_assistant(row: list[Any], data: dict[str, Any]) -> None:

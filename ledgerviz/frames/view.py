@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ledgerviz.frames.columns import int_column, joined, joined_inferred, time_of
+from ledgerviz.frames.columns import int_column, int_values, joined, joined_inferred, time_of
 from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import concatenated
+from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.analysis import Analysis
 from ledgerviz.recovery.result_columns import CallColumns
 
@@ -59,6 +60,10 @@ class SessionsView:
     type_array: pd.Categorical
     """Every event's type as a categorical (its categories sorted)."""
     _names: pd.Index = field(repr=False)
+    _call_ints: dict[str, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False)
+    """The int call columns converted so far (``call_ints``; a ``replace``d view, which
+    may hold other calls, starts anew)."""
     start: int = 0
     """The first position the frame builders read (:meth:`from_position`); every column
     still holds every event, so positions stay those of the whole view."""
@@ -72,6 +77,7 @@ class SessionsView:
         table = ViewTable.of(logs, analyses)
         seqs = _joined([analysis.seqs for analysis in analyses])
         types = table.type_array()
+        recorded = marks(analyses, "recorded")
         return cls(
             keys,
             logs,
@@ -80,10 +86,10 @@ class SessionsView:
             table,
             np.repeat(np.arange(len(keys)), [len(a.events) for a in analyses]),
             seqs,
-            *(marks(analyses, name) for name in MARKS),
+            *(recorded if name == "recorded" else marks(analyses, name) for name in MARKS),
             CallColumns.joined([analysis.call_columns for analysis in analyses]),
             np.repeat(np.arange(len(keys)), [len(a.call_columns) for a in analyses]),
-            int_column(seqs),
+            _seq_array(table, recorded, seqs),
             time_of(table.column("time")),
             types,
             types.categories,
@@ -157,6 +163,21 @@ class SessionsView:
         """Return the table column ``name`` (see ``EventTable``) from the view's start on:
         event ``i``'s value is at ``i - start``."""
         return self.table.column(name)[self.start :]
+
+    def call_ints(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Return the int column ``name`` of ``calls`` as (int64 values, missing mask), as
+        ``int_column`` reads it (made once: the calls frame and the counts by turn and step
+        read the same columns)."""
+        made = self._call_ints.get(name)
+        if made is None:
+            made = self._call_ints[name] = int_values(getattr(self.calls, name))
+        return made
+
+    def call_int64(self, name: str) -> np.ndarray:
+        """Return :meth:`call_ints` as one int64 array, ``MISSING`` where missing (what
+        ``keys.int64_of`` makes of the list)."""
+        values, missing = self.call_ints(name)
+        return np.where(missing, MISSING, values)
 
     def kinds_at(self, positions: np.ndarray) -> np.ndarray:
         """Return the types of the events at ``positions`` as a numpy str array."""
@@ -243,6 +264,18 @@ def marks(analyses: Sequence[Analysis], name: str) -> np.ndarray:
     parts = [np.frombuffer(getattr(analysis.marks, name), np.int8) for analysis in analyses]
     codes = parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros(0, np.int8)])
     return codes.view(bool) if name in _FLAGS else codes
+
+
+def _seq_array(table: ViewTable, recorded: np.ndarray, seqs: list[Any]
+               ) -> pd.arrays.IntegerArray:
+    """Return the seqs as ``Int64``: the table's column when every event is recorded and
+    holds an int64 seq (the scan's seqs are then that column's values), else ``seqs``."""
+    if recorded.all():
+        column = table.column("seq")
+        missing = column == MISSING
+        if not missing.any():
+            return pd.arrays.IntegerArray(column.copy(), missing)
+    return int_column(seqs)
 
 
 def _joined(lists: list[list[Any]]) -> list[Any]:
