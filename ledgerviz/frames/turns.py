@@ -90,7 +90,7 @@ def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
     turn/start, turn/end and step/start counts in the latest row of its key.
     """
     positions = view.positions_of(TURN_EVENTS)
-    kinds = view.kinds_at(positions)
+    kinds = view.type_array[positions]  # a categorical: compared by code
     is_start, is_end = kinds == "turn/start", kinds == "turn/end"
     sessions, turns = view.sessions[positions], view.table.column("turn")[positions]
     row, openers = opened_rows([sessions, turns], is_start)
@@ -188,7 +188,7 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
     of its assistant messages. Its token counts sum its assistant messages' usage.
     """
     positions = view.positions_of(STEP_EVENTS)
-    kinds = view.kinds_at(positions)
+    kinds = view.type_array[positions]  # a categorical: compared by code
     table, sessions = view.table, view.sessions[positions]
     requests = (kinds == "request/header") | (kinds == "request/context")
     routes = _routes(positions, sessions, np.flatnonzero(requests & _named(table, positions)))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gc
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
-from operator import and_, is_not, itemgetter, ne
+from itertools import chain, repeat
+from operator import and_, is_, is_not, ne
 from typing import Any
 
 from ledgerviz.recovery.analysis import (
@@ -92,6 +92,7 @@ _CLOSING_KINDS = (_STEP_END_KIND, _TURN_START_KIND, _TURN_END_KIND)
     _CODE,
     _IS_ERROR,
 ) = range(12)
+_SLOTS = 12
 
 
 def call_status(answered: bool, dispatched: bool, code: str | None, is_error: bool) -> CallStatus:
@@ -209,7 +210,9 @@ class _Scan:
                 code, synthetic = codes[row], synthetics[row] == 1
                 if synthetic or code is not None:
                     self._recovery_result(key, code, recorded and synthetic)
-                filed = call_key(call_ids[row])
+                filed = call_ids[row]
+                if filed.__class__ is not str:  # a string is its own key (call_key)
+                    filed = call_key(filed)
                 forget(filed, None)
                 call = find(filed)
                 if call is not None and call[_RESULT] is None:
@@ -223,9 +226,11 @@ class _Scan:
                 # the runtime's rule (format §9.1): a call records the seq of each
                 # tool/call until it is answered, so the closers cite the last one
                 call_id = call_ids[row]
-                if call_id is None:
-                    call_id = data_of(events[row]).get("callId", UNDEFINED)
-                call = find(call_key(call_id))
+                if call_id.__class__ is not str:
+                    if call_id is None:
+                        call_id = data_of(events[row]).get("callId", UNDEFINED)
+                    call_id = call_key(call_id)
+                call = find(call_id)
                 if call is not None and call[_RESULT] is None:
                     call[_DISPATCHED] = seq
             elif action == _ASSISTANT_KIND:
@@ -273,9 +278,7 @@ class _Scan:
         ``asked`` on; its event is read when a column cannot tell an id, turn or step);
         return the first request row after them."""
         requests = columns.requests
-        asked_rows, stop = requests.row, asked
-        while stop < len(asked_rows) and asked_rows[stop] == row:
-            stop += 1
+        stop = bisect_right(requests.row, row, asked)
         turn, step = columns.turn[row], columns.step[row]
         ids = requests.call_id[asked:stop]
         if turn == MISSING or step == MISSING or None in ids:
@@ -290,7 +293,7 @@ class _Scan:
         for call_id, name, arguments in made:
             call = [call_id, name, arguments, turn, step, key, seq, None, None, None, None, False]
             add_call(call)
-            filed = call_key(call_id)
+            filed = call_id if call_id.__class__ is str else call_key(call_id)
             step_calls[filed] = by_id[filed] = call
         return stop
 
@@ -471,18 +474,24 @@ _STATUS_CODES = {(answered, dispatched, code, is_error):
 
 
 def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
-    """Return the ``CallColumns`` of scanned calls (``branch``: each event's code)."""
-    columns: dict[str, Any] = {name: list(map(itemgetter(slot), calls))
-                               for name, slot in _CALL_COLUMNS}
-    if columns["call_id"].count(UNDEFINED):  # a block without id (rare): None, as tables show
-        columns["call_id"] = list(map(defined, columns["call_id"]))
+    """Return the ``CallColumns`` of scanned calls (``branch``: each event's code).
+
+    The calls are laid flat once (one pass over them, in C) and each slot is read as a
+    slice of that list: a pass per slot over the calls themselves costs several times more
+    (each call is a list of its own, wherever it lies in memory)."""
+    flat = list(chain.from_iterable(calls))
+    if len(flat) != _SLOTS * len(calls):
+        raise ValueError("a scanned call has not the scan's slots")
+    columns: dict[str, Any] = {name: flat[slot::_SLOTS] for name, slot in _CALL_COLUMNS}
+    if any(map(is_, columns["call_id"], repeat(UNDEFINED))):  # a block without id (rare)
+        columns["call_id"] = list(map(defined, columns["call_id"]))  # None, as tables show
     codes = [code if code in RECOVERY_CODES else None for code in columns["error_code"]]
-    is_error = array("b", map(itemgetter(_IS_ERROR), calls))
-    answered = map(is_not, map(itemgetter(_RESULT), calls), repeat(None))
+    is_error = array("b", flat[_IS_ERROR::_SLOTS])
+    answered = map(is_not, flat[_RESULT::_SLOTS], repeat(None))
     dispatched = map(is_not, columns["dispatched_seq"], repeat(None))
     status = array("b", map(_STATUS_CODES.__getitem__,
                             zip(answered, dispatched, codes, map(bool, is_error), strict=True)))
-    call_branch = array("b", map(branch.__getitem__, map(itemgetter(_NODE), calls)))
+    call_branch = array("b", map(branch.__getitem__, flat[_NODE::_SLOTS]))
     settled = array("b", map(and_, map(ne, status, repeat(_UNKNOWN_STATUS)),
                              map(ne, call_branch, repeat(_ABANDONED))))
     return CallColumns(**columns, status=status, is_error=is_error, branch=call_branch,
