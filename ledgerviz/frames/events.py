@@ -52,7 +52,7 @@ _BRANCHES = pd.Index(BRANCHES)
 def call_ids(view: SessionsView) -> pd.arrays.StringArray:
     """Return the call id of each event from the view's start on: a tool/call's or a
     tool/result's (<NA> for the others)."""
-    return string_column(view.column("call_id"))
+    return string_column(view.values("call_id"))
 
 
 def surface_ops(view: SessionsView) -> pd.Categorical:

@@ -164,6 +164,12 @@ class SessionsView:
         event ``i``'s value is at ``i - start``."""
         return self.table.column(name)[self.start :]
 
+    def values(self, name: str) -> np.ndarray | list[Any]:
+        """Return :meth:`column` ``name``, as the table's own list where it holds every
+        position of the view (see ``ViewTable.values``)."""
+        values = self.table.values(name)
+        return values[self.start :] if self.start else values
+
     def call_ints(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Return the int column ``name`` of ``calls`` as (int64 values, missing mask), as
         ``int_column`` reads it (made once: the calls frame and the counts by turn and step

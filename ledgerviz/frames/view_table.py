@@ -66,6 +66,11 @@ class _Rows:
         return sum(map(len, self._tables)) if self._rows is None else len(self._rows)
 
     @property
+    def tables(self) -> Sequence[EventTable]:
+        """The tables whose rows these are."""
+        return self._tables
+
+    @property
     def whole(self) -> bool:
         """Whether every row of the tables is taken, in order."""
         return self._rows is None
@@ -91,7 +96,7 @@ class _Rows:
         merged: list[_Part] = []
         for whole, run in groupby(parts, key=lambda part: isinstance(part, _Rows) and part.whole):
             if whole:
-                merged.append(cls([table for part in run for table in part._tables], None))
+                merged.append(cls([table for part in run for table in part.tables], None))
             else:
                 merged.extend(run)
         return merged
@@ -143,6 +148,17 @@ class ViewTable:
 
     def __len__(self) -> int:
         return sum(map(len, self._parts))
+
+    def values(self, name: str) -> np.ndarray | list[Any]:
+        """Return column ``name`` at every position: the table's own list when one whole
+        table holds every position (a text column read once, by pyarrow, costs half as
+        much from the list as from an object array made of it), else :meth:`column`."""
+        part = self._parts[0]
+        if len(self._parts) == 1 and isinstance(part, _Rows) and part.whole:
+            tables = part.tables
+            if len(tables) == 1 and isinstance(getattr(tables[0], name), list):
+                return getattr(tables[0], name)
+        return self.column(name)
 
     def column(self, name: str) -> np.ndarray:
         """Return the ``EventTable`` column ``name`` at every position (made once)."""

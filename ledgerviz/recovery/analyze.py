@@ -126,6 +126,28 @@ def _integer(column: Column, events: Sequence[Event], row: int, name: str) -> An
     return data_of(events[row]).get(name) if value == MISSING else value
 
 
+def _seqs(columns: EngineColumns, events: Sequence[Event], first: int, stop: int,
+          logged: bool) -> Iterable[Any]:
+    """Return the seq of rows ``first`` to ``stop`` as the scan files them: the column's,
+    the event's own where the column holds ``MISSING``; None for events never logged."""
+    if not logged:
+        return repeat(None, stop - first)
+    seqs = columns.seq[first:stop]
+    if MISSING not in seqs:
+        return seqs
+    return [events[row].get("seq", row) if seq == MISSING else seq
+            for row, seq in zip(range(first, stop), seqs, strict=True)]
+
+
+def _requested(event: Event) -> tuple[Any, Any, list[tuple[Any, Any, Any]]]:
+    """Return the turn, step and requested calls (id, name, arguments) an assistant
+    message's event says (a missing id: ``UNDEFINED``)."""
+    data = data_of(event)
+    blocks = payload_tool_call_blocks(data)
+    made = [(b.get("id", UNDEFINED), b.get("name"), b.get("arguments")) for b in blocks]
+    return data.get("turn"), data.get("step"), made
+
+
 class _Scan:
     """The state of one analysis pass over a session."""
 
@@ -188,19 +210,19 @@ class _Scan:
         stop = len(columns) if stop is None else stop
         out, surface = self.out, self.surface
         add_seq, add_node = self.seqs.append, surface.slots.append
-        find, forget, step_calls = self.by_id.get, self.step_calls.pop, self.step_calls
+        by_id, step_calls, add_call = self.by_id, self.step_calls, self.calls.append
+        find, forget = by_id.get, step_calls.pop
         actions = [_KINDS.get(name, 0) for name in columns.type_names]
         requests = columns.requests
         asked_rows, asked = requests.row, bisect_left(requests.row, first)
+        asked_count = len(asked_rows)
         call_ids, codes, errors = columns.call_id, columns.error_code, columns.is_error
         synthetics, taken, base = columns.synthetic, first, len(out)
-        rows = zip(range(first, stop), columns.type_code[first:stop], columns.seq[first:stop],
+        turns, steps = columns.turn, columns.step
+        rows = zip(range(first, stop), columns.type_code[first:stop],
+                   _seqs(columns, events, first, stop, logged),
                    columns.surface_op[first:stop], strict=True)
         for row, type_code, seq, op in rows:
-            if seq == MISSING:
-                seq = events[row].get("seq", row)
-            if not logged:
-                seq = None
             action = actions[type_code]
             if not action:  # log-only: never on the surface, nothing to track
                 add_seq(seq)
@@ -234,8 +256,24 @@ class _Scan:
                 if call is not None and call[_RESULT] is None:
                     call[_DISPATCHED] = seq
             elif action == _ASSISTANT_KIND:
-                if asked < len(asked_rows) and asked_rows[asked] == row:
-                    asked = self._requested(columns, events, row, asked, key, seq)
+                if asked < asked_count and asked_rows[asked] == row:
+                    # the calls it requests (read from its event where a column cannot
+                    # tell an id, turn or step)
+                    after = bisect_right(asked_rows, row, asked)
+                    turn, step = turns[row], steps[row]
+                    ids = requests.call_id[asked:after]
+                    if turn == MISSING or step == MISSING or None in ids:
+                        turn, step, made = _requested(events[row])
+                    else:
+                        made = zip(ids, requests.name[asked:after],
+                                   requests.arguments[asked:after], strict=True)
+                    for call_id, name, arguments in made:
+                        call = [call_id, name, arguments, turn, step, key, seq,
+                                None, None, None, None, False]
+                        add_call(call)
+                        filed = call_id if call_id.__class__ is str else call_key(call_id)
+                        step_calls[filed] = by_id[filed] = call
+                    asked = after
             elif action in _CLOSING_KINDS:
                 if step_calls:
                     out.take(events, taken, row)
@@ -250,7 +288,7 @@ class _Scan:
                 else:
                     self.boundary = key
                     if action == _TURN_START_KIND:
-                        self.open_turn = _integer(columns.turn, events, row, "turn")
+                        self.open_turn = _integer(turns, events, row, "turn")
                     else:
                         self.open_turn = None
                         if recorded and columns.end_reason[row] in SYNTHETIC_END_KINDS:
@@ -271,31 +309,6 @@ class _Scan:
                 if isinstance(raw, dict):
                     surface.replace(raw, key)
         out.take(events, taken, stop)
-
-    def _requested(self, columns: EngineColumns, events: Sequence[Event], row: int,
-                   asked: int, key: int, seq: int | None) -> int:
-        """Add the calls the assistant message at ``row`` requests (from request row
-        ``asked`` on; its event is read when a column cannot tell an id, turn or step);
-        return the first request row after them."""
-        requests = columns.requests
-        stop = bisect_right(requests.row, row, asked)
-        turn, step = columns.turn[row], columns.step[row]
-        ids = requests.call_id[asked:stop]
-        if turn == MISSING or step == MISSING or None in ids:
-            data = data_of(events[row])
-            turn, step = data.get("turn"), data.get("step")
-            blocks = payload_tool_call_blocks(data)
-            made = [(b.get("id", UNDEFINED), b.get("name"), b.get("arguments")) for b in blocks]
-        else:
-            made = zip(ids, requests.name[asked:stop], requests.arguments[asked:stop],
-                       strict=True)
-        add_call, by_id, step_calls = self.calls.append, self.by_id, self.step_calls
-        for call_id, name, arguments in made:
-            call = [call_id, name, arguments, turn, step, key, seq, None, None, None, None, False]
-            add_call(call)
-            filed = call_id if call_id.__class__ is str else call_key(call_id)
-            step_calls[filed] = by_id[filed] = call
-        return stop
 
     def _close_step(
         self, time: Any, action: int, seq: int | None, recorded: bool, logged: bool
