@@ -83,6 +83,8 @@ class _Rows:
 
     def types(self) -> tuple[np.ndarray, list[Any]]:
         tables = self._tables
+        if len(tables) == 1:  # the table's own codes, not copied
+            return self._taken(table_column(tables[0], "type_code")), tables[0].type_names
         counts = [len(table.type_names) for table in tables]
         offsets = np.cumsum([0, *counts[:-1]])  # each table's first code in ``names``
         codes = tables_column(tables, "type_code").astype(np.int64)
@@ -180,6 +182,8 @@ class ViewTable:
         return self._made["type"]
 
     def _type_array(self) -> pd.Categorical:
+        if len(self._parts) == 1:
+            return coded_category_column(*self._parts[0].types())
         pieces, names = [], []
         for part in self._parts:
             codes, part_names = part.types()
