@@ -315,7 +315,8 @@ def _diagnostics(log: SessionLog) -> str:
         return empty_note("None: the file read cleanly.")
     rows = [(escape(d.line), badge(d.severity if d.severity != "error" else "invalid",
                                     d.severity),
-             escape(d.kind), escape(d.message, 600)) for d in diagnostics]
+             f"<code class='kind'>{escape(d.kind)}</code>", escape(d.message, 600))
+            for d in diagnostics]
     return html_table(("line", "severity", "kind", "message"), rows)
 
 

@@ -32,6 +32,12 @@ DRAWN = """div => {
     return {lanes, traces, svg: div.querySelectorAll('.scatterlayer .trace').length};
 }"""
 
+BROKEN = """els => els.filter(el => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return range.getClientRects().length > 1;
+}).map(el => el.textContent)"""
+
 
 
 def test_the_abandoned_branch_of_a_rewind_is_drawn(browser: Browser, tmp_path: Path) -> None:
@@ -54,6 +60,9 @@ def test_the_abandoned_branch_of_a_rewind_is_drawn(browser: Browser, tmp_path: P
     assert shown["traces"]["abandoned event"] == 4
     assert shown["traces"]["event the model sees"] == 4
     assert shown["svg"] == len(shown["traces"])
+    # a column header or a diagnostic's kind is never broken across lines (the long
+    # line_counts message squeezed "line" into "lin / e" and "line_counts" in two)
+    assert section.locator("th, code.kind").evaluate_all(BROKEN) == []
     assert errors == []
     page.mouse.move(1, 1)
     shot = tmp_path / "rewind.png"
