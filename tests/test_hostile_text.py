@@ -83,8 +83,10 @@ def test_long_tokens_wrap_anywhere_in_the_report(tmp_path: Path) -> None:
     body = re.search(r"(?m)^body \{([^}]*)\}", styles)
     assert body is not None and "overflow-wrap: anywhere" in body.group(1)
     nowrap = re.findall(r"([^{}]+)\{[^}]*white-space: nowrap", styles)
-    # only the page's own words keep to one line: headers and status badges
-    assert sorted(s.strip() for s in nowrap) == [".lv-badge", "table.sortable th"]
+    # only the page's own words keep to one line: headers, status badges and diagnostic
+    # kinds (ledgerviz's names, never a ledger's text)
+    assert sorted(s.strip() for s in nowrap) == [".lv th", ".lv-badge", "code.kind",
+                                                 "table.sortable th"]
 
 
 def test_the_explorer_labels_the_session_escaped(tmp_path: Path) -> None:
