@@ -141,7 +141,7 @@ class Records:
         if not line.strip():
             self.log.add(number, "blank_line", "blank line: skipped", "info")
         elif last:
-            size = len(line) if size is None or size <= len(line) else size
+            size = max(len(line), size or 0)
             self.log.add(number, "torn_tail", f"last line is no JSON "
                          f"({counted(size, 'byte')}): an interrupted append, dropped",
                          "warning")
