@@ -188,19 +188,27 @@ def call_end_seqs(calls: pd.DataFrame, turns: pd.DataFrame, codes: Codes) -> np.
 
 def rows_within_step(calls: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
     """Return a y offset per call so that the calls of one step (which may run in parallel)
-    sit on up to :data:`PARALLEL_ROWS` rows of their lane instead of hiding each other."""
-    order = _run_counts(np.asarray(codes, dtype=np.int64), seq_keys(calls["turn"]),
-                        seq_keys(calls["step"]))
-    if order is None:  # a step's calls are not all next to each other
-        keys = [pd.Series(codes, index=calls.index), calls["turn"], calls["step"]]
-        order = calls.groupby(keys, dropna=False, sort=False).cumcount().to_numpy()
-    return ((order % PARALLEL_ROWS) - (PARALLEL_ROWS - 1) / 2) * -ROW_OFFSET
+    each sit on a row of their own instead of hiding each other: up to
+    :data:`PARALLEL_ROWS` calls :data:`ROW_OFFSET` apart from the top of the lane's band,
+    more spread evenly over the same band."""
+    keys = (np.asarray(codes, dtype=np.int64), seq_keys(calls["turn"]), seq_keys(calls["step"]))
+    runs = _runs(*keys)
+    if runs is None:  # a step's calls are not all next to each other
+        grouped = calls.groupby([pd.Series(keys[0], index=calls.index), calls["turn"],
+                                 calls["step"]], dropna=False, sort=False)
+        group = grouped.ngroup().to_numpy()
+        order, size = grouped.cumcount().to_numpy(), np.bincount(group)[group]
+    else:
+        order, size = runs
+    band = (PARALLEL_ROWS - 1) * ROW_OFFSET
+    apart = np.where(size > PARALLEL_ROWS, band / np.maximum(size - 1, 1), ROW_OFFSET)
+    return ROW_OFFSET - order * apart
 
 
-def _run_counts(*keys: np.ndarray) -> np.ndarray | None:
-    """Return each row's index among the earlier rows of equal ``keys`` (a group's
-    ``cumcount``) when the rows are sorted by the keys, so that each group is one run of
-    rows; else None."""
+def _runs(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return each row's index among the rows of equal ``keys`` (a group's ``cumcount``)
+    and its group's size, when the rows are sorted by the keys so that each group is one
+    run of rows; else None."""
     count = len(keys[0])
     differs = np.zeros(max(count - 1, 0), dtype=bool)  # row i + 1 from row i, so far
     for key in keys:
@@ -209,7 +217,8 @@ def _run_counts(*keys: np.ndarray) -> np.ndarray | None:
             return None
         differs |= after != before
     starts = np.flatnonzero(np.r_[True, differs]) if count else np.zeros(0, dtype=np.int64)
-    return np.arange(count) - np.repeat(starts, np.diff(np.r_[starts, count]))
+    lengths = np.diff(np.r_[starts, count])
+    return np.arange(count) - np.repeat(starts, lengths), np.repeat(lengths, lengths)
 
 
 def call_columns(calls: pd.DataFrame, codes: np.ndarray, at: Positions, ends: np.ndarray,
