@@ -12,6 +12,11 @@ from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 
+BIG_INTEGER = "holds an integer beyond 64 bits: kept exact"
+"""What a ``big_integer`` warning says."""
+RUNTIME_BIG_INTEGER = f"{BIG_INTEGER} (the runtime never writes one)"
+"""What it says of a dsh ledger's line."""
+
 UNREADABLE: Any = object()
 """Stands in for a line that did not decode."""
 
@@ -35,6 +40,7 @@ def decode_lines(
     *,
     last_may_be_torn: bool,
     big_integers: bool = False,
+    big_integer: str = RUNTIME_BIG_INTEGER,
     duplicate_keys: bool = False,
 ) -> list[Any]:
     """Return the decoded value of every line (``UNREADABLE`` where decoding failed).
@@ -43,10 +49,12 @@ def decode_lines(
     recorded as ``blank_line`` (an error: the runtime stops reading there; a warning for the
     last line), ``invalid_utf8`` or ``invalid_json``. With
     ``big_integers`` (the file may hold integers beyond 64 bits, see ``numbers``) such
-    lines are decoded exactly and flagged with a ``big_integer`` warning. With
+    lines are decoded exactly and flagged with a ``big_integer`` warning saying
+    ``big_integer``. With
     ``duplicate_keys`` a key repeated within one object is a ``duplicate_key`` warning.
     """
-    values = _decode_all(raw_lines, first_line, log, last_may_be_torn, big_integers)
+    values = _decode_all(raw_lines, first_line, log, last_may_be_torn,
+                         big_integer if big_integers else None)
     if duplicate_keys:
         _warn_duplicate_keys(raw_lines, values, first_line, log)
     return values
@@ -72,11 +80,12 @@ def _decode_all(
     first_line: int,
     log: DiagnosticSink,
     last_may_be_torn: bool,
-    big_integers: bool,
+    big_integer: str | None,
 ) -> list[Any]:
-    """Return the decoded lines (see ``decode_lines``)."""
+    """Return the decoded lines (see ``decode_lines``; ``big_integer`` None: the lines hold
+    no integer beyond 64 bits)."""
     loads = orjson.loads
-    if not big_integers:
+    if big_integer is None:
         try:
             return list(map(loads, raw_lines))
         except orjson.JSONDecodeError:
@@ -90,8 +99,8 @@ def _decode_all(
             log.add(first_line + index, "blank_line", "empty line between events", severity)
             continue
         try:
-            if big_integers and may_hold_big_integers(raw):
-                values.append(_exact_value(raw, first_line + index, log))
+            if big_integer is not None and may_hold_big_integers(raw):
+                values.append(exact_value(raw, first_line + index, log, big_integer))
             else:
                 values.append(loads(raw))
             continue
@@ -105,9 +114,10 @@ def _decode_all(
     return values
 
 
-def _exact_value(raw: bytes, line: int, log: DiagnosticSink) -> Any:
-    """Return the exact value of a line that may hold a big integer; raise ValueError
-    (orjson's error where it names the problem) if the line is invalid.
+def exact_value(raw: bytes, line: int, log: DiagnosticSink, message: str = BIG_INTEGER) -> Any:
+    """Return the exact value of a line that may hold a big integer, with a ``big_integer``
+    warning saying ``message`` if it does; raise ValueError (orjson's error where it names
+    the problem) if the line is invalid.
 
     orjson decides validity (it refuses lone surrogates, which the standard library
     accepts), judging the line with every run of 19 digits or more read as ``0``: it reads
@@ -125,6 +135,5 @@ def _exact_value(raw: bytes, line: int, log: DiagnosticSink) -> Any:
     value = exact_loads(raw)
     if fast is not UNREADABLE and not holds_big_integer(value):
         return fast
-    message = "holds an integer beyond 64 bits: kept exact (the runtime never writes one)"
     log.add(line, "big_integer", message, "warning")
     return value

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 _NUMBER_MARKS = bytes.maketrans(b"123456789E+", b"000000000ee")
 _LONG_RUN = b"0" * 19
 
@@ -80,3 +82,15 @@ def holds_big_integer(value: Any) -> bool:
         elif item.__class__ is list:
             stack.extend(item)
     return False
+
+
+def json_text(value: Any, *, sort_keys: bool = False) -> str:
+    """Return ``value`` as compact JSON text, by orjson, or by the standard library when
+    it holds an integer beyond 64 bits (which orjson cannot write); ``sort_keys`` orders
+    every object's keys."""
+    try:
+        return orjson.dumps(value, default=repr,
+                            option=orjson.OPT_SORT_KEYS if sort_keys else 0).decode()
+    except TypeError:
+        return json.dumps(value, default=repr, sort_keys=sort_keys, ensure_ascii=False,
+                          separators=(",", ":"))

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.decode import UNREADABLE, decode_lines
+from ledgerviz.ledger.decode import BIG_INTEGER, UNREADABLE, decode_lines
 from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
@@ -42,6 +42,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
 )
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.wording import counted
@@ -156,21 +157,25 @@ def _records(chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int
         if piece.too_long:  # its start only is held: said, not decoded
             line_too_long(log, line, piece.too_long, max_line)
             lines, line = lines[1:], line + 1
-        _add_records(records, lines, line, log, last=False)
+        _add_records(records, lines, line, log, last=False,
+                     big=may_hold_big_integers(piece.block))
         line += len(lines)
         end = piece.tail
     if end.strip():
-        _add_records(records, [end], line, log, last=True)
+        _add_records(records, [end], line, log, last=True, big=may_hold_big_integers(end))
         line += 1
     return records, line - 1
 
 
 def _add_records(records: list[Record], lines: Sequence[bytes], first: int,
-                 log: DiagnosticLog, *, last: bool) -> None:
-    """Decode ``lines`` (the first is line ``first``) and append their records; their
-    diagnostics are added in line order."""
+                 log: DiagnosticLog, *, last: bool, big: bool) -> None:
+    """Decode ``lines`` (the first is line ``first``; ``big``: they may hold integers
+    beyond 64 bits, kept exact) and append their records; their diagnostics are added in
+    line order."""
     found = PendingDiagnostics()
-    for offset, value in enumerate(decode_lines(lines, first, found, last_may_be_torn=last)):
+    values = decode_lines(lines, first, found, last_may_be_torn=last, big_integers=big,
+                          big_integer=BIG_INTEGER)
+    for offset, value in enumerate(values):
         if value is not UNREADABLE:
             record = record_of(value, first + offset, found)
             if record is not None:

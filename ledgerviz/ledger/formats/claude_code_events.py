@@ -19,11 +19,8 @@ assistant messages with tool calls, dispatches, results, rewinds (stdlib + orjso
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.formats.claude_code_branches import Branches
@@ -37,6 +34,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     tool_results,
 )
 from ledgerviz.ledger.formats.sealed import EventStore
+from ledgerviz.ledger.numbers import json_text
 from ledgerviz.recovery.vocab import StatusReason
 
 LOG_ONLY_PREFIX = "claude-code/"
@@ -354,16 +352,8 @@ def _assistant_block(block: Any) -> dict[str, Any]:
         name = block.get("name")
         return {"type": "tool-call", "id": block["id"],
                 "name": name if isinstance(name, str) else None,
-                "arguments": _json_text(block.get("input", {}))}
+                "arguments": json_text(block.get("input", {}))}
     return {**block, "type": f"plugin:{kind}"}
-
-
-def _json_text(value: Any) -> str:
-    """Return a tool call's input as the JSON text dsh keeps (integers beyond 64 bits too)."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return json.dumps(value)
 
 
 def _user_block(block: Any) -> dict[str, Any]:

@@ -14,18 +14,17 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ledgerviz.ledger.compressed import ZSTD_SUFFIX
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats.foreign import Records
+from ledgerviz.ledger.numbers import json_text
 from ledgerviz.ledger.sources import iter_source_chunks
 
 
 def fingerprint(record: dict[str, Any]) -> int:
     """Return what a copied line keeps of the original: everything but its write time."""
     kept = {key: value for key, value in record.items() if key != "timestamp"}
-    return hash(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS, default=repr))
+    return hash(json_text(kept, sort_keys=True))
 
 
 def parent_file(child: str, parent_id: str) -> Path | None:

@@ -12,8 +12,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ledgerviz.ledger.decode import exact_value
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
 from ledgerviz.ledger.formats.sealed import EventStore
+from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
 from ledgerviz.ledger.reader import MAX_LINE_UNITS, line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
@@ -66,6 +68,18 @@ def _decoded_or_not(line: bytes) -> Any:
         return _Undecoded(line, error)
 
 
+def _keep_exact(lines: list[bytes], values: list[Any], first: int, log: DiagnosticLog) -> None:
+    """Decode again, exactly, each of ``lines`` (the first numbered ``first``) that may hold
+    an integer beyond 64 bits, which orjson reads as a float or refuses: a ``big_integer``
+    warning for each that does (``decode.exact_value``)."""
+    for index, line in enumerate(lines):
+        if values[index].__class__ in (dict, _Undecoded) and may_hold_big_integers(line):
+            try:
+                values[index] = exact_value(line, first + index, log)
+            except ValueError as error:  # no JSON after all, or digits beyond conversion
+                values[index] = _Undecoded(line, error)
+
+
 class Records:
     """The JSON objects of one JSONL file, each with its 1-based line, read from chunks.
 
@@ -105,6 +119,8 @@ class Records:
                 values = list(map(loads, lines))
             except invalid:  # decode again line by line, to diagnose the bad ones
                 values = [_decoded_or_not(line) for line in lines]
+            if may_hold_big_integers(piece.block):
+                _keep_exact(lines, values, number + 1, self.log)
             for value in values:
                 number += 1
                 if held is not None:  # a line follows it: not the file's last
@@ -195,7 +211,7 @@ def as_text(value: Any) -> str:
         return value
     if value is None:
         return ""
-    return orjson.dumps(value, default=repr).decode()
+    return json_text(value)
 
 
 def string_field(value: dict[str, Any], key: str, line: int, log: DiagnosticSink) -> str | None:

@@ -33,6 +33,16 @@ WINDOW = 512
 """Events per window: one ``orjson`` call encodes, and one decodes, a window."""
 
 
+def _encoded(window: list[Event]) -> bytes | list[Event]:
+    """Return ``window`` as one ``orjson`` array; or, when an event holds an integer beyond
+    64 bits (kept exact as read: ``foreign.Records``, which orjson cannot write), the
+    window itself, held as dicts."""
+    try:
+        return orjson.dumps(window)
+    except TypeError:
+        return window
+
+
 class SealedEvents(ListLikeEvents):
     """A session's events kept as encoded windows (see the module docstring): a
     ``Sequence`` that indexes, slices (into a list), iterates and compares as the list of
@@ -40,8 +50,9 @@ class SealedEvents(ListLikeEvents):
 
     __slots__ = ("_count", "_size", "_windows")
 
-    def __init__(self, windows: list[bytes], count: int, size: int = WINDOW) -> None:
-        """``windows``: the ``orjson`` arrays of each ``size`` events in turn."""
+    def __init__(self, windows: list[bytes | list[Event]], count: int,
+                 size: int = WINDOW) -> None:
+        """``windows``: the ``orjson`` arrays (or lists) of each ``size`` events in turn."""
         self._windows: list[bytes | list[Event]] = list(windows)
         self._count = count
         self._size = size
@@ -89,7 +100,7 @@ class EventStore:
         self.lines = lines
         self.window = WINDOW
         """The events of a window (``WINDOW`` when the store was made)."""
-        self._sealed: dict[int, tuple[bytes, EventTable]] = {}
+        self._sealed: dict[int, tuple[bytes | list[Event], EventTable]] = {}
         """Each sealed window's encoding and table, by window number."""
         self._next = 0
         """The first window ``seal_before`` has not sealed."""
@@ -132,7 +143,7 @@ class EventStore:
         start = number * self.window
         stop = min(start + self.window, len(self.events))
         window = self.events[start:stop]
-        self._sealed[number] = (orjson.dumps(window),
+        self._sealed[number] = (_encoded(window),
                                 EventTable.of(window, self.lines[start:stop], start))
         self.events[start:stop] = [None] * (stop - start)
 
@@ -141,5 +152,5 @@ class EventStore:
         if number in self._sealed:
             data, _ = self._sealed.pop(number)
             start = number * self.window
-            window = orjson.loads(data)
+            window = data if data.__class__ is list else orjson.loads(data)
             self.events[start:start + len(window)] = window
