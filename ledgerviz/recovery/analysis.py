@@ -146,10 +146,11 @@ class Analysis:
         """Return a one-line summary (the events themselves are in ``events``)."""
         statuses = self.call_columns.status_counts()
         calls = ", ".join(f"{n} {s}" for s, n in statuses.items()) or "none"
-        forks = ", ".join(str(seq) for seq in self.fork_points[:5]) or "none"
-        return (f"<Analysis policy={self.policy}: {len(self.events)} events, "
-                f"{len(self.closers)} appended, fork points {forks}, "
-                f"{len(self.abandoned_seqs)} abandoned; calls: {calls}>")
+        forks = ", ".join([str(seq) for seq in self.fork_points[:5]]
+                          + ["…"] * (len(self.fork_points) > 5))
+        return (f"<Analysis policy={self.policy}: events {len(self.events)}, "
+                f"appended {len(self.closers)}, abandoned {len(self.abandoned_seqs)}, "
+                f"fork point seqs [{forks}]; calls: {calls}>")
 
 
 def _is_set(analysis: Analysis, name: str) -> bool:

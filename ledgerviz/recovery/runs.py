@@ -133,5 +133,5 @@ class EventRuns(Sequence[Event]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"<EventRuns: {self._length} events in {len(self._positions)} runs>"
+        return f"<EventRuns: length {self._length}, runs {len(self._positions)}>"
 

@@ -29,7 +29,7 @@ def test_a_quiet_session_says_none() -> None:
     b.user()
     b.turn_end()
     assert repr(analyze(b.events, policy="synthesize")) == (
-        "<Analysis policy=synthesize: 3 events, 0 appended, fork points none, 0 abandoned; "
+        "<Analysis policy=synthesize: events 3, appended 0, abandoned 0, fork point seqs []; "
         "calls: none>"
     )
 
@@ -42,7 +42,7 @@ def test_crash_closers_are_counted() -> None:
     b.assistant("B")  # never dispatched: TOOL_NOT_STARTED result, step/end, turn/end
     # events are the 4 recorded ones followed by the 3 appended (Analysis docstring)
     assert repr(analyze(b.events, policy="synthesize")) == (
-        "<Analysis policy=synthesize: 7 events, 3 appended, fork points none, 0 abandoned; "
+        "<Analysis policy=synthesize: events 7, appended 3, abandoned 0, fork point seqs []; "
         "calls: 1 not_started>"
     )
 
@@ -60,13 +60,13 @@ def test_statuses_are_counted_in_order_of_first_appearance() -> None:
     b.step_end()  # 16
     b.turn_end()  # 17
     assert repr(analyze(b.events, policy="fork")) == (
-        "<Analysis policy=fork: 18 events, 0 appended, fork points 3, 2 abandoned; "
+        "<Analysis policy=fork: events 18, appended 0, abandoned 2, fork point seqs [3]; "
         "calls: 1 outcome_unknown, 2 ok>"
     )
 
 
 def test_only_the_first_five_fork_points_are_named() -> None:
     assert repr(analyze(unknown_turns(6).events, policy="fork")) == (
-        "<Analysis policy=fork: 48 events, 0 appended, fork points 3, 11, 19, 27, 35, "
-        "12 abandoned; calls: 6 outcome_unknown>"
+        "<Analysis policy=fork: events 48, appended 0, abandoned 12, "
+        "fork point seqs [3, 11, 19, 27, 35, …]; calls: 6 outcome_unknown>"
     )

@@ -24,7 +24,7 @@ def spliced() -> EventRuns:
 def test_events_are_read_in_place_from_their_runs() -> None:
     runs = spliced()
     expected = [*LOG[:3], *MADE, *LOG[3:]]
-    assert len(runs) == 8 and repr(runs) == "<EventRuns: 8 events in 3 runs>"
+    assert len(runs) == 8 and repr(runs) == "<EventRuns: length 8, runs 3>"
     assert all(runs[i] is expected[i] for i in range(8))
     assert runs[-1] is LOG[5] and runs[-8] is LOG[0]
     assert list(runs) == expected and runs == expected and expected == runs
