@@ -1,4 +1,5 @@
-"""Where a command writes: never over one of its inputs, atomically, errors as one line.
+"""Where a command writes: never over one of its inputs or any ledger, atomically, errors
+as one line.
 
 Every command that writes a file goes through :func:`open_output`::
 
@@ -16,7 +17,9 @@ with ``overwrite=False`` is created exclusively: the temporary file is linked to
 target's name, which fails if anything took that name meanwhile (another process writing
 the same ``-o``), so two writers never both succeed. ``-`` means standard output. Every
 refusal and every ``OSError`` becomes an :class:`OutputError` whose text is one
-line for the user; commands print it and exit with :data:`OUTPUT_ERROR_EXIT`.
+line for the user; commands print it and exit with :data:`OUTPUT_ERROR_EXIT`. An
+existing file that holds a ledger or transcript of any format ledgerviz reads (its first
+bytes claimed by a format's test) is never written over, input or not.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from ledgerviz.file_mode import mode_for
+from ledgerviz.ledger.overwrite import ledger_held, refusal
 
 T = TypeVar("T")
 
@@ -172,6 +176,9 @@ def open_output(
     _refuse_inputs(target, info, inputs, shown)
     if info is not None and not overwrite:
         raise OutputError(f"{shown} already exists; refusing to overwrite it")
+    held = ledger_held(target) if info is not None and info.st_size else None
+    if held is not None:
+        raise OutputError(refusal(shown, held))
     parent = _stat(target.parent, shown)
     if parent is None:
         raise OutputError(f"{shown}: folder {target.parent} does not exist")

@@ -34,6 +34,7 @@ from ledgerviz.export.dataset import batches
 from ledgerviz.file_mode import replaced_atomically
 from ledgerviz.ledger.formats import file_format
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.overwrite import ledger_held, refusal
 from ledgerviz.ledger.read import file_sessions, read_file
 from ledgerviz.ledger.reader import READ_BYTES, reported_chunks, with_unique_keys
 from ledgerviz.ledger.sources import Found, expand_found, found_chunks
@@ -133,6 +134,9 @@ def span_exporter(endpoint: str | None, output: str | os.PathLike[str] | None,
 
     if (endpoint is None) == (output is None):
         raise OtlpError("give exactly one of an endpoint URL and an output file")
+    held = None if output is None else ledger_held(output)
+    if held is not None:
+        raise OtlpError(refusal(output, held))
     resource = Resource({"service.name": "ledgerviz", "service.version": __version__}).merge(
         OTELResourceDetector().detect())
     if endpoint is not None:

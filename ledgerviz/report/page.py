@@ -22,6 +22,7 @@ from ledgerviz.display.reprs import validity_html
 from ledgerviz.display.results import call_result, result_texts
 from ledgerviz.html import escape, seq_text, text_of
 from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.overwrite import refuse_ledger
 from ledgerviz.plot import style
 from ledgerviz.plot.axis import Axis
 from ledgerviz.plot.timeline import fork_story_spec, session_timeline_specs
@@ -497,7 +498,9 @@ class _Drawing:
 
 def write_report(ledger: Ledger | LedgerFiles, path: str | Path, policy: Policy = DEFAULT_POLICY,
                  axis: Axis = "order", packed: bool = True) -> Path:
-    """Write the report of ``ledger`` (:func:`render_report`) to ``path``; return the path."""
+    """Write the report of ``ledger`` (:func:`render_report`) to ``path``; return the path.
+    Raises ``FileExistsError`` if ``path`` holds a ledger (one of ``ledger``'s own, say)."""
     target = Path(path)
+    refuse_ledger(target)
     target.write_text(render_report(ledger, policy, axis, packed), encoding="utf-8")
     return target

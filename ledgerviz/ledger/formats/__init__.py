@@ -113,6 +113,13 @@ def detect_format(head: Chunk) -> Format:
     return _FORMATS[FALLBACK]
 
 
+def claiming_format(head: bytes) -> Format | None:
+    """Return the format that claims a file starting with ``head``, the fallback's own test
+    included; None when none does (the file holds no ledger or transcript ledgerviz reads)."""
+    found = detect_format(head)
+    return found if found.name != FALLBACK or found.sniff(head[:SNIFF_BYTES]) else None
+
+
 def file_format(chunks: Iterable[Chunk], name: str | None = None
                 ) -> tuple[Format, Iterator[Chunk]]:
     """Return the format called ``name`` (None: the one the file given as ``chunks`` is in,
