@@ -254,8 +254,10 @@ class FileScan:
             big = may_hold_big_integers(block, marks)
             streamed: StreamBlock | TypedBlock | None = None
             if self.typed and not big:
-                read = stream_block if self.rows is None else typed_block  # a table needs no facts
-                streamed = read(lines, block, marks, first_line, self._state, self.version)
+                streamed = (stream_block(lines, block, marks, first_line, self._state, self.version)
+                            if self.rows is None else  # a table needs no facts, reads replace ops
+                            typed_block(lines, block, marks, first_line, self._state, self.version,
+                                        replace_ops=True))
             del marks  # a copy of the block: not held while its lines are decoded
             if streamed is not None:
                 return streamed

@@ -9,9 +9,10 @@ need what the reader's checks decide. The block's lines are decoded into the str
 
 It is a fast path only. A block is taken here when every line decodes into the
 schema *and* the reader's check would say nothing about any of them; anything else
-(a line that fails the schema, a seq gap, an orphan result, an unknown type, a
-replace op, a seed marker) returns None, and the block is checked the usual way, so
-its diagnostics are exactly the reader's.
+(a line that fails the schema, a seq gap, an orphan result, an unknown type, an
+op other than "append" or a well-formed replace, a seed marker) returns None, and the
+block is checked the usual way, so its diagnostics are exactly the reader's. A replace
+op is taken only where the caller reads it (the table does; the streamed facts do not).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from ledgerviz.ledger.typed_schema import (
     LETTERS,
     Block,
     Message,
+    Range,
+    Replace,
     ResultMessage,
     Schema,
     ToolResult,
@@ -95,6 +98,8 @@ class TypedBlock(NamedTuple):
     codes: bytes
     """Each event's type as one byte: its code in ``schema``."""
     schema: Schema
+    replaced: list[int]
+    """The rows whose ``surfaceOp`` is a replace (a ``Replace``), ascending."""
 
 
 MESSAGE_TYPES = ("user/message", "system/message", "developer/message", "assistant/message",
@@ -103,14 +108,14 @@ MESSAGE_TYPES = ("user/message", "system/message", "developer/message", "assista
 
 def typed_block(
     lines: Sequence[bytes], block: bytes, marks: bytes, first_line: int, state: CheckState,
-    version: int | None,
+    version: int | None, replace_ops: bool = False,
 ) -> TypedBlock | None:
     """Return the events of ``lines`` (file lines from ``first_line``, split from
     ``block``, whose ``numbers.number_marks`` are ``marks``) as structs, or None when they
     must be checked the usual way: a line fails the schema, or the reader's check would
-    record a diagnostic. ``state`` moves on only when a block is returned. The caller
-    screens out blocks that may hold integers beyond 64 bits
-    (``numbers.may_hold_big_integers``).
+    record a diagnostic, or holds a replace op and ``replace_ops`` is false. ``state``
+    moves on only when a block is returned. The caller screens out blocks that may hold
+    integers beyond 64 bits (``numbers.may_hold_big_integers``).
 
     The check reads the block a column at a time (no Python step per event but the few
     a column needs), so the load pays little beyond the decode.
@@ -125,6 +130,9 @@ def typed_block(
     seqs = [event.seq for event in events]
     if seqs != list(range(expected, expected + count)):
         return None  # a gap, or an event without a seq: the reader's check records either
+    replaced = _replaced(events)
+    if replaced is None or (replaced and not replace_ops):
+        return None  # a range that runs backwards (an error), or a replace op not read
     schema = schema_of(version)
     codes = bytes(map(schema.codes.__getitem__, map(type, events)))
     of_code: dict[int, list[int]] = {code: [] for code in set(codes)}
@@ -155,8 +163,10 @@ def typed_block(
     dispatched = _once_per_turn(rows.get("tool/call", ()),
                                 [datas[row].callId for row in rows.get("tool/call", ())],
                                 turn_cuts, state.dispatched)
-    answered = _once_per_turn(rows.get("tool/result", ()), answers.checked, turn_cuts,
-                              state.answered)
+    answering = rows.get("tool/result", ()), answers.checked
+    if replaced:  # a result that replaces another answers nothing (``checks``: "append" only)
+        answering = _without_rows(*answering, frozenset(replaced))
+    answered = _once_per_turn(*answering, turn_cuts, state.answered)
     if dispatched is None or answered is None:
         return None  # dispatched or answered again in the turn: warned the usual way
     numbering.expected += count
@@ -167,7 +177,24 @@ def typed_block(
     state.dispatched, state.answered = dispatched, answered
     return TypedBlock(list(map(names.__getitem__, codes)), seqs, datas,
                       range(first_line, first_line + count), events, rows, messages, requests,
-                      answers, codes, schema)
+                      answers, codes, schema, replaced)
+
+
+def _replaced(events: list[Any]) -> list[int] | None:
+    """Return the rows of the events whose ``surfaceOp`` is a replace, or None when a
+    ``sourceEventSeqs`` range runs backwards (``shapes._source_seqs_problem``)."""
+    if any(entry.first > entry.last for event in events if (seqs := event.sourceEventSeqs)
+           for entry in seqs if entry.__class__ is Range):
+        return None
+    return [row for row, event in enumerate(events) if event.surfaceOp.__class__ is Replace]
+
+
+def _without_rows(rows: Sequence[int], ids: list[Any], left_out: frozenset[int]
+                  ) -> tuple[list[int], list[Any]]:
+    """Return ``rows`` and their ``ids`` but those at the rows ``left_out``."""
+    kept = [(row, call_id) for row, call_id in zip(rows, ids, strict=True)
+            if row not in left_out]
+    return [row for row, _ in kept], [call_id for _, call_id in kept]
 
 
 def _boundaries_after(opened: OpenBoundaries, letters: bytes, datas: list[Any],

@@ -169,12 +169,32 @@ class Event(Struct, tag_field="type", gc=False):
     time: Int | None = None
 
 
+class Replace(Struct, gc=False):
+    """A replace ``surfaceOp`` (§6): its range's keys, the integers
+    ``shapes._surface_op_problem`` checks (any other op is checked the usual way)."""
+
+    op: Literal["replace"]
+    start: Int | UnsetType = UNSET
+    end: Int | UnsetType = UNSET
+    startSeq: Int | UnsetType = UNSET
+    endSeq: Int | UnsetType = UNSET
+
+
+class Range(Struct, array_like=True, forbid_unknown_fields=True, gc=False):
+    """A ``[first, last]`` range of ``sourceEventSeqs`` (``typed`` refuses one that runs
+    backwards). A struct, not ``tuple[Int, Int]``: msgspec 0.23 crashes building a decoder
+    of ``Int | tuple[Int, Int]``."""
+
+    first: Int
+    last: Int
+
+
 _SURFACE_FIELDS = [
-    ("surfaceOp", Literal["append"]),
-    ("sourceEventSeqs", list[Int] | UnsetType, UNSET),
+    ("surfaceOp", Literal["append"] | Replace),
+    ("sourceEventSeqs", list[Int | Range] | UnsetType, UNSET),
 ]
-"""A surface event's: ``surfaceOp`` "append" (a replace op is checked the usual way) and
-plain ``sourceEventSeqs``."""
+"""A surface event's: ``surfaceOp`` "append" or a ``Replace``, and ``sourceEventSeqs`` of
+seqs and ranges."""
 
 _PLAIN_FIELDS = [("surfaceOp", UnsetType, UNSET), ("sourceEventSeqs", UnsetType, UNSET)]
 """Any other event's: neither (``UnsetType`` decodes from nothing)."""
@@ -202,7 +222,8 @@ class Schema(NamedTuple):
     """The ``bytes.translate`` table from a code to its type's letter (see ``LETTERS``)."""
     surface_ops: bytes
     """The table from a code to its type's ``surface_op_code``: "append" for a surface
-    type (the only op the schema decodes), none for any other."""
+    type (a ``Replace`` op's rows are set apart, ``TypedBlock.replaced``), none for any
+    other."""
 
 
 def _schema(surface: frozenset[str], chunks: bool) -> Schema:

@@ -28,7 +28,7 @@ from ledgerviz.ledger.table import (
     Shared,
 )
 from ledgerviz.ledger.typed import Messages, TypedBlock
-from ledgerviz.recovery.vocab import RECOVERY_CODES, SYNTHETIC_ID_PREFIXES
+from ledgerviz.recovery.vocab import RECOVERY_CODES, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
 
 
 def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
@@ -70,7 +70,7 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
         time=array("q", [MISSING if (time := event.time) is None else time for event in events]),
         turn=array("q", [MISSING if (turn := data.turn) is None else turn for data in datas]),
         step=array("q", [MISSING if (step := data.step) is None else step for data in datas]),
-        surface_op=array("b", codes.translate(schema.surface_ops)),
+        surface_op=_surface_ops(typed),
         line=array("q", typed.lines),
         start=start,
         stop=stop,
@@ -80,6 +80,17 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
         **objects,
         **usage,
     )
+
+
+_REPLACE = SURFACE_OPS.index("replace")
+
+
+def _surface_ops(typed: TypedBlock) -> array:
+    """Return the ``surface_op`` column: each type's op, a replace op's rows apart."""
+    ops = array("b", typed.codes.translate(typed.schema.surface_ops))
+    for row in typed.replaced:
+        ops[row] = _REPLACE
+    return ops
 
 
 def _scatter(column: list[Any] | array, rows: Sequence[int], values: Sequence[Any]) -> None:
