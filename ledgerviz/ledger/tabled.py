@@ -9,9 +9,10 @@ dict route (its diagnostics are the reader's by construction), tabled from those
 ``lazy_events.LazyEvents`` over the table's byte ranges and the held dicts.
 
 The lineage events of a typed block (``lineage.LINEAGE_EVENTS``: a seed's end, a subagent's
-catalog or descriptor, a few a session) are decoded as they are read and held, as the dict
-route's are: the frames, report and export read their payloads, and a miss would read the
-file again for a window of rows around each.
+catalog or descriptor, a few a session) and its replace ops (``TypedBlock.replaced``: the
+recovery engine reads a replaced range from the dict) are decoded as they are read and
+held, as the dict route's are: the frames, report, export and engine read them, and a miss
+would read the file again for a window of rows around each.
 
 Byte ranges are offsets in the file: a leading byte order mark, the bytes of a line cut
 short (too long, or cut at a control byte) and of leading blank lines given back shortened
@@ -74,9 +75,9 @@ class TableRows:
         self._table: EventTable | None = None
         """The rows of the blocks tabled so far (None: none; each block's appended as it
         comes, so the file's columns are not held twice at its end)."""
-        self._lineage: list[tuple[int, list[dict[str, Any]]]] = []
-        """The row and dict of each lineage event of the typed blocks (see the module
-        docstring), in row order."""
+        self._read: list[tuple[int, list[dict[str, Any]]]] = []
+        """The row and dict of each lineage event and replace op of the typed blocks (see
+        the module docstring), in row order."""
 
     def kept(self, chunks: Iterable[bytes | SourceProblem]) -> Iterator[bytes | SourceProblem]:
         """Yield the file's chunks, noting a leading byte order mark and holding the bytes
@@ -117,7 +118,7 @@ class TableRows:
             first_row = 0 if self._table is None else len(self._table)
             with paused_gc():  # the rows' many small objects would set the collector off
                 self._add(table_of(checked, array("q", starts), array("q", ends)))
-            self._hold_lineage(checked, skip, first_row)
+            self._hold_read(checked, skip, first_row)
             return TableBlock(None, checked.lines)
         table = EventTable.of(checked.events, checked.lines,
                               0 if self._table is None else len(self._table))
@@ -128,12 +129,13 @@ class TableRows:
         self._lines = []
         return TableBlock(checked.events, checked.lines)
 
-    def _hold_lineage(self, checked: TypedBlock, skip: int, first_row: int) -> None:
-        """Decode and hold the lineage events of a typed block whose first row is the
-        table's ``first_row``, from the lines of the piece last read (from its ``skip``-th);
-        then let the lines go (not held between blocks)."""
-        rows = sorted(row for kind in LINEAGE_EVENTS for row in checked.rows.get(kind, ()))
-        self._lineage.extend((first_row + row, [orjson.loads(self._lines[skip + row])])
+    def _hold_read(self, checked: TypedBlock, skip: int, first_row: int) -> None:
+        """Decode and hold the lineage events and replace ops of a typed block whose first
+        row is the table's ``first_row``, from the lines of the piece last read (from its
+        ``skip``-th); then let the lines go (not held between blocks)."""
+        rows = sorted([*checked.replaced, *(
+            row for kind in LINEAGE_EVENTS for row in checked.rows.get(kind, ()))])
+        self._read.extend((first_row + row, [orjson.loads(self._lines[skip + row])])
                              for row in rows)
         self._lines = []
 
@@ -157,8 +159,8 @@ class TableRows:
             if block.held is not None:
                 held.append((row, block.held))
             row += len(block.lines)
-        if self._lineage:  # rows of other blocks than the dict route's: merged in row order
-            held = sorted([*held, *self._lineage], key=itemgetter(0))
+        if self._read:  # rows of other blocks than the dict route's: merged in row order
+            held = sorted([*held, *self._read], key=itemgetter(0))
         return LazyEvents(self._source(), table.start, table.stop, held), table, lines
 
     def _source(self) -> LineSource:

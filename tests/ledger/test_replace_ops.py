@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ledger_lines import HEADER, assistant_calls, containers, encode, tool_result, turn_start
 
+import ledgerviz
+from ledgerviz.ledger import UnreadableSourceError, read_sessions
 from ledgerviz.ledger.reader import FileScan
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.tabled import TableBlock
@@ -165,3 +167,17 @@ def test_any_one_value_of_a_compacted_ledger_changed_reads_as_the_dicts(
     container[key] = value
     lines[at] = json.dumps(event, separators=(",", ":")).encode()
     assert_read_as_the_dicts(encode([header, *lines]))
+
+
+def test_a_replace_op_is_held_as_read(tmp_path: Path) -> None:
+    path = tmp_path / "compacted.jsonl"
+    path.write_bytes(compacted())
+    ledger = ledgerviz.load(path)
+    # the summary (seq 3) replaced both messages: the next request holds it alone
+    context = ledger.context("synthesize")
+    assert [message.seq for message in context.messages] == [3]
+    (log,) = read_sessions(path)
+    path.unlink()
+    assert log.events[3]["surfaceOp"] == {"op": "replace", "startSeq": 1, "endSeq": 2}
+    with pytest.raises(UnreadableSourceError):
+        log.events[1]  # an append: decoded on demand, it needs the file
