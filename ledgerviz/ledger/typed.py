@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Container, Sequence
 from itertools import repeat
-from operator import lt
+from operator import attrgetter, lt
 from typing import Any, NamedTuple
 
 from msgspec import UNSET
@@ -31,7 +31,6 @@ from ledgerviz.ledger.typed_schema import (
     LETTERS,
     Block,
     Message,
-    Range,
     Replace,
     ResultMessage,
     Schema,
@@ -131,8 +130,8 @@ def typed_block(
     if seqs != list(range(expected, expected + count)):
         return None  # a gap, or an event without a seq: the reader's check records either
     replaced = _replaced(events)
-    if replaced is None or (replaced and not replace_ops):
-        return None  # a range that runs backwards (an error), or a replace op not read
+    if replaced and not replace_ops:
+        return None  # a replace op the caller does not read
     schema = schema_of(version)
     codes = bytes(map(schema.codes.__getitem__, map(type, events)))
     of_code: dict[int, list[int]] = {code: [] for code in set(codes)}
@@ -180,13 +179,15 @@ def typed_block(
                       answers, codes, schema, replaced)
 
 
-def _replaced(events: list[Any]) -> list[int] | None:
-    """Return the rows of the events whose ``surfaceOp`` is a replace, or None when a
-    ``sourceEventSeqs`` range runs backwards (``shapes._source_seqs_problem``)."""
-    if any(entry.first > entry.last for event in events if (seqs := event.sourceEventSeqs)
-           for entry in seqs if entry.__class__ is Range):
-        return None
+def _replaced(events: list[Any]) -> list[int]:
+    """Return the rows of the events whose ``surfaceOp`` is a replace (their op types
+    taken in C first: the usual block has none)."""
+    if Replace not in set(map(type, map(_SURFACE_OP, events))):
+        return []
     return [row for row, event in enumerate(events) if event.surfaceOp.__class__ is Replace]
+
+
+_SURFACE_OP = attrgetter("surfaceOp")
 
 
 def _without_rows(rows: Sequence[int], ids: list[Any], left_out: frozenset[int]

@@ -181,12 +181,16 @@ class Replace(Struct, gc=False):
 
 
 class Range(Struct, array_like=True, forbid_unknown_fields=True, gc=False):
-    """A ``[first, last]`` range of ``sourceEventSeqs`` (``typed`` refuses one that runs
-    backwards). A struct, not ``tuple[Int, Int]``: msgspec 0.23 crashes building a decoder
-    of ``Int | tuple[Int, Int]``."""
+    """A ``[first, last]`` range of ``sourceEventSeqs``; one that runs backwards fails the
+    schema (``shapes._source_seqs_problem`` refuses it). A struct, not ``tuple[Int, Int]``:
+    msgspec 0.23 crashes building a decoder of ``Int | tuple[Int, Int]``."""
 
     first: Int
     last: Int
+
+    def __post_init__(self) -> None:
+        if self.first > self.last:
+            raise ValueError("a sourceEventSeqs range runs backwards")
 
 
 _SURFACE_FIELDS = [

@@ -71,6 +71,14 @@ def test_a_replace_op_is_tabled_from_the_structs() -> None:
     assert assert_read_as_the_dicts(content) == 1
 
 
+def test_a_replace_spelled_with_an_escape_is_a_replace() -> None:
+    content = compacted().replace(b'"op":"replace"', b'"op":"\\u0072eplace"')
+    assert b"replace" not in content
+    (block,), log = read(content)
+    assert block.held is None and list(log.table.surface_op) == [0, 1, 1, 2]
+    assert assert_read_as_the_dicts(content) == 1
+
+
 def test_v0_replace_keys_are_tabled_from_the_structs() -> None:
     header = {**HEADER, "version": 2}
     lines = [header, turn_start(0), user(1, "a"),
