@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import glob
+import io
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -309,7 +310,7 @@ def open_input(path: str) -> BinaryIO:
         if not stat.S_ISREG(mode):
             raise NotAFileError(errno.EINVAL, f"{_special_kind(mode)}, not a file", path)
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb", buffering=0)
+        return io.FileIO(fd, "rb")  # what ``os.fdopen(fd, "rb", buffering=0)`` makes, directly
     except BaseException:
         os.close(fd)
         raise
