@@ -27,7 +27,7 @@ from ledgerviz.ledger.table import (
     Requests,
     Shared,
 )
-from ledgerviz.ledger.typed import Messages, TypedBlock
+from ledgerviz.ledger.typed import TypedBlock
 from ledgerviz.recovery.vocab import RECOVERY_CODES, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
 
 
@@ -60,8 +60,7 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
         _route(objects, row, header.config if header is not None else None, share)
     for row in rows.get("request/context", ()):
         _route(objects, row, datas[row], share)
-    for kind, messages in typed.messages.items():
-        _messages(rows[kind], messages, objects, share)
+    _messages(typed, objects, share)
     _assistants(rows.get("assistant/message", ()), datas, objects, usage, share)
     return EventTable(
         type_names=[schema.names[code] for code in present],
@@ -137,11 +136,16 @@ def _route(objects: dict[str, list[Any]], row: int, config: Any, share: Shared) 
         objects["provider"][row], objects["model"][row] = share([config.provider, config.model])
 
 
-def _messages(rows: Sequence[int], found: Messages, objects: dict[str, list[Any]],
-              share: Shared) -> None:
-    """Fill the role, source kind and visible text of the rows of one message type (the
-    check read the text of a lone text block, the common content)."""
-    messages = found.messages
+def _messages(typed: TypedBlock, objects: dict[str, list[Any]], share: Shared) -> None:
+    """Fill the role, source kind and visible text of the rows of every message type (the
+    check read the text of a lone text block, the common content), all types at once."""
+    rows: list[int] = []
+    messages: list[Any] = []
+    texts: list[str | None] = []
+    for kind, found in typed.messages.items():
+        rows += typed.rows[kind]
+        messages += found.messages
+        texts += found.texts
     _scatter(objects["role"], rows, share([
         None if message is None else message.role for message in messages]))
     _scatter(objects["source_kind"], rows, share([
@@ -149,7 +153,7 @@ def _messages(rows: Sequence[int], found: Messages, objects: dict[str, list[Any]
         for message in messages]))
     _scatter(objects["text"], rows, [
         _text(message.content) if text is None else text
-        for text, message in zip(found.texts, messages, strict=True)])
+        for text, message in zip(texts, messages, strict=True)])
 
 
 def _text(content: list[Any] | None) -> str:
