@@ -133,10 +133,11 @@ class TableRows:
         """Decode and hold the lineage events and replace ops of a typed block whose first
         row is the table's ``first_row``, from the lines of the piece last read (from its
         ``skip``-th); then let the lines go (not held between blocks)."""
-        rows = sorted([*checked.replaced, *(
-            row for kind in LINEAGE_EVENTS for row in checked.rows.get(kind, ()))])
-        self._read.extend((first_row + row, [orjson.loads(self._lines[skip + row])])
-                             for row in rows)
+        if checked.replaced or not LINEAGE_EVENTS.isdisjoint(checked.rows):  # rare
+            rows = sorted([*checked.replaced, *(
+                row for kind in LINEAGE_EVENTS for row in checked.rows.get(kind, ()))])
+            self._read.extend((first_row + row, [orjson.loads(self._lines[skip + row])])
+                              for row in rows)
         self._lines = []
 
     def _add(self, table: EventTable) -> None:
