@@ -304,13 +304,21 @@ def open_input(path: str) -> BinaryIO:
     for such a file and ``OSError`` when it cannot be opened. Every route that reads an
     input file opens it here.
     """
+    return open_identified(path)[0]
+
+
+def open_identified(path: str) -> tuple[BinaryIO, tuple[int, int]]:
+    """Return ``path`` opened as :func:`open_input` opens it, and its ``file_identity``
+    (from the same ``fstat``: an open file's identity does not change)."""
     fd = os.open(path, _OPEN_FLAGS)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotAFileError(errno.EINVAL, f"{_special_kind(mode)}, not a file", path)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFileError(errno.EINVAL, f"{_special_kind(info.st_mode)}, not a file",
+                                path)
         os.set_blocking(fd, True)
-        return io.FileIO(fd, "rb")  # what ``os.fdopen(fd, "rb", buffering=0)`` makes, directly
+        # what ``os.fdopen(fd, "rb", buffering=0)`` makes, directly
+        return io.FileIO(fd, "rb"), file_identity(info)
     except BaseException:
         os.close(fd)
         raise
@@ -335,7 +343,8 @@ def _file_chunks(
     """
     opened = False
     try:
-        with open_input(path) as raw:
+        raw, identity = open_identified(path)
+        with raw:
             opened = True
             if path.endswith(ZSTD_SUFFIX):
                 yield from _zstd_file_chunks(raw, path, size, walked)
@@ -344,11 +353,11 @@ def _file_chunks(
                 while chunk := raw.read(size):
                     yield chunk
                 if origin is not None:
-                    origin.identity = file_identity(os.fstat(raw.fileno()))
+                    origin.identity = identity
                 return
             content = raw.readall()  # a snapshot, even while the file is appended to
             if origin is not None:
-                origin.identity = file_identity(os.fstat(raw.fileno()))
+                origin.identity = identity
         yield content
     except OSError as error:
         if opened or not walked:

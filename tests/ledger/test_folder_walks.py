@@ -67,7 +67,7 @@ def test_a_file_that_cannot_be_opened_is_unreadable(
 ) -> None:
     (tmp_path / "ok.jsonl").write_bytes(LEDGER)
     (tmp_path / "secret.jsonl").write_bytes(LEDGER)
-    real_open = sources.open_input
+    real_open = sources.open_identified
 
     def refusing_open(path: str) -> Any:
         if path.endswith("secret.jsonl"):
@@ -75,7 +75,7 @@ def test_a_file_that_cannot_be_opened_is_unreadable(
         return real_open(path)
 
     # root (as CI runs) may open any file: the reader's open is refused instead
-    monkeypatch.setattr(sources, "open_input", refusing_open)
+    monkeypatch.setattr(sources, "open_identified", refusing_open)
     assert found(tmp_path) == {"ok.jsonl": [],
                                "secret.jsonl": [("unreadable", "cannot read: Permission denied")]}
 

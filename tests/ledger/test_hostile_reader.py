@@ -356,7 +356,7 @@ def test_a_named_file_that_cannot_be_opened_says_why(
         raise PermissionError(13, "Permission denied", name)
 
     # root (as CI runs) may open any file: the reader's open is refused instead
-    monkeypatch.setattr(sources, "open_input", refusing_open)
+    monkeypatch.setattr(sources, "open_identified", refusing_open)
     with pytest.raises(UnreadableSourceError) as raised:
         read_sessions(path)
     assert str(raised.value) == f"{path}: cannot read: Permission denied"
