@@ -209,9 +209,11 @@ def _recursive_glob(pattern: str) -> list[str]:
     return sorted(text for text in texts if any(fnmatch.fnmatchcase(text, v) for v in variants))
 
 
-def _walk(root: Path, onerror: Callable[[OSError], None]) -> Iterator[str]:
+def _walk(root: Path, onerror: Callable[[OSError], None], regular: set[str] | None = None
+          ) -> Iterator[str]:
     """Yield every file below ``root`` (as ``str(Path(folder, name))``), following
-    symlinked folders once (a loop ends)."""
+    symlinked folders once (a loop ends); add to ``regular`` those its folder's entries
+    say are regular files (see ``_regular_names``)."""
     seen: set[tuple[int, int]] = set()
     for folder, subfolders, files in os.walk(root, onerror=onerror, followlinks=True):
         try:
@@ -226,8 +228,21 @@ def _walk(root: Path, onerror: Callable[[OSError], None]) -> Iterator[str]:
         seen.add((info.st_dev, info.st_ino))
         subfolders.sort()
         prefix = str(Path(folder, "_"))[:-1]  # what Path adds before any name in the folder
+        if regular is not None:
+            regular.update([prefix + name for name in _regular_names(folder)])
         for name in sorted(files):
             yield prefix + name
+
+
+def _regular_names(folder: str) -> list[str]:
+    """Return the names of the regular files (not symbolic links) in ``folder``, as its
+    entries' types tell them without a system call per file (none when it cannot be
+    listed again: its files are then looked at one by one)."""
+    try:
+        with os.scandir(folder) as entries:
+            return [entry.name for entry in entries if entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
 
 
 def _walk_folder(root: Path) -> list[Found]:
@@ -240,14 +255,16 @@ def _walk_folder(root: Path) -> list[Found]:
         problem = SourceProblem("unreadable", f"cannot read folder: {error.strerror or error}")
         found.append(Found(str(where), problem, walked=True))
 
-    paths = list(_walk(root, unreadable))
+    regular: set[str] = set()
+    paths = list(_walk(root, unreadable, regular))
     plain = {path for path in paths if path.endswith(".jsonl")}
     for path in paths:
         if path.endswith(ZSTD_SUFFIX) and path.removesuffix(".zst") in plain:
             continue  # its plain sibling wins
         if path.endswith(LEDGER_SUFFIXES) or (
                 fnmatch.fnmatchcase(path, GEMINI_LEGACY) and f"{path}l" not in plain):
-            found.append(Found(path, _file_problem(path), walked=True))
+            problem = None if path in regular else _file_problem(path)
+            found.append(Found(path, problem, walked=True))
         elif path.endswith(COMPRESSED_SUFFIXES):
             message = "compressed ledger: decompress it to read it (ledgerviz reads JSONL)"
             found.append(Found(path, SourceProblem("compressed_file", message), walked=True))

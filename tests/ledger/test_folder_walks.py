@@ -107,3 +107,28 @@ def test_a_folder_error_without_a_file_name_names_the_folder_walked(
         tmp_path.name: [("unreadable", "cannot read folder: Permission denied")],
         "ok.jsonl": [],
     }
+
+
+def test_a_walk_looks_up_no_regular_file_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its folder's entries say which files are regular: only the others (a FIFO, a
+    symbolic link) are looked up, and they are still reported."""
+    for n in range(5):
+        (tmp_path / f"s{n}.jsonl").write_bytes(LEDGER)
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "s0.jsonl")
+    looked_up: list[str] = []
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+        looked_up.append(os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    walked = sources.expand_found(str(tmp_path))
+    assert sorted(Path(p).name for p in looked_up if p.endswith(".jsonl")) == [
+        "link.jsonl", "pipe.jsonl"]
+    assert [(Path(f.path).name, f.problem and f.problem.kind) for f in walked] == [
+        ("link.jsonl", None), ("pipe.jsonl", "not_a_file"), *((f"s{n}.jsonl", None)
+                                                             for n in range(5))]
