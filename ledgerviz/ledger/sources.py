@@ -235,14 +235,20 @@ def _walk(root: Path, onerror: Callable[[OSError], None], regular: set[str] | No
 
 
 def _regular_names(folder: str) -> list[str]:
-    """Return the names of the regular files (not symbolic links) in ``folder``, as its
-    entries' types tell them without a system call per file (none when it cannot be
-    listed again: its files are then looked at one by one)."""
+    """Return the names of the regular files (not symbolic links) in ``folder`` that a walk
+    may read, as its entries' types tell them without a system call per file (none when it
+    cannot be listed again: its files are then looked at one by one). Where the file
+    system does not give entry types, only the names a walk may read are looked up."""
     try:
         with os.scandir(folder) as entries:
-            return [entry.name for entry in entries if entry.is_file(follow_symlinks=False)]
+            return [entry.name for entry in entries if entry.name.endswith(_WALKED_SUFFIXES)
+                    and entry.is_file(follow_symlinks=False)]
     except OSError:
         return []
+
+
+_WALKED_SUFFIXES = (*LEDGER_SUFFIXES, ".json")
+"""The names a walk may read (``LEDGER_SUFFIXES``, and Gemini's legacy ``.json`` chats)."""
 
 
 def _walk_folder(root: Path) -> list[Found]:
