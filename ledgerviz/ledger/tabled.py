@@ -162,9 +162,9 @@ class TableRows:
             row += len(block.lines)
         if self._read:  # rows of other blocks than the dict route's: merged in row order
             held = sorted([*held, *self._read], key=itemgetter(0))
-        return LazyEvents(self._source(), table.start, table.stop, held), table, lines
+        return LazyEvents(self.source(), table.start, table.stop, held), table, lines
 
-    def _source(self) -> LineSource:
+    def source(self) -> LineSource:
         """Return where the file's lines are read again from."""
         if self._content is not None:
             return LineSource(self.path, b"".join(self._content))

@@ -15,13 +15,15 @@ parent is found against the parent's rollout (``codex_fork.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any
 
 import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.formats.codex_events import DerivedStore, Rules
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
     ABORTED,
@@ -34,6 +36,7 @@ from ledgerviz.ledger.formats.foreign import (
     ROLLED_BACK,
     UNMARKED,
     EventWriter,
+    LineStarts,
     Records,
     as_dict,
     as_list,
@@ -47,8 +50,11 @@ from ledgerviz.ledger.formats.foreign import (
     unknown_kind,
 )
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.lazy_events import LineSource
 from ledgerviz.ledger.reader import opened_chunks
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import UTF8_BOM
+from ledgerviz.ledger.tabled import TableRows
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 from ledgerviz.wording import counted, one_or_many
 
@@ -61,6 +67,7 @@ LOG_ONLY_ITEMS = frozenset({"ghost_snapshot", "compaction", "compaction_summary"
 SERVER_CALLS = frozenset({"web_search_call", "image_generation_call"})
 """Output items of tools the provider runs: no output ever follows them, so they are an
 opaque block of the reply, not a call."""
+CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 
 LOG_ONLY_EVENTS = frozenset({
     "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
@@ -114,9 +121,17 @@ def sniff(head: bytes) -> bool:
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
     """Return the session of one Codex rollout given as its chunks."""
     log = DiagnosticLog(path, strict=options.strict)
-    reader = _Rollout(log)
-    records = Records(log, options.max_line)
-    data = opened_chunks(iter(chunks), log, BOM_WARNING)
+    chunks = iter(chunks)
+    if options.origin is not None:  # a file: its lines are read again (checked to be it)
+        rows = TableRows(path, options.origin)
+        chunks = rows.kept(chunks)
+    first = next(chunks, b"")
+    bom = isinstance(first, bytes) and first.startswith(UTF8_BOM)
+    starts = LineStarts(len(UTF8_BOM) if bom else 0, hold=options.origin is None)
+    reader = _Rollout(log, starts, (lambda: LineSource(path, starts.held()))
+                      if options.origin is None else rows.source)
+    records = Records(log, options.max_line, starts)
+    data = opened_chunks(chain([first], chunks), log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         if data is not None:
             reader.read(records.read(data))
@@ -128,9 +143,12 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
 class _Rollout:
     """The state of reading one rollout, line by line."""
 
-    def __init__(self, log: DiagnosticLog) -> None:
+    def __init__(self, log: DiagnosticLog, starts: LineStarts,
+                 source: Callable[[], LineSource]) -> None:
         self.log = log
         self.writer = EventWriter(FORMAT_NAME)
+        self.store = self.writer.store = DerivedStore(
+            self.writer.events, self.writer.lines, starts, source, RULES)
         self.meta: dict[str, Any] | None = None
         self.meta_time: int | None = None
         self.copied_from: int | None = None
@@ -142,10 +160,13 @@ class _Rollout:
         self.model: Any = None
         self.message: dict[str, Any] | None = None
         """The assistant/message of the open step."""
+        self.message_line = 0
+        """The line that opened it."""
         self.answered = False
         """Whether a call output came since the open step's last output item (the next
         output item is then a new model call)."""
         self.last_message: dict[str, Any] | None = None
+        self.last_message_line = 0
         self.results: dict[str, int] = {}
         """The seq of each call's output (an exit code may come after it)."""
         self.exit_codes: dict[str, int] = {}
@@ -156,10 +177,10 @@ class _Rollout:
         """Read the decoded lines (every line leaves at least one event)."""
         writer, log = self.writer, self.log
         events, add, prefix = writer.events, writer.add, writer.log_prefix
-        seal_at = step = writer.store.window
+        seal_at = step = self.store.window
         for line, record in records:
             if len(events) >= seal_at:  # the events before the open step's no longer change
-                writer.store.seal_before(min(
+                self.store.seal_before(min(
                     (m["seq"] for m in (self.message, self.last_message) if m is not None),
                     default=len(events)))
                 seal_at += step
@@ -298,7 +319,7 @@ class _Rollout:
             writer.close_turn({"kind": "aborted", "reason": {"kind": reason}}, line)
             self.message = None
         elif kind == "token_count":
-            self._usage(as_dict(as_dict(payload.get("info")).get("last_token_usage")))
+            self._usage(payload, line)
         elif kind == "exec_command_end":
             self._exit_code(payload.get("call_id"), payload.get("exit_code"))
         elif kind == "thread_rolled_back":
@@ -310,52 +331,44 @@ class _Rollout:
         if kind == "message":
             role = item.get("role")
             if role == "assistant":
-                self._output(line).extend(_blocks(item.get("content"), "output_text"))
+                self._output(line, output_blocks(item))
             elif role == "user":
                 self._user(item, line)
             elif role in ("developer", "system"):
                 self._instructions(role, item, line)
             else:
                 unknown_kind(self.log, line, FORMAT_NAME, f"message role {as_text(role)}")
-        elif kind == "reasoning":
-            summary = [as_dict(part).get("text") for part in as_list(item.get("summary"))]
-            text = "\n".join(t for t in summary if isinstance(t, str))
-            self._output(line).append({"type": "reasoning", "text": text})
-        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        elif kind == "reasoning" or kind in SERVER_CALLS:
+            self._output(line, output_blocks(item))
+        elif kind in CALL_ITEMS:
             self._call(kind, item, line)
         elif kind in RESULT_ITEMS:
             self._result(item, line)
-        elif kind in SERVER_CALLS:
-            self._output(line).append({**item, "type": f"plugin:codex-{kind}"})
         elif kind not in LOG_ONLY_ITEMS:
             unknown_kind(self.log, line, FORMAT_NAME, f"response_item {kind}")
 
-    def _output(self, line: int) -> list[dict[str, Any]]:
-        """Return the content of the open step's assistant message (a new step's, when a
-        call output came since the last output item, or no step is open)."""
+    def _output(self, line: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        """Add ``blocks``, the output item of ``line``'s, to the open step's assistant
+        message (a new step's, when a call output came since the last output item, or no
+        step is open); return that message."""
         writer = self.writer
         if self.message is None or self.answered or not writer.step_open:
             source = {"kind": "model", "provider": "openai", "model": self.model}
             self.message = writer.assistant(f"codex-message-{line}", source, line)
-            self.last_message = self.message
+            self.last_message, self.message_line = self.message, line
+            self.last_message_line = line
             self.answered = False
-        return self.message["data"]["message"]["content"]
+        self.message["data"]["message"]["content"].extend(blocks)
+        self.store.part(self.message_line, line)
+        return self.message
 
     def _call(self, kind: str, item: dict[str, Any], line: int) -> None:
-        call_id = item.get("call_id") or item.get("id")
-        if not isinstance(call_id, str):
+        call = _call_fields(kind, item)
+        if call is None:
             self.log.add(line, "bad_record", f"{kind} without a call_id: kept as a log-only "
                          "event", "warning")
             return
-        if kind == "function_call":
-            name, arguments = item.get("name"), item.get("arguments")
-        elif kind == "custom_tool_call":
-            name, arguments = item.get("name"), item.get("input")
-        else:
-            name, arguments = "local_shell", item.get("action")
-        self._output(line)
-        assert self.message is not None
-        self.writer.tool_call(self.message, call_id, as_text(name), as_text(arguments), line)
+        self.writer.tool_call(self._output(line, []), *call, line)
 
     def _result(self, item: dict[str, Any], line: int) -> None:
         writer = self.writer
@@ -387,17 +400,12 @@ class _Rollout:
             return
         self.exit_codes[call_id] = exit_code
         seq = self.results.get(call_id)
-        result = None if seq is None else self.writer.store.live(seq)
-        if result is not None and "error" not in result["data"]:
-            message = result["data"]["message"]
-            if exit_code != 0:
-                message["isError"] = True
-            else:
-                message.pop("isError", None)
+        if seq is not None:
+            self.store.result_error(seq, exit_code != 0)
 
     def _user(self, item: dict[str, Any], line: int) -> None:
         writer = self.writer
-        content = _blocks(item.get("content"), "input_text")
+        content = _input_blocks(item.get("content"))
         text = "".join(b.get("text", "") for b in content).lstrip()
         source = "user" if not text.startswith(_CONTEXT_STARTS) else next(
             kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix))
@@ -413,26 +421,21 @@ class _Rollout:
     def _instructions(self, role: str, item: dict[str, Any], line: int) -> None:
         writer = self.writer
         message = {"id": f"codex-{role}-{line}", "role": role,
-                   "content": _blocks(item.get("content"), "input_text"),
+                   "content": _input_blocks(item.get("content")),
                    "source": {"kind": "runtime-context"}}
         data = {"turn": writer.turn or None, "step": writer.step or None, "message": message}
         writer.add(f"{role}/message", data, line, op="append")
 
-    def _usage(self, usage: dict[str, Any]) -> None:
-        """Give the latest step without usage the counts of its model call."""
+    def _usage(self, payload: dict[str, Any], line: int) -> None:
+        """Give the latest step without usage the counts of its model call (a
+        ``token_count`` payload's ``last_token_usage``)."""
         message = self.last_message
-        if not usage or message is None or "usage" in message["data"]:
+        if message is None or "usage" in message["data"]:
             return
-        cached = _count(usage, "cached_input_tokens")
-        converted = {
-            "inputTokens": _count(usage, "input_tokens") - cached,
-            "outputTokens": _count(usage, "output_tokens"),
-            "cacheReadTokens": cached,
-            "reasoningTokens": _count(usage, "reasoning_output_tokens"),
-        }
-        if type(usage.get("total_tokens")) is int:
-            converted["totalTokens"] = usage["total_tokens"]
-        message["data"]["usage"] = converted
+        converted = usage_of(payload)
+        if converted:
+            message["data"]["usage"] = converted
+            self.store.usage(self.last_message_line, line)
 
     def _rollback(self, turns: Any, line: int) -> None:
         writer = self.writer
@@ -478,6 +481,61 @@ class _Rollout:
             origin="subagent" if "subagent" in source else None,
             delegationDepth=depth if type(depth) is int else None,
         )
+
+
+def usage_of(payload: dict[str, Any]) -> dict[str, Any]:
+    """Return the usage a ``token_count`` payload gives its step (its
+    ``last_token_usage``; empty when it has none)."""
+    usage = as_dict(as_dict(payload.get("info")).get("last_token_usage"))
+    if not usage:
+        return {}
+    cached = _count(usage, "cached_input_tokens")
+    converted = {
+        "inputTokens": _count(usage, "input_tokens") - cached,
+        "outputTokens": _count(usage, "output_tokens"),
+        "cacheReadTokens": cached,
+        "reasoningTokens": _count(usage, "reasoning_output_tokens"),
+    }
+    if type(usage.get("total_tokens")) is int:
+        converted["totalTokens"] = usage["total_tokens"]
+    return converted
+
+
+def output_blocks(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the content blocks an output item (an assistant message, a reasoning, a call
+    or a provider's own call) adds to its step's assistant message."""
+    kind = item.get("type")
+    if kind == "message":
+        return _blocks(item.get("content"), "output_text")
+    if kind == "reasoning":
+        summary = [as_dict(part).get("text") for part in as_list(item.get("summary"))]
+        return [{"type": "reasoning", "text": "\n".join(t for t in summary if isinstance(t, str))}]
+    if kind in CALL_ITEMS:
+        call = _call_fields(kind, item)
+        if call is not None:
+            call_id, name, arguments = call
+            return [{"type": "tool-call", "id": call_id, "name": name, "arguments": arguments}]
+        return []
+    return [{**item, "type": f"plugin:codex-{kind}"}]
+
+
+def _call_fields(kind: str, item: dict[str, Any]) -> tuple[str, str, str] | None:
+    """Return the call id, tool name and arguments of a call item (None: it has no id)."""
+    call_id = item.get("call_id") or item.get("id")
+    if not isinstance(call_id, str):
+        return None
+    if kind == "function_call":
+        name, arguments = item.get("name"), item.get("arguments")
+    elif kind == "custom_tool_call":
+        name, arguments = item.get("name"), item.get("input")
+    else:
+        name, arguments = "local_shell", item.get("action")
+    return call_id, as_text(name), as_text(arguments)
+
+
+def _input_blocks(content: Any) -> list[dict[str, Any]]:
+    """Return the content blocks of a user, system or developer message."""
+    return _blocks(content, "input_text")
 
 
 def _count(usage: dict[str, Any], key: str) -> int:
@@ -527,5 +585,8 @@ def _output_text(output: Any) -> tuple[str, bool]:
     found = EXIT_CODE.search(text, 0, 200)
     return text, found is not None and int(found.group(1)) != 0
 
+
+RULES = Rules(output_blocks, _input_blocks, usage_of)
+"""What ``codex_events`` re-derives an event with: the reader's own mappings."""
 
 FORMAT = Format(FORMAT_NAME, sniff, read, "Codex CLI rollout (~/.codex/sessions, JSONL)")

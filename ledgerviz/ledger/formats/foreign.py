@@ -4,9 +4,12 @@ the turn and step open, and follows the model-visible surface for rewinds."""
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
+from itertools import accumulate, repeat
+from operator import add
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,7 +19,7 @@ from ledgerviz.ledger.decode import exact_value
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
 from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
-from ledgerviz.ledger.reader import MAX_LINE_UNITS, line_blocks
+from ledgerviz.ledger.reader import MAX_LINE_UNITS, LeadingBlanks, Piece, line_blocks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
@@ -88,11 +91,14 @@ class Records:
     append, as in the dsh reader).
     """
 
-    def __init__(self, log: DiagnosticLog, max_line: int = MAX_LINE_UNITS) -> None:
+    def __init__(self, log: DiagnosticLog, max_line: int = MAX_LINE_UNITS,
+                 starts: LineStarts | None = None) -> None:
         self.log = log
         self.skipped = 0
         self.max_line = max_line
         """The longest line read, in UTF-16 code units (``ReadOptions.max_line``)."""
+        self.starts = starts
+        """Told where each line read starts in the file (None: not asked)."""
 
     def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
         """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object.
@@ -105,7 +111,10 @@ class Records:
         held: tuple[int, bytes, Exception] | None = None  # the last line read, undecoded
         rest = b""  # what follows the last newline read: the next block's, or a last line
         rest_size = 0  # its size (more than ``rest`` holds when cut)
-        for piece in line_blocks(chunks, self.max_line):
+        leading = LeadingBlanks()
+        for piece in line_blocks(chunks, self.max_line, leading):
+            if self.starts is not None:
+                self.starts.read(piece, leading)
             lines = piece.lines
             if piece.too_long:  # its start only is held: said, not decoded
                 number += 1
@@ -163,6 +172,52 @@ class Records:
                          "warning")
         else:
             self.log.add(number, "invalid_json", f"not JSON ({error}): {quote(line)}; skipped")
+
+
+class LineStarts:
+    """Where each line a ``Records`` reads starts (for a reader that reads a line again,
+    ``codex_events``): line ``n`` is the bytes from ``start(n)`` to ``stop(n)``, the offset
+    of the newline that ends it. The offsets are the file's, or, for an input that cannot
+    be read again (``hold``), those in the held lines (``held``): the complete lines read,
+    one after another (neither a line past the cap nor leading blank lines held whole)."""
+
+    def __init__(self, offset: int = 0, *, hold: bool = False) -> None:
+        """``offset``: the first line's in the file (the size of a leading byte order
+        mark; not counted when holding)."""
+        self.starts = array("q")
+        """The offset of each line's first byte, line 1 first."""
+        self._offset = 0 if hold else offset
+        """The offset of the line after the last one read."""
+        self._held: list[bytes] | None = [] if hold else None
+
+    def read(self, piece: Piece, leading: LeadingBlanks) -> None:
+        """Take the offsets of a piece's complete lines (in the file: the bytes of its first
+        line cut short, and of leading blank lines given back shortened, counted)."""
+        starts = list(accumulate(map(add, map(len, piece.lines), repeat(1)),
+                                 initial=self._offset))
+        cut = piece.cut + leading.lost
+        leading.lost = 0  # counted once
+        if self._held is not None:
+            self._held.extend((b"\n".join(piece.lines), b"\n"))
+        elif cut:
+            starts[1:] = [start + cut for start in starts[1:]]
+        self._offset = starts.pop()
+        self.starts.extend(starts)
+
+    def held(self) -> bytes:
+        """Return the lines held (``hold``)."""
+        assert self._held is not None
+        return b"".join(self._held)
+
+    def start(self, line: int) -> int:
+        """Return the offset of line ``line``'s first byte."""
+        return self.starts[line - 1]
+
+    def stop(self, line: int) -> int:
+        """Return the offset of the newline ending line ``line`` (the file's end for a
+        last line without one)."""
+        starts = self.starts
+        return (starts[line] if line < len(starts) else self._offset) - 1
 
 
 def line_too_long(log: DiagnosticLog, line: int, size: int, max_line: int) -> None:
