@@ -272,6 +272,7 @@ class _Rollout:
                          "session's own", "info")
             return
         writer = self.writer
+        self.store.unsealed()  # every event a dict again, with its line
         inherited = next((i for i, line in enumerate(writer.lines) if line > end),
                          len(writer.lines))
         writer.seed_end(inherited, end)

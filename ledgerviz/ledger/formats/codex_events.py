@@ -52,6 +52,8 @@ class Rules(NamedTuple):
 
 
 HELD_TYPES = frozenset({"surface/rewind", "session/end-seed"})
+CHECKED = frozenset({*HELD_TYPES, "tool/result", "turn/end", "user/message"})
+"""The types held always, or when of a shape not re-derived (``_held``)."""
 APPENDED = frozenset({"user/message", "system/message", "developer/message",
                       "assistant/message", "tool/result"})
 """The types the reader writes with ``surfaceOp: append`` (when not held)."""
@@ -219,14 +221,16 @@ class CodexEvents(ListLikeEvents):
     """A Codex session's events (see the module docstring): a ``Sequence`` that indexes,
     slices (into a list), iterates and compares as the list of them did."""
 
-    __slots__ = ("_decoded", "_derivation")
+    __slots__ = ("_count", "_decoded", "_derivation")
 
     def __init__(self, derivation: Derivation) -> None:
         self._derivation = derivation
-        self._decoded: list[Any] = [None] * len(derivation.table)
+        self._count = len(derivation.table)
+        self._decoded: list[Any] = []
+        """Each row's event once derived (None before); empty until one is asked for."""
 
     def __len__(self) -> int:
-        return len(self._decoded)
+        return self._count
 
     @overload
     def __getitem__(self, index: int) -> Event: ...
@@ -242,7 +246,7 @@ class CodexEvents(ListLikeEvents):
             row += len(self)
         if not 0 <= row < len(self):
             raise IndexError("event index out of range")
-        event = self._decoded[row]
+        event = self._decoded[row] if self._decoded else None
         if event is None:
             self._derive(row)
             event = self._decoded[row]
@@ -252,7 +256,7 @@ class CodexEvents(ListLikeEvents):
         size = sealed.WINDOW
         for first in range(0, len(self), size):
             window = self._decoded[first:first + size]
-            if None in window:
+            if len(window) < min(size, self._count - first) or None in window:
                 self._derive(first)
                 window = self._decoded[first:first + size]
             yield from window
@@ -265,6 +269,8 @@ class CodexEvents(ListLikeEvents):
         size = sealed.WINDOW
         first = row - row % size
         stop = min(first + size, len(self))
+        if not self._decoded:
+            self._decoded = [None] * self._count
         self._decoded[first:stop] = self._derivation.window(first, stop)
 
 
@@ -327,19 +333,22 @@ class DerivedStore:
                 message.pop("isError", None)
 
     def unsealed(self) -> None:
-        """Put every sealed event back into ``events`` as a dict (to be sealed anew)."""
+        """Put every sealed event back into ``events`` as a dict, and its line into
+        ``lines`` (to be sealed anew)."""
         if self._sealed:
-            self.events[:self._sealed] = self._derivation(self._source()).window(
-                0, self._sealed)
+            derivation = self._derivation(self._source())
+            self.events[:self._sealed] = derivation.window(0, self._sealed)
+            self.lines[:self._sealed] = derivation.table.line[:self._sealed].tolist()
             self._table, self._sealed, self._held = None, 0, {}
             self._results = (array("q"), array("q"))
 
-    def finished(self) -> tuple[CodexEvents, list[int], EventTable]:
-        """Seal every event; return the events, their lines and their table."""
+    def finished(self) -> tuple[CodexEvents, array, EventTable]:
+        """Seal every event; return the events, their lines (the table's) and their
+        table."""
         if self._sealed < len(self.events) or self._table is None:
             self._seal(len(self.events))
         derivation = self._derivation(self._source())
-        return CodexEvents(derivation), self.lines, derivation.table
+        return CodexEvents(derivation), derivation.table.line, derivation.table
 
     def _derivation(self, source: LineSource) -> Derivation:
         assert self._table is not None
@@ -357,12 +366,14 @@ class DerivedStore:
             self._table.extend(part)
         held, (rows, seqs) = self._held, self._results
         for row, event in enumerate(window, start):
+            if event["type"] not in CHECKED:
+                continue
             if _held(event):
                 held[row] = event
             elif "sourceEventSeqs" in event:
                 rows.append(row)
                 seqs.append(event["sourceEventSeqs"][0])
-        self.events[start:stop] = [None] * (stop - start)
+        self.events[start:stop] = self.lines[start:stop] = [None] * (stop - start)
         self._sealed = stop
 
 
