@@ -32,7 +32,7 @@ import orjson
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
 from ledgerviz.ledger.head_events import ListLikeEvents
-from ledgerviz.ledger.lazy_events import LineSource
+from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
 from ledgerviz.wording import counted
@@ -127,7 +127,8 @@ class Derivation:
 
     def _records(self, lines: list[int]) -> dict[int, dict[str, Any]]:
         """Return the record of each of ``lines`` (ascending), each run of consecutive lines
-        read at once."""
+        read at once; a line that is no longer where it was read (between two newlines, an
+        object) is a ``LedgerChangedError``."""
         starts, records = self.starts, {}
         begin = 0
         for end in range(1, len(lines) + 1):
@@ -135,10 +136,19 @@ class Derivation:
                 continue
             run = lines[begin:end]
             base = starts.start(run[0])
-            data = self.source.read(base, starts.stop(run[-1]))
+            data = self.source.read(base, starts.stop(run[-1]) + 1)
             for line in run:
-                records[line] = orjson.loads(
-                    data[starts.start(line) - base:starts.stop(line) - base])
+                start, stop = starts.start(line) - base, starts.stop(line) - base
+                try:
+                    record = orjson.loads(data[start:stop])
+                except orjson.JSONDecodeError:
+                    record = None
+                if (record.__class__ is not dict or data[stop:stop + 1] not in (b"\n", b"")
+                        or (start and data[start - 1] != 10)):
+                    raise LedgerChangedError(
+                        f"{self.source.path}: line {line} is no longer where it was read: "
+                        "the file changed; load it again")
+                records[line] = record
             begin = end
         return records
 
