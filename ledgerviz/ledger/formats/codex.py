@@ -9,7 +9,9 @@ items and the outputs of the calls they request; usage is each step's
 ``last_token_usage``. Echoes of prompts and replies in ``event_msg`` stay log-only, so
 each is counted once. ``thread_rolled_back`` takes the last turns off the surface
 (``surface/rewind``: an abandoned suffix), ``compacted`` replaces it. A fork's copy of its
-parent is found against the parent's rollout (``codex_fork.py``).
+parent is found against the parent's rollout (``codex_fork.py``). The events are not held:
+once written they are tabled and re-derived on demand from the table and the rollout's
+lines (``codex_events.py``).
 """
 
 from __future__ import annotations
