@@ -29,10 +29,13 @@ from typing import Any, NamedTuple, overload
 
 import orjson
 
+from ledgerviz.ledger.decode import exact_value
+from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
 from ledgerviz.ledger.head_events import ListLikeEvents
 from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
+from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
 from ledgerviz.wording import counted
@@ -139,10 +142,7 @@ class Derivation:
             data = self.source.read(base, starts.stop(run[-1]) + 1)
             for line in run:
                 start, stop = starts.start(line) - base, starts.stop(line) - base
-                try:
-                    record = orjson.loads(data[start:stop])
-                except orjson.JSONDecodeError:
-                    record = None
+                record = _decoded(data[start:stop], line, self.source.path)
                 if (record.__class__ is not dict or data[stop:stop + 1] not in (b"\n", b"")
                         or (start and data[start - 1] != 10)):
                     raise LedgerChangedError(
@@ -385,6 +385,17 @@ class DerivedStore:
                 seqs.append(event["sourceEventSeqs"][0])
         self.events[start:stop] = self.lines[start:stop] = [None] * (stop - start)
         self._sealed = stop
+
+
+def _decoded(raw: bytes, line: int, path: str) -> Any:
+    """Return the value of a line read again as the reader decoded it (an integer beyond
+    64 bits kept exact, its warning given when it was read), or None if it is no JSON."""
+    try:
+        if may_hold_big_integers(raw):
+            return exact_value(raw, line, DiagnosticLog(path, strict=False))
+        return orjson.loads(raw)
+    except ValueError:  # orjson.JSONDecodeError is one
+        return None
 
 
 def _held(event: Event) -> bool:
