@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple, overload
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -33,12 +33,11 @@ from ledgerviz.ledger.decode import exact_value
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
-from ledgerviz.ledger.head_events import ListLikeEvents
+from ledgerviz.ledger.formats.sealed import SealedEvents
 from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
 from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
-from ledgerviz.wording import counted
 
 Event = dict[str, Any]
 
@@ -227,61 +226,26 @@ class Derivation:
                                        "source": {"kind": "runtime-context"}}}
 
 
-class CodexEvents(ListLikeEvents):
-    """A Codex session's events (see the module docstring): a ``Sequence`` that indexes,
-    slices (into a list), iterates and compares as the list of them did."""
+class CodexEvents(SealedEvents):
+    """A Codex session's events (see the module docstring): a ``SealedEvents`` whose
+    windows are derived, not decoded, when one of their events is first asked for."""
 
-    __slots__ = ("_count", "_decoded", "_derivation")
+    __slots__ = ("_derivation",)
 
     def __init__(self, derivation: Derivation) -> None:
+        count, size = len(derivation.table), sealed.WINDOW
+        super().__init__([], count, size)
+        self._windows = [None] * -(-count // size)  # type: ignore[list-item]
         self._derivation = derivation
-        self._count = len(derivation.table)
-        self._decoded: list[Any] = []
-        """Each row's event once derived (None before); empty until one is asked for."""
 
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> Event: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Event]: ...
-
-    def __getitem__(self, index: int | slice) -> Any:
-        if isinstance(index, slice):
-            return [self[row] for row in range(*index.indices(len(self)))]
-        row = index.__index__()
-        if row < 0:
-            row += len(self)
-        if not 0 <= row < len(self):
-            raise IndexError("event index out of range")
-        event = self._decoded[row] if self._decoded else None
-        if event is None:
-            self._derive(row)
-            event = self._decoded[row]
-        return event
-
-    def __iter__(self) -> Iterator[Event]:
-        size = sealed.WINDOW
-        for first in range(0, len(self), size):
-            window = self._decoded[first:first + size]
-            if len(window) < min(size, self._count - first) or None in window:
-                self._derive(first)
-                window = self._decoded[first:first + size]
-            yield from window
-
-    def __repr__(self) -> str:
-        return f"<{counted(len(self), 'event')}, derived on demand>"
-
-    def _derive(self, row: int) -> None:
-        """Derive the window of rows around ``row``."""
-        size = sealed.WINDOW
-        first = row - row % size
-        stop = min(first + size, len(self))
-        if not self._decoded:
-            self._decoded = [None] * self._count
-        self._decoded[first:stop] = self._derivation.window(first, stop)
+    def _window(self, number: int) -> list[Event]:
+        """Return window ``number``'s events (derived, and kept, the first time)."""
+        window = self._windows[number]
+        if window is None:
+            first = number * self._size
+            window = self._windows[number] = self._derivation.window(
+                first, min(first + self._size, self._count))
+        return window  # type: ignore[return-value]
 
 
 class DerivedStore:
