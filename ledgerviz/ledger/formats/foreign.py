@@ -198,7 +198,8 @@ class LineStarts:
         cut = piece.cut + leading.lost
         leading.lost = 0  # counted once
         if self._held is not None:
-            self._held.extend((b"\n".join(piece.lines), b"\n"))
+            if piece.lines:
+                self._held.extend((b"\n".join(piece.lines), b"\n"))
         elif cut:
             starts[1:] = [start + cut for start in starts[1:]]
         self._offset = starts.pop()
