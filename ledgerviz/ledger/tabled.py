@@ -106,6 +106,11 @@ class TableRows:
         self._offset = starts.pop()
         self._starts = starts
 
+    def offsets(self) -> list[int]:
+        """Return the file offset of each line of the piece last read, then that of the
+        line after them."""
+        return [*self._starts, self._offset]
+
     def block(self, checked: CheckedEvents | TypedBlock) -> TableBlock:
         """Add the table rows of one checked block of the piece last read to ``table``:
         from the structs the typed check decoded for a block it accepted, else from the

@@ -4,7 +4,7 @@ The structs hold exactly the fields the typed check (``typed``), the event table
 (``typed_table``) and the streamed facts (``typed_stream``) read, typed as the shapes
 ``shapes.FAST_PAYLOAD_CHECKS`` accepts; msgspec skips the rest of each line in C. A line
 that fails the schema, or a block whose lines msgspec and orjson could judge differently
-(``_may_differ``), is not decoded here: the reader checks it the usual way.
+(``may_differ``), is not decoded here: the reader checks it the usual way.
 """
 
 from __future__ import annotations
@@ -267,8 +267,8 @@ def decoded(lines: Sequence[bytes], block: bytes, marks: bytes, version: int | N
             ) -> list[Any] | None:
     """Return the typed events of ``lines`` (split from ``block``, whose number marks are
     ``marks``), or None when a line fails the schema or msgspec and orjson may judge a
-    line differently (``_may_differ``)."""
-    if _may_differ(block, marks) or sys.getrecursionlimit() > ORJSON_DEPTH:
+    line differently (``may_differ``)."""
+    if may_differ(block, marks) or sys.getrecursionlimit() > ORJSON_DEPTH:
         return None
     try:
         return list(map(schema_of(version).decode, lines))
@@ -286,7 +286,7 @@ _HUGE_EXPONENT = re.compile(rb"e000+[,}\]\s]")
 only numbers (with no run of 19 digits, see ``numbers``) that may be beyond a double."""
 
 
-def _may_differ(block: bytes, marks: bytes) -> bool:
+def may_differ(block: bytes, marks: bytes) -> bool:
     """Return whether msgspec and orjson may judge a line of ``block`` differently.
 
     msgspec skips the fields outside the schema without checking that their strings are

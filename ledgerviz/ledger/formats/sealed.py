@@ -127,15 +127,22 @@ class EventStore:
             self._unseal(number)
 
     def finished(self) -> tuple[SealedEvents, list[int], EventTable]:
-        """Seal every window; return the events, their lines and their table."""
+        """Seal every window; return the events, their lines and their table (once: the
+        store hands its windows over)."""
         count = len(self.events)
         windows = range(max(1, -(-count // self.window)))
         for number in windows:
             if number not in self._sealed:
                 self._seal(number)
-        sealed = [self._sealed[number] for number in windows]
-        table = EventTable.joined([part for _, part in sealed])
-        events = SealedEvents([data for data, _ in sealed], count, self.window)
+        sealed = [self._sealed.pop(number) for number in windows]
+        data = [encoded for encoded, _ in sealed]
+        parts = [part for _, part in sealed]
+        del sealed
+        parts.reverse()
+        table = parts.pop()  # the first window's rows, the others appended to them
+        while parts:  # each part let go once appended: the rows are not held twice
+            table.extend(parts.pop())
+        events = SealedEvents(data, count, self.window)
         return events, self.lines, table
 
     def _seal(self, number: int) -> None:
