@@ -15,6 +15,7 @@ for rewinds and replays.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -23,9 +24,10 @@ from typing import Any
 import orjson
 
 from ledgerviz.ledger.decode import BIG_INTEGER, UNREADABLE, decode_lines
-from ledgerviz.ledger.diagnostics import DiagnosticLog, PendingDiagnostics
+from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, PendingDiagnostics
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
+from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource, entry_of
 from ledgerviz.ledger.formats.claude_code_events import EventWriter, refusals
 from ledgerviz.ledger.formats.claude_code_records import (
     BOOKKEEPING_KINDS,
@@ -35,6 +37,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     record_of,
 )
 from ledgerviz.ledger.formats.claude_code_resumes import link_resumes
+from ledgerviz.ledger.formats.claude_code_scan import scanned
 from ledgerviz.ledger.formats.claude_code_sidechains import (
     Sidechain,
     prompt_anchors,
@@ -42,9 +45,12 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
 )
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.lazy_events import LineSource
 from ledgerviz.ledger.numbers import may_hold_big_integers
-from ledgerviz.ledger.reader import UTF8_BOM, line_blocks, opened_chunks
+from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import FileOrigin
+from ledgerviz.ledger.tabled import TableRows
 from ledgerviz.wording import counted
 
 NAME = "claude_code"
@@ -70,20 +76,25 @@ def sniff(head: bytes) -> bool:
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
     """Return the session of one Claude Code transcript given as its chunks."""
     with paused_gc():  # millions of acyclic dicts: collections would cost more than reading
-        return _read(path, chunks, DiagnosticLog(path, strict=options.strict), options.max_line)
+        return _read(path, chunks, DiagnosticLog(path, strict=options.strict), options)
 
 
-def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int) -> SessionLog:
-    """Return the session of one transcript, its problems recorded in ``log`` (lines of at
-    most ``max_line`` UTF-16 code units), with its inline sidechains as its children."""
-    records, total = _records(chunks, log, max_line)
+def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog, options: ReadOptions
+          ) -> SessionLog:
+    """Return the session of one transcript, its problems recorded in ``log``, with its
+    inline sidechains as its children: a first pass keeps each record's ``Entry``, a
+    second writes the events, each record decoded again from its line."""
+    places = _Places(path, options.origin)
+    records, total = _entries(chunks, places, log, options.max_line)
+    source = places.source()
     identity = _Identity.of_file(path, records)
     own, sidechains = (records, []) if identity.subagent \
         else split_sidechains(records, identity.id)
-    written = _Written(own, identity, log, prompt_anchors(own, sidechains))
-    children = tuple(_child(path, s, identity, log.strict) for s in sidechains)
+    written = _Written(own, source, identity, log, prompt_anchors(own, sidechains, source))
+    children = tuple(_child(path, s, source, identity, log.strict) for s in sidechains)
     inline = len(records) - len(own)
     unreadable = total - len(records)
+    del records, own, sidechains, source  # not held while the events' table is joined
     log.add(1, "line_counts", f"{counted(total, 'line')}: {written.counts()}, "
             + (f"{counted(inline, 'inline sidechain record')} read as "
                f"{counted(len(children), 'child session')}, " if inline else "")
@@ -91,10 +102,11 @@ def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int)
     return written.session(path, log, total - written.count - inline, children)
 
 
-def _child(path: str, sidechain: Sidechain, parent: _Identity, strict: bool) -> SessionLog:
+def _child(path: str, sidechain: Sidechain, source: RecordSource, parent: _Identity,
+           strict: bool) -> SessionLog:
     """Return the child session of one inline sidechain of the file at ``path``."""
     log = DiagnosticLog(path, strict=strict)
-    written = _Written(sidechain.records, parent.child(sidechain.key), log, {})
+    written = _Written(sidechain.records, source, parent.child(sidechain.key), log, {})
     log.add(sidechain.records[0].line, "line_counts",
             f"{counted(len(sidechain.records), 'inline sidechain record')} of session "
             f"{parent.id}: {written.counts()}", "info")
@@ -104,22 +116,24 @@ def _child(path: str, sidechain: Sidechain, parent: _Identity, strict: bool) -> 
 class _Written:
     """The events one session's records are written as."""
 
-    def __init__(self, records: Sequence[Record], identity: _Identity, log: DiagnosticLog,
-                 children: dict[str, str]) -> None:
+    def __init__(self, records: Sequence[Entry], source: RecordSource, identity: _Identity,
+                 log: DiagnosticLog, children: dict[str, str]) -> None:
         in_graph = [r.uuid is not None and r.kind != FOREIGN for r in records]
         in_chain = [owned and r.kind in ("user", "assistant")
                     for owned, r in zip(in_graph, records, strict=True)]
         branches = plan_branches(records, in_graph, log)
         self.reasons = refusals(records, branches.order, in_chain)
-        self.writer = EventWriter(records, in_chain, branches, self.reasons, log, children)
+        writer = EventWriter(records, source, in_chain, branches, self.reasons, log, children)
         self.inherited = identity.inherited(records, branches.order)
         for position, index in enumerate(branches.order):
             if position == self.inherited and self.inherited:
-                self.writer.emit("session/end-seed", {"inherited": True})
-            self.writer.write(index)
-        self.writer.finish()
+                writer.emit("session/end-seed", {"inherited": True})
+            writer.write(index)
+        writer.finish()
+        self.store = writer.store
+        """The events written (the writer, with what it kept of the records, let go)."""
         _count_unknown_kinds(records, log)
-        self.merged = self.writer.merged
+        self.merged = writer.merged
         self.copies = branches.copies
         self.count = len(branches.order) - self.merged
         """Records written as events."""
@@ -136,54 +150,125 @@ class _Written:
     def session(self, path: str, log: DiagnosticLog, skipped: int,
                 children: tuple[SessionLog, ...]) -> SessionLog:
         """Return the session read, its diagnostics those of ``log`` so far."""
-        events, lines, table = self.writer.store.finished()
+        events, lines, table = self.store.finished()
         return SessionLog(path, self.id, self.header, 4, events, log.finish(), skipped, lines,
                           format=NAME, call_reasons=self.reasons, children=children,
                           table=table)
 
 
-def _records(chunks: Iterable[Chunk], log: DiagnosticLog, max_line: int
-             ) -> tuple[list[Record], int]:
-    """Return the records of a file's lines (of at most ``max_line`` UTF-16 code units) and
-    how many lines it has."""
-    records: list[Record] = []
-    opened = opened_chunks(iter(chunks), log, BOM_WARNING)
+def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_line: int
+             ) -> tuple[list[Entry], int]:
+    """Return the entries of a file's records (lines of at most ``max_line`` UTF-16 code
+    units), each line's place noted in ``places``, and how many lines the file has."""
+    entries: list[Entry] = []
+    shared: dict[Any, Any] = {}
+    opened = opened_chunks(iter(places.kept(chunks)), log, BOM_WARNING)
     if opened is None:
-        return records, 0
+        return entries, 0
     line = 1
     end = b""  # what follows the file's last newline
-    for piece in line_blocks(opened, max_line):
+    leading = LeadingBlanks()
+    for piece in line_blocks(opened, max_line, leading):
         lines = piece.lines
+        offsets = places.offsets(lines, piece.cut + leading.lost, line)
+        leading.lost = 0  # counted once
         if piece.too_long:  # its start only is held: said, not decoded
             line_too_long(log, line, piece.too_long, max_line)
-            lines, line = lines[1:], line + 1
-        _add_records(records, lines, line, log, last=False,
-                     big=may_hold_big_integers(piece.block))
+            lines, offsets, line = lines[1:], offsets[1:], line + 1
+        for at, entry in _scanned(lines, piece.block, line, len(entries), log, shared):
+            entries.append(entry)
+            places.add(lines[at], offsets[at])
         line += len(lines)
         end = piece.tail
+        tail_at = offsets[-1]
     if end.strip():
-        _add_records(records, [end], line, log, last=True, big=may_hold_big_integers(end))
+        found = PendingDiagnostics()
+        for _, record in _records([end], line, found, last=True,
+                                  big=may_hold_big_integers(end)):
+            entries.append(entry_of(record, len(entries), shared))
+            places.add(end, tail_at)
+        found.replay(log)
         line += 1
-    return records, line - 1
+    return entries, line - 1
 
 
-def _add_records(records: list[Record], lines: Sequence[bytes], first: int,
-                 log: DiagnosticLog, *, last: bool, big: bool) -> None:
-    """Decode ``lines`` (the first is line ``first``; ``big``: they may hold integers
-    beyond 64 bits, kept exact) and append their records; their diagnostics are added in
-    line order."""
+class _Places:
+    """Where each record's line is decoded again from: its byte range in the file, or,
+    for an input that cannot be read again (``origin`` None), in the records' lines held
+    (those alone: a line past the cap, or one that is no record, is not held)."""
+
+    def __init__(self, path: str, origin: FileOrigin | None) -> None:
+        self._rows = None if origin is None else TableRows(path, origin)
+        self._held: list[bytes] | None = [] if origin is None else None
+        self._size = 0
+        """The bytes held."""
+        self.path = path
+        self.starts = array("q")
+        self.stops = array("q")
+
+    def kept(self, chunks: Iterable[Chunk]) -> Iterable[Chunk]:
+        """Return the file's chunks, noted as they are read when the file is read again."""
+        return chunks if self._rows is None else self._rows.kept(chunks)
+
+    def offsets(self, lines: list[bytes], cut: int, first_line: int) -> list[int]:
+        """Return the file offset of each of a piece's ``lines`` and of the line after them
+        (see ``TableRows.lines_read``; all 0 when the lines are held instead)."""
+        if self._rows is None:
+            return [0] * (len(lines) + 1)
+        self._rows.lines_read(lines, cut, first_line)
+        return self._rows.offsets()
+
+    def add(self, line: bytes, offset: int) -> None:
+        """Note the place of the next record's ``line``, at ``offset`` in the file."""
+        if self._held is not None:
+            self._held.append(line)
+            offset = self._size
+            self._size += len(line)
+        self.starts.append(offset)
+        self.stops.append(offset + len(line))
+
+    def source(self) -> RecordSource:
+        """Return where the records are decoded again from."""
+        if self._held is not None or not self.starts:  # held, or nothing to read again
+            return RecordSource(LineSource(self.path, b"".join(self._held or ())),
+                                self.starts, self.stops)
+        assert self._rows is not None
+        lines = self._rows.line_source()
+        return RecordSource(lines, self.starts, self.stops)
+
+
+def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: DiagnosticLog,
+             shared: dict[Any, Any]) -> list[tuple[int, Entry]]:
+    """Return the entries of the records ``lines`` hold (the first is line ``first`` and
+    becomes entry ``start``; ``block``: the bytes they were split from), each with its place
+    among them; their diagnostics are added in line order."""
     found = PendingDiagnostics()
+    entries = scanned(lines, block, first, start, found, shared)
+    if entries is None:  # read with orjson
+        entries = [(at, entry_of(record, start + number, shared)) for number, (at, record)
+                   in enumerate(_records(lines, first, found, last=False,
+                                         big=may_hold_big_integers(block)))]
+    found.replay(log)
+    return entries
+
+
+def _records(lines: Sequence[bytes], first: int, found: DiagnosticSink, *, last: bool,
+             big: bool) -> list[tuple[int, Record]]:
+    """Return the records ``lines`` decode to with ``orjson`` (the first is line ``first``;
+    ``big``: they may hold integers beyond 64 bits, kept exact), each with its place among
+    them; their diagnostics go to ``found``, in line order."""
+    records = []
     values = decode_lines(lines, first, found, last_may_be_torn=last, big_integers=big,
                           big_integer=BIG_INTEGER)
     for offset, value in enumerate(values):
         if value is not UNREADABLE:
             record = record_of(value, first + offset, found)
             if record is not None:
-                records.append(record)
-    found.replay(log)
+                records.append((offset, record))
+    return records
 
 
-def _count_unknown_kinds(records: Sequence[Record], log: DiagnosticLog) -> None:
+def _count_unknown_kinds(records: Sequence[Entry], log: DiagnosticLog) -> None:
     """Add one warning per record kind the reader does not know (kept as log-only events)."""
     known = CONVERSATION_KINDS | BOOKKEEPING_KINDS | {FOREIGN}
     counts = Counter(r.kind for r in records if r.kind not in known)
@@ -209,7 +294,7 @@ class _Identity:
         """The ``sessionId`` of this session's own records (None: a subagent's)."""
 
     @classmethod
-    def of_file(cls, path: str, records: Sequence[Record]) -> _Identity:
+    def of_file(cls, path: str, records: Sequence[Entry]) -> _Identity:
         """Return the identity of the file at ``path`` holding ``records``."""
         where = Path(path)
         subagent = where.parent.name == "subagents" or any(
@@ -226,7 +311,7 @@ class _Identity:
         """Return the identity of this session's inline sidechain ``key``."""
         return _Identity(key, subagent=True, parent=self.id, own=None)
 
-    def inherited(self, records: Sequence[Record], order: Sequence[int]) -> int:
+    def inherited(self, records: Sequence[Entry], order: Sequence[int]) -> int:
         """Return how many records, in writing order, a resume copied from another session
         (those before the first of this session's own, if they name another session)."""
         if self.own is None:
@@ -243,10 +328,10 @@ class _Identity:
             return 0
         return count if self.parent is not None else 0
 
-    def header(self, records: Sequence[Record], inherited: int) -> dict[str, Any]:
+    def header(self, records: Sequence[Entry], inherited: int) -> dict[str, Any]:
         """Return the dsh header this session is read with."""
         times = [r.time for r in records if r.time is not None]
-        cwd = next((r.raw["cwd"] for r in records if isinstance(r.raw.get("cwd"), str)), None)
+        cwd = next((r.cwd for r in records if r.cwd is not None), None)
         header: dict[str, Any] = {"type": "session", "version": 4, "id": self.id,
                                   "createdAt": min(times) if times else 0,
                                   "isSeeded": inherited > 0}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
-from ledgerviz.ledger.formats.claude_code_records import Record
+from ledgerviz.ledger.formats.claude_code_entries import Entry
 
 
 class Branches(NamedTuple):
@@ -32,7 +32,7 @@ class Branches(NamedTuple):
 
 
 def plan_branches(
-    records: Sequence[Record],
+    records: Sequence[Entry],
     in_graph: Sequence[bool],
     log: DiagnosticSink,
 ) -> Branches:
@@ -88,7 +88,7 @@ def _children(node_of: dict[str, int], parents: dict[int, str | None]
 
 
 def _acyclic_parents(
-    records: Sequence[Record], node_of: dict[str, int], log: DiagnosticSink
+    records: Sequence[Entry], node_of: dict[str, int], log: DiagnosticSink
 ) -> dict[int, str | None]:
     """Return each node's parent key (its ``parentUuid``), a cycle broken where a walk up
     the parents comes back to a node (that node's parent reads as none)."""
@@ -114,7 +114,7 @@ def _acyclic_parents(
 
 
 def _without_replays(
-    records: Sequence[Record], prompts: list[int], below: _Subtrees, skipped: set[int]
+    records: Sequence[Entry], prompts: list[int], below: _Subtrees, skipped: set[int]
 ) -> list[int]:
     """Return the prompts of distinct times; later ones sharing a time are compaction
     replays, skipped with everything below them."""
@@ -132,7 +132,7 @@ def _without_replays(
 class _Subtrees:
     """The records at and below a node, found on demand (iteratively: a chain may be long)."""
 
-    def __init__(self, records: Sequence[Record], children: dict[str | None, list[int]]) -> None:
+    def __init__(self, records: Sequence[Entry], children: dict[str | None, list[int]]) -> None:
         self._records = records
         self._children = children
 

@@ -24,13 +24,12 @@ from typing import Any
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.formats.claude_code_branches import Branches
+from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource
 from ledgerviz.ledger.formats.claude_code_records import (
-    INTERRUPT_FOR_TOOL,
     INTERRUPT_PREFIX,
     Record,
     block_text,
     content_blocks,
-    is_rejection,
     tool_results,
 )
 from ledgerviz.ledger.formats.sealed import EventStore
@@ -45,38 +44,30 @@ _USAGE_KEYS = (("inputTokens", "input_tokens"), ("outputTokens", "output_tokens"
                ("cacheWriteTokens", "cache_creation_input_tokens"))
 
 
-def refusals(records: Sequence[Record], order: Sequence[int], in_chain: Sequence[bool]
+def refusals(entries: Sequence[Entry], order: Sequence[int], in_chain: Sequence[bool]
              ) -> dict[str, StatusReason]:
     """Return the calls whose result is Claude Code's refusal, by call id: ``rejected by
     user`` when nothing shows the tool running, else ``interrupted mid-run`` (``in_chain``:
     which records are this session's conversation)."""
     refused: dict[str, int] = {}
-    ran: set[Any] = set()
+    ran: set[str] = set()
     interrupted_turns: set[int] = set()
     turn = 0
     for index in order:
-        record = records[index]
-        if record.kind == "progress":
-            ran.update(record.raw.get(key) for key in ("toolUseID", "parentToolUseID")
-                       if isinstance(record.raw.get(key), str))
+        entry = entries[index]
+        if entry.kind == "progress":
+            if entry.marks is not None:
+                ran.update(entry.marks.ran)
         elif not in_chain[index]:
             continue
-        elif record.prompt:
+        elif entry.prompt:
             turn += 1
-        elif record.kind == "user":
-            structured = isinstance(record.raw.get("toolUseResult"), dict)
-            for block in content_blocks(record.message):
-                kind = block.get("type") if isinstance(block, dict) else None
-                if kind == "text":
-                    if block_text(block).startswith(INTERRUPT_FOR_TOOL):
-                        interrupted_turns.add(turn)
-                elif kind == "tool_result":
-                    call = block.get("tool_use_id")
-                    if isinstance(call, str):
-                        if structured:
-                            ran.add(call)
-                        if is_rejection(block):
-                            refused[call] = turn
+        elif entry.kind == "user" and entry.marks is not None:
+            ran.update(entry.marks.ran)
+            if entry.marks.interrupted:
+                interrupted_turns.add(turn)
+            for call in entry.marks.rejected:
+                refused[call] = turn
     return {call: "interrupted mid-run" if call in ran or turn in interrupted_turns
             else "rejected by user" for call, turn in refused.items()}
 
@@ -84,10 +75,12 @@ def refusals(records: Sequence[Record], order: Sequence[int], in_chain: Sequence
 class EventWriter:
     """Writes the events of one session, record by record in the branch plan's order."""
 
-    def __init__(self, records: Sequence[Record], in_chain: Sequence[bool], branches: Branches,
-                 reasons: dict[str, StatusReason], log: DiagnosticSink,
+    def __init__(self, entries: Sequence[Entry], source: RecordSource, in_chain: Sequence[bool],
+                 branches: Branches, reasons: dict[str, StatusReason], log: DiagnosticSink,
                  children: Mapping[str, str]) -> None:
-        self.records = records
+        self.entries = entries
+        self.source = source
+        """Where each record is decoded again from when its events are written."""
         self.children = children
         """The session each ``Task``/``Agent`` call started, by call id, where the file
         shows it otherwise than by the result's ``agentId``."""
@@ -117,8 +110,8 @@ class EventWriter:
         self._abandoned = {index for held in branches.rewinds.values() for index in held}
         self._messages: dict[str, list[int]] = {}  # message.id -> its records, in order
         for index in branches.order:
-            if in_chain[index] and records[index].kind == "assistant":
-                key = _message_id(records[index])
+            if in_chain[index] and entries[index].kind == "assistant":
+                key = entries[index].key
                 if key is not None:
                     self._messages.setdefault(key, []).append(index)
         self._written_messages: set[str] = set()
@@ -126,22 +119,22 @@ class EventWriter:
     def write(self, index: int) -> None:
         """Write the events of record ``index`` (a log-only event unless it is part of this
         session's conversation)."""
-        record = self.records[index]
-        self._line = record.line
-        if record.time is not None:
-            self._time = record.time
+        entry = self.entries[index]
+        self._line = entry.line
+        if entry.time is not None:
+            self._time = entry.time
         self.store.seal_before(len(self.events))
         if index in self._rewinds:
             self._rewind(self._rewinds[index])
         start = len(self.events)
-        if not self.in_chain[index] or record.message is None:
-            self._log_only(record)
-        elif record.kind == "assistant":
-            self._assistant(record)
-        elif record.prompt:
-            self._prompt(record)
+        if not self.in_chain[index] or not entry.has_message:
+            self._log_only(entry)
+        elif entry.kind == "assistant":
+            self._assistant(entry)
+        elif entry.prompt:
+            self._prompt(self.source.full(entry))
         else:
-            self._user(record)
+            self._user(self.source.full(entry))
         if index in self._abandoned:  # a later rewind hides its messages
             self._surface_of[index] = [seq for seq in range(start, len(self.events))
                                        if self.events[seq].get("surfaceOp") is not None]
@@ -182,8 +175,8 @@ class EventWriter:
             self._surface = [seq]
         return seq
 
-    def _log_only(self, record: Record) -> None:
-        self.emit(LOG_ONLY_PREFIX + record.kind, record.raw)
+    def _log_only(self, entry: Entry) -> None:
+        self.emit(LOG_ONLY_PREFIX + entry.kind, self.source.raw(entry.index))
 
     def _open_turn(self) -> None:
         self._turn += 1
@@ -249,16 +242,17 @@ class EventWriter:
             else:
                 self._user_message(record, "runtime-context")
 
-    def _assistant(self, record: Record) -> None:
-        key = _message_id(record)
+    def _assistant(self, entry: Entry) -> None:
+        key = entry.key
         if key is None:  # neither message.id nor uuid: a step of its own
-            parts = [record]
+            parts = [self.source.full(entry)]
         elif key in self._written_messages:
             self.merged += 1
             return
         else:
             self._written_messages.add(key)
-            parts = [self.records[i] for i in self._messages[key]]
+            parts = [self.source.full(self.entries[i]) for i in self._messages[key]]
+        record = parts[0]
         if not self._turn_open:
             self._open_turn()
         if self._step_open:
@@ -319,12 +313,6 @@ class EventWriter:
         if child is not None:
             self.emit("subagent/catalog", {"version": 1, "childId": child,
                                            "mode": "unknown", "callId": call_id})
-
-
-def _message_id(record: Record) -> str | None:
-    """Return the step key of an assistant record: ``message.id``, else its ``uuid``."""
-    message_id = record.message.get("id") if record.message else None
-    return message_id if isinstance(message_id, str) else record.uuid
 
 
 def _usage(parts: list[Record]) -> dict[str, int]:

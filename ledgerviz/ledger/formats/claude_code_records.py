@@ -63,7 +63,7 @@ class Record(NamedTuple):
     neither ``isMeta`` nor ``isCompactSummary`` nor an interrupt note."""
 
 
-_new_record = tuple.__new__
+new_record = tuple.__new__
 """Builds a ``Record`` from its fields' tuple in one C call (the class's own ``__new__`` is
 a Python function: a frame per record on the fast path)."""
 
@@ -104,7 +104,7 @@ def _plain_record(value: dict[str, Any], line: int) -> Record | None:
         time = (moment - (_EPOCH if moment.tzinfo is not None else _NAIVE_EPOCH)) // _MS
     else:
         return None
-    return _new_record(Record, (line, kind, value, uuid, parent, time, session,
+    return new_record(Record, (line, kind, value, uuid, parent, time, session,
                                 value.get("isSidechain") is True,
                                 message if is_message else None,
                                 kind == "user" and is_message and _is_prompt(value, message)))

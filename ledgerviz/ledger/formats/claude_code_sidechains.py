@@ -20,7 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ledgerviz.ledger.formats.claude_code_records import Record, block_text, content_blocks
+from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource
+from ledgerviz.ledger.formats.claude_code_records import block_text, content_blocks
 
 
 def _key_pattern(key: str) -> bytes:
@@ -47,24 +48,23 @@ class Sidechain(NamedTuple):
     they name their ``agentId``."""
 
     key: str
-    records: list[Record]
+    records: list[Entry]
     named: bool
 
 
-def split_sidechains(records: Sequence[Record], session: str
-                     ) -> tuple[list[Record], list[Sidechain]]:
+def split_sidechains(records: Sequence[Entry], session: str
+                     ) -> tuple[list[Entry], list[Sidechain]]:
     """Return the records of main session ``session`` (those not ``isSidechain``) and its
     inline sidechains, every record in exactly one of them."""
-    own: list[Record] = []
+    own: list[Entry] = []
     groups: dict[str, Sidechain] = {}
     group_of: dict[str, str] = {}  # a sidechain record's uuid -> its sidechain's key
     for record in records:
         if not record.sidechain:
             own.append(record)
             continue
-        agent = record.raw.get("agentId")
-        if isinstance(agent, str) and agent:
-            key = f"agent-{agent}"
+        if record.agent is not None:
+            key = f"agent-{record.agent}"
         elif record.parent is not None and record.parent in group_of:
             key = group_of[record.parent]
         else:
@@ -76,17 +76,18 @@ def split_sidechains(records: Sequence[Record], session: str
     return own, list(groups.values())
 
 
-def prompt_anchors(own: Sequence[Record], sidechains: Sequence[Sidechain]) -> dict[str, str]:
+def prompt_anchors(own: Sequence[Entry], sidechains: Sequence[Sidechain],
+                   source: RecordSource) -> dict[str, str]:
     """Return, by call id, the key of each unnamed sidechain whose first prompt's text is
     the ``prompt`` of exactly one ``Task``/``Agent`` call in ``own`` and of no other
-    sidechain."""
+    sidechain (the records decoded again from ``source``)."""
     if all(s.named for s in sidechains):  # no sidechain to anchor by its prompt (most files)
         return {}
     calls: dict[str, list[str]] = {}
-    for record in own:
-        if record.kind != "assistant":
+    for entry in own:
+        if entry.kind != "assistant":
             continue
-        for block in content_blocks(record.message):
+        for block in content_blocks(source.full(entry).message):
             if not isinstance(block, dict) or block.get("type") != "tool_use" \
                     or not isinstance(block.get("id"), str):
                 continue
@@ -94,17 +95,17 @@ def prompt_anchors(own: Sequence[Record], sidechains: Sequence[Sidechain]) -> di
             prompt = given.get("prompt") if isinstance(given, dict) else None
             if isinstance(prompt, str) and block.get("name") in ("Task", "Agent"):
                 calls.setdefault(prompt, []).append(block["id"])
-    prompts = {s.key: _first_prompt(s.records) for s in sidechains}
+    prompts = {s.key: _first_prompt(s.records, source) for s in sidechains}
     shared = Counter(prompts.values())
     return {calls[text][0]: s.key for s in sidechains
             if not s.named and (text := prompts[s.key]) is not None and shared[text] == 1
             and len(calls.get(text, ())) == 1}
 
 
-def _first_prompt(records: Sequence[Record]) -> str | None:
+def _first_prompt(records: Sequence[Entry], source: RecordSource) -> str | None:
     """Return the text of the first typed prompt among ``records`` (None if none)."""
-    for record in records:
-        if record.prompt:
-            return "".join(block_text(b) for b in content_blocks(record.message)
+    for entry in records:
+        if entry.prompt:
+            return "".join(block_text(b) for b in content_blocks(source.full(entry).message)
                            if isinstance(b, dict) and b.get("type") == "text")
     return None

@@ -1,0 +1,205 @@
+"""What the Claude Code reader keeps of each record between its two passes (stdlib + orjson).
+
+The first pass decodes every line once, checks it into a ``Record`` with its diagnostics,
+and keeps only an ``Entry``: the record's graph facts (what the branch plan, the
+sidechain split and the refusal scan read) and its place in the file. The decoded dict is
+let go at once, so a transcript is never held as dicts. The second pass writes the events
+record by record, each record decoded again from its line's bytes (``RecordSource``),
+read back from the file (or from the bytes held, for an input that cannot be read again),
+a run of lines at a time.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from typing import Any, NamedTuple
+
+import orjson
+
+from ledgerviz.ledger.decode import UNREADABLE, decode_lines
+from ledgerviz.ledger.diagnostics import PendingDiagnostics
+from ledgerviz.ledger.formats.claude_code_records import (
+    INTERRUPT_FOR_TOOL,
+    Record,
+    block_text,
+    content_blocks,
+    is_rejection,
+    new_record,
+)
+from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
+from ledgerviz.ledger.numbers import may_hold_big_integers
+
+
+class Marks(NamedTuple):
+    """What one record shows about refused calls (``claude_code_events.refusals``)."""
+
+    ran: tuple[str, ...]
+    """Calls it shows running: a ``progress`` record's, or the results of a user record
+    with a structured ``toolUseResult``."""
+    rejected: tuple[str, ...]
+    """Calls whose result in it is Claude Code's fixed refusal."""
+    interrupted: bool
+    """Whether it holds the interrupt note of a tool use."""
+
+
+class Entry(NamedTuple):
+    """One record as the reader holds it between its passes (a ``Record`` less its
+    decoded fields; see ``Record`` for the ones they share)."""
+
+    index: int
+    """Its position among the file's records (that of its line's byte range)."""
+    line: int
+    kind: str
+    uuid: str | None
+    parent: str | None
+    time: int | None
+    session: str | None
+    sidechain: bool
+    prompt: bool
+    has_message: bool
+    """Whether it has a ``message`` object."""
+    key: str | None
+    """An assistant record's step key: ``message.id``, else its ``uuid``."""
+    cwd: str | None
+    """Its ``cwd`` when a string."""
+    agent: str | None
+    """A sidechain record's ``agentId`` when a non-empty string."""
+    marks: Marks | None
+    """What it shows about refused calls (None: nothing)."""
+
+
+def entry_of(record: Record, index: int, shared: dict[Any, Any]) -> Entry:
+    """Return the entry of ``record``, the file's ``index``-th (``shared``: one object per
+    equal string met, so that repeated ids and paths are held once)."""
+    raw, message = record.raw, record.message
+    key = None
+    if record.kind == "assistant":
+        found = message.get("id") if message is not None else None
+        key = found if isinstance(found, str) else record.uuid
+    agent = raw.get("agentId") if record.sidechain else None
+    return new_entry(shared, index, record.line, record.kind, record.uuid, record.parent,
+                     record.time, record.session, record.sidechain, record.prompt,
+                     message is not None, key, raw.get("cwd"), agent, _marks(record))
+
+
+def new_entry(shared: dict[Any, Any], index: int, line: int, kind: str, uuid: str | None,
+              parent: str | None, time: int | None, session: str | None, sidechain: bool,
+              prompt: bool, has_message: bool, key: str | None, cwd: Any, agent: Any,
+              marks: Marks | None) -> Entry:
+    """Return an ``Entry`` of these fields (``cwd``/``agent``: as read, kept when a string,
+    a non-empty one for ``agent``), its repeated strings shared (see ``entry_of``: a
+    ``parentUuid`` is the very string of its parent's ``uuid``)."""
+    share = shared.setdefault
+    return _new_entry(Entry, (
+        index, line, kind, uuid if uuid is None else share(uuid, uuid),
+        parent if parent is None else share(parent, parent), time,
+        session if session is None else share(session, session), sidechain, prompt,
+        has_message, key if key is None else share(key, key),
+        share(cwd, cwd) if cwd.__class__ is str else None,
+        agent if agent.__class__ is str and agent else None, marks))
+
+
+_new_entry = tuple.__new__
+"""Builds an ``Entry`` from its fields' tuple in one C call (see ``records.new_record``)."""
+
+
+def _marks(record: Record) -> Marks | None:
+    """Return what ``record`` shows about refused calls, or None when nothing."""
+    if record.kind == "progress":
+        ran = tuple(record.raw[key] for key in ("toolUseID", "parentToolUseID")
+                    if isinstance(record.raw.get(key), str))
+        return Marks(ran, (), False) if ran else None
+    if record.kind != "user" or record.prompt or record.message is None:
+        return None
+    structured = isinstance(record.raw.get("toolUseResult"), dict)
+    ran: list[str] = []
+    rejected: list[str] = []
+    interrupted = False
+    for block in content_blocks(record.message):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            interrupted = interrupted or block_text(block).startswith(INTERRUPT_FOR_TOOL)
+        elif kind == "tool_result":
+            call = block.get("tool_use_id")
+            if isinstance(call, str):
+                if structured:
+                    ran.append(call)
+                if is_rejection(block):
+                    rejected.append(call)
+    if not (ran or rejected or interrupted):
+        return None
+    return Marks(tuple(ran), tuple(rejected), interrupted)
+
+
+RUN_BYTES = 16 * 1024, 1024 * 1024
+"""How many bytes of lines a miss reads at once, least and most: the records from the one
+asked for on, which the writer, going mostly in file order, asks for next. A run that
+follows the one before it is twice as long (up to the most); one that does not (a rewind
+written out of file order) starts again from the least."""
+
+
+class RecordSource:
+    """Every record of a file, decoded again from its line's bytes when asked for."""
+
+    def __init__(self, lines: LineSource, start: array, stop: array) -> None:
+        """``start``/``stop``: the byte range of each record's line in ``lines``."""
+        self._lines = lines
+        self._start = start
+        self._stop = stop
+        self._first = 0
+        """The first record ``_run`` holds."""
+        self._run: list[Any] = []
+        """The decoded lines of the records last read."""
+        self._size = RUN_BYTES[0]
+        """How many bytes the next run reads."""
+
+    def raw(self, index: int) -> dict[str, Any]:
+        """Return the decoded line of record ``index``."""
+        at = index - self._first
+        if not 0 <= at < len(self._run):
+            self._read_from(index)
+            at = 0
+        return self._run[at]
+
+    def full(self, entry: Entry) -> Record:
+        """Return the ``Record`` of ``entry``, its line decoded again."""
+        raw = self.raw(entry.index)
+        message = raw.get("message")
+        return new_record(Record, (entry.line, entry.kind, raw, entry.uuid, entry.parent,
+                                    entry.time, entry.session, entry.sidechain,
+                                    message if message.__class__ is dict else None,
+                                    entry.prompt))
+
+    def _read_from(self, index: int) -> None:
+        """Read and decode the lines of records ``index`` on (see ``RUN_BYTES``)."""
+        follows = index == self._first + len(self._run)
+        self._size = min(self._size * 2, RUN_BYTES[1]) if follows else RUN_BYTES[0]
+        starts, stops = self._start, self._stop
+        base = starts[index]
+        last = max(index, bisect_right(starts, base + self._size, index) - 1)
+        run = self._lines.read(base, stops[last])
+        if stops[last] - starts[index] != sum(stops[index:last + 1]) - sum(
+                starts[index:last + 1]) + last - index:  # other lines between: cut out
+            run = b"\n".join([run[starts[i] - base:stops[i] - base]
+                              for i in range(index, last + 1)])
+        values = _decoded(run, last + 1 - index)
+        if len(values) != last + 1 - index or not all(v.__class__ is dict for v in values):
+            raise LedgerChangedError(f"{self._lines.path}: the file changed since it was "
+                                     "read (a record's line no longer decodes): load it again")
+        self._first, self._run = index, values
+
+
+def _decoded(run: bytes, count: int) -> list[Any]:
+    """Return the values of the ``count`` lines of ``run`` (an empty list when one no longer
+    decodes): one array in one call (a raw newline is never inside a JSON line); lines that
+    may hold an integer beyond 64 bits one by one, such integers exact, as the first pass
+    read them (its warning given then)."""
+    if not may_hold_big_integers(run):
+        try:
+            return orjson.loads(b"[%b]" % run.replace(b"\n", b","))
+        except orjson.JSONDecodeError:
+            return []
+    values = decode_lines(run.split(b"\n"), 1, PendingDiagnostics(), last_may_be_torn=False,
+                          big_integers=True)
+    return [] if len(values) != count or UNREADABLE in values else values

@@ -1,0 +1,191 @@
+"""The Claude Code reader's first pass over a block of lines, typed: each line decoded with
+``msgspec`` into the few fields an ``Entry`` holds (the rest of the line skipped in C, never
+made into Python objects), the same entry ``entries.entry_of`` makes of the line's
+``Record``.
+
+A line whose fields are not all of the shapes the fast path of ``records.record_of``
+accepts is read that way (decoded with ``orjson``, its diagnostics recorded). A block
+``msgspec`` cannot decode whole, whose lines ``msgspec`` and ``orjson`` may judge
+differently (``typed_schema.may_differ``), or that may hold an integer beyond 64 bits, is
+not read here: the reader decodes it with ``orjson`` (``None``), such integers exact.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import orjson
+from msgspec import UNSET, Raw, Struct, UnsetType, field
+
+from ledgerviz.ledger.diagnostics import DiagnosticSink
+from ledgerviz.ledger.formats.claude_code_entries import Entry, Marks, entry_of, new_entry
+from ledgerviz.ledger.formats.claude_code_records import (
+    BOOKKEEPING_KINDS,
+    CONVERSATION_KINDS,
+    INTERRUPT_FOR_TOOL,
+    INTERRUPT_PREFIX,
+    REJECTION_PREFIXES,
+    block_text,
+    record_of,
+)
+from ledgerviz.ledger.formats.foreign import epoch_ms
+from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
+from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
+
+_KNOWN_KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
+
+
+class _Block(Struct):
+    """A content block: the fields a prompt, an interrupt note or a refusal is told by."""
+
+    type: Any = None
+    text: Any = None
+    tool_use_id: Any = None
+    is_error: Any = None
+    content: Raw = Raw(b"null")
+
+
+class _Message(Struct):
+    id: Any = None
+    content: list[_Block] | str | None = None
+
+
+class _Line(Struct):
+    """The fields of a record line an ``Entry`` is made of (UNSET: absent)."""
+
+    type: Any = None
+    uuid: Any = None
+    parentUuid: Any = None
+    sessionId: Any = None
+    timestamp: Any = None
+    isSidechain: Any = None
+    isMeta: Any = None
+    isCompactSummary: Any = None
+    message: _Message | UnsetType | None = UNSET
+    cwd: Any = None
+    agentId: Any = None
+    toolUseID: Any = None
+    parentToolUseID: Any = None
+    toolUseResult: Raw = Raw(b"null")
+    projectHash: Any = UNSET
+    rewind_to: Any = field(default=UNSET, name="$rewindTo")
+    set: Any = field(default=UNSET, name="$set")
+
+
+_DECODE = msgspec.json.Decoder(_Line).decode
+
+
+def scanned(lines: Sequence[bytes], block: bytes, first: int, start: int,
+            found: DiagnosticSink, shared: dict[Any, Any]) -> list[tuple[int, Entry]] | None:
+    """Return the entries of ``lines`` (split from ``block``; the first is file line
+    ``first`` and becomes entry ``start``), each with its place among them, or None when
+    the block is to be read with ``orjson`` (see the module docstring). Diagnostics of
+    lines read the checked way go to ``found``."""
+    if sys.getrecursionlimit() > ORJSON_DEPTH:
+        return None
+    marks = number_marks(block)
+    if may_differ(block, marks) or may_hold_big_integers(block, marks):
+        return None  # (an integer beyond 64 bits is kept exact, with a warning, that way)
+    try:
+        decoded = list(map(_DECODE, lines))
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None
+    entries = []
+    for at, value in enumerate(decoded):
+        index = start + len(entries)
+        entry = _fast_entry(value, first + at, index, shared)
+        if entry is None:  # read as record_of reads it, with its diagnostics
+            record = record_of(orjson.loads(lines[at]), first + at, found)
+            if record is None:
+                continue
+            entry = entry_of(record, index, shared)
+        entries.append((at, entry))
+    return entries
+
+
+def _fast_entry(value: _Line, line: int, index: int, shared: dict[Any, Any]) -> Entry | None:
+    """Return the entry of a line whose fields all have the shapes ``records._plain_record``
+    accepts (it reads them the same way), else None."""
+    kind = value.type
+    if kind.__class__ is not str or kind not in _KNOWN_KINDS or value.projectHash is not UNSET \
+            or value.rewind_to is not UNSET or value.set is not UNSET:
+        return None
+    uuid, parent, session = value.uuid, value.parentUuid, value.sessionId
+    if not ((uuid is None or uuid.__class__ is str) and (session is None
+            or session.__class__ is str) and parent.__class__ is str):
+        return None
+    message = value.message
+    is_message = message.__class__ is _Message
+    if not is_message and (kind == "user" or kind == "assistant"):
+        return None
+    stamp = value.timestamp
+    time = None if stamp is None else epoch_ms(stamp)
+    if time is None and stamp is not None:
+        return None
+    prompt = kind == "user" and is_message and _is_prompt(value, message)
+    key = None
+    if kind == "assistant":
+        key = message.id if message.id.__class__ is str else uuid
+    sidechain = value.isSidechain is True
+    return new_entry(shared, index, line, kind, uuid, parent, time, session, sidechain, prompt,
+                     is_message, key, value.cwd, value.agentId if sidechain else None,
+                     _marks(value, kind, prompt, message if is_message else None))
+
+
+def _blocks(message: _Message) -> list[Any]:
+    """Return a message's content as blocks (``records.content_blocks``): a string is one
+    text block."""
+    content = message.content
+    if content.__class__ is str:
+        return [_Block("text", content)]
+    return content if content.__class__ is list else []
+
+
+def _text(block: _Block) -> str:
+    """Return a text block's text ("" when not a string)."""
+    return block.text if block.text.__class__ is str else ""
+
+
+def _is_prompt(value: _Line, message: _Message) -> bool:
+    """Return whether a user line starts a turn (``records._is_prompt``)."""
+    if value.isMeta is True or value.isCompactSummary is True:
+        return False
+    if message.content.__class__ is str:
+        return not message.content.startswith(INTERRUPT_PREFIX)
+    first: str | None = None
+    for block in _blocks(message):
+        if block.type == "tool_result":
+            return False
+        if block.type == "text" and first is None:
+            first = _text(block)
+    return first is not None and not first.startswith(INTERRUPT_PREFIX)
+
+
+def _marks(value: _Line, kind: str, prompt: bool, message: _Message | None) -> Marks | None:
+    """Return what a line shows about refused calls (``entries._marks``)."""
+    if kind == "progress":
+        ran = tuple(call for call in (value.toolUseID, value.parentToolUseID)
+                    if call.__class__ is str)
+        return Marks(ran, (), False) if ran else None
+    if kind != "user" or prompt or message is None:
+        return None
+    structured = memoryview(value.toolUseResult)[:1] == b"{"
+    ran: list[str] = []
+    rejected: list[str] = []
+    interrupted = False
+    for block in _blocks(message):
+        if block.type == "text":
+            interrupted = interrupted or _text(block).startswith(INTERRUPT_FOR_TOOL)
+        elif block.type == "tool_result" and block.tool_use_id.__class__ is str:
+            if structured:
+                ran.append(block.tool_use_id)
+            if block.is_error is True and block_text(
+                    {"content": orjson.loads(bytes(block.content))}).startswith(
+                    REJECTION_PREFIXES):
+                rejected.append(block.tool_use_id)
+    if not (ran or rejected or interrupted):
+        return None
+    return Marks(tuple(ran), tuple(rejected), interrupted)
