@@ -46,7 +46,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lazy_events import LineSource
-from ledgerviz.ledger.numbers import may_hold_big_integers
+from ledgerviz.ledger.numbers import holds_big_integer, may_hold_big_integers
 from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin
@@ -175,9 +175,9 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         if piece.too_long:  # its start only is held: said, not decoded
             line_too_long(log, line, piece.too_long, max_line)
             lines, offsets, line = lines[1:], offsets[1:], line + 1
-        for at, entry in _scanned(lines, piece.block, line, len(entries), log, shared):
+        for at, entry, exact in _scanned(lines, piece.block, line, len(entries), log, shared):
             entries.append(entry)
-            places.add(lines[at], offsets[at])
+            places.add(lines[at], offsets[at], exact)
         line += len(lines)
         end = piece.tail
         tail_at = offsets[-1]
@@ -186,7 +186,7 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         for _, record in _records([end], line, found, last=True,
                                   big=may_hold_big_integers(end)):
             entries.append(entry_of(record, len(entries), shared))
-            places.add(end, tail_at)
+            places.add(end, tail_at, _exact(end, record))
         found.replay(log)
         line += 1
     return entries, line - 1
@@ -205,6 +205,8 @@ class _Places:
         self.path = path
         self.starts = array("q")
         self.stops = array("q")
+        self.exact = array("q")
+        """The records holding an integer beyond 64 bits, in order."""
 
     def kept(self, chunks: Iterable[Chunk]) -> Iterable[Chunk]:
         """Return the file's chunks, noted as they are read when the file is read again."""
@@ -218,8 +220,11 @@ class _Places:
         self._rows.lines_read(lines, cut, first_line)
         return self._rows.offsets()
 
-    def add(self, line: bytes, offset: int) -> None:
-        """Note the place of the next record's ``line``, at ``offset`` in the file."""
+    def add(self, line: bytes, offset: int, exact: bool) -> None:
+        """Note the place of the next record's ``line``, at ``offset`` in the file
+        (``exact``: it holds an integer beyond 64 bits)."""
+        if exact:
+            self.exact.append(len(self.starts))
         if self._held is not None:
             self._held.append(line)
             offset = self._size
@@ -231,25 +236,34 @@ class _Places:
         """Return where the records are decoded again from."""
         if self._held is not None or not self.starts:  # held, or nothing to read again
             return RecordSource(LineSource(self.path, b"".join(self._held or ())),
-                                self.starts, self.stops)
+                                self.starts, self.stops, self.exact)
         assert self._rows is not None
         lines = self._rows.line_source()
-        return RecordSource(lines, self.starts, self.stops)
+        return RecordSource(lines, self.starts, self.stops, self.exact)
 
 
 def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: DiagnosticLog,
-             shared: dict[Any, Any]) -> list[tuple[int, Entry]]:
+             shared: dict[Any, Any]) -> list[tuple[int, Entry, bool]]:
     """Return the entries of the records ``lines`` hold (the first is line ``first`` and
     becomes entry ``start``; ``block``: the bytes they were split from), each with its place
-    among them; their diagnostics are added in line order."""
+    among them and whether it holds an integer beyond 64 bits; their diagnostics are added
+    in line order."""
     found = PendingDiagnostics()
-    entries = scanned(lines, block, first, start, found, shared)
-    if entries is None:  # read with orjson
-        entries = [(at, entry_of(record, start + number, shared)) for number, (at, record)
-                   in enumerate(_records(lines, first, found, last=False,
-                                         big=may_hold_big_integers(block)))]
+    typed = scanned(lines, block, first, start, found, shared)
+    if typed is not None:
+        entries = [(at, entry, False) for at, entry in typed]
+    else:  # read with orjson
+        records = _records(lines, first, found, last=False, big=may_hold_big_integers(block))
+        entries = [(at, entry_of(record, start + number, shared), _exact(lines[at], record))
+                   for number, (at, record) in enumerate(records)]
     found.replay(log)
     return entries
+
+
+def _exact(line: bytes, record: Record) -> bool:
+    """Return whether ``record``, decoded from ``line``, holds an integer beyond 64 bits
+    (its line is then decoded again the exact way)."""
+    return may_hold_big_integers(line) and holds_big_integer(record.raw)
 
 
 def _records(lines: Sequence[bytes], first: int, found: DiagnosticSink, *, last: bool,

@@ -12,12 +12,12 @@ a run of lines at a time.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.decode import UNREADABLE, decode_lines
+from ledgerviz.ledger.decode import exact_value
 from ledgerviz.ledger.diagnostics import PendingDiagnostics
 from ledgerviz.ledger.formats.claude_code_records import (
     INTERRUPT_FOR_TOOL,
@@ -28,7 +28,6 @@ from ledgerviz.ledger.formats.claude_code_records import (
     new_record,
 )
 from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
-from ledgerviz.ledger.numbers import may_hold_big_integers
 
 
 class Marks(NamedTuple):
@@ -142,9 +141,13 @@ written out of file order) starts again from the least."""
 class RecordSource:
     """Every record of a file, decoded again from its line's bytes when asked for."""
 
-    def __init__(self, lines: LineSource, start: array, stop: array) -> None:
-        """``start``/``stop``: the byte range of each record's line in ``lines``."""
+    def __init__(self, lines: LineSource, start: array, stop: array,
+                 exact: array | None = None) -> None:
+        """``start``/``stop``: the byte range of each record's line in ``lines``;
+        ``exact``: the records holding an integer beyond 64 bits, in order (decoded the
+        exact way, as the first pass read them; its warning given then)."""
         self._lines = lines
+        self._exact = array("q") if exact is None else exact
         self._start = start
         self._stop = stop
         self._first = 0
@@ -183,23 +186,29 @@ class RecordSource:
                 starts[index:last + 1]) + last - index:  # other lines between: cut out
             run = b"\n".join([run[starts[i] - base:stops[i] - base]
                               for i in range(index, last + 1)])
-        values = _decoded(run, last + 1 - index)
+        exact = self._exact
+        held = exact[bisect_left(exact, index):bisect_right(exact, last)]
+        values = _decoded(run, last + 1 - index, [row - index for row in held])
         if len(values) != last + 1 - index or not all(v.__class__ is dict for v in values):
             raise LedgerChangedError(f"{self._lines.path}: the file changed since it was "
                                      "read (a record's line no longer decodes): load it again")
         self._first, self._run = index, values
 
 
-def _decoded(run: bytes, count: int) -> list[Any]:
+def _decoded(run: bytes, count: int, exact: list[int]) -> list[Any]:
     """Return the values of the ``count`` lines of ``run`` (an empty list when one no longer
-    decodes): one array in one call (a raw newline is never inside a JSON line); lines that
-    may hold an integer beyond 64 bits one by one, such integers exact, as the first pass
-    read them (its warning given then)."""
-    if not may_hold_big_integers(run):
+    decodes): one array in one call (a raw newline is never inside a JSON line), or, when
+    some (``exact``: their places) hold an integer beyond 64 bits, line by line, those the
+    exact way."""
+    if not exact:
         try:
             return orjson.loads(b"[%b]" % run.replace(b"\n", b","))
         except orjson.JSONDecodeError:
             return []
-    values = decode_lines(run.split(b"\n"), 1, PendingDiagnostics(), last_may_be_torn=False,
-                          big_integers=True)
-    return [] if len(values) != count or UNREADABLE in values else values
+    lines = run.split(b"\n")
+    exact_ones = set(exact)
+    try:
+        return [exact_value(line, 0, PendingDiagnostics()) if at in exact_ones
+                else orjson.loads(line) for at, line in enumerate(lines)]
+    except ValueError:  # orjson.JSONDecodeError is one
+        return []
