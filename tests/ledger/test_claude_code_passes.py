@@ -22,6 +22,7 @@ from ledgerviz.ledger.formats.claude_code_entries import Marks, RecordSource, en
 from ledgerviz.ledger.formats.claude_code_records import record_of
 from ledgerviz.ledger.formats.claude_code_scan import scanned
 from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
+from ledgerviz.ledger.numbers import number_marks
 from ledgerviz.ledger.reader import READ_BYTES
 from ledgerviz.ledger.sources import FileChunks, FileOrigin, file_identity
 
@@ -105,7 +106,8 @@ def test_the_typed_pass_reads_the_facts_of_a_refusal_by_hand() -> None:
                      parentToolUseID="toolu_4", cwd="/repo")
     lines = [refused, note, answer, progress]
     found = PendingDiagnostics()
-    entries = scanned(lines, b"\n".join(lines), 10, 0, found, {})
+    block = b"\n".join(lines)
+    entries = scanned(lines, block, number_marks(block), 10, 0, found, {})
     assert entries is not None
     assert [at for at, _ in entries] == [0, 1, 2, 3]
     first, second, third, fourth = (entry for _, entry in entries)
@@ -166,7 +168,7 @@ def test_the_typed_pass_makes_the_entries_and_diagnostics_of_the_checked_route()
     typed = checked = 0
     for line in _variants():
         typed_found, checked_found = _Sink(), _Sink()
-        entries = scanned([line], line, 5, 3, typed_found, {})
+        entries = scanned([line], line, number_marks(line), 5, 3, typed_found, {})
         if entries is None:  # msgspec refused it: read the checked way anyway
             checked += 1
             continue

@@ -24,7 +24,12 @@ from typing import Any
 import orjson
 
 from ledgerviz.ledger.decode import BIG_INTEGER, UNREADABLE, decode_lines
-from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, PendingDiagnostics
+from ledgerviz.ledger.diagnostics import (
+    DiagnosticLog,
+    DiagnosticSink,
+    PendingDiagnostics,
+    Severity,
+)
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
 from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource, entry_of
@@ -46,7 +51,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lazy_events import LineSource
-from ledgerviz.ledger.numbers import holds_big_integer, may_hold_big_integers
+from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin
@@ -182,11 +187,11 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         end = piece.tail
         tail_at = offsets[-1]
     if end.strip():
-        found = PendingDiagnostics()
+        found = _Found()
         for _, record in _records([end], line, found, last=True,
                                   big=may_hold_big_integers(end)):
             entries.append(entry_of(record, len(entries), shared))
-            places.add(end, tail_at, _exact(end, record))
+            places.add(end, tail_at, record.line in found.big)
         found.replay(log)
         line += 1
     return entries, line - 1
@@ -248,22 +253,34 @@ def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: 
     becomes entry ``start``; ``block``: the bytes they were split from), each with its place
     among them and whether it holds an integer beyond 64 bits; their diagnostics are added
     in line order."""
-    found = PendingDiagnostics()
-    typed = scanned(lines, block, first, start, found, shared)
+    found = _Found()
+    marks = number_marks(block)
+    typed = scanned(lines, block, marks, first, start, found, shared)
     if typed is not None:
         entries = [(at, entry, False) for at, entry in typed]
     else:  # read with orjson
-        records = _records(lines, first, found, last=False, big=may_hold_big_integers(block))
-        entries = [(at, entry_of(record, start + number, shared), _exact(lines[at], record))
+        records = _records(lines, first, found, last=False,
+                           big=may_hold_big_integers(block, marks))
+        entries = [(at, entry_of(record, start + number, shared), record.line in found.big)
                    for number, (at, record) in enumerate(records)]
     found.replay(log)
     return entries
 
 
-def _exact(line: bytes, record: Record) -> bool:
-    """Return whether ``record``, decoded from ``line``, holds an integer beyond 64 bits
-    (its line is then decoded again the exact way)."""
-    return may_hold_big_integers(line) and holds_big_integer(record.raw)
+class _Found(PendingDiagnostics):
+    """Diagnostics held for later, noting the lines found to hold an integer beyond 64 bits
+    (their records are decoded again the exact way)."""
+
+    __slots__ = ("big",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.big: set[int] = set()
+
+    def add(self, line: int, kind: str, message: str, severity: Severity = "error") -> None:
+        if kind == "big_integer":
+            self.big.add(line)
+        super().add(line, kind, message, severity)
 
 
 def _records(lines: Sequence[bytes], first: int, found: DiagnosticSink, *, last: bool,

@@ -32,7 +32,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     record_of,
 )
 from ledgerviz.ledger.formats.foreign import epoch_ms
-from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
+from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 
 _KNOWN_KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
@@ -78,15 +78,14 @@ class _Line(Struct):
 _DECODE = msgspec.json.Decoder(_Line).decode
 
 
-def scanned(lines: Sequence[bytes], block: bytes, first: int, start: int,
+def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, start: int,
             found: DiagnosticSink, shared: dict[Any, Any]) -> list[tuple[int, Entry]] | None:
-    """Return the entries of ``lines`` (split from ``block``; the first is file line
-    ``first`` and becomes entry ``start``), each with its place among them, or None when
-    the block is to be read with ``orjson`` (see the module docstring). Diagnostics of
-    lines read the checked way go to ``found``."""
+    """Return the entries of ``lines`` (split from ``block``, whose ``numbers.number_marks``
+    are ``marks``; the first is file line ``first`` and becomes entry ``start``), each with
+    its place among them, or None when the block is to be read with ``orjson`` (see the
+    module docstring). Diagnostics of lines read the checked way go to ``found``."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
         return None
-    marks = number_marks(block)
     if may_differ(block, marks) or may_hold_big_integers(block, marks):
         return None  # (an integer beyond 64 bits is kept exact, with a warning, that way)
     try:
