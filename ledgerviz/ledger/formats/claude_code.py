@@ -243,7 +243,7 @@ class _Places:
             return RecordSource(LineSource(self.path, b"".join(self._held or ())),
                                 self.starts, self.stops, self.exact)
         assert self._rows is not None
-        lines = self._rows.line_source()
+        lines = self._rows.source()
         return RecordSource(lines, self.starts, self.stops, self.exact)
 
 
