@@ -159,7 +159,14 @@ def test_no_payload_of_a_real_ledger_is_referred() -> None:
     (b'{"n":123}', False),
     (b'{"n":123456789012345678}', False),  # 18 digits fit in 64 bits
     (b'{"n":1234567890123456789}', True),  # a run of 19 digits
-    (b'{"a":"9876543210987654321x"}', True),  # digits in a string may be one too
+    (b'{"a":"9876543210987654321x"}', False),  # digits in a string are no number
+    (b'{"a":"msg_0000000000000000000000123"}', False),  # an id of digits
+    (b'{"a":"2026-1234567890123456789"}', False),  # a minus inside a string
+    (b'{"n": -1234567890123456789}', True),  # a space and a minus before the digits
+    (b'{"n":[1,\r\n\t12345678901234567890]}', True),  # in an array, whitespace before
+    (b'12345678901234567890', True),  # at the start
+    (b'{"a":"x:1234567890123456789"}', True),  # a string holding ':' before: looked at
+    (b'{"a":"x","n":98765432109876543210987654321098765432109876543210}', True),
     (b"", False),
 ])
 def test_may_hold_big_integers(raw: bytes, expected: bool) -> None:
