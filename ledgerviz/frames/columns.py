@@ -81,6 +81,11 @@ def int_column(values: Sequence[Any]) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(numbers, missing)
 
 
+def counts_column(values: np.ndarray) -> pd.arrays.IntegerArray:
+    """Return an int array of counts (none missing) as ``Int64``."""
+    return pd.arrays.IntegerArray(values.astype(np.int64), np.zeros(len(values), dtype=bool))
+
+
 def time_column(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
     """Return ``datetime64[ms, UTC]`` from epoch milliseconds; None becomes NaT."""
     numbers, missing = int_values(values)

@@ -10,15 +10,14 @@ import numpy as np
 from ledgerviz.ledger.table import MISSING, int_array
 
 
-def keyed_counts(rows: list[np.ndarray], calls: list[np.ndarray]) -> list[int]:
+def keyed_counts(rows: list[np.ndarray], calls: list[np.ndarray]) -> np.ndarray:
     """Return how many calls have each row's key (``rows``, ``calls``: parallel int64 key
-    columns, ``MISSING`` a value like any other)."""
+    columns, ``MISSING`` a value like any other), as int64."""
     count = len(rows[0])
     keys = one_key([np.concatenate(pair) for pair in zip(rows, calls, strict=True)])
     row_keys, call_keys = keys[:count], np.sort(keys[count:])
-    found = (np.searchsorted(call_keys, row_keys, side="right")
-             - np.searchsorted(call_keys, row_keys, side="left"))
-    return found.tolist()
+    return (np.searchsorted(call_keys, row_keys, side="right")
+            - np.searchsorted(call_keys, row_keys, side="left")).astype(np.int64)
 
 
 def one_key(columns: list[np.ndarray]) -> np.ndarray:
@@ -43,8 +42,10 @@ def one_key(columns: list[np.ndarray]) -> np.ndarray:
     return key
 
 
-def int64_of(values: list[Any]) -> np.ndarray:
-    """Return ints and Nones as int64 (None: ``MISSING``)."""
+def int64_of(values: list[Any] | np.ndarray) -> np.ndarray:
+    """Return ints and Nones as int64 (None: ``MISSING``); an int64 array as it is."""
+    if isinstance(values, np.ndarray):
+        return values.astype(np.int64, copy=False)
     return np.frombuffer(int_array(values), np.int64)
 
 

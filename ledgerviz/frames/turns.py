@@ -14,12 +14,20 @@ from ledgerviz.frames.columns import (
     Column,
     bool_column,
     category_column,
+    counts_column,
     duration_column,
     int_column,
     time_column,
 )
-from ledgerviz.frames.keys import int64_of, keyed_counts, latest_in_rows, nullable, opened_rows
+from ledgerviz.frames.keys import (
+    int64_of,
+    keyed_counts,
+    latest_in_rows,
+    nullable,
+    opened_rows,
+)
 from ledgerviz.frames.view import SessionsView
+from ledgerviz.frames.view_table import integer_array
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.result_columns import STATUS_CODE
@@ -89,6 +97,12 @@ def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
     A turn/start opens a row, as does the first event of a (session, turn) key; every
     turn/start, turn/end and step/start counts in the latest row of its key.
     """
+    return listed(turn_arrays(view))
+
+
+def turn_arrays(view: SessionsView) -> dict[str, np.ndarray]:
+    """Return :func:`turn_rows` as one numpy array per slot (``turn``: int64, ``MISSING``
+    where absent; ``end_reason``: objects)."""
     positions = view.positions_of(TURN_EVENTS)
     kinds = view.type_array[positions]  # a categorical: compared by code
     is_start, is_end = kinds == "turn/start", kinds == "turn/end"
@@ -99,15 +113,34 @@ def turn_rows(view: SessionsView) -> dict[str, list[Any]]:
     reasons = view.table.column("end_reason")[end]
     reasons[end < 0] = None
     return {
-        "session": sessions[openers].tolist(),
-        "turn": nullable(turns[openers]),
-        "start": np.where(is_start[openers], positions[openers], -1).tolist(),
-        "end": end.tolist(),
-        "end_reason": reasons.tolist(),
-        "steps": np.bincount(row[kinds == "step/start"], minlength=count).tolist(),
-        "first": positions[openers].tolist(),
-        "last": latest_in_rows(count, row, positions).tolist(),
+        "session": sessions[openers],
+        "turn": turns[openers],
+        "start": np.where(is_start[openers], positions[openers], -1),
+        "end": end,
+        "end_reason": reasons,
+        "steps": np.bincount(row[kinds == "step/start"], minlength=count),
+        "first": positions[openers],
+        "last": latest_in_rows(count, row, positions),
     }
+
+
+_NULLABLE = frozenset({"turn", "step", *USAGE_COLUMNS})
+"""The int slots of turn and step rows that may be absent (``MISSING`` in an array, None
+in a list)."""
+_OBJECTS = frozenset({"end_reason", "provider", "model"})
+"""The slots of turn and step rows that hold ledger values as they are."""
+
+
+def listed(rows: dict[str, np.ndarray]) -> dict[str, list[Any]]:
+    """Return rows given as arrays (:func:`turn_arrays`, :func:`step_arrays`) as lists."""
+    return {name: nullable(values) if name in _NULLABLE else values.tolist()
+            for name, values in rows.items()}
+
+
+def arrays_of(rows: dict[str, list[Any]]) -> dict[str, np.ndarray]:
+    """Return rows given as lists (:func:`listed`) as arrays."""
+    return {name: np.fromiter(values, dtype=object, count=len(values)) if name in _OBJECTS
+            else int64_of(values) for name, values in rows.items()}
 
 
 def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, Column]:
@@ -124,24 +157,26 @@ def turn_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
                  ) -> dict[str, Column]:
     """Return the ``turns`` columns of every session (``rows``: its :func:`turn_rows`, when
     made already)."""
-    rows = turn_rows(view) if rows is None else rows
-    spans = _spans(view, rows["start"], rows["end"])
+    arrays = turn_arrays(view) if rows is None else arrays_of(rows)
+    spans = _spans(view, arrays["start"], arrays["end"])
     return {
-        "session": rows["session"],
-        "turn": rows["turn"],
+        "session": arrays["session"],
+        "turn": integer_array(arrays["turn"]),
         **spans,
         "duration": spans["end_time"] - spans["start_time"],
-        "end_reason": rows["end_reason"],
-        "steps": rows["steps"],
-        **turn_outcomes(view, rows["session"], rows["turn"], rows["end_reason"], spans),
+        "end_reason": arrays["end_reason"].tolist(),
+        "steps": counts_column(arrays["steps"]),
+        **turn_outcomes(view, arrays["session"], arrays["turn"], arrays["end_reason"], spans),
     }
 
 
-def turn_outcomes(view: SessionsView, sessions: list[int], turns: list[Any],
-                  reasons: list[Any], spans: dict[str, Column]) -> dict[str, Column]:
+def turn_outcomes(view: SessionsView, sessions: np.ndarray, turns: np.ndarray,
+                  reasons: np.ndarray, spans: dict[str, Column]) -> dict[str, Column]:
     """Return the columns of turn rows that depend on the policy's analysis (their calls by
-    status, and whether they forked), given the rows' sessions, turns, reasons and spans."""
-    return {**turn_call_counts(view, sessions, turns),
+    status, and whether they forked), given the rows' sessions, turns (int64), reasons and
+    spans."""
+    counts = _turn_call_counts(view, sessions, turns)
+    return {**{name: counts_column(found) for name, found in counts.items()},
             "forked": forked(view, sessions, np.fromiter(map(eq, reasons, repeat("forked")),
                                                          dtype=bool, count=len(reasons)), spans)}
 
@@ -153,12 +188,20 @@ TURN_CALL_COUNTS = ("calls", "outcome_unknown", "not_started")
 def turn_call_counts(view: SessionsView, sessions: list[int], turns: list[Any]
                      ) -> dict[str, list[int]]:
     """Return the :data:`TURN_CALL_COUNTS` columns of turn rows (their sessions and turns)."""
-    rows = [int64_of(sessions), int64_of(turns)]
+    counts = _turn_call_counts(view, int64_of(sessions), int64_of(turns))
+    return {name: found.tolist() for name, found in counts.items()}
+
+
+def _turn_call_counts(view: SessionsView, sessions: np.ndarray, turns: np.ndarray
+                      ) -> dict[str, np.ndarray]:
+    """Return :func:`turn_call_counts` of int64 keys, as arrays."""
+    rows = [sessions, turns]
     calls = [view.call_sessions, view.call_int64("turn")]
     statuses = np.frombuffer(view.calls.status, np.int8)
     return {
         "calls": keyed_counts(rows, calls),
-        **{status: keyed_counts(rows, [key[statuses == STATUS_CODE[status]] for key in calls])
+        **{status: keyed_counts(rows, [key[statuses == STATUS_CODE[status]]
+                                            for key in calls])
            for status in TURN_CALL_COUNTS[1:]},
     }
 
@@ -179,13 +222,23 @@ def forked(view: SessionsView, sessions: list[int] | np.ndarray, ended_forked: n
 
 def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str, list[Any]]:
     """Return the step rows of the view's events (from ``view.start`` on, where ``route``,
+    the provider and model, holds in the first session), one list per slot of ``STEP_ROW``
+    (see :func:`step_arrays`)."""
+    return listed(step_arrays(view, route))
+
+
+def step_arrays(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE
+                ) -> dict[str, np.ndarray]:
+    """Return the step rows of the view's events (from ``view.start`` on, where ``route``,
     the provider and model, holds in the first session), one list per slot of ``STEP_ROW``.
 
     A step/start opens a row, as does the first step/end or assistant/message of a
     (session, turn, step) key; the others count in the latest row of their key. A row's
     route is the latest of: the route when it opened, the route a request event sets while
     it is the open step (opened by a step/start, no step/end since), the source model of one
-    of its assistant messages. Its token counts sum its assistant messages' usage.
+    of its assistant messages. Its token counts sum its assistant messages' usage. One numpy
+    array per slot of ``STEP_ROW``: ``turn``, ``step`` and the token sums int64 (``MISSING``:
+    absent), ``provider`` and ``model`` objects.
     """
     positions = view.positions_of(STEP_EVENTS)
     kinds = view.type_array[positions]  # a categorical: compared by code
@@ -214,13 +267,13 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
     last = np.ones(len(order), dtype=bool)
     last[:-1] = setter_rows[order][1:] != setter_rows[order][:-1]
     source = sources[order][last]  # per row: a position, -1 ``route``, -2 no route
-    out: dict[str, list[Any]] = {
-        "session": sessions[openers].tolist(),
-        "turn": nullable(table.column("turn")[positions[openers]]),
-        "step": nullable(table.column("step")[positions[openers]]),
-        "start": np.where(kinds[openers] == "step/start", positions[openers], -1).tolist(),
+    out: dict[str, np.ndarray] = {
+        "session": sessions[openers],
+        "turn": table.column("turn")[positions[openers]],
+        "step": table.column("step")[positions[openers]],
+        "start": np.where(kinds[openers] == "step/start", positions[openers], -1),
         "end": latest_in_rows(count, row[kinds == "step/end"],
-                       positions[kinds == "step/end"]).tolist(),
+                              positions[kinds == "step/end"]),
         **{name: _route_values(table.column(name), source, value)
            for name, value in zip(("provider", "model"), route, strict=True)},
     }
@@ -231,15 +284,15 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
                           partial(_step_named, view, out))
     reach = np.concatenate([row, open_row[held]])
     at = np.concatenate([positions, positions[held]])
-    out["first"] = positions[openers].tolist()
-    out["last"] = latest_in_rows(count, reach[reach >= 0], at[reach >= 0]).tolist()
+    out["first"] = positions[openers]
+    out["last"] = latest_in_rows(count, reach[reach >= 0], at[reach >= 0])
     return out
 
 
-def _step_named(view: SessionsView, rows: dict[str, list[Any]], row: int) -> str:
+def _step_named(view: SessionsView, rows: dict[str, np.ndarray], row: int) -> str:
     """Return the step row ``row`` of ``rows`` as an error names it: session, turn, step."""
-    return (f"session {view.keys[rows['session'][row]]!r}, turn {rows['turn'][row]}, "
-            f"step {rows['step'][row]}")
+    turn, step = (nullable(rows[name][row : row + 1])[0] for name in ("turn", "step"))
+    return f"session {view.keys[rows['session'][row]]!r}, turn {turn}, step {step}"
 
 
 def _named(table: Any, positions: np.ndarray) -> np.ndarray:
@@ -275,18 +328,19 @@ def _open_rows(sessions: np.ndarray, rows: np.ndarray, starts: np.ndarray,
     return np.where(is_open, rows[at], -1)
 
 
-def _route_values(column: np.ndarray, sources: np.ndarray, given: Any) -> list[Any]:
+def _route_values(column: np.ndarray, sources: np.ndarray, given: Any) -> np.ndarray:
     """Return a route slot per row from where each row's route comes from (``_routes``,
     or an assistant's own position): the column's value there, ``given``, or None."""
     values = column[np.maximum(sources, 0)]
     values[sources == -1] = given
     values[sources == -2] = None
-    return values.tolist()
+    return values
 
 
 def _sums(count: int, rows: np.ndarray, counts: np.ndarray, name: str,
-          where: Callable[[int], str]) -> list[Any]:
-    """Return the sum of ``counts`` in each of ``count`` rows, None in a row without one.
+          where: Callable[[int], str]) -> np.ndarray:
+    """Return the sum of ``counts`` in each of ``count`` rows as int64, ``MISSING`` in a row
+    without one.
 
     The sums are exact: int64 when no row can pass its largest value (each count is at
     most 2**53 - 1, so a row needs over 1,024 of them), else Python ints; a sum beyond
@@ -297,7 +351,6 @@ def _sums(count: int, rows: np.ndarray, counts: np.ndarray, name: str,
     if int(counts.max(initial=0)) * int(held.max(initial=0)) <= _INT64_MAX:
         sums = np.zeros(count, dtype=np.int64)
         np.add.at(sums, rows, counts)
-        objects = sums.astype(object)
     else:
         objects = np.zeros(count, dtype=object)
         np.add.at(objects, rows, counts.astype(object))
@@ -306,8 +359,9 @@ def _sums(count: int, rows: np.ndarray, counts: np.ndarray, name: str,
             row = int(beyond[0])
             raise OverflowError(f"{where(row)}: its {name} sum to {objects[row]}, beyond the "
                                 f"largest the steps frame holds ({_INT64_MAX})")
-    objects[held == 0] = None
-    return objects.tolist()
+        sums = objects.astype(np.int64)
+    sums[held == 0] = MISSING
+    return sums
 
 
 _INT64_MAX = (1 << 63) - 1
@@ -327,18 +381,29 @@ def step_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
                  ) -> dict[str, Column]:
     """Return the ``steps`` columns of every session (``rows``: its :func:`step_rows`, when
     made already)."""
-    rows = {name: column for name, column in (step_rows(view) if rows is None else rows).items()
-            if name not in EXTENT}
-    spans = _spans(view, rows.pop("start"), rows.pop("end"))
-    return {**rows, **spans,
-            "calls": step_calls(view, rows["session"], rows["turn"], rows["step"])}
+    arrays = step_arrays(view) if rows is None else arrays_of(rows)
+    return {
+        "session": arrays["session"],
+        **{name: integer_array(arrays[name]) for name in ("turn", "step", *USAGE_COLUMNS)},
+        **_spans(view, arrays["start"], arrays["end"]),
+        "provider": arrays["provider"].tolist(),
+        "model": arrays["model"].tolist(),
+        "calls": counts_column(_step_calls(view, arrays["session"], arrays["turn"],
+                                           arrays["step"])),
+    }
 
 
 def step_calls(view: SessionsView, sessions: list[int], turns: list[Any],
                steps: list[Any]) -> list[int]:
     """Return how many of the analysis' calls each (session, turn, step) row holds."""
-    return keyed_counts([int64_of(sessions), int64_of(turns), int64_of(steps)],
-                        [view.call_sessions, view.call_int64("turn"), view.call_int64("step")])
+    return _step_calls(view, int64_of(sessions), int64_of(turns), int64_of(steps)).tolist()
+
+
+def _step_calls(view: SessionsView, sessions: np.ndarray, turns: np.ndarray,
+                steps: np.ndarray) -> np.ndarray:
+    """Return :func:`step_calls` of int64 keys, as an array."""
+    return keyed_counts([sessions, turns, steps], [
+        view.call_sessions, view.call_int64("turn"), view.call_int64("step")])
 
 
 def add_assistant(row: list[Any], data: dict[str, Any]) -> None:
