@@ -108,24 +108,32 @@ def category_column(
     outside ``categories`` are missing.
     """
     if categories is None:
-        categories = _sorted_strings(values)
-        if categories is None:
-            return pd.Categorical(values)  # pandas' own inference for other values
+        return _inferred_category(values)
     code_of = {name: code for code, name in enumerate(categories)}
     codes = np.fromiter(map(code_of.get, values, repeat(-1)), dtype=np.int32, count=len(values))
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories))
 
 
-def _sorted_strings(values: Sequence[Any]) -> list[str] | None:
-    """Return the sorted distinct non-None values if there are some and all are strings."""
+def _inferred_category(values: Sequence[Any]) -> pd.Categorical:
+    """Return ``category_column`` of ``values`` without given categories: the sorted distinct
+    values when there are some and all are strings (None: missing), else pandas' own
+    inference. The values are numbered in one pass in C (``pandas.factorize``)."""
+    objects = values if isinstance(values, np.ndarray) else np.fromiter(
+        values, dtype=object, count=len(values))
     try:
-        distinct = set(values)
+        codes, distinct = pd.factorize(objects)
     except TypeError:  # an unhashable value
-        return None
-    distinct.discard(None)
-    if not distinct or not all(type(value) is str for value in distinct):
-        return None
-    return sorted(distinct)
+        return pd.Categorical(values)
+    names = distinct.tolist()
+    absent = objects[codes < 0]  # factorize misses NaN and its kin as well as None
+    if (not names or not all(type(name) is str for name in names)
+            or absent.tolist().count(None) != len(absent)):
+        return pd.Categorical(values)
+    ordered = sorted(names)
+    code_of = {name: code for code, name in enumerate(ordered)}
+    mapping = np.array([code_of[name] for name in names] + [-1],
+                       dtype=_codes_type(len(ordered)))
+    return pd.Categorical.from_codes(mapping[codes], categories=pd.Index(ordered))
 
 
 def string_column(values: Sequence[Any]) -> pd.arrays.StringArray:
@@ -253,8 +261,15 @@ def coded_category_column(codes: np.ndarray, names: Sequence[Any]) -> pd.Categor
         return category_column([None if code < 0 else names[code] for code in codes.tolist()])
     ordered = sorted(set(held))
     code_of = {name: code for code, name in enumerate(ordered)}
-    mapping = np.array([code_of.get(name, -1) for name in names] + [-1], dtype=np.int32)
+    mapping = np.array([code_of.get(name, -1) for name in names] + [-1],
+                       dtype=_codes_type(len(ordered)))
     return pd.Categorical.from_codes(mapping[codes], categories=pd.Index(ordered))
+
+
+def _codes_type(count: int) -> type:
+    """Return the int type pandas keeps the codes of ``count`` categories in (the smallest
+    that holds them and -1), so that codes made in it are not converted again."""
+    return np.int8 if count < 127 else np.int16 if count < 32_767 else np.int32
 
 
 def _used_categories(values: pd.Categorical) -> list[Any]:

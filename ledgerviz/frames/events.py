@@ -58,9 +58,10 @@ def call_ids(view: SessionsView) -> pd.arrays.StringArray:
 def surface_ops(view: SessionsView) -> pd.Categorical:
     """Return each event's ``surfaceOp`` from the view's start on: ``append``, the ``op`` of
     an object, another raw value as it is (read from the few events that hold one), None."""
-    codes = view.column("surface_op").astype(np.int64)
+    ops = view.column("surface_op")
+    others = np.flatnonzero(ops == SURFACE_OPS.index("other"))
+    codes = ops.astype(np.int64) if len(others) else ops  # each other op: a code of its own
     names: list[Any] = [None, "append", "replace"]
-    others = np.flatnonzero(codes == SURFACE_OPS.index("other"))
     for i in others.tolist():
         op = view.events[view.start + i].get("surfaceOp")
         names.append(op.get("op") if isinstance(op, dict) else op)
@@ -93,7 +94,7 @@ def _inherited(view: SessionsView) -> np.ndarray:
 def mark_columns(view: SessionsView, start: int = 0) -> dict[str, Column]:
     """Return the ``events`` columns of the analyses' marks (``synthetic``, ``recorded``,
     ``branch``, ``recovery_code``) from position ``start`` on, typed from their codes."""
-    codes = view.recovery_code[start:].astype(np.int64) - 1  # -1: none
+    codes = view.recovery_code[start:] - 1  # int8; -1: none
     return {
         "synthetic": view.synthetic[start:],
         "recorded": view.recorded[start:],

@@ -34,8 +34,8 @@ def message_columns(view: SessionsView) -> dict[str, Column]:
     return {
         "session": view.sessions[positions],
         "seq": view.seq_at(positions),
-        "role": table.column("role")[positions].tolist(),
-        "kind": table.column("source_kind")[positions].tolist(),
+        "role": category_column(table.column("role")[positions]),
+        "kind": category_column(table.column("source_kind")[positions]),
         "text": string_column(table.column("text")[positions]),
         "branch": branch_column(view.branch[positions]),
     }
