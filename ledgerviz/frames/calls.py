@@ -56,9 +56,9 @@ CALL_SCHEMA = {
 def call_columns(view: SessionsView) -> dict[str, Column]:
     """Return the ``calls`` columns of every session."""
     calls = view.calls
-    positions = _tool_positions(view)
-    dispatch_times = view.time_at(positions("dispatched_seq"))
-    result_times = view.time_at(positions("result_seq"))
+    dispatches, results = _tool_positions(view, ("dispatched_seq", "result_seq"))
+    dispatch_times = view.time_at(dispatches)
+    result_times = view.time_at(results)
     return {
         "session": view.call_sessions,
         "call_id": calls.call_id,
@@ -170,40 +170,36 @@ class StatusReasons:
         return "no result at end of file"
 
 
-def _tool_positions(view: SessionsView) -> Callable[[str], np.ndarray]:
-    """Return what gives, for a seq column of the calls (``dispatched_seq``, ``result_seq``),
-    the position of the tool/call or tool/result event with each call's session and seq
-    (-1: none; the last one when a seq repeats).
+def _tool_positions(view: SessionsView, names: Sequence[str]) -> list[np.ndarray]:
+    """Return, for each seq column of the calls ``names`` (``dispatched_seq``,
+    ``result_seq``), the position of the tool/call or tool/result event with each call's
+    session and seq (-1: none; the last one when a seq repeats).
 
     A None seq (never dispatched, never answered) has no event, even though results
     recovery adds inside closed steps have no seq either. When every seq is an int or
-    None, the pairs are looked up as one int64 key each; otherwise as the pair.
+    None, the pairs are looked up as one int64 key each, every column's at once (one
+    sort of the events' keys); otherwise as the pair.
     """
     tools = view.positions_of(TOOL_EVENTS)
     seqs = view.seq_array[tools]
     numbered = ~seqs.isna()
     if any(view.seqs[i] is not None for i in tools[~numbered].tolist()):  # not an int
-        return _positions_by_pair(view, tools.tolist())
+        return _positions_by_pair(view, tools.tolist(), names)
     tools, seqs = tools[numbered], seqs[numbered].to_numpy(dtype=np.int64)
-    sessions = view.sessions[tools]
-
-    def positions(name: str) -> np.ndarray:
-        wanted = view.call_int64(name)
-        keys = one_key([np.concatenate([sessions, view.call_sessions]),
-                        np.concatenate([seqs, wanted])])
-        found = last_with_key(keys[: len(tools)], keys[len(tools) :])
-        found[wanted == MISSING] = -1
-        return np.where(found >= 0, tools[found] if len(tools) else -1, -1)
-    return positions
+    wanted = np.concatenate([view.call_int64(name) for name in names])
+    keys = one_key([np.concatenate([view.sessions[tools], *[view.call_sessions] * len(names)]),
+                    np.concatenate([seqs, wanted])])
+    found = last_with_key(keys[: len(tools)], keys[len(tools) :])
+    found[wanted == MISSING] = -1
+    at = np.where(found >= 0, tools[found] if len(tools) else -1, -1)
+    return np.split(at, len(names))
 
 
-def _positions_by_pair(view: SessionsView, tools: list[int]) -> Callable[[str], np.ndarray]:
+def _positions_by_pair(view: SessionsView, tools: list[int], names: Sequence[str]
+                       ) -> list[np.ndarray]:
     """Return ``_tool_positions`` looking each pair up as it is (seqs of any hashable type)."""
     by_pair = {(view.sessions[i], view.seqs[i]): i for i in tools}.get
-
-    def positions(name: str) -> np.ndarray:
-        return np.array([-1 if seq is None else by_pair((session, seq), -1)
-                         for session, seq in zip(view.call_sessions.tolist(),
-                                                 getattr(view.calls, name), strict=True)],
-                        dtype=np.int64)
-    return positions
+    sessions = view.call_sessions.tolist()
+    return [np.array([-1 if seq is None else by_pair((session, seq), -1)
+                      for session, seq in zip(sessions, getattr(view.calls, name), strict=True)],
+                     dtype=np.int64) for name in names]
