@@ -122,13 +122,13 @@ def _inferred_category(values: Sequence[Any]) -> pd.Categorical:
         values, dtype=object, count=len(values))
     try:
         codes, distinct = pd.factorize(objects)
-    except TypeError:  # an unhashable value
-        return pd.Categorical(values)
+    except TypeError:  # an unhashable value (pandas is given a list, as it always was)
+        return pd.Categorical(objects.tolist())
     names = distinct.tolist()
     absent = objects[codes < 0]  # factorize misses NaN and its kin as well as None
     if (not names or not all(type(name) is str for name in names)
             or absent.tolist().count(None) != len(absent)):
-        return pd.Categorical(values)
+        return pd.Categorical(objects.tolist())
     ordered = sorted(names)
     code_of = {name: code for code, name in enumerate(ordered)}
     mapping = np.array([code_of[name] for name in names] + [-1],

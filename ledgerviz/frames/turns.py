@@ -19,13 +19,7 @@ from ledgerviz.frames.columns import (
     int_column,
     time_column,
 )
-from ledgerviz.frames.keys import (
-    int64_of,
-    keyed_counts,
-    latest_in_rows,
-    nullable,
-    opened_rows,
-)
+from ledgerviz.frames.keys import int64_of, keyed_counts, latest_in_rows, nullable, opened_rows
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.frames.view_table import integer_array
 from ledgerviz.ledger.shapes import MAX_INTEGER
@@ -143,7 +137,8 @@ def arrays_of(rows: dict[str, list[Any]]) -> dict[str, np.ndarray]:
             else int64_of(values) for name, values in rows.items()}
 
 
-def _spans(view: SessionsView, starts: list[int], ends: list[int]) -> dict[str, Column]:
+def _spans(view: SessionsView, starts: list[int] | np.ndarray, ends: list[int] | np.ndarray
+           ) -> dict[str, Column]:
     """Return the seq and time columns of rows spanning event positions ``starts``..``ends``."""
     return {
         "start_seq": view.seq_at(starts),
@@ -200,8 +195,7 @@ def _turn_call_counts(view: SessionsView, sessions: np.ndarray, turns: np.ndarra
     statuses = np.frombuffer(view.calls.status, np.int8)
     return {
         "calls": keyed_counts(rows, calls),
-        **{status: keyed_counts(rows, [key[statuses == STATUS_CODE[status]]
-                                            for key in calls])
+        **{status: keyed_counts(rows, [key[statuses == STATUS_CODE[status]] for key in calls])
            for status in TURN_CALL_COUNTS[1:]},
     }
 
@@ -230,15 +224,15 @@ def step_rows(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE) -> dict[str
 def step_arrays(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE
                 ) -> dict[str, np.ndarray]:
     """Return the step rows of the view's events (from ``view.start`` on, where ``route``,
-    the provider and model, holds in the first session), one list per slot of ``STEP_ROW``.
+    the provider and model, holds in the first session), one numpy array per slot of
+    ``STEP_ROW``: ``turn``, ``step`` and the token sums int64 (``MISSING``: absent),
+    ``provider`` and ``model`` objects.
 
     A step/start opens a row, as does the first step/end or assistant/message of a
     (session, turn, step) key; the others count in the latest row of their key. A row's
     route is the latest of: the route when it opened, the route a request event sets while
     it is the open step (opened by a step/start, no step/end since), the source model of one
-    of its assistant messages. Its token counts sum its assistant messages' usage. One numpy
-    array per slot of ``STEP_ROW``: ``turn``, ``step`` and the token sums int64 (``MISSING``:
-    absent), ``provider`` and ``model`` objects.
+    of its assistant messages. Its token counts sum its assistant messages' usage.
     """
     positions = view.positions_of(STEP_EVENTS)
     kinds = view.type_array[positions]  # a categorical: compared by code
@@ -343,7 +337,7 @@ def _sums(count: int, rows: np.ndarray, counts: np.ndarray, name: str,
     without one.
 
     The sums are exact: int64 when no row can pass its largest value (each count is at
-    most 2**53 - 1, so a row needs over 1,024 of them), else Python ints; a sum beyond
+    most 2**53 - 1, so a row needs over 1,024 of them), else summed as Python ints; a sum beyond
     int64 (what the ``Int64`` column holds) raises ``OverflowError`` naming the row
     (``where``) and the column ``name``.
     """
