@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from itertools import chain, compress, islice
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, gt
 from typing import Any
 
 import numpy as np
@@ -42,7 +42,7 @@ from ledgerviz.frames.events import (
     surface_ops,
 )
 from ledgerviz.frames.rows import Rows
-from ledgerviz.frames.session_frames import SessionFrames
+from ledgerviz.frames.session_frames import SessionFrames, ToolPositions
 from ledgerviz.frames.story import StoryFrames
 from ledgerviz.frames.turns import (
     STEP_FACTS,
@@ -181,7 +181,7 @@ class PrefixFrames(Frames):
         return first_difference(self._base.analysis.calls, self._analysis.calls)
 
     def _recounted(self, head: pd.DataFrame, rows: Rows, count: int, new_keys: list[Any],
-                   columns: Sequence[str], key_of: Callable[[CallFacts], Any],
+                   columns: Sequence[str], key_of: _CallKey,
                    counts: Callable[[SessionsView, list[Any]], dict[str, list[int]]]
                    ) -> dict[str, pd.arrays.IntegerArray]:
         """Return the ``columns`` counting each row's calls: the first ``count`` of the whole
@@ -202,20 +202,20 @@ class PrefixFrames(Frames):
             out[name] = pd.arrays.IntegerArray(values, np.zeros(total, dtype=bool))
         return out
 
-    def _changed_rows(self, rows: Rows, count: int, key_of: Callable[[CallFacts], Any],
+    def _changed_rows(self, rows: Rows, count: int, key_of: _CallKey,
                       own_keys: list[Any]) -> list[int]:
         """Return, in order, those of the first ``count`` whole-session ``rows`` whose count
         may differ: a call after :attr:`_same_calls` (the whole session's, or the
         analysis', keyed ``own_keys``) is keyed to them."""
-        same = self._same_calls
-        whole, own = self._base.call_rows(key_of, rows), rows.rows_of(own_keys)
+        whole_keys = key_of.keys(self._base.analysis.call_columns, self._same_calls)
+        whole, own = rows.rows_of(whole_keys), rows.rows_of(own_keys)
         if whole is None or own is None:  # rows share a key: look for the keys row by row
-            changed = {*self._base.call_keys(key_of)[same:], *own_keys}
+            changed = {*whole_keys, *own_keys}
             return list(compress(range(count), map(changed.__contains__, rows.call_keys)))
-        found = np.concatenate([whole[same:], own])
+        found = np.concatenate([whole, own])
         return np.unique(found[(found >= 0) & (found < count)]).tolist()
 
-    def _counting_only(self, key_of: Callable[[CallFacts], Any], wanted: set[Any],
+    def _counting_only(self, key_of: _CallKey, wanted: set[Any],
                        own_keys: list[Any] | None = None) -> SessionsView:
         """Return the view holding only the calls whose ``key_of`` key is in ``wanted``
         (``own_keys``: the keys of the calls after :attr:`_same_calls`, when known)."""
@@ -226,17 +226,13 @@ class PrefixFrames(Frames):
         return replace(self._continued, calls=CallColumns.of_facts(calls),
                        call_sessions=np.zeros(len(calls), dtype=np.int64))
 
-    def _first_calls_keyed(self, key_of: Callable[[CallFacts], Any],
+    def _first_calls_keyed(self, key_of: _CallKey,
                            wanted: set[Any]) -> list[CallFacts]:
         """Return, in order, those of the calls the analysis shares with the whole session
         (:attr:`_same_calls`) whose ``key_of`` key is in ``wanted``."""
-        calls, same = self._analysis.calls, self._same_calls
-        runs = self._base.callruns_of(key_of)
-        if runs is None:
-            keys = islice(self._base.call_keys(key_of), same)
-            return list(compress(calls, map(wanted.__contains__, keys)))
-        positions = sorted(chain.from_iterable(runs.get(key, ()) for key in wanted))
-        return [calls[i] for i in positions if i < same]
+        calls = self._analysis.calls
+        return [calls[i] for i in key_of.positions(self._base.frames.view, self._same_calls,
+                                                   wanted)]
 
     def _rows(self, rows: Rows, build: Callable[[SessionsView, int], dict[str, list[Any]]]
               ) -> tuple[SessionsView, Rows, int, dict[str, list[Any]]] | None:
@@ -291,7 +287,9 @@ class PrefixFrames(Frames):
                 counting = self._counting_only(_CALL_TURN, set(new["turn"]))
                 frame = self._frame(columns(counting, new), schema)
                 parts[name] = frame[frame["end_seq"].isna() | (frame["end_seq"] > boundary)]
-            calls = [call for call in self._analysis.calls if call.requested_seq > boundary]
+            asked = self._analysis.calls
+            calls = list(compress(asked, map(gt, self._call_facts("requested_seq", asked),
+                                             repeat(boundary))))
             own_calls = replace(view.from_position(own), calls=CallColumns.of_facts(calls),
                                 call_sessions=np.zeros(len(calls), dtype=np.int64))
             # (their tool events are own)
@@ -306,7 +304,7 @@ class PrefixFrames(Frames):
         view = self._continued
         positions = self._base.tool_positions
         calls, whole = self._analysis.calls, self._base.analysis.calls
-        if (view is None or not self._tail_sliceable(view) or not positions
+        if (view is None or not self._tail_sliceable(view) or positions is None
                 or len(calls) > len(whole)):
             return super().calls
         tail_tools = {view.seqs[i]: i
@@ -350,12 +348,51 @@ class PrefixFrames(Frames):
         """Return the ``status_reason`` of the prefix's calls (``view``: its own)."""
         reasons = StatusReasons(self._sessions[0][1].call_reasons, self._analysis,
                                 lambda: aborted_turns(view).get(0, set()))
-        return reasons.all_of(*(list(map(attrgetter(name), calls))
+        return reasons.all_of(*(self._call_facts(name, calls)
                                 for name in ("call_id", "turn", "result_seq", "error_code")))
 
+    def _call_facts(self, name: str, calls: list[CallFacts]) -> list[Any]:
+        """Return the fact ``name`` of each of ``calls`` (the analysis'): the whole session's
+        column for the calls before :attr:`_same_calls` (the same facts), then theirs."""
+        same = self._same_calls
+        head = getattr(self._base.analysis.call_columns, name)[:same]
+        return head + list(map(attrgetter(name), calls[same:]))
 
-_CALL_TURN = attrgetter("turn")
-_CALL_STEP_KEY = attrgetter("turn", "step")
+
+class _CallKey:
+    """The facts of a call that key the row of a frame counting it: its turn, or its turn
+    and step (as ``Rows.call_keys`` gives a row's key)."""
+
+    def __init__(self, *fields: str) -> None:
+        self.fields = fields
+        self._key = attrgetter(*fields)
+
+    def __call__(self, call: CallFacts) -> Any:
+        """Return the key of one call."""
+        return self._key(call)
+
+    def keys(self, columns: CallColumns, start: int) -> list[Any]:
+        """Return the key of each call of ``columns`` from position ``start`` on."""
+        parts = [getattr(columns, name)[start:] for name in self.fields]
+        return parts[0] if len(parts) == 1 else list(zip(*parts, strict=True))
+
+    def positions(self, view: SessionsView, stop: int, wanted: set[Any]) -> list[int]:
+        """Return, in order, the positions before ``stop`` of the calls of ``view`` keyed in
+        ``wanted``: those whose first field is one of the wanted ints are found by numpy
+        (over the view's int column of it), then each found or not an int is checked."""
+        first, *others = (getattr(view.calls, name) for name in self.fields)
+        values, missing = view.call_ints(self.fields[0])
+        ints = [key[0] if others else key for key in wanted]
+        ints = [key for key in ints if isinstance(key, int) and _INT64_MIN <= key <= _INT64_MAX]
+        maybe = np.flatnonzero(np.isin(values[:stop], ints) | missing[:stop]).tolist()
+        if not others:
+            return [i for i in maybe if first[i] in wanted]
+        return [i for i in maybe if (first[i], *(other[i] for other in others)) in wanted]
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_CALL_TURN = _CallKey("turn")
+_CALL_STEP_KEY = _CallKey("turn", "step")
 
 
 def _turn_call_counts(view: SessionsView, turns: list[Any]) -> dict[str, list[int]]:
@@ -426,7 +463,7 @@ def _joined_spans(view: SessionsView, head: pd.DataFrame,
 
 
 def _call_times(view: SessionsView, head: pd.DataFrame, column: str, same: int,
-                rest: list[Any], positions: dict[Any, int], tail_tools: dict[Any, int],
+                rest: list[Any], positions: ToolPositions, tail_tools: dict[Any, int],
                 shared: int) -> pd.api.extensions.ExtensionArray:
     """Return the time of the tool event with each call's ``column`` seq (the whole
     session's ``head`` rows' for the first ``same`` calls, ``rest`` after them; the last
@@ -447,8 +484,9 @@ def _call_times(view: SessionsView, head: pd.DataFrame, column: str, same: int,
     found = []
     for seq in seqs[changed].tolist():
         position = -1 if seq < 0 else tail_tools.get(seq, -1)
-        if position < 0 <= seq and positions.get(seq, shared) < shared:
-            position = positions[seq]
+        if position < 0 <= seq:
+            at = positions.get(seq, shared)
+            position = at if at < shared else position
         found.append(position)
     patched = times.copy()
     patched[changed] = view.time_at(found)

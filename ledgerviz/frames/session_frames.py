@@ -3,12 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from copy import copy
 from dataclasses import fields
 from functools import cached_property, partial
-from itertools import groupby
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,8 +23,9 @@ from ledgerviz.frames.turns import (
     turn_columns,
     turn_rows,
 )
+from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
-from ledgerviz.recovery.analysis import Analysis, CallFacts
+from ledgerviz.recovery.analysis import Analysis
 
 
 class SessionFrames:
@@ -38,9 +36,6 @@ class SessionFrames:
         self.frames = _WholeFrames([(key, log, analysis)], self)
         self._recorded_before = np.cumsum(np.frombuffer(analysis.marks.recorded, np.int8),
                                           dtype=np.int64)
-        self._call_keys: dict[Callable[[CallFacts], Any], list[Any]] = {}
-        self._call_runs: dict[Callable[[CallFacts], Any], dict[Any, range] | None] = {}
-        self._call_rows: dict[Callable[[CallFacts], Any], np.ndarray | None] = {}
 
     def serving(self, analysis: Analysis) -> SessionFrames | None:
         """Return these frames for ``analysis``, another policy's analysis of the same
@@ -79,47 +74,35 @@ class SessionFrames:
         """Return the whole session's step rows."""
         return Rows(step_rows(self.frames.view))
 
-    def call_keys(self, key_of: Callable[[CallFacts], Any]) -> list[Any]:
-        """Return ``key_of`` each call of the whole session (made once per ``key_of``)."""
-        if key_of not in self._call_keys:
-            self._call_keys[key_of] = list(map(key_of, self.analysis.calls))
-        return self._call_keys[key_of]
-
-    def call_rows(self, key_of: Callable[[CallFacts], Any], rows: Rows) -> np.ndarray | None:
-        """Return the row of ``rows`` (of a frame whose rows ``key_of`` keys) each call of the
-        whole session is counted in (see :meth:`Rows.rows_of`; made once per ``key_of``)."""
-        if key_of not in self._call_rows:
-            self._call_rows[key_of] = rows.rows_of(self.call_keys(key_of))
-        return self._call_rows[key_of]
-
-    def callruns_of(self, key_of: Callable[[CallFacts], Any]) -> dict[Any, range] | None:
-        """Return the positions of the whole session's calls of each ``key_of`` key, or None
-        when the calls of some key are not all next to each other (made once per ``key_of``)."""
-        if key_of not in self._call_runs:
-            self._call_runs[key_of] = _runs(self.call_keys(key_of))
-        return self._call_runs[key_of]
-
     @cached_property
-    def tool_positions(self) -> dict[Any, int]:
-        """Return the position of the tool event with each seq, or an empty dict when two
-        tool events share a seq."""
-        view = self.frames.view
-        positions = view.indices_of(TOOL_EVENTS)
-        found = {view.seqs[i]: i for i in positions}
-        return found if len(found) == len(positions) else {}
+    def tool_positions(self) -> ToolPositions | None:
+        """Return the positions of the tool events by seq (see :class:`ToolPositions`)."""
+        return ToolPositions.of(self.frames.view)
 
 
-def _runs(keys: list[Any]) -> dict[Any, range] | None:
-    """Return the positions of each key's run in ``keys``, or None when a key has two runs."""
-    runs: dict[Any, range] = {}
-    start = 0
-    for key, run in groupby(keys):
-        stop = start + sum(1 for _ in run)
-        if key in runs:
+class ToolPositions:
+    """The position of each tool event of a session by its seq: a sorted array, searched."""
+
+    def __init__(self, seqs: np.ndarray, positions: np.ndarray) -> None:
+        order = np.argsort(seqs, kind="stable")
+        self._seqs, self._positions = seqs[order], positions[order]
+
+    @classmethod
+    def of(cls, view: SessionsView) -> ToolPositions | None:
+        """Return the tool events of ``view``, or None when there are none, or one's seq is
+        not an int, or two share a seq."""
+        positions = view.positions_of(TOOL_EVENTS)
+        seqs = view.seq_array[positions]
+        if not len(positions) or seqs.isna().any():
             return None
-        runs[key] = range(start, stop)
-        start = stop
-    return runs
+        found = cls(seqs.to_numpy(dtype=np.int64), positions)
+        return None if (found._seqs[1:] == found._seqs[:-1]).any() else found
+
+    def get(self, seq: int, default: int) -> int:
+        """Return the position of the tool event with ``seq``, else ``default``."""
+        i = int(np.searchsorted(self._seqs, seq))
+        found = i < len(self._seqs) and self._seqs[i] == seq
+        return int(self._positions[i]) if found else default
 
 
 _LIST_FORMS = frozenset({"policy", "branch", "synthetic", "recorded", "recovery_code", "calls"})

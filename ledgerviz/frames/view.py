@@ -162,13 +162,12 @@ class SessionsView:
     def column(self, name: str) -> np.ndarray:
         """Return the table column ``name`` (see ``EventTable``) from the view's start on:
         event ``i``'s value is at ``i - start``."""
-        return self.table.column(name)[self.start :]
+        return self.table.column_from(name, self.start)
 
     def values(self, name: str) -> np.ndarray | list[Any]:
         """Return :meth:`column` ``name``, as the table's own list where it holds every
         position of the view (see ``ViewTable.values``)."""
-        values = self.table.values(name)
-        return values[self.start :] if self.start else values
+        return self.table.values(name, self.start)
 
     def call_ints(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Return the int column ``name`` of ``calls`` as (int64 values, missing mask), as

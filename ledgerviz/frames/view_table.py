@@ -151,16 +151,18 @@ class ViewTable:
     def __len__(self) -> int:
         return sum(map(len, self._parts))
 
-    def values(self, name: str) -> np.ndarray | list[Any]:
-        """Return column ``name`` at every position: the table's own list when one whole
-        table holds every position (a text column read once, by pyarrow, costs half as
-        much from the list as from an object array made of it), else :meth:`column`."""
+    def values(self, name: str, start: int = 0) -> np.ndarray | list[Any]:
+        """Return column ``name`` from position ``start`` on: the table's own list when one
+        whole table holds every position (a text column read once, by pyarrow, costs half
+        as much from the list as from an object array made of it), else
+        :meth:`column_from`."""
         part = self._parts[0]
         if len(self._parts) == 1 and isinstance(part, _Rows) and part.whole:
             tables = part.tables
             if len(tables) == 1 and isinstance(getattr(tables[0], name), list):
-                return getattr(tables[0], name)
-        return self.column(name)
+                values = getattr(tables[0], name)
+                return values[start:] if start else values
+        return self.column_from(name, start)
 
     def column(self, name: str) -> np.ndarray:
         """Return the ``EventTable`` column ``name`` at every position (made once)."""
@@ -170,9 +172,24 @@ class ViewTable:
             self._made[name] = columns[0] if len(columns) == 1 else np.concatenate(columns)
         return self._made[name]
 
+    def column_from(self, name: str, start: int) -> np.ndarray:
+        """Return :meth:`column` ``name`` from position ``start`` on: a view of it once it
+        is made, else joined from the parts holding those positions alone (a fork child's
+        few own events after its inherited ones read no copy of the inherited)."""
+        if not start or name in self._made:
+            return self.column(name)[start:]
+        pieces, offset = [], 0
+        for part in self._parts:
+            if len(part) and offset + len(part) > start:
+                pieces.append(part.column(name)[max(start - offset, 0):])
+            offset += len(part)
+        if not pieces:
+            return self.column(name)[start:]
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
     def ints(self, name: str, start: int = 0) -> pd.arrays.IntegerArray:
         """Return the int column ``name`` from position ``start`` on as ``Int64``."""
-        return integer_array(self.column(name)[start:])
+        return integer_array(self.column_from(name, start))
 
     def type_array(self) -> pd.Categorical:
         """Return every position's type as a categorical, its categories sorted (as

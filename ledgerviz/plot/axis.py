@@ -56,6 +56,9 @@ def epoch_ms(times: pd.Series) -> np.ndarray:
 
 def seq_keys(seqs: pd.Series | np.ndarray) -> np.ndarray:
     """Return seqs as int64, -1 where missing (no event has seq -1)."""
+    values = seqs.array if isinstance(seqs, pd.Series) else seqs
+    if isinstance(values, pd.arrays.IntegerArray):  # (one pass, no copies on the way)
+        return values.to_numpy(dtype=np.int64, na_value=-1)
     return pd.array(seqs, dtype="Int64").fillna(-1).to_numpy(dtype=np.int64)
 
 

@@ -56,11 +56,15 @@ class Codes(NamedTuple):
 
 def floats(values: pd.Series) -> np.ndarray:
     """Return a nullable integer column as floats, NaN where missing."""
+    if isinstance(values.array, pd.arrays.IntegerArray):  # (no copy on the way)
+        return values.array.to_numpy(dtype=float, na_value=np.nan)
     return pd.array(values, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)
 
 
 def flags(values: pd.Series) -> np.ndarray:
     """Return a nullable boolean column as bools, False where missing."""
+    if isinstance(values.array, pd.arrays.BooleanArray):  # (no copy on the way)
+        return values.array.to_numpy(dtype=bool, na_value=False)
     return values.fillna(False).astype(bool).to_numpy()
 
 
