@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import ledgerviz
 from ledgerviz.frames import FRAME_NAMES, Frames
-from ledgerviz.frames.events import event_columns
+from ledgerviz.frames.columns import int_values
+from ledgerviz.frames.events import TOOL_EVENTS, event_columns
 from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.joined import JoinedFrames
-from ledgerviz.frames.prefix import PrefixFrames
+from ledgerviz.frames.prefix import _CALL_STEP_KEY, _CALL_TURN, PrefixFrames
+from ledgerviz.frames.session_frames import ToolPositions
 from ledgerviz.frames.story import StoryFrames
+from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.plot.story import fork_pair, fork_story
 from ledgerviz.simulate import write_scenario
 
@@ -266,3 +272,78 @@ def test_a_cut_is_not_sliced_from_another_policys_frames_that_share_fewer_events
         frames = whole.cut(n, reuse=True).recovery("fork").frames
         assert type(frames) is not Frames  # sliced, or the whole session's own
     assert_cuts_match(path, cuts, tmp_path)
+
+
+class _ToolView:
+    """A view's tool events as ``ToolPositions`` reads them: their positions and every seq."""
+
+    def __init__(self, positions: list[int], seqs: list[int | None]) -> None:
+        self.tools = np.array(positions, dtype=np.int64)
+        self.seq_array = pd.array(seqs, dtype="Int64")
+
+    def positions_of(self, kinds: frozenset[str]) -> np.ndarray:
+        assert kinds == TOOL_EVENTS
+        return self.tools
+
+
+def test_tool_positions_find_each_tool_event_by_its_seq() -> None:
+    """Tool events at positions 2, 5 and 7 with seqs 10, 12 and 11 (the others are not
+    tool events) are found by seq; a seq no tool event has gives the default."""
+    view = _ToolView([2, 5, 7], [0, 1, 10, 3, 4, 12, 6, 11])
+    found = ToolPositions.of(view)  # type: ignore[arg-type]
+    assert found is not None
+    assert [found.get(seq, -9) for seq in (10, 11, 12, 3, 13, -1)] == [2, 7, 5, -9, -9, -9]
+
+
+@pytest.mark.parametrize(("positions", "seqs"), [
+    ([2, 5], [0, 1, 10, 3, 4, 10]),  # two tool events share seq 10
+    ([2, 5], [0, 1, None, 3, 4, 12]),  # a tool event without an int seq
+    ([], [0, 1]),  # no tool event
+])
+def test_tool_positions_are_none_where_a_seq_does_not_name_one_tool_event(
+        positions: list[int], seqs: list[int | None]) -> None:
+    """The prefix's calls are then built from scratch, as with the dict of every tool event
+    the positions were before (which an unnumbered or shared seq emptied)."""
+    assert ToolPositions.of(_ToolView(positions, seqs)) is None  # type: ignore[arg-type]
+
+
+class _CallsView:
+    """The calls of a view as ``_CallKey.positions`` reads them."""
+
+    def __init__(self, turns: list[Any], steps: list[Any]) -> None:
+        self.calls = SimpleNamespace(turn=turns, step=steps)
+
+    def call_ints(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        return int_values(getattr(self.calls, name))
+
+
+@pytest.mark.parametrize(("key", "stop", "wanted", "expected"), [
+    (_CALL_TURN, 8, {2, None}, [2, 3, 5]),
+    (_CALL_TURN, 4, {2, None}, [2, 3]),  # only the calls before ``stop``
+    (_CALL_TURN, 8, {"2"}, [6]),  # a turn that is not an int is compared as it is
+    (_CALL_TURN, 8, {True}, [0, 1, 7]),  # as a set has it: True == 1
+    (_CALL_TURN, 8, {1 << 70}, []),  # beyond int64: no int64 holds it
+    (_CALL_STEP_KEY, 8, {(2, 1), (None, 1)}, [3, 5]),
+    (_CALL_STEP_KEY, 8, {(1, 2)}, [1]),
+])
+def test_calls_are_found_by_key_as_a_scan_of_every_call_finds_them(
+        key: Any, stop: int, wanted: set[Any], expected: list[int]) -> None:
+    """Calls of turns 1, 1, 2, None, 3, 2, "2", 1 (steps 1, 2, 2, 1, 1, 1, 1, 3): the
+    positions before ``stop`` whose key is in ``wanted`` (worked by hand)."""
+    view = _CallsView([1, 1, 2, None, 3, 2, "2", 1], [1, 2, 2, 1, 1, 1, 1, 3])
+    assert key.positions(view, stop, wanted) == expected
+
+
+def test_a_table_read_from_a_position_or_at_positions_joins_only_the_parts_there() -> None:
+    """A table of events with turns 1, 2, 3 (the first two kept) then 7, 8: read from
+    position 1 and at positions 0, 3, -1, as the whole column reads, without making it."""
+    events = [{"type": "turn/start", "seq": seq, "data": {"turn": turn}}
+              for seq, turn in enumerate((1, 2, 3, 7, 8))]
+    table = ViewTable.of_events(events[:3]).head_then(2, ViewTable.of_events(events[3:]))
+    assert table.column_from("turn", 2).tolist() == [7, 8]
+    assert table.column_from("turn", 1).tolist() == [2, 7, 8]
+    assert table.take("turn", np.array([0, 3, -1])).tolist() == [1, 8, 8]
+    assert table.take("turn", np.array([], dtype=np.int64)).tolist() == []
+    assert table.column("turn").tolist() == [1, 2, 7, 8]  # made now, then read from it
+    assert table.column_from("turn", 1).tolist() == [2, 7, 8]
+    assert table.take("turn", [2]).tolist() == [7]

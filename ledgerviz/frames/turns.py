@@ -21,7 +21,7 @@ from ledgerviz.frames.columns import (
 )
 from ledgerviz.frames.keys import int64_of, keyed_counts, latest_in_rows, nullable, opened_rows
 from ledgerviz.frames.view import SessionsView
-from ledgerviz.frames.view_table import integer_array
+from ledgerviz.frames.view_table import ViewTable, integer_array
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.result_columns import STATUS_CODE
@@ -100,11 +100,11 @@ def turn_arrays(view: SessionsView) -> dict[str, np.ndarray]:
     positions = view.positions_of(TURN_EVENTS)
     kinds = view.type_array[positions]  # a categorical: compared by code
     is_start, is_end = kinds == "turn/start", kinds == "turn/end"
-    sessions, turns = view.sessions[positions], view.table.column("turn")[positions]
+    sessions, turns = view.sessions[positions], view.table.take("turn", positions)
     row, openers = opened_rows([sessions, turns], is_start)
     count = len(openers)
     end = latest_in_rows(count, row[is_end], positions[is_end])
-    reasons = view.table.column("end_reason")[end]
+    reasons = view.table.take("end_reason", end)
     reasons[end < 0] = None
     return {
         "session": sessions[openers],
@@ -242,8 +242,8 @@ def step_arrays(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE
     steps = np.flatnonzero(~requests)  # the indices (into positions) of the step events
     is_start = kinds[steps] == "step/start"
     step_row, step_openers = opened_rows(
-        [sessions[steps], table.column("turn")[positions[steps]],
-         table.column("step")[positions[steps]]], is_start)
+        [sessions[steps], table.take("turn", positions[steps]),
+         table.take("step", positions[steps])], is_start)
     openers = steps[step_openers]
     count = len(openers)
     row = np.full(len(positions), -1, dtype=np.int64)
@@ -263,16 +263,16 @@ def step_arrays(view: SessionsView, route: tuple[Any, Any] = NO_ROUTE
     source = sources[order][last]  # per row: a position, -1 ``route``, -2 no route
     out: dict[str, np.ndarray] = {
         "session": sessions[openers],
-        "turn": table.column("turn")[positions[openers]],
-        "step": table.column("step")[positions[openers]],
+        "turn": table.take("turn", positions[openers]),
+        "step": table.take("step", positions[openers]),
         "start": np.where(kinds[openers] == "step/start", positions[openers], -1),
         "end": latest_in_rows(count, row[kinds == "step/end"],
                               positions[kinds == "step/end"]),
-        **{name: _route_values(table.column(name), source, value)
+        **{name: _route_values(table, name, source, value)
            for name, value in zip(("provider", "model"), route, strict=True)},
     }
     for name in USAGE_COLUMNS:
-        counts = table.column(name)[positions[assistants]]
+        counts = table.take(name, positions[assistants])
         counted = counts != MISSING  # the table holds a usable count or none
         out[name] = _sums(count, row[assistants][counted], counts[counted], name,
                           partial(_step_named, view, out))
@@ -291,7 +291,7 @@ def _step_named(view: SessionsView, rows: dict[str, np.ndarray], row: int) -> st
 
 def _named(table: Any, positions: np.ndarray) -> np.ndarray:
     """Return whether the events at ``positions`` name a model (see ``EventTable.model``)."""
-    return np.not_equal(table.column("model")[positions], None)
+    return np.not_equal(table.take("model", positions), None)
 
 
 def _routes(positions: np.ndarray, sessions: np.ndarray, setters: np.ndarray) -> np.ndarray:
@@ -322,10 +322,10 @@ def _open_rows(sessions: np.ndarray, rows: np.ndarray, starts: np.ndarray,
     return np.where(is_open, rows[at], -1)
 
 
-def _route_values(column: np.ndarray, sources: np.ndarray, given: Any) -> np.ndarray:
+def _route_values(table: ViewTable, name: str, sources: np.ndarray, given: Any) -> np.ndarray:
     """Return a route slot per row from where each row's route comes from (``_routes``,
-    or an assistant's own position): the column's value there, ``given``, or None."""
-    values = column[np.maximum(sources, 0)]
+    or an assistant's own position): column ``name``'s value there, ``given``, or None."""
+    values = table.take(name, np.maximum(sources, 0))
     values[sources == -1] = given
     values[sources == -2] = None
     return values
@@ -368,7 +368,7 @@ def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
     if not len(named):
         return NO_ROUTE
     last = named[-1]
-    return view.table.column("provider")[last], view.table.column("model")[last]
+    return view.table.take("provider", [last])[0], view.table.take("model", [last])[0]
 
 
 def step_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None

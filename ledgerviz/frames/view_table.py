@@ -187,6 +187,25 @@ class ViewTable:
             return self.column(name)[start:]
         return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
+    def take(self, name: str, positions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """Return ``column(name)[positions]`` (-1: the last position), reading only the parts
+        holding ``positions`` when the column is not made (a fork child's rows from its own
+        few events on read no copy of its inherited column)."""
+        if name in self._made or len(self._parts) == 1:
+            return self.column(name)[positions]
+        wanted = np.asarray(positions, dtype=np.int64)
+        wanted = np.where(wanted < 0, wanted + len(self), wanted)
+        out, offset = None, 0
+        for part in self._parts:
+            inside = (wanted >= offset) & (wanted < offset + len(part))
+            if len(part) and inside.any():
+                values = part.column(name)[wanted[inside] - offset]
+                if out is None:
+                    out = np.empty(len(wanted), dtype=values.dtype)
+                out[inside] = values
+            offset += len(part)
+        return self._parts[-1].column(name)[wanted] if out is None else out
+
     def ints(self, name: str, start: int = 0) -> pd.arrays.IntegerArray:
         """Return the int column ``name`` from position ``start`` on as ``Int64``."""
         return integer_array(self.column_from(name, start))

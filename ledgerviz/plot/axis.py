@@ -31,6 +31,8 @@ def time_axes(events: pd.DataFrame, codes: np.ndarray, names: Sequence[str],
     whether its concrete axis is time: ``auto`` picks time only when every logged event of
     the session has a time; ``time`` raises for a session without any event time."""
     check_axis(axis)
+    if axis == "order":
+        return np.zeros(len(names), dtype=bool)
     logged = events["seq"].notna().to_numpy() & (codes >= 0)
     timed = events["time"].notna().to_numpy()
     count = np.bincount(codes[logged], minlength=len(names))
@@ -39,9 +41,7 @@ def time_axes(events: pd.DataFrame, codes: np.ndarray, names: Sequence[str],
         for index in np.flatnonzero(with_time == 0).tolist():
             raise ValueError(f"session {names[index]!r} records no event times; use axis='order'")
         return np.ones(len(names), dtype=bool)
-    if axis == "auto":
-        return (count > 0) & (with_time == count)
-    return np.zeros(len(names), dtype=bool)
+    return (count > 0) & (with_time == count)  # auto
 
 
 def epoch_ms(times: pd.Series) -> np.ndarray:

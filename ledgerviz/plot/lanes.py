@@ -61,11 +61,11 @@ def floats(values: pd.Series) -> np.ndarray:
     return pd.array(values, dtype="Int64").to_numpy(dtype=float, na_value=np.nan)
 
 
-def flags(values: pd.Series) -> np.ndarray:
-    """Return a nullable boolean column as bools, False where missing."""
+def flags(values: pd.Series, missing: bool = False) -> np.ndarray:
+    """Return a nullable boolean column as bools, ``missing`` where missing."""
     if isinstance(values.array, pd.arrays.BooleanArray):  # (no copy on the way)
-        return values.array.to_numpy(dtype=bool, na_value=False)
-    return values.fillna(False).astype(bool).to_numpy()
+        return values.array.to_numpy(dtype=bool, na_value=missing)
+    return values.fillna(missing).astype(bool).to_numpy()
 
 
 def is_value(values: pd.Series, value: str) -> np.ndarray:

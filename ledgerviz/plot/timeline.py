@@ -111,8 +111,7 @@ def _counts(frames: SessionFrames, codes: Codes, sessions: int) -> _Counts:
     status = frames.calls["status"]
     return _Counts(
         per_session(codes.turns), per_session(codes.events),
-        per_session(codes.events, ~frames.events["recorded"].fillna(True).astype(bool)
-                    .to_numpy()),
+        per_session(codes.events, ~lanes.flags(frames.events["recorded"], missing=True)),
         per_session(codes.calls),
         {s: per_session(codes.calls, lanes.is_value(status, s)) for s in style.STATUS_ORDER})
 
@@ -179,12 +178,24 @@ def _views(frames: SessionFrames, codes: Codes, on_time: np.ndarray,
         return [None] * n
     if x_range != "incident":
         return [(float(x_range[0]), float(x_range[1]))] * n
-    seqs = pd.Series(lanes.floats(frames.events["seq"])).groupby(codes.events).agg(["min", "max"])
+    extents = _seq_extents(lanes.floats(frames.events["seq"]), codes.events, n)
     views: list[tuple[float, float] | None] = [None] * n
     for s in range(n):
-        if incidents[s] and not on_time[s] and s in seqs.index:
-            views[s] = incident_view(incidents[s][0], *seqs.loc[s].tolist())
+        if incidents[s] and not on_time[s] and extents[s] is not None:
+            views[s] = incident_view(incidents[s][0], *extents[s])
     return views
+
+
+def _seq_extents(seqs: np.ndarray, codes: np.ndarray, n: int) -> list[tuple[float, float] | None]:
+    """Return the lowest and highest seq of each of ``n`` sessions (``codes``: each row's;
+    NaN for a session whose rows have none), None for a session without rows."""
+    rows = np.bincount(codes[codes >= 0], minlength=n)
+    if n == 1 and rows[0] == len(codes):  # one session: no grouping
+        logged = seqs[~np.isnan(seqs)]
+        return [(float(logged.min()), float(logged.max())) if len(logged)
+                else (np.nan, np.nan)] if len(codes) else [None]
+    found = pd.Series(seqs).groupby(codes).agg(["min", "max"])
+    return [tuple(found.loc[s].tolist()) if rows[s] else None for s in range(n)]
 
 
 def _specs(frames: SessionFrames, codes: Codes, names: Sequence[str], titles: Sequence[str],
