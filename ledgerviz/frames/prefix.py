@@ -70,6 +70,13 @@ _UNSLICEABLE = frozenset({"assistant/message", "request/header", "request/contex
 """Event types after the shared events that make a prefix's frames be built from scratch:
 they would add calls, or change a step's route."""
 
+WHOLE_ROWS_PART = 8
+"""When more than this part of the whole session's calls come after the first a cut's
+differ in (a cut far from the session's end), the row of every call is looked up once per
+key and kept for every cut; else only the rows of those calls are (a cut or a fork near the
+end makes no pass over every call)."""
+
+
 class PrefixFrames(Frames):
     """The frames of one session whose analysis begins with the first ``shared`` events of
     ``base``'s, sliced from ``base``'s frames (see the module docstring)."""
@@ -207,10 +214,15 @@ class PrefixFrames(Frames):
         """Return, in order, those of the first ``count`` whole-session ``rows`` whose count
         may differ: a call after :attr:`_same_calls` (the whole session's, or the
         analysis', keyed ``own_keys``) is keyed to them."""
-        whole_keys = key_of.keys(self._base.analysis.call_columns, self._same_calls)
-        whole, own = rows.rows_of(whole_keys), rows.rows_of(own_keys)
+        same, calls = self._same_calls, self._base.analysis.call_columns
+        if len(calls) - same > len(calls) // WHOLE_ROWS_PART:
+            whole = self._base.call_rows(key_of, rows, lambda: key_of.keys(calls, 0))
+            whole = None if whole is None else whole[same:]
+        else:
+            whole = rows.rows_of(key_of.keys(calls, same))
+        own = rows.rows_of(own_keys)
         if whole is None or own is None:  # rows share a key: look for the keys row by row
-            changed = {*whole_keys, *own_keys}
+            changed = {*key_of.keys(calls, same), *own_keys}
             return list(compress(range(count), map(changed.__contains__, rows.call_keys)))
         found = np.concatenate([whole, own])
         return np.unique(found[(found >= 0) & (found < count)]).tolist()

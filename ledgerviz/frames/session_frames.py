@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from copy import copy
 from dataclasses import fields
 from functools import cached_property, partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +38,7 @@ class SessionFrames:
         self.frames = _WholeFrames([(key, log, analysis)], self)
         self._recorded_before = np.cumsum(np.frombuffer(analysis.marks.recorded, np.int8),
                                           dtype=np.int64)
+        self._call_rows: dict[object, np.ndarray | None] = {}
 
     def serving(self, analysis: Analysis) -> SessionFrames | None:
         """Return these frames for ``analysis``, another policy's analysis of the same
@@ -73,6 +76,15 @@ class SessionFrames:
     def step_rows(self) -> Rows:
         """Return the whole session's step rows."""
         return Rows(step_rows(self.frames.view))
+
+    def call_rows(self, key: object, rows: Rows, keys: Callable[[], list[Any]]
+                  ) -> np.ndarray | None:
+        """Return the row of ``rows`` each call of the whole session is counted in, ``keys()``
+        giving each call's key (``key``, a frame's; see :meth:`Rows.rows_of`): made once per
+        key."""
+        if key not in self._call_rows:
+            self._call_rows[key] = rows.rows_of(keys())
+        return self._call_rows[key]
 
     @cached_property
     def tool_positions(self) -> ToolPositions | None:

@@ -158,6 +158,10 @@ def test_the_explorer_opens_on_the_incident_at_100k_events(
                      "s.details.includes('seq ' + seq)", [call_id, dispatched],
                      "the call found by its id")
     assert "outcome unknown" in found["details"], found
+    # and the timeline moves from the zoomed range to the call
+    page.wait_for_function(f"() => {{ const [lo, hi] = ({PLOT})().range; "
+                           f"return lo <= {dispatched} && {dispatched} <= hi; }}",
+                           timeout=STEP_MS)
     page.locator(OUTPUT).first.screenshot(path=str(tmp_path / "found.png"))
 
     # 4. a session switch: busy meanwhile, and once the summary names the new session
