@@ -19,7 +19,8 @@ from ledgerviz.frames.events import TOOL_EVENTS, event_columns
 from ledgerviz.frames.fork_frames import ForkFrames
 from ledgerviz.frames.joined import JoinedFrames
 from ledgerviz.frames.prefix import _CALL_STEP_KEY, _CALL_TURN, PrefixFrames
-from ledgerviz.frames.session_frames import ToolPositions
+from ledgerviz.frames.rows import Rows
+from ledgerviz.frames.session_frames import ToolPositions, int_call_rows
 from ledgerviz.frames.story import StoryFrames
 from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.plot.story import fork_pair, fork_story
@@ -347,3 +348,32 @@ def test_a_table_read_from_a_position_or_at_positions_joins_only_the_parts_there
     assert table.column("turn").tolist() == [1, 2, 7, 8]  # made now, then read from it
     assert table.column_from("turn", 1).tolist() == [2, 7, 8]
     assert table.take("turn", [2]).tolist() == [7]
+
+
+@pytest.mark.parametrize(("fields", "rows", "calls", "expected"), [
+    (("turn",), {"turn": [1, 2, 3]}, {"turn": [2, 2, 5, 1]}, [1, 1, -1, 0]),
+    (("turn", "step"), {"turn": [1, 1, 2], "step": [1, 2, 1]},
+     {"turn": [1, 2, 2], "step": [2, 1, 2]}, [1, 2, -1]),
+    (("turn",), {"turn": [1, 1]}, {"turn": [1]}, None),  # two rows share a key
+    (("turn",), {"turn": [1, None]}, {"turn": [1]}, None),  # a key that is not an int
+    (("turn",), {"turn": [1]}, {"turn": [None]}, None),
+    (("turn", "step"), {"turn": [1 << 31], "step": [1]}, {"turn": [1], "step": [1]}, None),
+])
+def test_every_calls_row_is_found_by_numpy_where_every_key_is_an_int(
+        fields: tuple[str, ...], rows: dict[str, list[Any]], calls: dict[str, list[Any]],
+        expected: list[int] | None) -> None:
+    """The row each call is counted in (-1: none), worked by hand; None where the rows
+    must be looked up one by one (``Rows.rows_of``)."""
+    count = len(rows["turn"])
+    table = Rows({"session": [0] * count, **rows, "last": list(range(count))})
+    view = _CallsView(calls["turn"], calls.get("step", [None] * len(calls["turn"])))
+    found = int_call_rows(_SizedCalls(view), table, fields)  # type: ignore[arg-type]
+    assert (None if found is None else found.tolist()) == expected
+
+
+class _SizedCalls:
+    """A ``_CallsView`` whose calls have a length."""
+
+    def __init__(self, view: _CallsView) -> None:
+        self.calls = [None] * len(view.calls.turn)
+        self.call_ints = view.call_ints

@@ -216,7 +216,8 @@ class PrefixFrames(Frames):
         analysis', keyed ``own_keys``) is keyed to them."""
         same, calls = self._same_calls, self._base.analysis.call_columns
         if len(calls) - same > len(calls) // WHOLE_ROWS_PART:
-            whole = self._base.call_rows(key_of, rows, lambda: key_of.keys(calls, 0))
+            whole = self._base.call_rows(key_of, rows, key_of.fields,
+                                         lambda: key_of.keys(calls, 0))
             whole = None if whole is None else whole[same:]
         else:
             whole = rows.rows_of(key_of.keys(calls, same))

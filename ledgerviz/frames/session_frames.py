@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.frames import Frames
+from ledgerviz.frames.columns import int_values
 from ledgerviz.frames.events import (
     TOOL_EVENTS,
 )
@@ -77,19 +78,49 @@ class SessionFrames:
         """Return the whole session's step rows."""
         return Rows(step_rows(self.frames.view))
 
-    def call_rows(self, key: object, rows: Rows, keys: Callable[[], list[Any]]
-                  ) -> np.ndarray | None:
-        """Return the row of ``rows`` each call of the whole session is counted in, ``keys()``
-        giving each call's key (``key``, a frame's; see :meth:`Rows.rows_of`): made once per
-        key."""
+    def call_rows(self, key: object, rows: Rows, fields: tuple[str, ...],
+                  keys: Callable[[], list[Any]]) -> np.ndarray | None:
+        """Return the row of ``rows`` each call of the whole session is counted in (see
+        :meth:`Rows.rows_of`; made once per ``key``, a frame's): found by numpy where every
+        key (the calls' ``fields``) is an int (pair), else from ``keys()``, each call's key."""
         if key not in self._call_rows:
-            self._call_rows[key] = rows.rows_of(keys())
+            found = int_call_rows(self.frames.view, rows, fields)
+            self._call_rows[key] = rows.rows_of(keys()) if found is None else found
         return self._call_rows[key]
 
     @cached_property
     def tool_positions(self) -> ToolPositions | None:
         """Return the positions of the tool events by seq (see :class:`ToolPositions`)."""
         return ToolPositions.of(self.frames.view)
+
+
+PAIR_BITS = 31
+"""A (turn, step) pair of ints from 0 to 2**31 - 1 is one int64 key."""
+
+
+def int_call_rows(view: SessionsView, rows: Rows, fields: tuple[str, ...]) -> np.ndarray | None:
+    """Return :meth:`Rows.rows_of` the key (``fields``: the turn, or the turn and step) of
+    every call of a one-session ``view``, found by sorting the rows' keys and searching
+    them; None (look them up one by one) unless every key is an int (a turn and a step from
+    0 to 2**31 - 1) and no two rows share one."""
+    row_keys, call_keys = np.zeros(len(rows.reach), dtype=np.int64), np.zeros(
+        len(view.calls), dtype=np.int64)
+    for name in fields:
+        (values, missing), (held, absent) = view.call_ints(name), int_values(rows.rows[name])
+        if missing.any() or absent.any() or not len(held):
+            return None
+        if len(fields) > 1:
+            if (min(values.min(initial=0), held.min()) < 0
+                    or max(values.max(initial=0), held.max()) >> PAIR_BITS):
+                return None
+            row_keys, call_keys = row_keys << PAIR_BITS, call_keys << PAIR_BITS
+        row_keys, call_keys = row_keys | held, call_keys | values
+    order = np.argsort(row_keys, kind="stable")
+    ordered = row_keys[order]
+    if (ordered[1:] == ordered[:-1]).any():
+        return None
+    at = np.minimum(np.searchsorted(ordered, call_keys), len(ordered) - 1)
+    return np.where(ordered[at] == call_keys, order[at], -1)
 
 
 class ToolPositions:
