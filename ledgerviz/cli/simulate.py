@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +18,7 @@ from ledgerviz.cli.output import (
     open_output,
 )
 from ledgerviz.cli.text import say_error, terminal_safe
+from ledgerviz.ledger.overwrite import ledger_held, refusal
 from ledgerviz.progress import TURNS_THRESHOLD, progress
 from ledgerviz.simulate import SCENARIOS, write_scenario
 from ledgerviz.simulate.writer import watching
@@ -108,7 +111,11 @@ def _turns_drawn(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _write_folder(args: argparse.Namespace) -> list[str]:
-    """Write a multi-session scenario into the folder ``args.output``; return the files."""
+    """Write a multi-session scenario into the folder ``args.output``; return the files.
+
+    The ledgers are written into a staging folder inside it first, then moved into place,
+    none of them if one would replace a file holding a ledger (``overwrite.ledger_held``).
+    """
     if args.output == "-":
         raise OutputError(f"scenario {args.scenario!r} writes a folder of ledgers, not one stream")
     folder = Path(args.output)
@@ -116,8 +123,22 @@ def _write_folder(args: argparse.Namespace) -> list[str]:
         raise OutputError(
             f"{folder} is a symbolic link; refusing to write through it (or pass --follow-symlinks)"
         )
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file; scenario {args.scenario!r} writes a folder of "
+                         "ledgers")
     try:
-        written = write_scenario(args.scenario, folder, seed=args.seed, turns=args.turns)
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".ledgerviz-simulate-", dir=folder) as staging:
+            written = write_scenario(args.scenario, Path(staging), seed=args.seed,
+                                     turns=args.turns)
+            places = [folder / path.relative_to(staging) for path in written]
+            for place in places:
+                held = ledger_held(place)
+                if held is not None:
+                    raise OutputError(refusal(place, held))
+            for path, place in zip(written, places, strict=True):
+                place.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, place)
     except OSError as error:
         raise OutputError(f"cannot write {folder}: {error.strerror or error}") from error
-    return [str(path) for path in written]
+    return [str(place) for place in places]

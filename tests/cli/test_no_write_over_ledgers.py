@@ -82,3 +82,30 @@ def test_to_otlp_refuses_to_write_over_a_ledger(tmp_path: Path) -> None:
     with pytest.raises(OtlpError, match="codex format"):
         to_otlp(ledgerviz.load(source), output=other)
     assert other.read_bytes() == before
+
+
+def test_a_folder_scenario_moves_none_of_its_ledgers_over_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``subagent`` writes parent.jsonl and child.jsonl: staged, then moved into place only
+    when neither would replace a ledger; a ledger of another name stays beside them."""
+    pair = tmp_path / "pair"
+    pair.mkdir()
+    shutil.copy(DATA / "codex" / "basic.jsonl", pair / "other.jsonl")
+    assert main(["simulate", "--scenario", "subagent", "-o", str(pair)]) == 0
+    names = ["child.jsonl", "other.jsonl", "parent.jsonl"]
+    assert sorted(path.name for path in pair.iterdir()) == names
+    before = {path.name: path.read_bytes() for path in pair.iterdir()}
+    capsys.readouterr()
+    assert main(["simulate", "--scenario", "subagent", "--seed", "1", "-o", str(pair)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a ledger ledgerviz reads (dsh format); refusing to overwrite it" in err
+    assert {path.name: path.read_bytes() for path in pair.iterdir()} == before  # no staging left
+
+    codex = tmp_path / "codex"
+    codex.mkdir()
+    shutil.copy(DATA / "codex" / "basic.jsonl", codex / "parent.jsonl")
+    assert main(["simulate", "--scenario", "subagent", "-o", str(codex)]) == 2
+    assert f"{codex / 'parent.jsonl'} holds a ledger ledgerviz reads (codex format)" in \
+        capsys.readouterr().err
+    assert [path.name for path in codex.iterdir()] == ["parent.jsonl"]  # child not moved either
+    assert (codex / "parent.jsonl").read_bytes() == (DATA / "codex" / "basic.jsonl").read_bytes()
