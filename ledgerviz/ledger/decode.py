@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticSink
+from ledgerviz.ledger.diagnostics import DiagnosticSink, PendingDiagnostics
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 
@@ -112,6 +112,13 @@ def _decode_all(
             else:
                 log.add(line, *describe_undecodable(raw, error))
     return values
+
+
+def exact_again(raw: bytes) -> Any:
+    """Return the exact value of a line a reader decodes a second time, one that held an
+    integer beyond 64 bits when first read (its warning given then); raise ValueError if
+    it no longer decodes."""
+    return exact_value(raw, 0, PendingDiagnostics())
 
 
 def exact_value(raw: bytes, line: int, log: DiagnosticSink, message: str = BIG_INTEGER) -> Any:

@@ -17,8 +17,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.decode import exact_value
-from ledgerviz.ledger.diagnostics import PendingDiagnostics
+from ledgerviz.ledger.decode import exact_again
 from ledgerviz.ledger.formats.claude_code_records import (
     INTERRUPT_FOR_TOOL,
     Record,
@@ -208,7 +207,7 @@ def _decoded(run: bytes, count: int, exact: list[int]) -> list[Any]:
     lines = run.split(b"\n")
     exact_ones = set(exact)
     try:
-        return [exact_value(line, 0, PendingDiagnostics()) if at in exact_ones
+        return [exact_again(line) if at in exact_ones
                 else orjson.loads(line) for at, line in enumerate(lines)]
     except ValueError:  # orjson.JSONDecodeError is one
         return []

@@ -29,8 +29,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.decode import exact_value
-from ledgerviz.ledger.diagnostics import DiagnosticLog
+from ledgerviz.ledger.decode import exact_again
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
 from ledgerviz.ledger.formats.sealed import SealedEvents
@@ -141,7 +140,7 @@ class Derivation:
             data = self.source.read(base, starts.stop(run[-1]) + 1)
             for line in run:
                 start, stop = starts.start(line) - base, starts.stop(line) - base
-                record = _decoded(data[start:stop], line, self.source.path)
+                record = _decoded(data[start:stop])
                 if (record.__class__ is not dict or data[stop:stop + 1] not in (b"\n", b"")
                         or (start and data[start - 1] != 10)):
                     raise LedgerChangedError(
@@ -351,12 +350,12 @@ class DerivedStore:
         self._sealed = stop
 
 
-def _decoded(raw: bytes, line: int, path: str) -> Any:
+def _decoded(raw: bytes) -> Any:
     """Return the value of a line read again as the reader decoded it (an integer beyond
     64 bits kept exact, its warning given when it was read), or None if it is no JSON."""
     try:
         if may_hold_big_integers(raw):
-            return exact_value(raw, line, DiagnosticLog(path, strict=False))
+            return exact_again(raw)
         return orjson.loads(raw)
     except ValueError:  # orjson.JSONDecodeError is one
         return None
