@@ -120,9 +120,9 @@ def test_a_session_log_counts_its_diagnostics(tmp_path: Path, lines: int, said: 
     assert repr(log).endswith(f"diagnostics: {said}>")
 
 
-@pytest.mark.parametrize(("lines", "said"), [(1, "0 lines"), (2, "1 line"), (3, "2 lines")])
-def test_not_a_ledger_counts_the_lines_skipped_after_line_1(tmp_path: Path, lines: int,
-                                                            said: str) -> None:
+@pytest.mark.parametrize(("lines", "said"), [(1, "1 line"), (2, "2 lines"), (3, "3 lines")])
+def test_not_a_ledger_counts_every_line_skipped(tmp_path: Path, lines: int, said: str) -> None:
+    """Line 1, no header, is a line lost like the rest (it said "0 lines" of a 1-line file)."""
     path = tmp_path / "nope.txt"
     path.write_text("nope\n" * lines, encoding="utf-8")
     (diagnostic,) = ledgerviz.load(path).diagnostics

@@ -243,6 +243,8 @@ class FileScan:
             self._opening_text = lines[0][:40].decode("utf-8", "backslashreplace")
             self.header = read_header(lines[0], self.log)
             if not self.header.line_is_event:
+                if not self.header.fields:  # neither a header nor an event: a line lost
+                    self.skipped += 1
                 lines, first_line = lines[1:], first_line + 1
             if self.header.readable:
                 self._state = CheckState(runtime=self.runtime, compact_ids=self.compact_ids)

@@ -83,4 +83,4 @@ def test_two_files_that_are_no_ledgers_are_bad_input(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"ledgerviz diff: {broken}: not a ledger: no line is a JSON "
-                                   "event (line 1: '{\"type\":\"session\"'; 0 lines skipped)")
+                                   "event (line 1: '{\"type\":\"session\"'; 1 line skipped)")

@@ -151,4 +151,4 @@ def test_not_a_ledger_is_said_once(tmp_path: Path) -> None:
     path.write_bytes(cases()["not-a-ledger-csv.jsonl"])
     (log,) = read_sessions(path)
     assert [(d.kind, d.line) for d in log.diagnostics] == [("not_a_ledger", 1)]
-    assert log.lines_skipped == 399  # every line after line 1
+    assert log.lines_skipped == 400  # every line, line 1 (no header) too

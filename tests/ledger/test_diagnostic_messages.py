@@ -200,11 +200,11 @@ def test_header_and_file_level_messages_word_for_word() -> None:
 def test_a_binary_file_is_not_a_ledger_and_its_first_bytes_are_quoted_escaped() -> None:
     opening = b"\xff\xfe binary"
     shown = opening.decode("utf-8", "backslashreplace")  # what the message quotes
-    # line 1 is read as the header; the two lines after it give no event
+    # line 1 is no header and the two lines after it give no event: 3 lines lost
     log = read_session("x.jsonl", opening + b"\n\x00\x01\n\x02\n")
     assert [(d.path, d.kind, d.line, d.severity, d.message) for d in log.diagnostics] == [
         ("x.jsonl", "not_a_ledger", 1, "error",
-         f"not a ledger: no line is a JSON event (line 1: {shown!r}; 2 lines skipped)"),
+         f"not a ledger: no line is a JSON event (line 1: {shown!r}; 3 lines skipped)"),
     ]
 
 
@@ -266,5 +266,5 @@ def test_a_file_that_is_not_a_ledger_quotes_the_first_40_bytes_of_line_1() -> No
     log = read_session("x.jsonl", first + b"\n" + b"a,b\n")
     assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
         ("not_a_ledger", 1, "not a ledger: no line is a JSON event "
-         f"(line 1: {'0123456789' * 4!r}; 1 line skipped)"),  # line 1: the missing header
+         f"(line 1: {'0123456789' * 4!r}; 2 lines skipped)"),  # line 1 is no header either
     ]

@@ -254,7 +254,7 @@ def test_repeated_diagnostics_are_capped_with_a_count() -> None:
 def test_a_file_that_is_not_a_ledger_says_so_once() -> None:
     log = read_session("x.jsonl", b"a,b\n1,2\n" * 500)
     assert [(d.kind, d.line) for d in log.diagnostics] == [("not_a_ledger", 1)]
-    assert log.lines_skipped == 999 and log.events == []  # line 1 is the (missing) header
+    assert log.lines_skipped == 1000 and log.events == []  # line 1, no header, is lost too
 
 
 def test_a_byte_order_mark_is_read_past_with_an_error() -> None:
