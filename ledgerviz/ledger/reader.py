@@ -49,6 +49,10 @@ length in code units is at most its length in bytes (and at least a third of it)
 COMPRESSION_MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "Zstandard"}
 """Leading bytes of compressed files, and the format they announce."""
 
+UTF16_BOMS = {b"\xff\xfe": "little", b"\xfe\xff": "big"}
+"""UTF-16's byte order marks and the byte order each announces (a shell redirect on Windows
+writes such files)."""
+
 UNDECODABLE_KINDS = frozenset(
     {"bad_header", "invalid_json", "invalid_utf8", "blank_line", "torn_tail", "line_too_long",
      "more_diagnostics"}
@@ -341,7 +345,7 @@ def opened_chunks(chunks: Iterator[Chunk], log: DiagnosticLog,
                   bom: tuple[str, Severity] = BOM_NOTE) -> Iterator[bytes] | None:
     """Return a file's chunks with a leading byte order mark dropped (``bom``: the message
     and severity it is reported with), or None (with its diagnostic in ``log``) for a file
-    that gives no lines: unreadable or compressed."""
+    that gives no lines: unreadable, compressed or UTF-16."""
     first = next(chunks, b"")
     if isinstance(first, SourceProblem):
         log.add(1, first.kind, first.message)
@@ -349,6 +353,11 @@ def opened_chunks(chunks: Iterator[Chunk], log: DiagnosticLog,
     if first.startswith(UTF8_BOM):
         log.add(1, "byte_order_mark", *bom)
         first = first[len(UTF8_BOM):]
+    elif order := UTF16_BOMS.get(first[:2]):
+        message = (f"file is UTF-16 ({order}-endian byte order mark), not UTF-8: not read; "
+                   "convert it first (e.g. iconv -f UTF-16 -t UTF-8)")
+        log.add(1, "byte_order_mark", message)
+        return None
     for magic, name in COMPRESSION_MAGIC.items():
         if first.startswith(magic):
             message = f"{name}-compressed file: decompress it first (ledgerviz reads JSONL)"

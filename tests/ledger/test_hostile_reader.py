@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from ledger_lines import HEADER, assistant_calls, encode, mark, tool_result, turn_start
 
+import ledgerviz
 from ledgerviz.ledger import (
     LedgerError,
     UnreadableSourceError,
@@ -263,12 +264,46 @@ def test_a_byte_order_mark_is_read_past_with_an_error() -> None:
     assert log.header == HEADER and len(log.events) == 1
 
 
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@pytest.mark.parametrize(("fmt", "sample"), [("dsh", None),
+                                             ("claude_code", "claude_code/basic.jsonl"),
+                                             ("codex", "codex/basic.jsonl"),
+                                             ("gemini", "gemini/basic.jsonl")])
+@pytest.mark.parametrize(("encoding", "order"), [("utf-16-le", "little"), ("utf-16-be", "big")])
+def test_a_utf16_file_is_one_error_that_says_how_to_convert_it(
+        tmp_path: Path, fmt: str, sample: str | None, encoding: str, order: str) -> None:
+    # what a Windows shell redirect writes: a byte order mark, then two bytes per character
+    text = (DATA / sample).read_text("utf-8") if sample else encode([HEADER]).decode()
+    path = tmp_path / "redirected.jsonl"
+    path.write_bytes("\ufeff".encode(encoding) + text.encode(encoding))
+    (log,) = ledgerviz.load(path, format=fmt).sessions
+    said = [(d.kind, d.line, d.severity, d.message) for d in log.diagnostics
+            if d.severity != "info"]  # Claude Code's line counts are told as info
+    assert said == [
+        ("byte_order_mark", 1, "error",
+         f"file is UTF-16 ({order}-endian byte order mark), not UTF-8: not read; "
+         "convert it first (e.g. iconv -f UTF-16 -t UTF-8)")]
+    assert log.events == []
+
+
 @pytest.mark.parametrize(("magic", "name"), [(b"\x1f\x8b\x08", "gzip"),
                                              (b"\x28\xb5\x2f\xfd", "Zstandard")])
 def test_compressed_content_says_it_is_compressed(magic: bytes, name: str) -> None:
     log = read_session("x.jsonl.gz", magic + b"\x00\x01rest")
     assert [(d.kind, d.line) for d in log.diagnostics] == [("compressed_file", 1)]
     assert log.diagnostics[0].message.startswith(f"{name}-compressed file")
+
+
+@pytest.mark.parametrize("fmt", ["dsh", "claude_code", "codex", "gemini"])
+def test_compressed_content_read_as_any_format_is_one_error(tmp_path: Path, fmt: str) -> None:
+    # the Codex reader raised "tabled before it was read to its end"
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"\x1f\x8b\x08\x00rest")
+    (log,) = ledgerviz.load(path, format=fmt).sessions
+    assert [(d.kind, d.severity) for d in log.diagnostics if d.severity != "info"] == [
+        ("compressed_file", "error")]
 
 
 def test_duplicate_keys_are_a_warning_when_asked_for() -> None:

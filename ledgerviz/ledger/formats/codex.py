@@ -129,11 +129,12 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
         chunks = rows.kept(chunks)
     first = next(chunks, b"")
     bom = isinstance(first, bytes) and first.startswith(UTF8_BOM)
-    starts = LineStarts(len(UTF8_BOM) if bom else 0, hold=options.origin is None)
-    reader = _Rollout(log, starts, (lambda: LineSource(path, starts.held()))
-                      if options.origin is None else rows.source)
-    records = Records(log, options.max_line, starts)
     data = opened_chunks(chain([first], chunks), log, BOM_WARNING)
+    reread = options.origin is not None and data is not None  # else: the lines are held
+    starts = LineStarts(len(UTF8_BOM) if bom else 0, hold=not reread)
+    reader = _Rollout(log, starts, rows.source if reread
+                      else (lambda: LineSource(path, starts.held())))
+    records = Records(log, options.max_line, starts)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         if data is not None:
             reader.read(records.read(data))
