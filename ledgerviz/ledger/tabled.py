@@ -32,8 +32,9 @@ import orjson
 from ledgerviz.ledger.checks import CheckedEvents, joined_lines
 from ledgerviz.ledger.fields import concatenated
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.ledger.lazy_events import END_KEPT, LazyEvents, LineSource
+from ledgerviz.ledger.lazy_events import LazyEvents
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS
+from ledgerviz.ledger.reread import END_KEPT, LineSource
 from ledgerviz.ledger.sources import UTF8_BOM, FileOrigin, SourceProblem
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.ledger.typed import TypedBlock

@@ -21,9 +21,9 @@ from ledgerviz.ledger.formats import ReadOptions, claude_code
 from ledgerviz.ledger.formats.claude_code_entries import Marks, RecordSource, entry_of
 from ledgerviz.ledger.formats.claude_code_records import record_of
 from ledgerviz.ledger.formats.claude_code_scan import scanned
-from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
 from ledgerviz.ledger.numbers import number_marks
 from ledgerviz.ledger.reader import READ_BYTES
+from ledgerviz.ledger.reread import LedgerChangedError, LineSource
 from ledgerviz.ledger.sources import FileChunks, FileOrigin, file_identity
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
@@ -81,7 +81,7 @@ def test_a_record_whose_bytes_no_longer_decode_is_a_changed_file() -> None:
     assert source.raw(0) == {"a": 1}
     cut = RecordSource(LineSource("t.jsonl", b'{"a":1}\n{"b":'), array("q", [0, 8]),
                        array("q", [7, 13]))  # the second record's line cut short since
-    with pytest.raises(LedgerChangedError, match="changed since it was read"):
+    with pytest.raises(LedgerChangedError, match="the line of record 1 is no longer where it"):
         cut.raw(1)
 
 

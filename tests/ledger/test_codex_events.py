@@ -14,7 +14,7 @@ import pytest
 
 from ledgerviz.ledger import formats, read_sessions
 from ledgerviz.ledger.formats import sealed
-from ledgerviz.ledger.lazy_events import END_KEPT, LedgerChangedError
+from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError
 
 T0 = 1767607200000
 """2026-01-05T10:00:00Z in epoch ms; line n is written at second n."""

@@ -12,8 +12,9 @@ import pytest
 from ledger_lines import HEADER, assistant_calls, encode, mark, tool_result, turn_start
 
 from ledgerviz.ledger import UnreadableSourceError, read_sessions
-from ledgerviz.ledger.lazy_events import END_KEPT, WINDOW, LazyEvents, LedgerChangedError
+from ledgerviz.ledger.lazy_events import WINDOW, LazyEvents
 from ledgerviz.ledger.reader import READ_BYTES
+from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError
 
 Writer = Callable[..., Path]
 
@@ -119,5 +120,5 @@ def test_a_line_moved_in_the_same_file_is_an_error_not_other_events(
     with path.open("r+b") as handle:  # same file, size and end: one line split in two
         handle.seek(middle)
         handle.write(b"\n")
-    with pytest.raises(LedgerChangedError, match="no longer where they were read"):
+    with pytest.raises(LedgerChangedError, match="the line of event 10 is no longer where"):
         log.events[0]

@@ -50,9 +50,9 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
 )
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.ledger.lazy_events import LineSource
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
+from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin
 from ledgerviz.ledger.tabled import TableRows
@@ -230,10 +230,10 @@ class _Places:
         (``exact``: it holds an integer beyond 64 bits)."""
         if exact:
             self.exact.append(len(self.starts))
-        if self._held is not None:
-            self._held.append(line)
+        if self._held is not None:  # held one a line, as in a file
+            self._held += (line, b"\n")
             offset = self._size
-            self._size += len(line)
+            self._size += len(line) + 1
         self.starts.append(offset)
         self.stops.append(offset + len(line))
 
@@ -243,8 +243,7 @@ class _Places:
             return RecordSource(LineSource(self.path, b"".join(self._held or ())),
                                 self.starts, self.stops, self.exact)
         assert self._rows is not None
-        lines = self._rows.source()
-        return RecordSource(lines, self.starts, self.stops, self.exact)
+        return RecordSource(self._rows.source(), self.starts, self.stops, self.exact)
 
 
 def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: DiagnosticLog,

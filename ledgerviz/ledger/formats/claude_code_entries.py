@@ -1,12 +1,12 @@
-"""What the Claude Code reader keeps of each record between its two passes (stdlib + orjson).
+"""What the Claude Code reader keeps of each record between its two passes.
 
 The first pass decodes every line once, checks it into a ``Record`` with its diagnostics,
 and keeps only an ``Entry``: the record's graph facts (what the branch plan, the
 sidechain split and the refusal scan read) and its place in the file. The decoded dict is
 let go at once, so a transcript is never held as dicts. The second pass writes the events
 record by record, each record decoded again from its line's bytes (``RecordSource``),
-read back from the file (or from the bytes held, for an input that cannot be read again),
-a run of lines at a time.
+read back from the file (or from the lines held, for an input that cannot be read again),
+a run of lines at a time (``reread.lines_again``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from typing import Any, NamedTuple
 
-import orjson
-
-from ledgerviz.ledger.decode import exact_again
 from ledgerviz.ledger.formats.claude_code_records import (
     INTERRUPT_FOR_TOOL,
     Record,
@@ -26,7 +23,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     is_rejection,
     new_record,
 )
-from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
+from ledgerviz.ledger.reread import LineSource, lines_again
 
 
 class Marks(NamedTuple):
@@ -177,37 +174,11 @@ class RecordSource:
         """Read and decode the lines of records ``index`` on (see ``RUN_BYTES``)."""
         follows = index == self._first + len(self._run)
         self._size = min(self._size * 2, RUN_BYTES[1]) if follows else RUN_BYTES[0]
-        starts, stops = self._start, self._stop
-        base = starts[index]
-        last = max(index, bisect_right(starts, base + self._size, index) - 1)
-        run = self._lines.read(base, stops[last])
-        if stops[last] - starts[index] != sum(stops[index:last + 1]) - sum(
-                starts[index:last + 1]) + last - index:  # other lines between: cut out
-            run = b"\n".join([run[starts[i] - base:stops[i] - base]
-                              for i in range(index, last + 1)])
+        starts = self._start
+        stop = max(index + 1, bisect_right(starts, starts[index] + self._size, index))
         exact = self._exact
-        held = exact[bisect_left(exact, index):bisect_right(exact, last)]
-        values = _decoded(run, last + 1 - index, [row - index for row in held])
-        if len(values) != last + 1 - index or not all(v.__class__ is dict for v in values):
-            raise LedgerChangedError(f"{self._lines.path}: the file changed since it was "
-                                     "read (a record's line no longer decodes): load it again")
-        self._first, self._run = index, values
-
-
-def _decoded(run: bytes, count: int, exact: list[int]) -> list[Any]:
-    """Return the values of the ``count`` lines of ``run`` (an empty list when one no longer
-    decodes): one array in one call (a raw newline is never inside a JSON line), or, when
-    some (``exact``: their places) hold an integer beyond 64 bits, line by line, those the
-    exact way."""
-    if not exact:
-        try:
-            return orjson.loads(b"[%b]" % run.replace(b"\n", b","))
-        except orjson.JSONDecodeError:
-            return []
-    lines = run.split(b"\n")
-    exact_ones = set(exact)
-    try:
-        return [exact_again(line) if at in exact_ones
-                else orjson.loads(line) for at, line in enumerate(lines)]
-    except ValueError:  # orjson.JSONDecodeError is one
-        return []
+        held = exact[bisect_left(exact, index):bisect_left(exact, stop)]
+        self._run = lines_again(self._lines, starts[index:stop], self._stop[index:stop],
+                                lambda at: f"the line of record {index + at}",
+                                [row - index for row in held])
+        self._first = index

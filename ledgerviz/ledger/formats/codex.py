@@ -52,8 +52,8 @@ from ledgerviz.ledger.formats.foreign import (
     unknown_kind,
 )
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.ledger.lazy_events import LineSource
 from ledgerviz.ledger.reader import opened_chunks
+from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import UTF8_BOM
 from ledgerviz.ledger.tabled import TableRows

@@ -5,7 +5,7 @@ The reader (``codex.py``) writes its events as dicts; a ``DerivedStore`` tables 
 of ``sealed.WINDOW`` of them once the reader can no longer change them, and lets the dicts
 go. What an event holds is then the table's columns (``ledger.table``) and, for those that
 carry a record of the rollout, the record itself, read again from the file (the bytes held
-only when the input cannot be read again, as for a dsh ledger, ``lazy_events.LineSource``):
+only when the input cannot be read again, as for a dsh ledger, ``reread.LineSource``):
 
 - a turn or step boundary, a tool/call and a tool/result are their columns (a result's
   dispatch, ``sourceEventSeqs``, is kept beside the table);
@@ -27,14 +27,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import orjson
-
-from ledgerviz.ledger.decode import exact_again
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
 from ledgerviz.ledger.formats.sealed import SealedEvents
-from ledgerviz.ledger.lazy_events import LedgerChangedError, LineSource
-from ledgerviz.ledger.numbers import may_hold_big_integers
+from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
 
@@ -127,28 +123,14 @@ class Derivation:
                 for row in range(first, stop)]
 
     def _records(self, lines: list[int]) -> dict[int, dict[str, Any]]:
-        """Return the record of each of ``lines`` (ascending), each run of consecutive lines
-        read at once; a line that is no longer where it was read (between two newlines, an
-        object) is a ``LedgerChangedError``."""
-        starts, records = self.starts, {}
-        begin = 0
-        for end in range(1, len(lines) + 1):
-            if end < len(lines) and lines[end] == lines[end - 1] + 1:
-                continue
-            run = lines[begin:end]
-            base = starts.start(run[0])
-            data = self.source.read(base, starts.stop(run[-1]) + 1)
-            for line in run:
-                start, stop = starts.start(line) - base, starts.stop(line) - base
-                record = _decoded(data[start:stop])
-                if (record.__class__ is not dict or data[stop:stop + 1] not in (b"\n", b"")
-                        or (start and data[start - 1] != 10)):
-                    raise LedgerChangedError(
-                        f"{self.source.path}: line {line} is no longer where it was read: "
-                        "the file changed; load it again")
-                records[line] = record
-            begin = end
-        return records
+        """Return the record of each of ``lines`` (ascending), read again
+        (``reread.lines_again``: a line no longer where it was read is a
+        ``LedgerChangedError``)."""
+        starts = self.starts
+        records = lines_again(self.source, [starts.start(line) for line in lines],
+                              [starts.stop(line) for line in lines],
+                              lambda at: f"line {lines[at]}")
+        return dict(zip(lines, records, strict=True))
 
     def _event(self, row: int, records: dict[int, dict[str, Any]],
                assistants: dict[int, tuple[list[int], int | None]]) -> Event:
@@ -348,17 +330,6 @@ class DerivedStore:
                 seqs.append(event["sourceEventSeqs"][0])
         self.events[start:stop] = self.lines[start:stop] = [None] * (stop - start)
         self._sealed = stop
-
-
-def _decoded(raw: bytes) -> Any:
-    """Return the value of a line read again as the reader decoded it (an integer beyond
-    64 bits kept exact, its warning given when it was read), or None if it is no JSON."""
-    try:
-        if may_hold_big_integers(raw):
-            return exact_again(raw)
-        return orjson.loads(raw)
-    except ValueError:  # orjson.JSONDecodeError is one
-        return None
 
 
 def _held(event: Event) -> bool:
