@@ -198,7 +198,7 @@ def test_header_and_file_level_messages_word_for_word() -> None:
 
 
 def test_a_binary_file_is_not_a_ledger_and_its_first_bytes_are_quoted_escaped() -> None:
-    opening = b"\xff\xfe binary"
+    opening = b"\xc0\xaf binary"  # no UTF-8 (and no byte order mark)
     shown = opening.decode("utf-8", "backslashreplace")  # what the message quotes
     # line 1 is no header and the two lines after it give no event: 3 lines lost
     log = read_session("x.jsonl", opening + b"\n\x00\x01\n\x02\n")
