@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from ledgerviz.ledger.diagnostics import PendingDiagnostics
-from ledgerviz.ledger.formats import ReadOptions, claude_code
+from ledgerviz.ledger.formats import ReadOptions, claude_code, claude_code_entries
 from ledgerviz.ledger.formats.claude_code_entries import Marks, RecordSource, entry_of
 from ledgerviz.ledger.formats.claude_code_records import record_of
 from ledgerviz.ledger.formats.claude_code_scan import scanned
@@ -83,6 +83,34 @@ def test_a_record_whose_bytes_no_longer_decode_is_a_changed_file() -> None:
                        array("q", [7, 13]))  # the second record's line cut short since
     with pytest.raises(LedgerChangedError, match="the line of record 1 is no longer where it"):
         cut.raw(1)
+
+
+class _Spans(LineSource):
+    """Bytes held, noting the spans of each read."""
+
+    __slots__ = ("reads",)
+
+    def __init__(self, content: bytes) -> None:
+        super().__init__("t.jsonl", content)
+        self.reads: list[list[tuple[int, int]]] = []
+
+    def read(self, spans: Any) -> list[bytes]:
+        self.reads.append(list(spans))
+        return super().read(spans)
+
+
+def test_records_are_read_again_in_runs_that_end_at_a_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # five 8-byte lines: record n is bytes 8n to 8n + 7, its newline at 8n + 7
+    lines = _Spans(b"".join(b'{"n":%d}\n' % n for n in range(5)))
+    monkeypatch.setattr(claude_code_entries, "RUN_BYTES", (8, 16))
+    source = RecordSource(lines, array("q", range(0, 40, 8)), array("q", range(7, 47, 8)))
+    assert source.raw(0) == {"n": 0}  # a run of 16 bytes from record 0: records 0 to 2
+    assert [source.raw(n) for n in (1, 2)] == [{"n": 1}, {"n": 2}]
+    assert source.raw(3) == {"n": 3}  # the next run, from record 3: 3 and 4
+    assert source.raw(4) == {"n": 4}
+    assert source.raw(1) == {"n": 1}  # out of order: 8 bytes from record 1, records 1 and 2
+    assert lines.reads == [[(0, 24)], [(23, 40)], [(7, 24)]]  # from the byte before each
 
 
 def _line(**fields: Any) -> bytes:
