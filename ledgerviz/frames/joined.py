@@ -11,7 +11,14 @@ import pandas as pd
 
 from ledgerviz.frames import Frames
 from ledgerviz.frames.calls import CALL_SCHEMA
-from ledgerviz.frames.columns import assemble, category_column, joined, joined_inferred, typed
+from ledgerviz.frames.columns import (
+    assemble,
+    category_column,
+    joined,
+    joined_inferred,
+    session_column,
+    typed,
+)
 from ledgerviz.frames.events import EVENT_SCHEMA
 from ledgerviz.frames.lineage import CATALOG, LINEAGE_SCHEMA
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA
@@ -63,6 +70,66 @@ class JoinedFrames(Frames):
         if any(part.view.holds(CATALOG) for part in self._parts):
             return super().lineage
         return self._joined("lineage", LINEAGE_SCHEMA)
+
+
+class StackedRows:
+    """The rows of frames of one session each (``keys[i]`` that of ``parts[i]``, typed by
+    ``schema``), one after another, read as one frame without joining them: a column is joined
+    when first read (then kept), a selection of rows makes a frame of those rows alone, and
+    :meth:`frame` joins every column (:func:`joined_frame`). ``rows[i]`` (None: all) picks the
+    positions of ``parts[i]`` taken."""
+
+    def __init__(self, keys: Sequence[str], parts: Sequence[pd.DataFrame],
+                 schema: dict[str, Any], rows: Sequence[np.ndarray | None] | None = None) -> None:
+        self._keys = list(keys)
+        self._parts = list(parts)
+        self._rows = list(rows) if rows is not None else [None] * len(self._parts)
+        self._schema = schema
+        self._lengths = [len(part) if taken is None else len(taken)
+                         for part, taken in zip(self._parts, self._rows, strict=True)]
+        self._columns: dict[str, pd.Series] = {}
+
+    def __len__(self) -> int:
+        return sum(self._lengths)
+
+    @property
+    def index(self) -> pd.RangeIndex:
+        """Return the row labels the joined frame has (0, 1, ...)."""
+        return pd.RangeIndex(len(self))
+
+    def __getitem__(self, key: str | np.ndarray) -> Any:
+        """Return column ``key`` (a Series, as the joined frame's), or the frame of the rows a
+        boolean array selects (a frame of those rows alone, numbered 0, 1, ... as
+        :func:`joined_frame` numbers them)."""
+        if isinstance(key, str):
+            if key not in self._columns:
+                self._columns[key] = self._column(key)
+            return self._columns[key]
+        chosen = np.asarray(key, dtype=bool)
+        bounds = np.cumsum([0, *self._lengths])
+        return joined_frame(self._keys, [
+            self._part(i).iloc[np.flatnonzero(chosen[bounds[i]:bounds[i + 1]])]
+            for i in range(len(self._parts))], self._schema)
+
+    def frame(self) -> pd.DataFrame:
+        """Return every row as one frame (:func:`joined_frame`)."""
+        return joined_frame(self._keys, [self._part(i) for i in range(len(self._parts))],
+                            self._schema)
+
+    def _part(self, i: int) -> pd.DataFrame:
+        taken = self._rows[i]
+        return self._parts[i] if taken is None else self._parts[i].iloc[taken]
+
+    def _column(self, name: str) -> pd.Series:
+        if name == "session":
+            values: Any = session_column(self._keys, np.repeat(np.arange(len(self._parts)),
+                                                               self._lengths))
+        else:
+            values = _joined_column([
+                part[name] if taken is None else part[name].iloc[taken]
+                for part, taken in zip(self._parts, self._rows, strict=True)],
+                self._schema[name])
+        return pd.Series(values, name=name)
 
 
 def joined_frame(keys: Sequence[str], frames: Sequence[pd.DataFrame],

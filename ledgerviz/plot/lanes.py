@@ -198,8 +198,10 @@ def rows_within_step(calls: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
     keys = (np.asarray(codes, dtype=np.int64), seq_keys(calls["turn"]), seq_keys(calls["step"]))
     runs = _runs(*keys)
     if runs is None:  # a step's calls are not all next to each other
-        grouped = calls.groupby([pd.Series(keys[0], index=calls.index), calls["turn"],
-                                 calls["step"]], dropna=False, sort=False)
+        turns = calls["turn"]
+        grouped = pd.Series(keys[0], index=turns.index).groupby(
+            [pd.Series(keys[0], index=turns.index), turns, calls["step"]], dropna=False,
+            sort=False)
         group = grouped.ngroup().to_numpy()
         order, size = grouped.cumcount().to_numpy(), np.bincount(group)[group]
     else:

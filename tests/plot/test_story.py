@@ -24,7 +24,7 @@ def test_the_inherited_prefix_is_drawn_once_and_the_suffix_keeps_its_lane() -> N
     ledger = ledgerviz.load(FAMILY)
     frames = ledger.recovery("fork").frames
     assert fork_pair(frames) == (parent[0]["id"], child[0]["id"], cut - 1)
-    story = fork_story(frames, parent[0]["id"], child[0]["id"], cut - 1)
+    story = fork_story(frames, parent[0]["id"], child[0]["id"], cut - 1).joined()
     assert len(story.events) == (len(parent) - 1) + (len(child) - 1) - cut
     abandoned = story.events[story.events["branch"] == "abandoned"]
     assert set(abandoned["session"].astype(str)) == {parent[0]["id"]}
