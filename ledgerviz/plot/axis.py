@@ -88,16 +88,26 @@ class PairIndex:
         """The row (into the arrays built from) of each distinct pair, in key order."""
 
     def _tabulate(self, code: int, low: int, high: int, values: np.ndarray) -> None:
-        first = np.full(high - low + 1, len(values), dtype=np.int64)
         offsets = values - low
-        if len(values) < 2 or (offsets[1:] > offsets[:-1]).all():  # each value once, in order
-            first[offsets] = np.arange(len(values))
-        else:
-            np.minimum.at(first, offsets, np.arange(len(values)))
+        self._code, self._low = code, low
+        rising = offsets[1:] > offsets[:-1]
+        head = len(values) if rising.all() else int(np.argmin(rising)) + 1  # each once, in order
+        if head == len(values):
+            self.rows = np.arange(len(values))
+            if high - low + 1 == len(values):  # no gap: each value's offset is its row
+                self._table = self.rows
+            else:
+                self._table = np.full(high - low + 1, -1, dtype=np.int64)
+                self._table[offsets] = self.rows
+            return
+        first = np.full(high - low + 1, len(values), dtype=np.int64)
+        first[offsets[:head]] = np.arange(head)
+        # the rest (such as a fork story's child after its parent): a value seen before keeps
+        # its first row
+        np.minimum.at(first, offsets[head:], np.arange(head, len(values)))
         present = first < len(values)
         self.rows = first[present]
         self._table = np.where(present, np.cumsum(present) - 1, -1)
-        self._code, self._low = code, low
 
     def _keys(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
         ranks = np.searchsorted(self._values, values)
@@ -138,19 +148,35 @@ class Positions:
             keep = np.flatnonzero(drawn)
             self._index = PairIndex(codes[keep], seqs[keep])
             rows = keep[self._index.rows]
-        values = seqs[rows].astype(float)
-        timed = on_time[codes[rows]]
-        if timed.any():
-            values[timed] = epoch_ms(events["time"].iloc[rows[timed]])
-        self._values = np.append(values, np.nan)
+        values = np.empty(len(rows) + 1)
+        values[:-1] = seqs[rows]
+        values[-1] = np.nan
+        self._timed = bool(on_time.any())
+        if self._timed:
+            timed = np.append(on_time[codes[rows]], False)
+            values[timed] = epoch_ms(events["time"].iloc[rows[timed[:-1]]])
+        self._values = values
         ends = np.full(len(on_time), -np.inf)
-        np.fmax.at(ends, codes[rows], values)
+        if len(on_time) == 1:
+            ends[0] = np.fmax.reduce(values[:-1], initial=-np.inf)
+        else:
+            np.fmax.at(ends, codes[rows], values[:-1])
         self.ends = np.where(np.isinf(ends), np.nan, ends)
         """The last position of each session (NaN for a session without logged events)."""
 
     def at(self, codes: np.ndarray, seqs: pd.Series | np.ndarray) -> np.ndarray:
         """Return the x position of each (session code, seq) (NaN where missing or unknown)."""
         return self._values[self._index.find(codes, seq_keys(seqs))]
+
+    def own(self, codes: np.ndarray, seqs: pd.Series) -> np.ndarray:
+        """Return :meth:`at` of the rows these positions were built from (their ``codes`` and
+        ``seqs``): on the event-order axis each one's seq, found without a lookup."""
+        if self._timed:
+            return self.at(codes, seqs)
+        keys = seq_keys(seqs)
+        values = keys.astype(float)
+        values[(keys < 0) | (np.asarray(codes) < 0)] = np.nan
+        return values
 
     def at_or_end(self, codes: np.ndarray, seqs: pd.Series | np.ndarray) -> np.ndarray:
         """Return :meth:`at`, with the session's last position where the seq is missing."""

@@ -36,22 +36,28 @@ class Level(NamedTuple):
 def _bin_of(starts: np.ndarray, bins: int) -> np.ndarray:
     """Return each item's bin: ``bins`` equal slices of the extent of ``starts`` (NaN: -1)."""
     known = ~np.isnan(starts)
-    out = np.full(len(starts), -1, dtype=np.int64)
     if not known.any():
-        return out
+        return np.full(len(starts), -1, dtype=np.int64)
     low, high = np.nanmin(starts), np.nanmax(starts)
     width = (high - low) / bins or 1.0
+    if known.all():  # (in place: no temporary arrays)
+        scaled = starts - low
+        scaled /= width
+        out = scaled.astype(np.int64)
+        return np.minimum(out, bins - 1, out=out)
+    out = np.full(len(starts), -1, dtype=np.int64)
     out[known] = np.minimum(((starts[known] - low) / width).astype(np.int64), bins - 1)
     return out
 
 
-def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
-           names: np.ndarray | pd.Series | pd.Categorical,
+def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray | None,
+           names: np.ndarray | pd.Series | pd.Categorical | None,
            what: str, bins: int = BINS, note: str = GROUPED_STATIC,
            labelled: bool = True) -> Level:
     """Return the lane grouped into bins: per non-empty bin its first start, last end, and a
     label with the item count, seq range (``seqs`` as floats, NaN where missing), distinct
-    ``names`` and ``note`` (no per-item Python work); an empty label unless ``labelled``."""
+    ``names`` and ``note`` (no per-item Python work); an empty label unless ``labelled``
+    (``seqs`` and ``names`` are then not read, and may be None)."""
     bin_of = _bin_of(starts, bins)
     order = _in_bin_order(bin_of)
     bin_sorted = bin_of[order]
@@ -59,7 +65,8 @@ def binned(starts: np.ndarray, ends: np.ndarray, seqs: np.ndarray,
         return Level(np.empty(0), np.empty(0), [], True)
     first = np.flatnonzero(np.r_[True, bin_sorted[1:] != bin_sorted[:-1]])
     lows = np.minimum.reduceat(starts[order], first)
-    highs = np.maximum.reduceat(np.fmax(ends[order], starts[order]), first)
+    highs = np.maximum.reduceat(starts[order] if ends is starts  # points
+                                else np.fmax(ends[order], starts[order]), first)
     if not labelled:
         return Level(lows.astype(float), highs.astype(float), [""] * len(first), True)
     counts = np.diff(np.r_[first, len(bin_sorted)])
@@ -156,7 +163,8 @@ def view_sides(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
         low, high = bounds[codes, 0], bounds[codes, 1]
     sides = np.full(len(starts), -1, dtype=np.int8)
     sides[starts > high] = 1
-    sides[(np.fmax(ends, starts) >= low) & (starts <= high)] = 0
+    reach = starts if ends is starts else np.fmax(ends, starts)  # (points: no copy)
+    sides[(reach >= low) & (starts <= high)] = 0
     return sides
 
 
@@ -175,8 +183,12 @@ def levels(rows: np.ndarray, single: np.ndarray, sides: np.ndarray | None,
     rest = rows[~one]
     parts = [(rest, True)] if sides is None else [
         (rest[sides[rest] == side], side == 0 or outside_labels) for side in (0, -1, 1)]
-    grouped = [binned(starts[p], ends[p], seqs[p], names[p], what, note=note, labelled=labelled)
-               for p, labelled in parts if len(p)]
+    def binned_part(p: np.ndarray, labelled: bool) -> Level:
+        at = starts[p]  # points (``ends`` is ``starts``) stay points
+        return binned(at, at if ends is starts else ends[p], seqs[p] if labelled else None,
+                      names[p] if labelled else None, what, note=note, labelled=labelled)
+
+    grouped = [binned_part(p, labelled) for p, labelled in parts if len(p)]
     if grouped:
         found.append(Level(np.concatenate([g.starts for g in grouped]),
                            np.concatenate([g.ends for g in grouped]),

@@ -20,7 +20,12 @@ class Groups:
     session index and lane part (-1: not drawn); each group keeps the frame's row order."""
 
     def __init__(self, codes: np.ndarray, parts: np.ndarray, sessions: int, part_count: int):
-        group = np.where((codes >= 0) & (parts >= 0), codes * part_count + parts, -1)
+        groups = sessions * part_count
+        # groups numbered in the smallest int type that holds them (argsort is then a radix
+        # sort, and no wide array is made on the way)
+        kind = np.int8 if groups < 127 else np.int16 if groups < 32_767 else np.int64
+        group = np.asarray(codes).astype(kind) * kind(part_count) + np.asarray(parts).astype(kind)
+        group[(np.asarray(codes) < 0) | (np.asarray(parts) < 0)] = -1
         self._order = np.argsort(group, kind="stable")
         self._bounds = np.searchsorted(group[self._order], np.arange(sessions * part_count + 1))
         self._part_count = part_count
@@ -37,13 +42,13 @@ class Groups:
         """Return which rows are drawn one by one: every row of a group of at most ``limit``
         rows, and the rows ``in_view`` of a group with at most ``limit`` of them in view."""
         grouped = self._group >= 0
-        single = np.zeros(len(self._group), dtype=bool)
-        single[grouped] = self.counts[self._group[grouped]] <= limit
+        small = np.append(self.counts <= limit, False)  # per group (-1: the last, none)
+        single = small[self._group]
         if in_view is None:
             return single
         visible = in_view & grouped
         shown = np.bincount(self._group[visible], minlength=len(self.counts))
-        single[visible] |= shown[self._group[visible]] <= limit
+        single[visible] |= (shown <= limit)[self._group[visible]]
         return single
 
     def labels(self, frame: pd.DataFrame, label: Callable[[pd.DataFrame], np.ndarray],

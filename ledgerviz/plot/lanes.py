@@ -69,7 +69,13 @@ def flags(values: pd.Series, missing: bool = False) -> np.ndarray:
 
 
 def is_value(values: pd.Series, value: str) -> np.ndarray:
-    """Return where a text or categorical column equals ``value`` (False where missing)."""
+    """Return where a text or categorical column equals ``value`` (False where missing); a
+    categorical's codes are compared (one pass, no Series made)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if value not in categories:
+            return np.zeros(len(values), dtype=bool)
+        return values.cat.codes.to_numpy() == categories.get_loc(value)
     return (values == value).fillna(False).to_numpy(dtype=bool)
 
 
@@ -171,9 +177,11 @@ def event_columns(events: pd.DataFrame, codes: np.ndarray, at: Positions, sessio
     abandoned = is_value(events["branch"], "abandoned")
     synthetic = flags(events["synthetic"]) & ~abandoned
     active = is_value(events["branch"], "active")
-    parts = np.select([active & ~synthetic, ~active & ~abandoned & ~synthetic, synthetic,
-                       abandoned], [0, 1, 2, 3], -1)
-    xs = at.at(codes, events["seq"])
+    parts = np.ones(len(abandoned), dtype=np.int8)  # neither active nor added: log only
+    parts[active] = 0
+    parts[synthetic] = 2
+    parts[abandoned] = 3
+    xs = at.own(codes, events["seq"])
     return LaneColumns.of(events, Groups(codes, parts, sessions, len(EVENT_PARTS)), codes, xs, xs,
                           label=hover.event_hover, seq_column="seq", name_column="type",
                           what="events", fine=fine)

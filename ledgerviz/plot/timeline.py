@@ -106,6 +106,8 @@ class _Counts(NamedTuple):
 def _counts(frames: SessionFrames, codes: Codes, sessions: int) -> _Counts:
     def per_session(row_codes: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         chosen = row_codes >= 0 if where is None else (row_codes >= 0) & where
+        if sessions == 1:  # (codes 0 and -1: counted without a copy of the rows)
+            return np.array([np.count_nonzero(chosen)])
         return np.bincount(row_codes[chosen], minlength=sessions)
 
     status = frames.calls["status"]
@@ -189,11 +191,11 @@ def _views(frames: SessionFrames, codes: Codes, on_time: np.ndarray,
 def _seq_extents(seqs: np.ndarray, codes: np.ndarray, n: int) -> list[tuple[float, float] | None]:
     """Return the lowest and highest seq of each of ``n`` sessions (``codes``: each row's;
     NaN for a session whose rows have none), None for a session without rows."""
-    rows = np.bincount(codes[codes >= 0], minlength=n)
-    if n == 1 and rows[0] == len(codes):  # one session: no grouping
-        logged = seqs[~np.isnan(seqs)]
-        return [(float(logged.min()), float(logged.max())) if len(logged)
+    if n == 1 and (codes == 0).all():  # one session: no grouping (fmin/fmax skip NaN)
+        low, high = np.fmin.reduce(seqs, initial=np.inf), np.fmax.reduce(seqs, initial=-np.inf)
+        return [(float(low), float(high)) if low <= high
                 else (np.nan, np.nan)] if len(codes) else [None]
+    rows = np.bincount(codes[codes >= 0], minlength=n)
     found = pd.Series(seqs).groupby(codes).agg(["min", "max"])
     return [tuple(found.loc[s].tolist()) if rows[s] else None for s in range(n)]
 
