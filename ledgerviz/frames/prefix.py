@@ -357,12 +357,34 @@ class PrefixFrames(Frames):
             }, CALL_SCHEMA)
 
 
-    def _status_reasons(self, view: SessionsView, calls: list[CallFacts]) -> list[Any]:
-        """Return the ``status_reason`` of the prefix's calls (``view``: its own)."""
-        reasons = StatusReasons(self._sessions[0][1].call_reasons, self._analysis,
-                                lambda: aborted_turns(view).get(0, set()))
-        return reasons.all_of(*(self._call_facts(name, calls)
-                                for name in ("call_id", "turn", "result_seq", "error_code")))
+    def _status_reasons(self, view: SessionsView, calls: list[CallFacts]) -> Any:
+        """Return the ``status_reason`` of the prefix's calls (``view``: its own): the whole
+        session's where it cannot differ (a call before :attr:`_same_calls`, whose result is
+        recorded and no closer of either analysis, given the same reasons by the reader),
+        the others worked out."""
+        given = self._sessions[0][1].call_reasons
+        reasons = StatusReasons(given, self._analysis, lambda: aborted_turns(view).get(0, set()))
+        names = ("call_id", "turn", "result_seq", "error_code")
+        whole = self._base.frames.calls
+        if given != self._base.frames._sessions[0][1].call_reasons:
+            return reasons.all_of(*(self._call_facts(name, calls) for name in names))
+        same = self._same_calls
+        results = whole["result_seq"].array[:same]
+        closers = [seq for analysis in (self._base.analysis, self._analysis)
+                   for seq in (event.get("seq") for event in analysis.closers)
+                   if type(seq) is int]
+        redo = np.flatnonzero(results.isna() | np.isin(
+            results.to_numpy(dtype=np.int64, na_value=-1), closers)).tolist()
+        facts = self._base.analysis.call_columns
+        found = reasons.all_of(*(
+            [getattr(facts, name)[i] for i in redo]
+            + list(map(attrgetter(name), calls[same:])) for name in names))
+        kept = whole["status_reason"].array[:same]
+        codes = np.empty(len(calls), dtype=kept.codes.dtype)
+        codes[:same] = kept.codes
+        codes[[*redo, *range(same, len(calls))]] = category_column(
+            found, kept.categories).codes
+        return pd.Categorical.from_codes(codes, dtype=kept.dtype)
 
     def _call_facts(self, name: str, calls: list[CallFacts]) -> list[Any]:
         """Return the fact ``name`` of each of ``calls`` (the analysis'): the whole session's
