@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from ledgerviz.plot.axis import PairIndex
+from ledgerviz.plot.axis import PairIndex, Positions
 
 
 def ints(values: list[int]) -> np.ndarray:
@@ -59,3 +60,20 @@ def test_a_value_inside_the_table_but_never_seen_is_not_found() -> None:
     index = PairIndex(ints([0, 0, 0, 0]), ints([3, 5, 8, 9]))
     found = index.find(ints([0, 0, 0, 0, 0]), ints([9, 4, 3, 6, 8]))
     assert [int(index.rows[at]) if at >= 0 else None for at in found] == [3, None, 0, None, 2]
+
+
+def test_rising_values_then_some_seen_before_keep_their_first_rows() -> None:
+    # a fork story's seqs: the parent's 10..14, then the child's own 12..13 and a new 15
+    index = PairIndex(ints([0] * 8), ints([10, 11, 12, 13, 14, 12, 13, 15]))
+    found = index.find(ints([0] * 4), ints([12, 13, 15, 16]))
+    assert index.rows[found[:3]].tolist() == [2, 3, 7] and found[3] == -1
+
+
+def test_the_positions_of_the_events_own_rows_are_their_seqs_on_the_order_axis() -> None:
+    events = pd.DataFrame({"seq": pd.array([5, None, 7, 5, 9], dtype="Int64"),
+                           "time": pd.Series([None] * 5, dtype="datetime64[ms, UTC]")})
+    codes = ints([0, 0, 0, 0, -1])  # the last row is not drawn
+    at = Positions(events, codes, np.zeros(1, dtype=bool))
+    own = at.own(codes, events["seq"])
+    np.testing.assert_array_equal(own, [5.0, np.nan, 7.0, 5.0, np.nan])
+    np.testing.assert_array_equal(own, at.at(codes, events["seq"]))
