@@ -111,7 +111,7 @@ class PrefixFrames(Frames):
         with paused_gc():
             head = self._base.frames.events
             tail = _tail_fields(view, shared)
-            ops = joined_inferred(head["surface_op"].array[:shared], tail["surface_op"])
+            ops = _inferred_then(head["surface_op"].array[:shared], tail["surface_op"])
             if ops is None:
                 ops = surface_ops(view)
             return self._frame({
@@ -119,7 +119,7 @@ class PrefixFrames(Frames):
                 "seq": view.seq_array,
                 "time": view.time_array,
                 "type": view.type_array,
-                **{name: joined(head[name].array[:shared], tail[name])
+                **{name: _then(head[name].array[:shared], tail[name])
                    for name in ("turn", "step", "call_id")},
                 "surface_op": ops,
                 **mark_columns(view),
@@ -477,6 +477,25 @@ def _own_event_columns(view: SessionsView, start: int) -> dict[str, Any]:
         **mark_columns(view, start),
         "inherited": np.zeros(count, dtype=bool),
     }
+
+
+def _then(head: Any, tail: Any) -> Any:
+    """Return :func:`joined` of ``head`` and ``tail``: ``head`` itself (no copy) when
+    ``tail`` is empty (a prefix that ends where the whole session's shared events do)."""
+    return head if not len(tail) else joined(head, tail)
+
+
+def _inferred_then(head: pd.Categorical, tail: pd.Categorical) -> pd.Categorical | None:
+    """Return :func:`joined_inferred` of ``head`` and ``tail``: ``head`` itself (no copy)
+    when ``tail`` is empty and ``head`` holds each of its categories (the categories
+    ``joined_inferred`` keeps: those some value holds)."""
+    names = head.categories
+    if (not len(tail) and len(names) and names.is_monotonic_increasing
+            and all(type(name) is str for name in names.tolist())
+            and np.bincount(head.codes.astype(np.intp) + 1,  # (-1: missing, in the first)
+                            minlength=len(names) + 1)[1:].all()):
+        return head
+    return joined_inferred(head, tail)
 
 
 def _patched(column: pd.Series, same: int, rest: list[Any], convert: Any,
