@@ -141,6 +141,13 @@ class Positions:
     def __init__(self, events: pd.DataFrame, codes: np.ndarray, on_time: np.ndarray) -> None:
         seqs = seq_keys(events["seq"])
         drawn = (seqs >= 0) & (codes >= 0)
+        self._timed = bool(on_time.any())
+        self._seen: tuple[int, np.ndarray] | None = None
+        """One session on the event-order axis, its seqs dense: the lowest, and whether each
+        seq from it is an event's (an x is then its seq: nothing else is kept)."""
+        if not self._timed and len(on_time) == 1 and self._tabulate_seen(
+                seqs if drawn.all() else seqs[drawn]):
+            return
         if drawn.all():  # (every row: no copy of the columns)
             self._index = PairIndex(codes, seqs)
             rows = self._index.rows
@@ -151,7 +158,6 @@ class Positions:
         values = np.empty(len(rows) + 1)
         values[:-1] = seqs[rows]
         values[-1] = np.nan
-        self._timed = bool(on_time.any())
         if self._timed:
             timed = np.append(on_time[codes[rows]], False)
             values[timed] = epoch_ms(events["time"].iloc[rows[timed[:-1]]])
@@ -164,9 +170,32 @@ class Positions:
         self.ends = np.where(np.isinf(ends), np.nan, ends)
         """The last position of each session (NaN for a session without logged events)."""
 
+    def _tabulate_seen(self, seqs: np.ndarray) -> bool:
+        """Keep :attr:`_seen` of one session's logged ``seqs`` and its end, unless they are
+        too sparse; return whether it was kept."""
+        if not len(seqs):
+            self._seen, self.ends = (0, np.zeros(0, dtype=bool)), np.array([np.nan])
+            return True
+        low, high = int(seqs.min()), int(seqs.max())
+        if high - low >= DENSE_SPAN * len(seqs) + 64:
+            return False
+        seen = np.zeros(high - low + 1, dtype=bool)
+        seen[seqs - low] = True
+        self._seen, self.ends = (low, seen), np.array([float(high)])
+        return True
+
     def at(self, codes: np.ndarray, seqs: pd.Series | np.ndarray) -> np.ndarray:
         """Return the x position of each (session code, seq) (NaN where missing or unknown)."""
-        return self._values[self._index.find(codes, seq_keys(seqs))]
+        if self._seen is None:
+            return self._values[self._index.find(codes, seq_keys(seqs))]
+        low, seen = self._seen
+        keys = seq_keys(seqs)
+        offsets = keys - low
+        known = (offsets >= 0) & (offsets < len(seen)) & (np.asarray(codes) == 0)
+        known[known] = seen[offsets[known]]
+        values = keys.astype(float)
+        values[~known] = np.nan
+        return values
 
     def own(self, codes: np.ndarray, seqs: pd.Series) -> np.ndarray:
         """Return :meth:`at` of the rows these positions were built from (their ``codes`` and

@@ -77,3 +77,18 @@ def test_the_positions_of_the_events_own_rows_are_their_seqs_on_the_order_axis()
     own = at.own(codes, events["seq"])
     np.testing.assert_array_equal(own, [5.0, np.nan, 7.0, 5.0, np.nan])
     np.testing.assert_array_equal(own, at.at(codes, events["seq"]))
+
+
+def test_one_sessions_dense_seqs_on_the_order_axis_are_found_as_the_index_finds_them() -> None:
+    events = pd.DataFrame({"seq": pd.array([3, 4, 6, 4, None, 7], dtype="Int64"),
+                           "time": pd.Series([None] * 6, dtype="datetime64[ms, UTC]")})
+    at = Positions(events, ints([0] * 6), np.zeros(1, dtype=bool))
+    asked = pd.array([4, 5, 6, 7, 8, 2, None, 3], dtype="Int64")
+    codes = ints([0, 0, 0, 0, 0, 0, 0, -1])
+    # 5 and 2 and 8 are no event's seq, None is missing, code -1 is not drawn
+    np.testing.assert_array_equal(at.at(codes, asked), [4, np.nan, 6, 7, np.nan, np.nan,
+                                                        np.nan, np.nan])
+    assert at.ends.tolist() == [7.0]
+    many = Positions(events.iloc[[0, 1, 2]], ints([0, 0, 1]), np.zeros(2, dtype=bool))
+    np.testing.assert_array_equal(many.at(ints([0, 1, 1]), pd.array([4, 6, 3])),
+                                  [4, 6, np.nan])  # several sessions: the pair index
