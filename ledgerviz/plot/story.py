@@ -8,7 +8,8 @@ from ledgerviz.frames.story import StoryFrames, joined_story
 
 
 def fork_story(frames: Frames, parent: str, child: str, boundary: int) -> StoryFrames:
-    """Return the parent's rows followed by the child's own rows on one seq axis.
+    """Return the parent's rows followed by the child's own rows on one seq axis (the two
+    parts stacked, each column joined when read: ``.joined()`` gives DataFrames).
 
     The inherited prefix is drawn once (the parent's copy); the parent's abandoned suffix
     keeps its branch, so it gets its own lane, and the child's branch continues from
