@@ -17,7 +17,7 @@ lines (``codex_events.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import Any
 
@@ -25,13 +25,21 @@ import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog, LedgerError
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
-from ledgerviz.ledger.formats.codex_events import DerivedStore, Rules
+from ledgerviz.ledger.formats.codex_columns import (
+    ColumnRollout,
+    ColumnRules,
+    GiveUp,
+    first_chunk_taken,
+    typed_lines,
+)
+from ledgerviz.ledger.formats.codex_events import CodexEvents, Derivation, DerivedStore, Rules
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
     ABORTED,
     AT_END,
     BOM_WARNING,
     COMPLETED,
+    FOREIGN_VERSION,
     IN_CLOSED_STEP,
     INTERRUPTED,
     REJECTED,
@@ -46,16 +54,23 @@ from ledgerviz.ledger.formats.foreign import (
     bad_record,
     dsh_header,
     epoch_ms,
+    session_key,
     session_log,
     string_field,
     text_block,
     unknown_kind,
 )
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.ledger.reader import opened_chunks
-from ledgerviz.ledger.reread import LineSource
+from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
+from ledgerviz.ledger.reread import LedgerChangedError, LineSource
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import UTF8_BOM
+from ledgerviz.ledger.sources import (
+    UTF8_BOM,
+    FileOrigin,
+    UnreadableSourceError,
+    open_identified,
+    read_error_text,
+)
 from ledgerviz.ledger.tabled import TableRows
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 from ledgerviz.wording import counted, one_or_many
@@ -121,9 +136,81 @@ def sniff(head: bytes) -> bool:
 
 
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
-    """Return the session of one Codex rollout given as its chunks."""
-    log = DiagnosticLog(path, strict=options.strict)
+    """Return the session of one Codex rollout given as its chunks: a plain file of the
+    common shapes the typed route (``codex_columns``), any other the dict route (a file the
+    typed route gave up on read again from its start)."""
     chunks = iter(chunks)
+    if options.origin is not None:
+        first = next(chunks, b"")
+        chunks = chain([first], chunks)
+        if first_chunk_taken(first):
+            taken = _Taken(chunks)
+            session = _typed_session(path, taken, options)
+            if session is not None:
+                return session
+            chunks = _replayed(path, taken, options.origin)
+    return _dict_session(path, chunks, options)
+
+
+def _typed_session(path: str, chunks: _Taken, options: ReadOptions) -> SessionLog | None:
+    """Return the session of a rollout read the typed route, or None where it gives up."""
+    log = DiagnosticLog(path, strict=options.strict)
+    rows = TableRows(path, options.origin)
+    starts = LineStarts()
+    reader = ColumnRollout(COLUMN_RULES)
+    try:
+        with paused_gc():  # the rows' many small tuples would set the collector off
+            reader.read(typed_lines(rows.kept(chunks), starts, options.max_line))
+            table = reader.table()
+    except GiveUp:
+        return None
+    header = header_of(reader.meta, reader.meta_time, False)
+    events = CodexEvents(Derivation(table, rows.source(), starts, reader.parts, {},
+                                    reader.results, RULES))
+    return SessionLog(path, session_key(path, header), header, FOREIGN_VERSION, events,
+                      log.finish(), 0, table.line, format=FORMAT_NAME,
+                      call_reasons=reader.call_reasons(), table=table)
+
+
+class _Taken:
+    """A file's chunks, counting the bytes taken (so that they can be read again)."""
+
+    def __init__(self, chunks: Iterator[Chunk]) -> None:
+        self.chunks = chunks
+        self.size = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            assert isinstance(chunk, bytes)  # only a first chunk may be a problem
+            self.size += len(chunk)
+            yield chunk
+
+
+def _replayed(path: str, taken: _Taken, origin: FileOrigin) -> Iterator[Chunk]:
+    """Yield the file's chunks from its start again: the bytes ``taken`` read from it opened
+    anew, then the chunks not taken; a file that is no longer the one read is a
+    ``LedgerChangedError``."""
+    changed = LedgerChangedError(f"{path}: the file changed while it was read; load it again")
+    try:
+        raw, identity = open_identified(path)
+    except OSError as error:
+        raise UnreadableSourceError(f"{path}: {read_error_text(error)}") from error
+    with raw:
+        left = taken.size
+        while left:
+            chunk = raw.read(min(left, READ_BYTES))
+            if not chunk:
+                raise changed
+            left -= len(chunk)
+            yield chunk
+    yield from taken.chunks
+    if origin.identity != identity:
+        raise changed
+
+
+def _dict_session(path: str, chunks: Iterator[Chunk], options: ReadOptions) -> SessionLog:
+    """Return the session of a rollout read the dict route (``_Rollout``)."""
+    log = DiagnosticLog(path, strict=options.strict)
     if options.origin is not None:  # a file: its lines are read again (checked to be it)
         rows = TableRows(path, options.origin)
         chunks = rows.kept(chunks)
@@ -410,9 +497,7 @@ class _Rollout:
     def _user(self, item: dict[str, Any], line: int) -> None:
         writer = self.writer
         content = _input_blocks(item.get("content"))
-        text = "".join(b.get("text", "") for b in content).lstrip()
-        source = "user" if not text.startswith(_CONTEXT_STARTS) else next(
-            kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix))
+        source = source_of(content)
         if source == "user":
             if not self.marked:  # the next prompt ends the turn before it
                 writer.open_turn(line, COMPLETED)
@@ -470,21 +555,28 @@ class _Rollout:
         writer.undispatch(call for call, why in writer.call_reasons.items() if why == REJECTED)
 
     def header(self) -> dict[str, Any]:
-        """Return the dsh header of the session (identity and lineage of the first
-        ``session_meta``)."""
-        meta = self.meta or {}
-        source = as_dict(meta.get("source"))
-        spawn = as_dict(as_dict(source.get("subagent")).get("thread_spawn"))
-        parent = meta.get("forked_from_id") or spawn.get("parent_thread_id")
-        depth = spawn.get("depth")
-        return dsh_header(
-            meta.get("id"), epoch_ms(meta.get("timestamp")) or self.meta_time,
-            cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
-            parentSession=parent if isinstance(parent, str) else None,
-            isSeeded=bool(meta.get("forked_from_id")) or self.copied_from is not None,
-            origin="subagent" if "subagent" in source else None,
-            delegationDepth=depth if type(depth) is int else None,
-        )
+        """Return the dsh header of the session (see ``header_of``)."""
+        return header_of(self.meta, self.meta_time, self.copied_from is not None)
+
+
+def header_of(meta: dict[str, Any] | None, meta_time: int | None, copied: bool
+              ) -> dict[str, Any]:
+    """Return the dsh header of a session (identity and lineage of its first
+    ``session_meta``, ``meta``, read at time ``meta_time``; ``copied``: a second one opens
+    a fork's copy of its parent's lines)."""
+    meta = meta or {}
+    source = as_dict(meta.get("source"))
+    spawn = as_dict(as_dict(source.get("subagent")).get("thread_spawn"))
+    parent = meta.get("forked_from_id") or spawn.get("parent_thread_id")
+    depth = spawn.get("depth")
+    return dsh_header(
+        meta.get("id"), epoch_ms(meta.get("timestamp")) or meta_time,
+        cwd=meta.get("cwd") if isinstance(meta.get("cwd"), str) else None,
+        parentSession=parent if isinstance(parent, str) else None,
+        isSeeded=bool(meta.get("forked_from_id")) or copied,
+        origin="subagent" if "subagent" in source else None,
+        delegationDepth=depth if type(depth) is int else None,
+    )
 
 
 def usage_of(payload: dict[str, Any]) -> dict[str, Any]:
@@ -535,6 +627,15 @@ def _call_fields(kind: str, item: dict[str, Any]) -> tuple[str, str, str] | None
     else:
         name, arguments = "local_shell", item.get("action")
     return call_id, as_text(name), as_text(arguments)
+
+
+def source_of(content: list[dict[str, Any]]) -> str:
+    """Return the source kind of a user message of ``content`` (blocks): ``user`` for a
+    typed prompt, else the kind of the context Codex wrote itself (``CONTEXT_PREFIXES``)."""
+    text = "".join(b.get("text", "") for b in content).lstrip()
+    if not text.startswith(_CONTEXT_STARTS):
+        return "user"
+    return next(kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix))
 
 
 def _input_blocks(content: Any) -> list[dict[str, Any]]:
@@ -592,5 +693,9 @@ def _output_text(output: Any) -> tuple[str, bool]:
 
 RULES = Rules(output_blocks, _input_blocks, usage_of)
 """What ``codex_events`` re-derives an event with: the reader's own mappings."""
+COLUMN_RULES = ColumnRules(LOG_ONLY_EVENTS, TURN_STARTS, TURN_ENDS, CALL_ITEMS, RESULT_ITEMS,
+                           LOG_ONLY_ITEMS, REFUSALS, output_blocks, _call_fields, _output_text,
+                           _input_blocks, usage_of, source_of)
+"""What the typed route (``codex_columns``) maps a line with: the reader's own rules."""
 
 FORMAT = Format(FORMAT_NAME, sniff, read, "Codex CLI rollout (~/.codex/sessions, JSONL)")

@@ -557,14 +557,21 @@ class EventWriter:
 def session_log(path: str, format: str, header: dict[str, Any], writer: EventWriter,
                 records: Records, log: DiagnosticLog) -> SessionLog:
     """Return the ``SessionLog`` of a foreign transcript (key: the header id, else the stem)."""
-    key = header.get("id")
-    if not isinstance(key, str) or not key:
-        key = valid_unicode(Path(path).stem)
-        header["id"] = key
+    key = session_key(path, header)
     events, lines, table = writer.store.finished()
     return SessionLog(path, key, header, FOREIGN_VERSION, events, log.finish(),
                       records.skipped, lines, format=format, call_reasons=writer.call_reasons,
                       table=table)
+
+
+def session_key(path: str, header: dict[str, Any]) -> str:
+    """Return the key of a foreign session: its header's id, else the file's stem (then
+    written into the header as its id)."""
+    key = header.get("id")
+    if not isinstance(key, str) or not key:
+        key = valid_unicode(Path(path).stem)
+        header["id"] = key
+    return key
 
 
 def dsh_header(session_id: Any, created_at: int | None, **lineage: Any) -> dict[str, Any]:

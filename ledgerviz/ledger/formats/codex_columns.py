@@ -1,0 +1,553 @@
+"""The Codex reader's typed route: a rollout of the common shapes read straight into its
+table's columns, with no dict per record and none per event.
+
+Each line is decoded by msgspec into a ``_Line`` holding only the fields the reader reads
+(the payload's other fields, such as encrypted reasoning or a session's instructions, are
+skipped unread) and mapped, as ``codex._Rollout`` maps it, onto rows of the session's
+``EventTable``: the type, time, turn, step and surface op of each event, and the facts of
+its type (a call's id, name and arguments, a message's role, source and visible text, a
+step's model and usage, a result's error flag). The events are then re-derived on demand
+from the table and the rollout's lines, as the dict route's are (``codex_events``).
+
+The route takes only what it maps exactly as the dict route does, and gives up (``None``:
+the caller reads the file the dict route from its start) at the first line that route
+would diagnose or write an event of another shape for: a byte order mark, a blank, torn,
+too long or invalid line, a line msgspec and orjson may judge differently
+(``typed_schema.may_differ``) or holding an integer beyond 64 bits, a legacy or unknown
+record, a second ``session_meta`` (a fork's copy), a rollback, a compaction, an aborted
+turn, a refused or aborted call, an output for no call, a provider-run call, a field of a
+shape no rule foresaw. Those rollouts cost a second read; every table and diagnostic stays
+the dict route's (the comparison is in ``tests/ledger/formats/test_codex_columns.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+import msgspec
+import orjson
+
+from ledgerviz.ledger.formats.codex_events import Parts
+from ledgerviz.ledger.formats.foreign import AT_END, IN_CLOSED_STEP, LineStarts, epoch_ms
+from ledgerviz.ledger.numbers import (
+    exact_loads,
+    holds_big_integer,
+    may_hold_big_integers,
+    number_marks,
+)
+from ledgerviz.ledger.reader import COMPRESSION_MAGIC, LeadingBlanks, line_blocks
+from ledgerviz.ledger.shapes import MAX_INTEGER
+from ledgerviz.ledger.sources import UTF8_BOM
+from ledgerviz.ledger.table import (
+    OBJECT_COLUMNS,
+    USAGE_COLUMNS,
+    USAGE_KEYS,
+    EventTable,
+    Requests,
+    Shared,
+)
+from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
+from ledgerviz.recovery.nesting import visible_text
+from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS
+
+_APPEND = SURFACE_OPS.index("append")
+
+
+class GiveUp(Exception):
+    """A line the typed route does not map exactly as the dict route does."""
+
+
+class Payload(msgspec.Struct):
+    """The fields of a line's payload the reader reads (``get`` reads one as a dict's
+    ``get`` does, so the reader's mappings take either)."""
+
+    type: Any = None
+    role: Any = None
+    content: Any = None
+    summary: Any = None
+    call_id: Any = None
+    id: Any = None
+    name: Any = None
+    arguments: Any = None
+    input: Any = None
+    action: Any = None
+    output: Any = None
+    info: Any = None
+    exit_code: Any = None
+    model: Any = msgspec.UNSET
+    """UNSET where the payload has no ``model`` (a ``turn_context`` that names none)."""
+    turn: Any = None
+    step: Any = None
+    """What a log-only event's ``data.turn`` and ``data.step`` are (its payload's)."""
+
+    def get(self, key: str) -> Any:
+        """Return field ``key`` (a name the struct does not hold: ``AttributeError``)."""
+        return getattr(self, key)
+
+
+class _Line(msgspec.Struct):
+    timestamp: Any = None
+    type: Any = None
+    payload: Payload | msgspec.UnsetType | None = msgspec.UNSET
+
+
+_DECODE = msgspec.json.Decoder(_Line).decode
+
+
+class ColumnRules(NamedTuple):
+    """What the typed route maps with: ``codex.py``'s own vocabulary and mappings."""
+
+    log_only_events: frozenset[str]
+    turn_starts: frozenset[str]
+    turn_ends: frozenset[str]
+    call_items: frozenset[str]
+    result_items: frozenset[str]
+    log_only_items: frozenset[str]
+    refusals: tuple[str, ...]
+    output_blocks: Callable[[Any], list[dict[str, Any]]]
+    """The content blocks an output item adds to its step's assistant message."""
+    call_fields: Callable[[str, Any], tuple[str, str, str] | None]
+    output_text: Callable[[Any], tuple[str, bool]]
+    """A call output's text and whether it shows a failure."""
+    input_blocks: Callable[[Any], list[dict[str, Any]]]
+    usage_of: Callable[[Any], dict[str, Any]]
+    source_of: Callable[[list[dict[str, Any]]], str]
+    """The source kind of a user message of these content blocks."""
+
+
+def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int
+                ) -> Iterator[tuple[int, list[bytes], list[_Line]]]:
+    """Yield the lines of each block, the number of its first, and their ``_Line``s; raise
+    ``GiveUp`` at the first block with a line the dict route would diagnose or may read
+    differently (see the module docstring)."""
+    if sys.getrecursionlimit() > ORJSON_DEPTH:
+        raise GiveUp
+    leading = LeadingBlanks()
+    number = 1
+    rest = b""  # what follows the last newline: the next piece's, or a torn last line
+    for piece in line_blocks(chunks, max_line, leading):
+        if piece.too_long or piece.cut or leading.lost:
+            raise GiveUp
+        rest = piece.tail
+        starts.read(piece, leading)
+        block = piece.block
+        marks = number_marks(block)
+        if may_differ(block, marks) or (may_hold_big_integers(block, marks)
+                                        and any(map(_holds_big_integer, piece.lines))):
+            raise GiveUp
+        try:
+            decoded = list(map(_DECODE, piece.lines))
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            raise GiveUp from None
+        yield number, piece.lines, decoded
+        number += len(decoded)
+    if rest:
+        raise GiveUp
+
+
+def _holds_big_integer(line: bytes) -> bool:
+    """Return whether ``line`` may hold an integer beyond 64 bits (read by the dict route
+    as exactly, with a warning); a line with none decodes alike both ways."""
+    if not may_hold_big_integers(line):
+        return False
+    try:
+        return holds_big_integer(exact_loads(line))
+    except ValueError:
+        return True
+
+
+class _LogNames(dict[str, str]):
+    """The event type of a log-only record of each kind (``codex/<kind>``), made once."""
+
+    def __missing__(self, kind: str) -> str:
+        name = self[kind] = f"codex/{kind}"
+        return name
+
+
+class ColumnRollout:
+    """The state of reading one rollout into columns (``codex._Rollout``'s, for the shapes
+    the typed route takes)."""
+
+    def __init__(self, rules: ColumnRules) -> None:
+        self.rules = rules
+        self.share = Shared().one
+        self.code_of: dict[str, int] = {}
+        """The code of each event type, numbered in order of first appearance."""
+        self.codes: list[int] = []
+        """Each row's event type code, then its time, turn, step, surface op and line."""
+        self.times: list[int | None] = []
+        self.turns: list[int] = []
+        self.steps: list[int] = []
+        self.ops: list[int] = []
+        self.lines: list[int] = []
+        self.facts: dict[str, list[tuple[int, Any]]] = {name: [] for name in OBJECT_COLUMNS}
+        """The rows of each object column that hold a value, with it."""
+        self.usage: list[tuple[int, dict[str, Any]]] = []
+        self.errors: dict[int, bool] = {}
+        """Each tool/result row's error flag."""
+        self.requests = Requests(array("q"), [], [], [])
+        self.results = (array("q"), array("q"))
+        """The row of each tool/result and its dispatch's."""
+        self.parts = Parts()
+        self.time: int | None = None
+        self.meta: dict[str, Any] | None = None
+        self.meta_time: int | None = None
+        self.turn = self.step = 0
+        self.turn_open = self.step_open = False
+        self.marked = False
+        self.model: Any = None
+        self.message: int | None = None
+        """The row of the open step's assistant/message."""
+        self.message_line = 0
+        self.blocks: list[dict[str, Any]] = []
+        """The content blocks of the open step's message so far."""
+        self.answered = False
+        self.last_message: int | None = None
+        self.last_message_line = 0
+        self.last_has_usage = False
+        self.calls: dict[str, tuple[int, int, int]] = {}
+        """Each requested call's turn, step and the row of the message that requested it."""
+        self.dispatched: dict[str, int] = {}
+        self.answered_calls: set[str] = set()
+        self.result_rows: dict[str, int] = {}
+        self.exit_codes: dict[str, int] = {}
+        self.log_names = _LogNames()
+        """The event type of a log-only record of each kind."""
+
+    # rows
+
+    def add(self, kind: str, line: int, turn: int = MISSING, step: int = MISSING,
+            op: int = 0) -> int:
+        """Append one row; return it."""
+        row = len(self.codes)
+        code = self.code_of.get(kind)
+        if code is None:
+            code = self.code_of[kind] = len(self.code_of)
+        self.codes.append(code)
+        self.times.append(self.time)
+        self.turns.append(turn)
+        self.steps.append(step)
+        self.ops.append(op)
+        self.lines.append(line)
+        return row
+
+    def fact(self, column: str, row: int, value: Any) -> None:
+        self.facts[column].append((row, value))
+
+    # the reader's steps (``codex._Rollout`` and ``foreign.EventWriter``)
+
+    def read(self, pieces: Iterable[tuple[int, list[bytes], list[_Line]]]) -> None:
+        """Map every line; raise ``GiveUp`` at one the route does not take."""
+        for first, raws, records in pieces:
+            self.read_piece(first, raws, records)
+
+    def read_piece(self, first: int, raws: list[bytes], records: list[_Line]) -> None:
+        """Map the lines ``raws`` (decoded: ``records``), the first numbered ``first``."""
+        log_only_events, log_names = self.rules.log_only_events, self.log_names
+        codes = self.codes
+        for line, record in enumerate(records, first):
+            kind, payload = record.type, record.payload
+            if kind.__class__ is not str or payload.__class__ is not Payload:
+                raise GiveUp
+            stamp = record.timestamp
+            if stamp is not None:
+                time = _epoch_ms(stamp)
+                if time is not None:
+                    self.time = time
+            named = payload.type
+            wrapped = kind == "response_item" or kind == "event_msg"
+            if wrapped and named.__class__ is not str:
+                raise GiveUp
+            if kind == "event_msg" and named in log_only_events:
+                self.log_only(log_names[named], payload, line)
+                continue
+            before = len(codes)
+            if kind == "response_item":
+                self.item(named, payload, line)
+            elif kind == "event_msg":
+                self.event(named, payload, line)
+            elif kind == "session_meta":
+                self.session_meta(raws[line - first])
+            elif kind == "turn_context":
+                model = payload.model
+                if model is not msgspec.UNSET:
+                    if model is not None and model.__class__ is not str:
+                        raise GiveUp
+                    self.model = model
+            elif kind != "state":  # an unknown, legacy (``item:``) or compacted record
+                raise GiveUp
+            if len(codes) == before:
+                self.log_only(log_names[named if wrapped else kind], payload, line)
+
+    def log_only(self, kind: str, payload: Payload, line: int) -> None:
+        self.add(kind, line, _int(payload.turn), _int(payload.step))
+
+    def session_meta(self, raw: bytes) -> None:
+        if self.meta is not None:  # a fork's copy of its parent's lines
+            raise GiveUp
+        payload = orjson.loads(raw)["payload"]
+        self.meta, self.meta_time = payload, self.time
+        self.time = self.time or epoch_ms(payload.get("timestamp"))
+
+    def event(self, kind: str, payload: Payload, line: int) -> None:
+        rules = self.rules
+        if kind in rules.turn_starts:
+            self.marked = True
+            self.close_message()
+            self.open_turn(line)
+        elif kind in rules.turn_ends:
+            self.close_turn("completed", line)
+            self.close_message()
+        elif kind == "token_count":
+            if self.last_message is None or self.last_has_usage:
+                return
+            converted = rules.usage_of(payload)
+            if converted:
+                self.usage.append((self.last_message, converted))
+                self.last_has_usage = True
+                self.parts.usage_message.append(self.last_message_line)
+                self.parts.usage_line.append(line)
+        elif kind == "exec_command_end":
+            call_id, code = payload.call_id, payload.exit_code
+            if call_id.__class__ is str and code.__class__ is int:
+                self.exit_codes[call_id] = code
+                row = self.result_rows.get(call_id)
+                if row is not None:
+                    self.errors[row] = code != 0
+        else:
+            raise GiveUp
+
+    def item(self, kind: str, item: Payload, line: int) -> None:
+        rules = self.rules
+        if kind == "message":
+            role = item.role
+            if role == "assistant":
+                self.output(line, rules.output_blocks(item))
+            elif role == "user":
+                self.user(item, line)
+            elif role in ("developer", "system"):
+                self.instructions(role, item, line)
+            else:
+                raise GiveUp
+        elif kind == "reasoning":
+            self.output(line, rules.output_blocks(item))
+        elif kind in rules.call_items:
+            call = rules.call_fields(kind, item)
+            if call is None:
+                raise GiveUp
+            self.call(line, *call)
+        elif kind in rules.result_items:
+            self.result(item, line)
+        elif kind not in rules.log_only_items:
+            raise GiveUp
+
+    def output(self, line: int, blocks: list[dict[str, Any]]) -> int:
+        """Add ``blocks`` to the open step's assistant message (see ``_Rollout._output``);
+        return its row."""
+        if self.message is None or self.answered or not self.step_open:
+            self.close_message()
+            self.open_step(line)
+            row = self.add("assistant/message", line, self.turn, self.step, _APPEND)
+            self.fact("role", row, "assistant")
+            self.fact("source_kind", row, "model")
+            if self.model is not None:
+                self.fact("provider", row, "openai")
+                self.fact("model", row, self.share(self.model))
+            self.message = self.last_message = row
+            self.message_line = self.last_message_line = line
+            self.last_has_usage = False
+            self.answered = False
+        self.blocks.extend(blocks)
+        self.parts.message.append(self.message_line)
+        self.parts.line.append(line)
+        return self.message  # type: ignore[return-value]
+
+    def close_message(self) -> None:
+        """Give the open step's message its text (its blocks no longer change)."""
+        if self.message is not None:
+            self.fact("text", self.message, visible_text(self.blocks))
+            self.blocks = []
+            self.message = None
+
+    def call(self, line: int, call_id: str, name: str, arguments: str) -> None:
+        message = self.output(line, [])
+        self.blocks.append({"type": "tool-call", "id": call_id, "name": name,
+                            "arguments": arguments})
+        requests = self.requests
+        requests.row.append(message)
+        requests.call_id.append(call_id)
+        requests.name.append(self.share(name))
+        requests.arguments.append(arguments)
+        self.calls[call_id] = (self.turn, self.step, message)
+        row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)
+        self.fact("call_id", row, call_id)
+        self.fact("tool_name", row, self.share(name))
+        self.fact("arguments", row, arguments)
+
+    def result(self, item: Payload, line: int) -> None:
+        rules = self.rules
+        call_id = item.call_id
+        if call_id.__class__ is not str or call_id not in self.calls:
+            raise GiveUp
+        text, failed = rules.output_text(item.output)
+        said = text.strip()
+        if said.startswith(rules.refusals) or ("\n" not in said and (
+                said.startswith("aborted by user after") or said.endswith("aborted by user"))):
+            raise GiveUp  # a coded result, held as written by the dict route
+        if call_id in self.exit_codes:
+            failed = self.exit_codes[call_id] != 0
+        turn, step, _ = self.calls[call_id]
+        row = self.result_rows[call_id] = self.add("tool/result", line, turn, step, _APPEND)
+        self.errors[row] = failed
+        for column, value in (("call_id", call_id), ("role", "tool"), ("source_kind", "tool"),
+                              ("text", text)):
+            self.fact(column, row, value)
+        dispatch = self.dispatched.get(call_id)
+        if dispatch is not None:
+            self.results[0].append(row)
+            self.results[1].append(dispatch)
+        self.answered_calls.add(call_id)
+        self.answered = True
+
+    def user(self, item: Payload, line: int) -> None:
+        rules = self.rules
+        content = rules.input_blocks(item.content)
+        source = rules.source_of(content)
+        if source == "user":
+            if not self.marked:
+                self.open_turn(line, "completed")
+            elif not self.turn_open:
+                self.open_turn(line)
+            self.close_step(line)
+            self.close_message()
+        row = self.add("user/message", line, op=_APPEND)
+        for column, value in (("role", "user"), ("source_kind", source),
+                              ("text", visible_text(content))):
+            self.fact(column, row, value)
+
+    def instructions(self, role: str, item: Payload, line: int) -> None:
+        row = self.add(f"{role}/message", line, self.turn or MISSING, self.step or MISSING,
+                       _APPEND)
+        for column, value in (("role", role), ("source_kind", "runtime-context"),
+                              ("text", visible_text(self.rules.input_blocks(item.content)))):
+            self.fact(column, row, value)
+
+    def open_turn(self, line: int, previous: str = "unmarked") -> None:
+        if self.turn_open:
+            self.close_turn(previous, line)
+        self.turn += 1
+        self.step = 0
+        self.turn_open = True
+        self.add("turn/start", line, self.turn)
+
+    def close_turn(self, reason: str, line: int) -> None:
+        if not self.turn_open:
+            return
+        self.close_step(line)
+        self.turn_open = False
+        self.fact("end_reason", self.add("turn/end", line, self.turn), reason)
+
+    def open_step(self, line: int) -> None:
+        if not self.turn_open:
+            self.open_turn(line)
+        self.close_step(line)
+        self.step += 1
+        self.step_open = True
+        self.add("step/start", line, self.turn, self.step)
+
+    def close_step(self, line: int) -> None:
+        if self.step_open:
+            self.step_open = False
+            self.add("step/end", line, self.turn, self.step)
+
+    # the end
+
+    def call_reasons(self) -> dict[str, str]:
+        """Return the reason of each requested call left without an output."""
+        reasons = {}
+        for call_id, (turn, _, _) in self.calls.items():
+            if call_id not in self.answered_calls:
+                reasons[call_id] = AT_END if self.turn_open and turn == self.turn \
+                    else IN_CLOSED_STEP
+        return reasons
+
+    def table(self) -> EventTable:
+        """Return the rows as the session's table (``EventTable.of`` of the dict route's
+        events, column for column)."""
+        self.close_message()
+        count = len(self.codes)
+        objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
+        for name, found in self.facts.items():
+            column = objects[name]
+            for row, value in found:
+                column[row] = value
+        usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
+        for row, used in self.usage:
+            for name, key in zip(USAGE_COLUMNS, USAGE_KEYS, strict=True):
+                usage[name][row] = _count(used.get(key))
+        is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
+        for row, failed in self.errors.items():
+            is_error[row], synthetic[row] = failed, 0
+        return EventTable(
+            type_names=list(self.code_of), type_code=array("H", self.codes),
+            seq=array("q", range(count)),
+            time=array("q", [MISSING if time is None else time for time in self.times]),
+            turn=array("q", self.turns), step=array("q", self.steps),
+            surface_op=array("b", self.ops), line=array("q", self.lines),
+            start=array("q", [MISSING]) * count, stop=array("q", [MISSING]) * count,
+            is_error=is_error, synthetic=synthetic,
+            requests=self.requests, **objects, **usage)
+
+
+def first_chunk_taken(first: Any) -> bool:
+    """Return whether a rollout whose first chunk is ``first`` may go the typed route (it
+    is bytes, with no byte order mark and no compression magic before its lines)."""
+    return (isinstance(first, bytes) and bool(first) and not first.startswith(UTF8_BOM)
+            and not any(first.startswith(magic) for magic in COMPRESSION_MAGIC))
+
+
+def _int(value: Any) -> int:
+    """Return an int64 column's value (``table._int``)."""
+    return value if value.__class__ is int and MISSING < value < 1 << 63 else MISSING
+
+
+def _count(value: Any) -> int:
+    """Return a usage count's column value (``table._count``)."""
+    return value if value.__class__ is int and 0 <= value <= MAX_INTEGER else MISSING
+
+
+_MINUTES: dict[str, int | None] = {}
+"""The epoch ms of each minute a ``YYYY-MM-DDTHH:MM`` prefix names (None: no time)."""
+_SECONDS = {f":{second:02d}": second * 1000 for second in range(60)}
+_MILLIS = {f".{millis:03d}Z": millis for millis in range(1000)}
+_MINUTE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}")
+
+
+def _epoch_ms(stamp: Any) -> int | None:
+    """Return ``foreign.epoch_ms(stamp)``; Codex's own ``…THH:MM:SS.mmmZ`` stamps from the
+    epoch ms of their minute (parsed once per minute)."""
+    if stamp.__class__ is str:
+        millis = _MILLIS.get(stamp[19:])
+        if millis is not None:
+            seconds = _SECONDS.get(stamp[16:19])
+            if seconds is not None:
+                prefix = stamp[:16]
+                minute = _MINUTES.get(prefix, -1)
+                if minute == -1:
+                    minute = _minute(prefix)
+                if minute is not None:
+                    return minute + seconds + millis
+    return epoch_ms(stamp)
+
+
+def _minute(prefix: str) -> int | None:
+    """Return the epoch ms of the minute ``prefix`` names, or None; kept for the next."""
+    if len(_MINUTES) > 1 << 16:
+        _MINUTES.clear()
+    minute = _MINUTES[prefix] = epoch_ms(f"{prefix}:00Z") if _MINUTE.fullmatch(prefix) \
+        else None
+    return minute
