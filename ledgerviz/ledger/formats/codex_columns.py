@@ -25,7 +25,9 @@ from __future__ import annotations
 import re
 import sys
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from operator import call
 from typing import Any, NamedTuple
 
 import msgspec
@@ -177,16 +179,21 @@ class ColumnRollout:
         self.share = Shared().one
         self.code_of: dict[str, int] = {}
         """The code of each event type, numbered in order of first appearance."""
-        self.codes: list[int] = []
+        self.codes = array("H")
         """Each row's event type code, then its time, turn, step, surface op and line."""
-        self.times: list[int | None] = []
-        self.turns: list[int] = []
-        self.steps: list[int] = []
-        self.ops: list[int] = []
-        self.lines: list[int] = []
-        self.facts: dict[str, list[tuple[int, Any]]] = {name: [] for name in OBJECT_COLUMNS}
-        """The rows of each object column that hold a value, with it."""
-        self.usage: list[tuple[int, dict[str, Any]]] = []
+        self.times = array("q")
+        self.turns = array("q")
+        self.steps = array("q")
+        self.ops = array("b")
+        self.lines = array("q")
+        self.messages = _Rows("role", "source_kind", "text")
+        """The message rows (an assistant's text given once its step's blocks are all in)."""
+        self.dispatches = _Rows("call_id", "tool_name", "arguments")
+        self.answers = _Rows("call_id")
+        self.ends = _Rows("end_reason")
+        self.models = _Rows("provider", "model")
+        self.usage = _Rows(*USAGE_COLUMNS, counts=True)
+        """The usage counts of the assistant/message rows that have usage."""
         self.errors: dict[int, bool] = {}
         """Each tool/result row's error flag."""
         self.requests = Requests(array("q"), [], [], [])
@@ -194,6 +201,8 @@ class ColumnRollout:
         """The row of each tool/result and its dispatch's."""
         self.parts = Parts()
         self.time: int | None = None
+        self.time_cell = MISSING
+        """``time`` as the time column holds it."""
         self.meta: dict[str, Any] | None = None
         self.meta_time: int | None = None
         self.turn = self.step = 0
@@ -202,6 +211,8 @@ class ColumnRollout:
         self.model: Any = None
         self.message: int | None = None
         """The row of the open step's assistant/message."""
+        self.message_text = 0
+        """Its place in ``messages``."""
         self.message_line = 0
         self.blocks: list[dict[str, Any]] = []
         """The content blocks of the open step's message so far."""
@@ -228,15 +239,12 @@ class ColumnRollout:
         if code is None:
             code = self.code_of[kind] = len(self.code_of)
         self.codes.append(code)
-        self.times.append(self.time)
+        self.times.append(self.time_cell)
         self.turns.append(turn)
         self.steps.append(step)
         self.ops.append(op)
         self.lines.append(line)
         return row
-
-    def fact(self, column: str, row: int, value: Any) -> None:
-        self.facts[column].append((row, value))
 
     # the reader's steps (``codex._Rollout`` and ``foreign.EventWriter``)
 
@@ -257,7 +265,7 @@ class ColumnRollout:
             if stamp is not None:
                 time = _epoch_ms(stamp)
                 if time is not None:
-                    self.time = time
+                    self.time = self.time_cell = time
             named = payload.type
             wrapped = kind == "response_item" or kind == "event_msg"
             if wrapped and named.__class__ is not str:
@@ -284,7 +292,11 @@ class ColumnRollout:
                 self.log_only(log_names[named if wrapped else kind], payload, line)
 
     def log_only(self, kind: str, payload: Payload, line: int) -> None:
-        self.add(kind, line, _int(payload.turn), _int(payload.step))
+        """Add a log-only event (its data is the payload: its turn and step are the
+        payload's)."""
+        turn, step = payload.turn, payload.step
+        self.add(kind, line, MISSING if turn is None else _int(turn),
+                 MISSING if step is None else _int(step))
 
     def session_meta(self, raw: bytes) -> None:
         if self.meta is not None:  # a fork's copy of its parent's lines
@@ -292,6 +304,7 @@ class ColumnRollout:
         payload = orjson.loads(raw)["payload"]
         self.meta, self.meta_time = payload, self.time
         self.time = self.time or epoch_ms(payload.get("timestamp"))
+        self.time_cell = MISSING if self.time is None else self.time
 
     def event(self, kind: str, payload: Payload, line: int) -> None:
         rules = self.rules
@@ -307,7 +320,7 @@ class ColumnRollout:
                 return
             converted = rules.usage_of(payload)
             if converted:
-                self.usage.append((self.last_message, converted))
+                self.usage.add(self.last_message, *map(_count, map(converted.get, USAGE_KEYS)))
                 self.last_has_usage = True
                 self.parts.usage_message.append(self.last_message_line)
                 self.parts.usage_line.append(line)
@@ -352,11 +365,10 @@ class ColumnRollout:
             self.close_message()
             self.open_step(line)
             row = self.add("assistant/message", line, self.turn, self.step, _APPEND)
-            self.fact("role", row, "assistant")
-            self.fact("source_kind", row, "model")
+            self.message_text = len(self.messages.rows)
+            self.messages.add(row, "assistant", "model", None)
             if self.model is not None:
-                self.fact("provider", row, "openai")
-                self.fact("model", row, self.share(self.model))
+                self.models.add(row, "openai", self.share(self.model))
             self.message = self.last_message = row
             self.message_line = self.last_message_line = line
             self.last_has_usage = False
@@ -369,7 +381,7 @@ class ColumnRollout:
     def close_message(self) -> None:
         """Give the open step's message its text (its blocks no longer change)."""
         if self.message is not None:
-            self.fact("text", self.message, visible_text(self.blocks))
+            self.messages.values[2][self.message_text] = visible_text(self.blocks)
             self.blocks = []
             self.message = None
 
@@ -384,9 +396,7 @@ class ColumnRollout:
         requests.arguments.append(arguments)
         self.calls[call_id] = (self.turn, self.step, message)
         row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)
-        self.fact("call_id", row, call_id)
-        self.fact("tool_name", row, self.share(name))
-        self.fact("arguments", row, arguments)
+        self.dispatches.add(row, call_id, self.share(name), arguments)
 
     def result(self, item: Payload, line: int) -> None:
         rules = self.rules
@@ -403,9 +413,8 @@ class ColumnRollout:
         turn, step, _ = self.calls[call_id]
         row = self.result_rows[call_id] = self.add("tool/result", line, turn, step, _APPEND)
         self.errors[row] = failed
-        for column, value in (("call_id", call_id), ("role", "tool"), ("source_kind", "tool"),
-                              ("text", text)):
-            self.fact(column, row, value)
+        self.answers.add(row, call_id)
+        self.messages.add(row, "tool", "tool", text)
         dispatch = self.dispatched.get(call_id)
         if dispatch is not None:
             self.results[0].append(row)
@@ -425,16 +434,13 @@ class ColumnRollout:
             self.close_step(line)
             self.close_message()
         row = self.add("user/message", line, op=_APPEND)
-        for column, value in (("role", "user"), ("source_kind", source),
-                              ("text", visible_text(content))):
-            self.fact(column, row, value)
+        self.messages.add(row, "user", source, visible_text(content))
 
     def instructions(self, role: str, item: Payload, line: int) -> None:
         row = self.add(f"{role}/message", line, self.turn or MISSING, self.step or MISSING,
                        _APPEND)
-        for column, value in (("role", role), ("source_kind", "runtime-context"),
-                              ("text", visible_text(self.rules.input_blocks(item.content)))):
-            self.fact(column, row, value)
+        self.messages.add(row, role, "runtime-context",
+                          visible_text(self.rules.input_blocks(item.content)))
 
     def open_turn(self, line: int, previous: str = "unmarked") -> None:
         if self.turn_open:
@@ -449,7 +455,7 @@ class ColumnRollout:
             return
         self.close_step(line)
         self.turn_open = False
-        self.fact("end_reason", self.add("turn/end", line, self.turn), reason)
+        self.ends.add(self.add("turn/end", line, self.turn), reason)
 
     def open_step(self, line: int) -> None:
         if not self.turn_open:
@@ -481,26 +487,45 @@ class ColumnRollout:
         self.close_message()
         count = len(self.codes)
         objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
-        for name, found in self.facts.items():
-            column = objects[name]
-            for row, value in found:
-                column[row] = value
+        for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
+            rows.scatter(objects)
         usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
-        for row, used in self.usage:
-            for name, key in zip(USAGE_COLUMNS, USAGE_KEYS, strict=True):
-                usage[name][row] = _count(used.get(key))
+        self.usage.scatter(usage)
         is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
         for row, failed in self.errors.items():
             is_error[row], synthetic[row] = failed, 0
         return EventTable(
-            type_names=list(self.code_of), type_code=array("H", self.codes),
-            seq=array("q", range(count)),
-            time=array("q", [MISSING if time is None else time for time in self.times]),
-            turn=array("q", self.turns), step=array("q", self.steps),
-            surface_op=array("b", self.ops), line=array("q", self.lines),
+            type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
+            time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
+            line=self.lines,
             start=array("q", [MISSING]) * count, stop=array("q", [MISSING]) * count,
             is_error=is_error, synthetic=synthetic,
             requests=self.requests, **objects, **usage)
+
+
+class _Rows:
+    """The values some rows hold in some of the table's columns (object columns, or int64
+    ones: ``counts``); the other rows keep the column's missing value."""
+
+    __slots__ = ("_appends", "names", "rows", "values")
+
+    def __init__(self, *names: str, counts: bool = False) -> None:
+        self.names = names
+        self.rows = array("q")
+        self.values: tuple[Any, ...] = tuple(array("q") if counts else [] for _ in names)
+        self._appends = tuple(column.append for column in self.values)
+
+    def add(self, row: int, *values: Any) -> None:
+        self.rows.append(row)
+        deque(map(call, self._appends, values), 0)
+
+    def scatter(self, columns: dict[str, Any]) -> None:
+        """Set the values in ``columns`` (each as long as the table)."""
+        rows = self.rows
+        for name, values in zip(self.names, self.values, strict=True):
+            column = columns[name]
+            for row, value in zip(rows, values, strict=True):
+                column[row] = value
 
 
 def first_chunk_taken(first: Any) -> bool:
