@@ -1,0 +1,224 @@
+"""The Codex reader's typed route (``codex_columns``): a rollout of the common shapes read
+straight into its table's columns. Its contract is the dict route's result, field for
+field (that route's figures are worked out by hand in test_codex.py); one rollout's table
+is also checked against figures worked out by hand here. A line the typed route does not
+take sends the whole file the dict route, read again from its start."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ledgerviz
+from ledgerviz.ledger.formats import ReadOptions, codex, codex_columns
+from ledgerviz.ledger.formats.foreign import epoch_ms
+from ledgerviz.ledger.lazy_events import LedgerChangedError
+from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.sources import expand_found, found_chunks
+from ledgerviz.recovery.vocab import MISSING
+
+T0 = "2026-01-05T10:00:00.000Z"
+
+
+def _line(second: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": f"2026-01-05T10:{second // 60:02d}:{second % 60:02d}.250Z",
+            "type": kind, "payload": payload}
+
+
+def _turn(number: int, second: int) -> list[dict[str, Any]]:
+    """One turn: a prompt, reasoning and a call, usage, the output, a reply, usage."""
+    call = f"call-{number}"
+    usage = {"input_tokens": 100 + number, "cached_input_tokens": 40, "output_tokens": 7,
+             "reasoning_output_tokens": 2, "total_tokens": 107 + number}
+    return [
+        _line(second, "event_msg", {"type": "task_started", "turn_id": f"t{number}"}),
+        _line(second, "turn_context", {"model": "gpt-5-codex", "cwd": "/w"}),
+        _line(second, "response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": f"prompt {number}"}]}),
+        _line(second, "event_msg", {"type": "user_message", "message": f"prompt {number}"}),
+        _line(second + 1, "response_item", {"type": "reasoning", "summary": [
+            {"type": "summary_text", "text": "plan"}], "encrypted_content": "gAAA"}),
+        _line(second + 1, "response_item", {"type": "function_call", "name": "shell",
+                                            "arguments": '{"command":["ls"]}', "call_id": call}),
+        _line(second + 1, "event_msg", {"type": "token_count",
+                                        "info": {"last_token_usage": usage}}),
+        _line(second + 2, "response_item", {"type": "function_call_output", "call_id": call,
+                                            "output": "Exit code: 1\nOutput:\nno"}),
+        _line(second + 3, "response_item", {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "done"}, {"type": "output_text", "text": "!"}]}),
+        _line(second + 3, "event_msg", {"type": "token_count",
+                                        "info": {"last_token_usage": usage}}),
+        _line(second + 4, "event_msg", {"type": "task_complete", "turn_id": f"t{number}"}),
+    ]
+
+
+def _rollout(path: Path, turns: int, extra: list[dict[str, Any]] | None = None) -> Path:
+    lines = [_line(0, "session_meta", {"id": "thread-typed", "timestamp": T0, "cwd": "/w",
+                                       "source": "cli", "instructions": "You are Codex."})]
+    for number in range(1, turns + 1):
+        lines += _turn(number, 10 * number)
+    lines += extra or []
+    path.write_bytes(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    return path
+
+
+def _read(path: Path, typed: bool) -> SessionLog | None:
+    """Read ``path`` the typed route (None: it gave up) or the dict route."""
+    found = next(iter(expand_found(str(path))))
+    chunks = found_chunks(found, 1 << 16)
+    options = ReadOptions(origin=chunks.origin)
+    if typed:
+        return codex._typed_session(str(path), codex._Taken(iter(chunks)), options)
+    return codex._dict_session(str(path), iter(chunks), options)
+
+
+def _facts(log: SessionLog) -> dict[str, Any]:
+    table = {field.name: getattr(log.table, field.name)
+             for field in dataclasses.fields(log.table) if field.name != "requests"}
+    table = {name: (value.typecode, value.tolist()) if hasattr(value, "tolist") else value
+             for name, value in table.items()}
+    table["requests"] = dataclasses.astuple(log.table.requests)
+    return {"key": log.key, "header": log.header, "diagnostics": log.diagnostics,
+            "skipped": log.lines_skipped, "lines": list(log.lines),
+            "reasons": list(log.call_reasons.items()), "table": table,
+            "events": list(log.events)}
+
+
+def test_a_turn_is_tabled_as_worked_out_by_hand(tmp_path: Path) -> None:
+    log = _read(_rollout(tmp_path / "one.jsonl", 1), typed=True)
+    assert log is not None
+    table = log.table
+    assert table.types == [
+        "codex/session_meta", "turn/start", "codex/turn_context", "user/message",
+        "codex/user_message", "step/start", "assistant/message", "tool/call",
+        "codex/token_count", "tool/result", "step/end", "step/start", "assistant/message",
+        "codex/token_count", "step/end", "turn/end"]
+    assert table.line.tolist() == [1, 2, 3, 4, 5, 6, 6, 7, 8, 9, 10, 10, 10, 11, 12, 12]
+    # each line's own time: 10:00:00.250, the turn's first lines 10:00:10.250, then +1 s
+    assert table.time.tolist()[:4] == [1767607200250, 1767607210250, 1767607210250,
+                                      1767607210250]
+    assert table.time.tolist()[6:8] == [1767607211250, 1767607211250]
+    assert table.turn.tolist() == [MISSING, 1, MISSING, MISSING, MISSING, 1, 1, 1, MISSING, 1,
+                                   1, 1, 1, MISSING, 1, 1]
+    assert table.step.tolist()[5:8] == [1, 1, 1] and table.step.tolist()[10:13] == [1, 2, 2]
+    assert table.text[3] == "prompt 1" and table.text[12] == "done\n!"
+    assert table.text[6] == ""  # reasoning and a call: no text block
+    assert table.text[9] == "Exit code: 1\nOutput:\nno" and table.is_error[9] == 1
+    assert table.call_id[7] == table.call_id[9] == "call-1"
+    assert (table.tool_name[7], table.arguments[7]) == ("shell", '{"command":["ls"]}')
+    # the usage of each step's model call: last_token_usage, input less the cached
+    assert table.input_tokens[6] == table.input_tokens[12] == 101 - 40
+    assert table.cache_read_tokens[6] == 40 and table.output_tokens[12] == 7
+    assert table.model[6] == "gpt-5-codex" and table.provider[6] == "openai"
+    assert table.end_reason[15] == "completed"
+    assert table.requests.row.tolist() == [6] and table.requests.call_id == ["call-1"]
+    assert log.diagnostics == [] and log.call_reasons == {}
+
+
+@pytest.mark.parametrize("turns", [1, 3, 700])
+def test_the_typed_route_gives_the_dict_routes_session(tmp_path: Path, turns: int) -> None:
+    path = _rollout(tmp_path / "r.jsonl", turns, [
+        _line(9000, "response_item", {"type": "function_call", "name": "shell",
+                                      "arguments": "{}", "call_id": "left"})])
+    typed, held = _read(path, typed=True), _read(path, typed=False)
+    assert typed is not None and held is not None
+    assert _facts(typed) == _facts(held)
+    # the call after the last turn opens a turn of its own, open at the end of the file
+    assert typed.call_reasons == {"left": "no result at end of file"}
+
+
+def test_frames_are_the_dict_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 5)
+    typed = ledgerviz.load(path).frames
+    monkeypatch.setattr(codex, "first_chunk_taken", lambda first: False)
+    held = ledgerviz.load(path).frames
+    for name in ("events", "turns", "steps", "calls", "messages", "lineage"):
+        mine, theirs = getattr(typed, name), getattr(held, name)
+        assert mine.equals(theirs) and list(mine.dtypes) == list(theirs.dtypes), name
+
+
+GIVE_UPS = {
+    "aborted turn": _line(999, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+    "rollback": _line(999, "event_msg", {"type": "thread_rolled_back", "num_turns": 1}),
+    "compaction": _line(999, "compacted", {"message": "summary"}),
+    "unknown record": _line(999, "surprise", {"type": "x"}),
+    "unknown event": _line(999, "event_msg", {"type": "surprise"}),
+    "a fork's copy": _line(999, "session_meta", {"id": "parent"}),
+    "refused call": _line(999, "response_item", {"type": "function_call_output",
+                                                 "call_id": "call-1",
+                                                 "output": "exec command rejected by user"}),
+    "output for no call": _line(999, "response_item", {"type": "function_call_output",
+                                                       "call_id": "nobody", "output": "x"}),
+    "provider's call": _line(999, "response_item", {"type": "web_search_call"}),
+    "model of a number": _line(999, "turn_context", {"model": 5}),
+    "integer beyond 64 bits": _line(999, "event_msg", {"type": "user_message",
+                                                       "n": 2 ** 70}),
+    "payload of a string": {"timestamp": T0, "type": "event_msg", "payload": "x"},
+    "a legacy bare item": {"type": "message", "role": "user", "content": []},
+}
+
+
+@pytest.mark.parametrize("name", sorted(GIVE_UPS))
+def test_a_line_it_does_not_take_sends_the_file_the_dict_route(tmp_path: Path,
+                                                                 name: str) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 2, [GIVE_UPS[name]])
+    assert _read(path, typed=False) is not None
+    assert _read(path, typed=True) is None
+    loaded = ledgerviz.load(path).sessions[0]
+    assert _facts(loaded) == _facts(_read(path, typed=False))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("damage", ["blank line", "torn tail", "byte order mark", "bad json"])
+def test_damaged_lines_are_the_dict_routes_diagnostics(tmp_path: Path, damage: str) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 2)
+    data = path.read_bytes()
+    data = {"blank line": data.replace(b"\n", b"\n\n", 3),
+            "torn tail": data + b'{"timestamp": "2026',
+            "byte order mark": b"\xef\xbb\xbf" + data,
+            "bad json": data + b"{nope}\n"}[damage]
+    path.write_bytes(data)
+    assert _read(path, typed=True) is None
+    loaded = ledgerviz.load(path).sessions[0]
+    assert loaded.diagnostics  # said, as the dict route says it
+    assert _facts(loaded) == _facts(_read(path, typed=False))  # type: ignore[arg-type]
+
+
+def test_a_late_give_up_reads_the_file_again_from_its_start(tmp_path: Path) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 2000, [
+        _line(9000, "event_msg", {"type": "task_started"}), GIVE_UPS["aborted turn"]])
+    assert path.stat().st_size > 3 << 20  # several chunks were read before it
+    loaded = ledgerviz.load(path).sessions[0]
+    assert loaded.table.end_reason[-1] == "aborted"
+    assert _facts(loaded) == _facts(_read(path, typed=False))  # type: ignore[arg-type]
+
+
+def test_a_file_replaced_before_it_is_read_again_is_a_changed_ledger(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 50, [GIVE_UPS["rollback"]])
+    other = _rollout(tmp_path / "other.jsonl", 50, [GIVE_UPS["rollback"]])
+    typed = codex._typed_session
+
+    def replaced_after(*arguments: Any) -> SessionLog | None:
+        gave_up = typed(*arguments)
+        os.replace(other, path)  # the same bytes, another file
+        return gave_up
+
+    monkeypatch.setattr(codex, "_typed_session", replaced_after)
+    with pytest.raises(LedgerChangedError):
+        ledgerviz.load(path)
+
+
+@pytest.mark.parametrize("stamp", [
+    "2026-01-05T10:00:00.000Z", "2026-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z",
+    "2026-01-05T10:00:60.000Z", "2026-13-05T10:00:00.000Z", "2026-01-05T24:00:00.000Z",
+    "2026-01-05T10:00:0٣.000Z", "2026-01-05T10:00:00.٣00Z", "2026-01-05 10:00:00.000Z",
+    "20260105T1000:00:00.000Z", "2026-01-05T10:00:00.000000Z", "2026-01-05T10:00:00Z",
+    "2026-01-05T10:00:00.000+01:00", "", None, 5])
+def test_codex_stamps_read_as_every_stamp_is(stamp: Any) -> None:
+    assert codex_columns._epoch_ms(stamp) == epoch_ms(stamp)
+    assert codex_columns._epoch_ms(stamp) == epoch_ms(stamp)  # from the minute kept
