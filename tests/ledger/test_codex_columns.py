@@ -1,8 +1,8 @@
 """The Codex reader's typed route (``codex_columns``): a rollout of the common shapes read
 straight into its table's columns. Its contract is the dict route's result, field for
 field (that route's figures are worked out by hand in test_codex.py); one rollout's table
-is also checked against figures worked out by hand here. A line the typed route does not
-take sends the whole file the dict route, read again from its start."""
+is also checked against figures worked out by hand here. From the first line the typed
+route does not take, the dict route reads on with the typed route's state."""
 
 from __future__ import annotations
 
@@ -67,14 +67,28 @@ def _rollout(path: Path, turns: int, extra: list[dict[str, Any]] | None = None) 
     return path
 
 
-def _read(path: Path, typed: bool) -> SessionLog | None:
-    """Read ``path`` the typed route (None: it gave up) or the dict route."""
+def _read(path: Path, typed: bool) -> SessionLog:
+    """Read ``path`` the typed route (handing over where it must) or the dict route."""
     found = next(iter(expand_found(str(path))))
     chunks = found_chunks(found, 1 << 16)
     options = ReadOptions(origin=chunks.origin)
     if typed:
         return codex._typed_session(str(path), codex._Taken(iter(chunks)), options)
     return codex._dict_session(str(path), iter(chunks), options)
+
+
+@pytest.fixture
+def handovers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The line of each hand-over to the dict route."""
+    lines: list[int] = []
+    handed_over = codex._handed_over
+
+    def counted(path: str, typed: Any, line: int, *arguments: Any) -> SessionLog:
+        lines.append(line)
+        return handed_over(path, typed, line, *arguments)
+
+    monkeypatch.setattr(codex, "_handed_over", counted)
+    return lines
 
 
 def _facts(log: SessionLog) -> dict[str, Any]:
@@ -89,9 +103,9 @@ def _facts(log: SessionLog) -> dict[str, Any]:
             "events": list(log.events)}
 
 
-def test_a_turn_is_tabled_as_worked_out_by_hand(tmp_path: Path) -> None:
+def test_a_turn_is_tabled_as_worked_out_by_hand(tmp_path: Path, handovers: list[int]) -> None:
     log = _read(_rollout(tmp_path / "one.jsonl", 1), typed=True)
-    assert log is not None
+    assert handovers == []
     table = log.table
     assert table.types == [
         "codex/session_meta", "turn/start", "codex/turn_context", "user/message",
@@ -121,12 +135,13 @@ def test_a_turn_is_tabled_as_worked_out_by_hand(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("turns", [1, 3, 700])
-def test_the_typed_route_gives_the_dict_routes_session(tmp_path: Path, turns: int) -> None:
+def test_the_typed_route_gives_the_dict_routes_session(tmp_path: Path, turns: int,
+                                                      handovers: list[int]) -> None:
     path = _rollout(tmp_path / "r.jsonl", turns, [
         _line(9000, "response_item", {"type": "function_call", "name": "shell",
                                       "arguments": "{}", "call_id": "left"})])
     typed, held = _read(path, typed=True), _read(path, typed=False)
-    assert typed is not None and held is not None
+    assert handovers == []
     assert _facts(typed) == _facts(held)
     # the call after the last turn opens a turn of its own, open at the end of the file
     assert typed.call_reasons == {"left": "no result at end of file"}
@@ -163,14 +178,22 @@ GIVE_UPS = {
 }
 
 
+UNDECODED = {"integer beyond 64 bits", "payload of a string"}
+"""The lines whose block goes the dict route from its start."""
+
+
 @pytest.mark.parametrize("name", sorted(GIVE_UPS))
-def test_a_line_it_does_not_take_sends_the_file_the_dict_route(tmp_path: Path,
-                                                                 name: str) -> None:
-    path = _rollout(tmp_path / "r.jsonl", 2, [GIVE_UPS[name]])
-    assert _read(path, typed=False) is not None
-    assert _read(path, typed=True) is None
-    loaded = ledgerviz.load(path).sessions[0]
-    assert _facts(loaded) == _facts(_read(path, typed=False))  # type: ignore[arg-type]
+@pytest.mark.parametrize("turns", [2, 600])
+def test_the_dict_route_reads_on_from_a_line_it_does_not_take(
+        tmp_path: Path, name: str, turns: int, handovers: list[int]) -> None:
+    path = _rollout(tmp_path / "r.jsonl", turns, [GIVE_UPS[name], *_turn(turns + 1, 9100)])
+    typed = _read(path, typed=True)
+    line = 1 + 11 * turns + 1  # the line after the meta and the turns
+    if name in UNDECODED:  # the block it is in, from its first line
+        assert len(handovers) == 1 and 1 <= handovers[0] <= line
+    else:
+        assert handovers == [line]
+    assert _facts(typed) == _facts(_read(path, typed=False))
 
 
 @pytest.mark.parametrize("damage", ["blank line", "torn tail", "byte order mark", "bad json"])
@@ -182,33 +205,38 @@ def test_damaged_lines_are_the_dict_routes_diagnostics(tmp_path: Path, damage: s
             "byte order mark": b"\xef\xbb\xbf" + data,
             "bad json": data + b"{nope}\n"}[damage]
     path.write_bytes(data)
-    assert _read(path, typed=True) is None
     loaded = ledgerviz.load(path).sessions[0]
     assert loaded.diagnostics  # said, as the dict route says it
-    assert _facts(loaded) == _facts(_read(path, typed=False))  # type: ignore[arg-type]
+    assert _facts(loaded) == _facts(_read(path, typed=False))
 
 
-def test_a_late_give_up_reads_the_file_again_from_its_start(tmp_path: Path) -> None:
-    path = _rollout(tmp_path / "r.jsonl", 2000, [
-        _line(9000, "event_msg", {"type": "task_started"}), GIVE_UPS["aborted turn"]])
-    assert path.stat().st_size > 3 << 20  # several chunks were read before it
-    loaded = ledgerviz.load(path).sessions[0]
-    assert loaded.table.end_reason[-1] == "aborted"
-    assert _facts(loaded) == _facts(_read(path, typed=False))  # type: ignore[arg-type]
+def test_the_open_step_is_handed_over_as_dicts(tmp_path: Path, handovers: list[int]) -> None:
+    # a call without its output yet, then a refusal: the dict route takes the open step's
+    # message (to add the next call to) and the dispatch (to take back) from the typed route
+    turn = _turn(1, 10)[:7]
+    refusal = _line(20, "response_item", {"type": "function_call_output", "call_id": "call-1",
+                                          "output": "exec command rejected by user"})
+    call = _line(21, "response_item", {"type": "function_call", "name": "shell",
+                                       "arguments": "{}", "call_id": "call-2"})
+    path = _rollout(tmp_path / "r.jsonl", 700, [*turn, refusal, call])
+    typed = _read(path, typed=True)
+    assert handovers == [1 + 11 * 700 + 8]
+    assert _facts(typed) == _facts(_read(path, typed=False))
+    assert typed.call_reasons["call-1"] == "rejected by user"
+    assert typed.table.requests.call_id[-2:] == ["call-1", "call-2"]
 
 
-def test_a_file_replaced_before_it_is_read_again_is_a_changed_ledger(
+def test_a_file_replaced_before_its_lines_are_read_again_is_a_changed_ledger(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _rollout(tmp_path / "r.jsonl", 50, [GIVE_UPS["rollback"]])
     other = _rollout(tmp_path / "other.jsonl", 50, [GIVE_UPS["rollback"]])
-    typed = codex._typed_session
+    handed_over = codex._handed_over
 
-    def replaced_after(*arguments: Any) -> SessionLog | None:
-        gave_up = typed(*arguments)
+    def replaced_first(*arguments: Any) -> SessionLog:
         os.replace(other, path)  # the same bytes, another file
-        return gave_up
+        return handed_over(*arguments)
 
-    monkeypatch.setattr(codex, "_typed_session", replaced_after)
+    monkeypatch.setattr(codex, "_handed_over", replaced_first)
     with pytest.raises(LedgerChangedError):
         ledgerviz.load(path)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -62,20 +62,20 @@ from ledgerviz.ledger.formats.foreign import (
 )
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
-from ledgerviz.ledger.reread import LedgerChangedError, LineSource
+from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError, LineSource
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import (
     UTF8_BOM,
-    FileOrigin,
     UnreadableSourceError,
     open_identified,
     read_error_text,
 )
 from ledgerviz.ledger.tabled import TableRows
-from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
+from ledgerviz.recovery.vocab import NOT_STARTED_CODE, SURFACE_OPS, UNKNOWN_CODE, StatusReason
 from ledgerviz.wording import counted, one_or_many
 
 FORMAT_NAME = "codex"
+APPEND_OP = SURFACE_OPS.index("append")
 
 RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output",
                           "local_shell_call_output"})
@@ -136,76 +136,102 @@ def sniff(head: bytes) -> bool:
 
 
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
-    """Return the session of one Codex rollout given as its chunks: a plain file of the
-    common shapes the typed route (``codex_columns``), any other the dict route (a file the
-    typed route gave up on read again from its start)."""
+    """Return the session of one Codex rollout given as its chunks: a plain file the typed
+    route (``codex_columns``) while its lines have the common shapes, the dict route
+    (``_Rollout``) from the first line that has not (taking the typed route's state); any
+    other input the dict route."""
     chunks = iter(chunks)
     if options.origin is not None:
         first = next(chunks, b"")
         chunks = chain([first], chunks)
         if first_chunk_taken(first):
-            taken = _Taken(chunks)
-            session = _typed_session(path, taken, options)
-            if session is not None:
-                return session
-            chunks = _replayed(path, taken, options.origin)
+            return _typed_session(path, _Taken(chunks), options)
     return _dict_session(path, chunks, options)
 
 
-def _typed_session(path: str, chunks: _Taken, options: ReadOptions) -> SessionLog | None:
-    """Return the session of a rollout read the typed route, or None where it gives up."""
+def _typed_session(path: str, taken: _Taken, options: ReadOptions) -> SessionLog:
+    """Return the session of a rollout read the typed route, handed over to the dict route
+    at the first line the typed route does not take."""
     log = DiagnosticLog(path, strict=options.strict)
+    assert options.origin is not None
     rows = TableRows(path, options.origin)
+    kept = rows.kept(taken)
     starts = LineStarts()
-    reader = ColumnRollout(COLUMN_RULES)
+    typed = ColumnRollout(COLUMN_RULES)
     try:
-        with paused_gc():  # the rows' many small tuples would set the collector off
-            reader.read(typed_lines(rows.kept(chunks), starts, options.max_line))
-            table = reader.table()
-    except GiveUp:
-        return None
-    header = header_of(reader.meta, reader.meta_time, False)
-    events = CodexEvents(Derivation(table, rows.source(), starts, reader.parts, {},
-                                    reader.results, RULES))
+        with paused_gc():  # the rows' many small objects would set the collector off
+            typed.read(typed_lines(kept, starts, options.max_line))
+            table = typed.table()
+    except GiveUp as gave_up:
+        return _handed_over(path, typed, gave_up.line, taken, kept, starts, rows, options)
+    header = header_of(typed.meta, typed.meta_time, False)
+    events = CodexEvents(Derivation(table, rows.source(), starts, typed.parts, {},
+                                    typed.results, RULES))
     return SessionLog(path, session_key(path, header), header, FOREIGN_VERSION, events,
                       log.finish(), 0, table.line, format=FORMAT_NAME,
-                      call_reasons=reader.call_reasons(), table=table)
+                      call_reasons=typed.call_reasons(), table=table)
 
 
 class _Taken:
-    """A file's chunks, counting the bytes taken (so that they can be read again)."""
+    """A file's chunks, counting the bytes taken and keeping the last ``END_KEPT`` (so that
+    the lines read can be read again, checked to be the same)."""
 
     def __init__(self, chunks: Iterator[Chunk]) -> None:
         self.chunks = chunks
         self.size = 0
+        self.end = b""
 
     def __iter__(self) -> Iterator[bytes]:
         for chunk in self.chunks:
             assert isinstance(chunk, bytes)  # only a first chunk may be a problem
             self.size += len(chunk)
+            self.end = (chunk if len(chunk) >= END_KEPT else self.end + chunk)[-END_KEPT:]
             yield chunk
 
 
-def _replayed(path: str, taken: _Taken, origin: FileOrigin) -> Iterator[Chunk]:
-    """Yield the file's chunks from its start again: the bytes ``taken`` read from it opened
-    anew, then the chunks not taken; a file that is no longer the one read is a
-    ``LedgerChangedError``."""
-    changed = LedgerChangedError(f"{path}: the file changed while it was read; load it again")
+def _handed_over(path: str, typed: ColumnRollout, line: int, taken: _Taken,
+                 kept: Iterator[bytes], starts: LineStarts, rows: TableRows,
+                 options: ReadOptions) -> SessionLog:
+    """Return the session of a rollout the typed route read up to line ``line``, read on
+    from that line by the dict route with the typed route's state: the lines from it on
+    are read again from the file opened anew (checked, once read to its end, to be the
+    file whose first lines were read), then the chunks not taken yet."""
+    origin = options.origin
+    assert origin is not None
     try:
         raw, identity = open_identified(path)
     except OSError as error:
         raise UnreadableSourceError(f"{path}: {read_error_text(error)}") from error
+    offset = starts.resume_at(line)
+    reader = _Rollout(DiagnosticLog(path, strict=options.strict), starts, rows.source)
+    reader.take_over(typed, LineSource(path, identity=identity, size=taken.size,
+                                       end=taken.end))
+    records = Records(reader.log, options.max_line, starts)
+    with paused_gc():
+        reader.read(records.read(chain(_read_again(path, raw, offset, taken.size), kept),
+                                 line - 1))
+        if origin.identity != identity:
+            raise _changed(path)
+        reader.find_copied_prefix(path)
+        reader.finish()
+    return session_log(path, FORMAT_NAME, reader.header(), reader.writer, records, reader.log)
+
+
+def _read_again(path: str, raw: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
+    """Yield bytes ``start`` to ``stop`` of the file opened as ``raw`` (then closed)."""
     with raw:
-        left = taken.size
+        raw.seek(start)
+        left = stop - start
         while left:
             chunk = raw.read(min(left, READ_BYTES))
             if not chunk:
-                raise changed
+                raise _changed(path)
             left -= len(chunk)
             yield chunk
-    yield from taken.chunks
-    if origin.identity != identity:
-        raise changed
+
+
+def _changed(path: str) -> LedgerChangedError:
+    return LedgerChangedError(f"{path}: the file changed while it was read; load it again")
 
 
 def _dict_session(path: str, chunks: Iterator[Chunk], options: ReadOptions) -> SessionLog:
@@ -302,6 +328,31 @@ class _Rollout:
             if len(events) == before:
                 wrapped = kind in ("response_item", "event_msg") and named.__class__ is str
                 writer.log_only(named if wrapped else kind.removeprefix("item:"), payload, line)
+
+    def take_over(self, typed: ColumnRollout, source: LineSource) -> None:
+        """Take the state of the typed route, which read the lines before the one read next
+        (its rows as sealed ones, but for the windows from the open step's message on:
+        those are re-derived as dicts, ``source`` the lines read so far)."""
+        message, last = typed.message, typed.last_message
+        table = typed.table()
+        writer, count = self.writer, len(table)
+        self.store.adopt(table, count if last is None else last, typed.parts, typed.results,
+                         source)
+        writer.time = typed.time
+        writer.turn, writer.turn_open = typed.turn, typed.turn_open
+        writer.step, writer.step_open = typed.step, typed.step_open
+        ops, sources = table.surface_op, table.source_kind
+        writer.surface = [row for row in range(count) if ops[row] == APPEND_OP]
+        writer.prompts = [row for row in writer.surface if sources[row] == "user"
+                          and table.type_names[table.type_code[row]] == "user/message"]
+        writer.calls, writer.dispatched = dict(typed.calls), dict(typed.dispatched)
+        writer.answered = set(typed.answered_calls)
+        self.meta, self.meta_time = typed.meta, typed.meta_time
+        self.marked, self.model, self.answered = typed.marked, typed.model, typed.answered
+        self.message = None if message is None else writer.events[message]
+        self.last_message = None if last is None else writer.events[last]
+        self.message_line, self.last_message_line = typed.message_line, typed.last_message_line
+        self.results, self.exit_codes = dict(typed.result_rows), dict(typed.exit_codes)
 
     def _note_copy(self, kind: str, line: int, record: dict[str, Any]) -> None:
         """Keep the fingerprint of each line from a second ``session_meta`` on (a fork's

@@ -60,7 +60,12 @@ _APPEND = SURFACE_OPS.index("append")
 
 
 class GiveUp(Exception):
-    """A line the typed route does not map exactly as the dict route does."""
+    """A line the typed route does not map exactly as the dict route does: the dict route
+    takes over from its ``line`` (the typed route's state is that of the lines before it)."""
+
+    def __init__(self, line: int = 0) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 class Payload(msgspec.Struct):
@@ -127,28 +132,28 @@ def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int
     ``GiveUp`` at the first block with a line the dict route would diagnose or may read
     differently (see the module docstring)."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
-        raise GiveUp
+        raise GiveUp(1)
     leading = LeadingBlanks()
     number = 1
     rest = b""  # what follows the last newline: the next piece's, or a torn last line
     for piece in line_blocks(chunks, max_line, leading):
         if piece.too_long or piece.cut or leading.lost:
-            raise GiveUp
+            raise GiveUp(number)
         rest = piece.tail
         starts.read(piece, leading)
         block = piece.block
         marks = number_marks(block)
         if may_differ(block, marks) or (may_hold_big_integers(block, marks)
                                         and any(map(_holds_big_integer, piece.lines))):
-            raise GiveUp
+            raise GiveUp(number)
         try:
             decoded = list(map(_DECODE, piece.lines))
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            raise GiveUp from None
+            raise GiveUp(number) from None
         yield number, piece.lines, decoded
         number += len(decoded)
     if rest:
-        raise GiveUp
+        raise GiveUp(number)
 
 
 def _holds_big_integer(line: bytes) -> bool:
@@ -203,6 +208,10 @@ class ColumnRollout:
         self.time: int | None = None
         self.time_cell = MISSING
         """``time`` as the time column holds it."""
+        self.at = 0
+        """The line being mapped."""
+        self.time_before: tuple[int | None, int] = (None, MISSING)
+        """``time`` and ``time_cell`` before it."""
         self.meta: dict[str, Any] | None = None
         self.meta_time: int | None = None
         self.turn = self.step = 0
@@ -249,15 +258,21 @@ class ColumnRollout:
     # the reader's steps (``codex._Rollout`` and ``foreign.EventWriter``)
 
     def read(self, pieces: Iterable[tuple[int, list[bytes], list[_Line]]]) -> None:
-        """Map every line; raise ``GiveUp`` at one the route does not take."""
+        """Map every line; raise ``GiveUp`` at one the route does not take (its mapping
+        raises before it changes anything but the time, which is put back)."""
         for first, raws, records in pieces:
-            self.read_piece(first, raws, records)
+            try:
+                self.read_piece(first, raws, records)
+            except Exception as error:  # GiveUp, or a shape the dict route says is bad
+                self.time, self.time_cell = self.time_before
+                raise GiveUp(self.at) from error
 
     def read_piece(self, first: int, raws: list[bytes], records: list[_Line]) -> None:
         """Map the lines ``raws`` (decoded: ``records``), the first numbered ``first``."""
         log_only_events, log_names = self.rules.log_only_events, self.log_names
         codes = self.codes
         for line, record in enumerate(records, first):
+            self.at, self.time_before = line, (self.time, self.time_cell)
             kind, payload = record.type, record.payload
             if kind.__class__ is not str or payload.__class__ is not Payload:
                 raise GiveUp
@@ -425,7 +440,7 @@ class ColumnRollout:
     def user(self, item: Payload, line: int) -> None:
         rules = self.rules
         content = rules.input_blocks(item.content)
-        source = rules.source_of(content)
+        source, text = rules.source_of(content), visible_text(content)
         if source == "user":
             if not self.marked:
                 self.open_turn(line, "completed")
@@ -434,13 +449,13 @@ class ColumnRollout:
             self.close_step(line)
             self.close_message()
         row = self.add("user/message", line, op=_APPEND)
-        self.messages.add(row, "user", source, visible_text(content))
+        self.messages.add(row, "user", source, text)
 
     def instructions(self, role: str, item: Payload, line: int) -> None:
+        text = visible_text(self.rules.input_blocks(item.content))
         row = self.add(f"{role}/message", line, self.turn or MISSING, self.step or MISSING,
                        _APPEND)
-        self.messages.add(row, role, "runtime-context",
-                          visible_text(self.rules.input_blocks(item.content)))
+        self.messages.add(row, role, "runtime-context", text)
 
     def open_turn(self, line: int, previous: str = "unmarked") -> None:
         if self.turn_open:

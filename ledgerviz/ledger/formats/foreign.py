@@ -100,14 +100,15 @@ class Records:
         self.starts = starts
         """Told where each line read starts in the file (None: not asked)."""
 
-    def read(self, chunks: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-        """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object.
+    def read(self, chunks: Iterable[bytes], number: int = 0
+             ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Yield ``(line, object)`` for every line of ``chunks`` that decodes to an object
+        (``number``: how many lines of the file come before them).
 
         The lines of a block are decoded at once; a block with a line that does not decode
         is decoded again line by line. Whether a line that does not decode is the file's
         last (a torn tail) is known once the next block, or the end, comes."""
         loads, invalid = orjson.loads, orjson.JSONDecodeError
-        number = 0
         held: tuple[int, bytes, Exception] | None = None  # the last line read, undecoded
         rest = b""  # what follows the last newline read: the next block's, or a last line
         rest_size = 0  # its size (more than ``rest`` holds when cut)
@@ -204,6 +205,15 @@ class LineStarts:
             starts[1:] = [start + cut for start in starts[1:]]
         self._offset = starts.pop()
         self.starts.extend(starts)
+
+    def resume_at(self, line: int) -> int:
+        """Forget the lines from ``line`` on (they are to be read again); return the offset
+        of its first byte (not when holding)."""
+        assert self._held is None
+        if line <= len(self.starts):
+            self._offset = self.starts[line - 1]
+            del self.starts[line - 1:]
+        return self._offset
 
     def held(self) -> bytes:
         """Return the lines held (``hold``)."""
