@@ -17,7 +17,7 @@ import pytest
 import ledgerviz
 from ledgerviz.ledger.formats import ReadOptions, codex, codex_columns
 from ledgerviz.ledger.formats.foreign import epoch_ms
-from ledgerviz.ledger.lazy_events import LedgerChangedError
+from ledgerviz.ledger.reread import LedgerChangedError
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import expand_found, found_chunks
 from ledgerviz.recovery.vocab import MISSING

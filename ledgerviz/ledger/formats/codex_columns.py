@@ -41,7 +41,7 @@ from ledgerviz.ledger.numbers import (
     may_hold_big_integers,
     number_marks,
 )
-from ledgerviz.ledger.reader import COMPRESSION_MAGIC, LeadingBlanks, line_blocks
+from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.sources import UTF8_BOM
 from ledgerviz.ledger.table import (
@@ -544,9 +544,11 @@ class _Rows:
 
 
 def first_chunk_taken(first: Any) -> bool:
-    """Return whether a rollout whose first chunk is ``first`` may go the typed route (it
-    is bytes, with no byte order mark and no compression magic before its lines)."""
+    """Return whether a rollout whose first chunk is ``first`` may go the typed route: it is
+    bytes, with none of what ``reader.opened_chunks`` says of a file's start (a byte order
+    mark, compression magic) before its lines."""
     return (isinstance(first, bytes) and bool(first) and not first.startswith(UTF8_BOM)
+            and first[:2] not in UTF16_BOMS
             and not any(first.startswith(magic) for magic in COMPRESSION_MAGIC))
 
 
