@@ -147,6 +147,18 @@ def test_the_typed_route_gives_the_dict_routes_session(tmp_path: Path, turns: in
     assert typed.call_reasons == {"left": "no result at end of file"}
 
 
+def test_facts_scattered_a_few_rows_at_a_time_are_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, handovers: list[int]) -> None:
+    # 1,500 turns: several blocks of lines, each block's facts scattered (the open step's
+    # message given its text after its row was scattered); then handed over at a rollback
+    monkeypatch.setattr(codex_columns, "FLUSH_ROWS", 7)
+    path = _rollout(tmp_path / "r.jsonl", 1500, [*_turn(1501, 90000)[:6], GIVE_UPS["rollback"]])
+    assert path.stat().st_size > 2 << 20
+    typed = _read(path, typed=True)
+    assert handovers == [1 + 11 * 1500 + 7]
+    assert _facts(typed) == _facts(_read(path, typed=False))
+
+
 def test_frames_are_the_dict_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _rollout(tmp_path / "r.jsonl", 5)
     typed = ledgerviz.load(path).frames

@@ -57,6 +57,8 @@ from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS
 
 _APPEND = SURFACE_OPS.index("append")
+FLUSH_ROWS = 1 << 16
+"""How many rows' facts are staged before they are scattered into the columns."""
 
 
 class GiveUp(Exception):
@@ -201,6 +203,12 @@ class ColumnRollout:
         """The usage counts of the assistant/message rows that have usage."""
         self.errors: dict[int, bool] = {}
         """Each tool/result row's error flag."""
+        self.columns: dict[str, list[Any]] = {name: [] for name in OBJECT_COLUMNS}
+        self.counts = {name: array("q") for name in USAGE_COLUMNS}
+        self.is_error, self.synthetic = array("b"), array("b")
+        self.flushed = 0
+        """How many rows the columns above hold (the facts staged so far scattered into
+        them: ``flush``)."""
         self.requests = Requests(array("q"), [], [], [])
         self.results = (array("q"), array("q"))
         """The row of each tool/result and its dispatch's."""
@@ -220,8 +228,8 @@ class ColumnRollout:
         self.model: Any = None
         self.message: int | None = None
         """The row of the open step's assistant/message."""
-        self.message_text = 0
-        """Its place in ``messages``."""
+        self.message_text: int | None = 0
+        """Its place in ``messages`` (None: flushed into the columns)."""
         self.message_line = 0
         self.blocks: list[dict[str, Any]] = []
         """The content blocks of the open step's message so far."""
@@ -266,6 +274,8 @@ class ColumnRollout:
             except Exception as error:  # GiveUp, or a shape the dict route says is bad
                 self.time, self.time_cell = self.time_before
                 raise GiveUp(self.at) from error
+            if len(self.codes) - self.flushed >= FLUSH_ROWS:
+                self.flush()
 
     def read_piece(self, first: int, raws: list[bytes], records: list[_Line]) -> None:
         """Map the lines ``raws`` (decoded: ``records``), the first numbered ``first``."""
@@ -396,7 +406,11 @@ class ColumnRollout:
     def close_message(self) -> None:
         """Give the open step's message its text (its blocks no longer change)."""
         if self.message is not None:
-            self.messages.values[2][self.message_text] = visible_text(self.blocks)
+            text = visible_text(self.blocks)
+            if self.message_text is None:
+                self.columns["text"][self.message] = text
+            else:
+                self.messages.values[2][self.message_text] = text
             self.blocks = []
             self.message = None
 
@@ -496,26 +510,39 @@ class ColumnRollout:
                     else IN_CLOSED_STEP
         return reasons
 
+    def flush(self) -> None:
+        """Scatter the facts staged so far into the columns, grown to every row (the
+        staged facts let go: they are not held twice at the end)."""
+        count = len(self.codes)
+        new = count - self.flushed
+        for column in self.columns.values():
+            column.extend([None] * new)
+        for counts in self.counts.values():
+            counts.extend(array("q", [MISSING]) * new)
+        self.is_error.extend(array("b", [-1]) * new)
+        self.synthetic.extend(array("b", [-1]) * new)
+        for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
+            rows.scatter(self.columns)
+        self.usage.scatter(self.counts)
+        for row, failed in self.errors.items():
+            self.is_error[row], self.synthetic[row] = failed, 0
+        self.errors = {}
+        if self.message is not None:
+            self.message_text = None
+        self.flushed = count
+
     def table(self) -> EventTable:
         """Return the rows as the session's table (``EventTable.of`` of the dict route's
         events, column for column)."""
         self.close_message()
+        self.flush()
         count = len(self.codes)
-        objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
-        for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
-            rows.scatter(objects)
-        usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
-        self.usage.scatter(usage)
-        is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
-        for row, failed in self.errors.items():
-            is_error[row], synthetic[row] = failed, 0
         return EventTable(
             type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
             time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
-            line=self.lines,
-            start=array("q", [MISSING]) * count, stop=array("q", [MISSING]) * count,
-            is_error=is_error, synthetic=synthetic,
-            requests=self.requests, **objects, **usage)
+            line=self.lines, start=array("q", [MISSING]) * count,
+            stop=array("q", [MISSING]) * count, is_error=self.is_error,
+            synthetic=self.synthetic, requests=self.requests, **self.columns, **self.counts)
 
 
 class _Rows:
@@ -535,12 +562,14 @@ class _Rows:
         deque(map(call, self._appends, values), 0)
 
     def scatter(self, columns: dict[str, Any]) -> None:
-        """Set the values in ``columns`` (each as long as the table)."""
+        """Set the values in ``columns`` (each holding every row), and let them go."""
         rows = self.rows
         for name, values in zip(self.names, self.values, strict=True):
             column = columns[name]
             for row, value in zip(rows, values, strict=True):
                 column[row] = value
+            del values[:]
+        del rows[:]
 
 
 def first_chunk_taken(first: Any) -> bool:
