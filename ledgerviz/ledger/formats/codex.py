@@ -11,7 +11,9 @@ each is counted once. ``thread_rolled_back`` takes the last turns off the surfac
 (``surface/rewind``: an abandoned suffix), ``compacted`` replaces it. A fork's copy of its
 parent is found against the parent's rollout (``codex_fork.py``). The events are not held:
 once written they are tabled and re-derived on demand from the table and the rollout's
-lines (``codex_events.py``).
+lines (``codex_events.py``). A plain file is read first by the typed route
+(``codex_columns.py``), straight into the table's columns, and by this module's dict route
+(``_Rollout``) from the first line the typed route does not take.
 """
 
 from __future__ import annotations
