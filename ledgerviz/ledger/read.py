@@ -3,13 +3,14 @@ progress reported, each file's format detected by content, and read by that form
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from ledgerviz.ledger import reader
-from ledgerviz.ledger.formats import Chunk, ReadOptions, file_format, related
+from ledgerviz.ledger.formats import FALLBACK, Chunk, ReadOptions, file_format, related
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lineage import with_parent_warnings
+from ledgerviz.ledger.runs import RunReader
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import Source, iter_source_chunks
 
@@ -58,12 +59,16 @@ def read_sessions(
     costs a re-encoding of every line). Files are read ``reader.READ_BYTES`` at a time.
     Sessions that copy other files' records are linked to them (``Format.relate``).
     """
+    def alone(path: str, chunks: Iterator[Chunk]) -> list[SessionLog]:
+        return file_sessions(read_file(path, chunks, format=format, strict=strict,
+                                       duplicate_keys=duplicate_keys))
+
+    runs = RunReader(alone, runs=format in (None, FALLBACK) and not strict and not duplicate_keys)
     with paused_gc():  # once for the whole source, not once per file (nested: no work)
         logs = [session
                 for path, chunks in iter_source_chunks(source, reader.READ_BYTES)
-                for session in file_sessions(read_file(
-                    path, reader.reported_chunks(chunks, progress), format=format,
-                    strict=strict, duplicate_keys=duplicate_keys))]
+                for session in runs.take(path, reader.reported_chunks(chunks, progress))]
+        logs += runs.finish()
     return with_parent_warnings(related(reader.with_unique_keys(logs)))
 
 

@@ -139,8 +139,7 @@ class FileScan:
     @property
     def key(self) -> str:
         """Return the session key: the header's string id, else the file stem."""
-        key = self.header_fields.get("id")
-        return key if isinstance(key, str) else valid_unicode(Path(self.path).stem)
+        return session_key(self.path, self.header_fields)
 
     @property
     def header_fields(self) -> dict[str, Any]:
@@ -227,9 +226,7 @@ class FileScan:
     def _torn_tail(self, line: int, size: int) -> None:
         """Record the bytes after the last newline: an interrupted append (listed first)."""
         self.skipped += 1
-        message = (f"last line has no newline ({counted(size, 'byte')}): an interrupted append, "
-                   "dropped")
-        self.log.add(line, "torn_tail", message, "warning")
+        self.log.add(line, "torn_tail", torn_tail_message(size), "warning")
         self.log.items.insert(0, self.log.items.pop())
 
     def _check(
@@ -333,6 +330,18 @@ class FileScan:
         message = (f"not a ledger: no line is a JSON event (line 1: {self._opening_text!r}; "
                    f"{counted(self.skipped, 'line')} skipped)")
         return [Diagnostic(self.path, 1, "not_a_ledger", "error", message)]
+
+
+def session_key(path: str, header: dict[str, Any]) -> str:
+    """Return the key of the session a file at ``path`` with header fields ``header`` holds:
+    the header's string id, else the file stem."""
+    key = header.get("id")
+    return key if isinstance(key, str) else valid_unicode(Path(path).stem)
+
+
+def torn_tail_message(size: int) -> str:
+    """Return what a ``torn_tail`` diagnostic says of ``size`` bytes after the last newline."""
+    return f"last line has no newline ({counted(size, 'byte')}): an interrupted append, dropped"
 
 
 BOM_NOTE: tuple[str, Severity] = (

@@ -21,8 +21,10 @@ engine read a payload alike.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
@@ -198,19 +200,33 @@ class EventTable:
 
     def rows(self, start: int, stop: int) -> EventTable:
         """Return the table of rows ``start`` to ``stop`` (0 <= start <= stop <= len)."""
-        taken = [index for index, row in enumerate(self.requests.row) if start <= row < stop]
-        requests = Requests(array("q", [self.requests.row[i] - start for i in taken]),
-                            *([column[i] for i in taken] for column in (
-                                self.requests.call_id, self.requests.name,
-                                self.requests.arguments)))
-        codes = self.type_code[start:stop]
-        present = list(dict.fromkeys(codes))  # in order of first appearance
-        if present != list(range(len(present))):
-            renumber = dict(zip(present, range(len(present)), strict=True))
-            codes = array("H", map(renumber.__getitem__, codes))
-        return EventTable(type_names=[self.type_names[code] for code in present],
-                          type_code=codes, requests=requests,
-                          **{name: getattr(self, name)[start:stop] for name in _ROW_COLUMNS})
+        return self.split([start, stop])[0]
+
+    def split(self, bounds: Sequence[int]) -> list[EventTable]:
+        """Return the table of rows ``bounds[i]`` to ``bounds[i + 1]`` for each ``i``
+        (``bounds`` ascending, within ``0`` and ``len``): each part's types renumbered in
+        order of first appearance, its requests' rows counted from its first row. The
+        requests are found by bisection (their rows ascend), so many parts cost one pass."""
+        requests = self.requests
+        cuts = [bisect_left(requests.row, bound) for bound in bounds]
+        columns = [getattr(self, name) for name in _ROW_COLUMNS]
+        names, all_codes = self.type_names, self.type_code
+        parts = []
+        for (start, stop), (first, last) in zip(pairwise(bounds), pairwise(cuts), strict=True):
+            codes = all_codes[start:stop]
+            present = list(dict.fromkeys(codes))  # in order of first appearance
+            if present != list(range(len(present))):
+                renumber = dict(zip(present, range(len(present)), strict=True))
+                codes = array("H", map(renumber.__getitem__, codes))
+            rows = requests.row[first:last]
+            parts.append(EventTable(
+                type_names=[names[code] for code in present], type_code=codes,
+                requests=Requests(array("q", [row - start for row in rows]) if start else rows,
+                                  requests.call_id[first:last], requests.name[first:last],
+                                  requests.arguments[first:last]),
+                **dict(zip(_ROW_COLUMNS, [column[start:stop] for column in columns],
+                           strict=True))))
+        return parts
 
 
 _NONE = type(None)

@@ -117,7 +117,7 @@ class TableRows:
         from the structs the typed check decoded for a block it accepted, else from the
         dicts checked, held."""
         if isinstance(checked, TypedBlock):
-            skip = checked.lines.start - self._first_line
+            skip = checked.lines[0] - self._first_line  # a block is never empty
             stop = skip + len(checked.lines)
             starts = self._starts[skip:stop]
             ends = list(map(add, starts, self._lengths[skip:stop]))

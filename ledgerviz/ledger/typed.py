@@ -82,8 +82,9 @@ class TypedBlock(NamedTuple):
     seqs: list[int]
     datas: list[Any]
     """Each event's ``data`` struct."""
-    lines: range
-    """The file line of each event."""
+    lines: Sequence[int]
+    """The file line of each event: a ``range`` for a block of one file (a run of whole
+    files, ``typed_runs``: each file's in turn)."""
     events: list[Any]
     """The decoded events (structs)."""
     rows: dict[str, list[int]]
