@@ -58,6 +58,7 @@ def read_sessions(
     ``duplicate_keys=True`` also looks for keys repeated within a line (a warning; it
     costs a re-encoding of every line). Files are read ``reader.READ_BYTES`` at a time.
     Sessions that copy other files' records are linked to them (``Format.relate``).
+    A lenient read reads small dsh files in runs (``runs.RunReader``): the same sessions.
     """
     def alone(path: str, chunks: Iterator[Chunk]) -> list[SessionLog]:
         return file_sessions(read_file(path, chunks, format=format, strict=strict,
