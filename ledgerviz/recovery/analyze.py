@@ -35,6 +35,31 @@ from ledgerviz.recovery.result_columns import (
 from ledgerviz.recovery.results import synthetic_result
 from ledgerviz.recovery.runs import EventRuns
 from ledgerviz.recovery.runtime_values import UNDEFINED, call_key, defined
+from ledgerviz.recovery.scan_codes import (
+    _ARGS,
+    _ASSISTANT_KIND,
+    _CALL_KIND,
+    _CLOSING_KINDS,
+    _CODE,
+    _DISPATCHED,
+    _ID,
+    _IS_ERROR,
+    _KINDS,
+    _NAME,
+    _NODE,
+    _RESTORE_KIND,
+    _RESULT,
+    _RESULT_KIND,
+    _RESULT_SEQ,
+    _REWIND_KIND,
+    _SEQ,
+    _SLOTS,
+    _STEP,
+    _STEP_END_KIND,
+    _TURN,
+    _TURN_START_KIND,
+    _USER_KIND,
+)
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 from ledgerviz.recovery.vocab import (
@@ -48,51 +73,6 @@ from ledgerviz.recovery.vocab import (
 
 _ACTIVE, _ABANDONED, _LOG = (BRANCH_CODE[name] for name in ("active", "abandoned", "log"))
 _UNKNOWN_STATUS = STATUS_CODE["outcome_unknown"]
-
-# Event types the scan acts on, as small codes (looked up once per type name).
-(
-    _RESULT_KIND,
-    _CALL_KIND,
-    _ASSISTANT_KIND,
-    _STEP_END_KIND,
-    _TURN_START_KIND,
-    _TURN_END_KIND,
-    _USER_KIND,
-    _REWIND_KIND,
-    _RESTORE_KIND,
-    _MESSAGE_KIND,
-) = range(1, 11)
-_KINDS = {
-    "tool/result": _RESULT_KIND,
-    "tool/call": _CALL_KIND,
-    "assistant/message": _ASSISTANT_KIND,
-    "step/end": _STEP_END_KIND,
-    "turn/start": _TURN_START_KIND,
-    "turn/end": _TURN_END_KIND,
-    "user/message": _USER_KIND,
-    "surface/rewind": _REWIND_KIND,
-    "surface/restore": _RESTORE_KIND,
-    "system/message": _MESSAGE_KIND,
-    "developer/message": _MESSAGE_KIND,
-}
-_CLOSING_KINDS = (_STEP_END_KIND, _TURN_START_KIND, _TURN_END_KIND)
-
-# A call under scan is a plain list (cheap to allocate); these name its slots.
-(
-    _ID,
-    _NAME,
-    _ARGS,
-    _TURN,
-    _STEP,
-    _NODE,
-    _SEQ,
-    _DISPATCHED,
-    _RESULT,
-    _RESULT_SEQ,
-    _CODE,
-    _IS_ERROR,
-) = range(12)
-_SLOTS = 12
 
 
 def call_status(answered: bool, dispatched: bool, code: str | None, is_error: bool) -> CallStatus:
