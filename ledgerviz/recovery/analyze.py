@@ -60,6 +60,7 @@ from ledgerviz.recovery.scan_codes import (
     _TURN_START_KIND,
     _USER_KIND,
 )
+from ledgerviz.recovery.settled import SettledCalls, scan_settled
 from ledgerviz.recovery.surface import SurfaceFold
 from ledgerviz.recovery.tracker import PendingCall, PendingCalls
 from ledgerviz.recovery.vocab import (
@@ -86,7 +87,7 @@ def call_status(answered: bool, dispatched: bool, code: str | None, is_error: bo
     return "error" if is_error else "ok"
 
 
-def _status(call: list[Any]) -> CallStatus:
+def _status(call: Sequence[Any]) -> CallStatus:
     """Return the status of a scanned call."""
     answered, dispatched = call[_RESULT] is not None, call[_DISPATCHED] is not None
     return call_status(answered, dispatched, call[_CODE], call[_IS_ERROR])
@@ -156,6 +157,9 @@ class _Scan:
         self.fork_node: int | None = None
         self.fork_turn: int | None = None
         self.rewound_forks: dict[Any, tuple[int, int | None]] = {}
+        self.settled: SettledCalls | None = None
+        """The calls, one list per slot, when ``settled.scan_settled`` scanned the session
+        (``calls`` then holds none)."""
         self.policy_mattered = False
         """Whether the scan has met an event that policies handle differently (an
         outcome-unknown result, a step closed with calls unanswered): until it has, every
@@ -435,6 +439,9 @@ class _Scan:
             codes[node] = RECOVERY_CODE[code]
         seqs = self.seqs
         assert not self.out.forgotten, "a scan that forgets its events has no result"
+        if self.settled is not None:
+            assert facts is None, "a settled scan holds its calls as slots"
+        scanned = ScannedCalls(self.calls if self.settled is None else self.settled, branch)
         calls = None if facts is None else facts(self.calls, branch)
         return Analysis(
             policy=self.policy,
@@ -443,7 +450,7 @@ class _Scan:
             seqs=seqs,
             marks=EventMarks(branch, synthetic, recorded, codes),
             calls=calls,
-            calls_from=ScannedCalls(self.calls, branch) if calls is None else None,
+            calls_from=scanned if calls is None else None,
             closers=closers,
             fork_points=self.fork_points,
             abandoned_seqs=[seqs[n] for n in hidden if seqs[n] is not None],  # type: ignore[misc]
@@ -475,16 +482,22 @@ def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
     flat = list(chain.from_iterable(calls))
     if len(flat) != _SLOTS * len(calls):
         raise ValueError("a scanned call has not the scan's slots")
-    columns: dict[str, Any] = {name: flat[slot::_SLOTS] for name, slot in _CALL_COLUMNS}
+    return slot_call_columns([flat[slot::_SLOTS] for slot in range(_SLOTS)], branch)
+
+
+def slot_call_columns(slots: list[list[Any]], branch: array) -> CallColumns:
+    """Return the ``CallColumns`` of calls held as one list per slot (``branch``: each
+    event's code)."""
+    columns: dict[str, Any] = {name: slots[slot] for name, slot in _CALL_COLUMNS}
     if any(map(is_, columns["call_id"], repeat(UNDEFINED))):  # a block without id (rare)
         columns["call_id"] = list(map(defined, columns["call_id"]))  # None, as tables show
     codes = [code if code in RECOVERY_CODES else None for code in columns["error_code"]]
-    is_error = array("b", flat[_IS_ERROR::_SLOTS])
-    answered = map(is_not, flat[_RESULT::_SLOTS], repeat(None))
+    is_error = array("b", slots[_IS_ERROR])
+    answered = map(is_not, slots[_RESULT], repeat(None))
     dispatched = map(is_not, columns["dispatched_seq"], repeat(None))
     status = array("b", map(_STATUS_CODES.__getitem__,
                             zip(answered, dispatched, codes, map(bool, is_error), strict=True)))
-    call_branch = array("b", map(branch.__getitem__, flat[_NODE::_SLOTS]))
+    call_branch = array("b", map(branch.__getitem__, slots[_NODE]))
     settled = array("b", map(and_, map(ne, status, repeat(_UNKNOWN_STATUS)),
                              map(ne, call_branch, repeat(_ABANDONED))))
     return CallColumns(**columns, status=status, is_error=is_error, branch=call_branch,
@@ -493,28 +506,35 @@ def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
 
 @dataclass(frozen=True, slots=True)
 class ScannedCalls:
-    """A scan's calls and each event's branch code: makes the analysis' ``CallFacts``
-    (:func:`facts_of`) or ``CallColumns`` (:func:`call_columns_of`) when first asked."""
+    """A scan's calls (a list per call, or ``SettledCalls``: a list per slot) and each
+    event's branch code: makes the analysis' ``CallFacts`` (:func:`facts_of`) or
+    ``CallColumns`` (:func:`call_columns_of`) when first asked."""
 
-    calls: list[list[Any]]
+    calls: list[list[Any]] | SettledCalls
     branch: array
 
     def facts(self) -> list[CallFacts]:
-        return facts_of(self.calls, self.branch)
+        calls = self.calls
+        if isinstance(calls, SettledCalls):
+            return facts_of(list(zip(*calls.final(), strict=True)), self.branch)
+        return facts_of(calls, self.branch)
 
     def columns(self) -> CallColumns:
-        return call_columns_of(self.calls, self.branch)
+        calls = self.calls
+        if isinstance(calls, SettledCalls):
+            return slot_call_columns(calls.final(), self.branch)
+        return call_columns_of(calls, self.branch)
 
     def __len__(self) -> int:
         return len(self.calls)
 
 
-def facts_of(calls: list[list[Any]], branch: array) -> list[CallFacts]:
+def facts_of(calls: Sequence[Sequence[Any]], branch: array) -> list[CallFacts]:
     """Return the ``CallFacts`` of scanned calls (``branch``: each event's code)."""
     return [_facts(call, BRANCHES[branch[call[_NODE]]]) for call in calls]
 
 
-def _facts(call: list[Any], branch: Branch) -> CallFacts:
+def _facts(call: Sequence[Any], branch: Branch) -> CallFacts:
     """Return the ``CallFacts`` of a scanned call whose assistant message is on ``branch``
     (``_make`` takes one tuple: cheaper than thirteen arguments to the constructor)."""
     status = _status(call)
@@ -564,7 +584,8 @@ def _scan(
     if columns is not None and len(columns) != len(events):
         raise ValueError(f"{len(columns)} rows of columns for {len(events)} events")
     scan = _Scan(policy, generation)
-    scan.run(columns_of(events) if columns is None else columns, events)
+    if columns is None or not scan_settled(scan, columns, events):
+        scan.run(columns_of(events) if columns is None else columns, events)
     closers = scan.closers()
     if closers:  # most sessions need none (and every one under recorded)
         scan.run_computed(closers)
