@@ -21,7 +21,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import is_, lt
+from operator import is_, is_not, lt
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ledgerviz.recovery.columns import EngineColumns
@@ -235,13 +235,10 @@ _TURN_ENDS = bytes(kind == _TURN_END_KIND for kind in range(256))
 
 def _result_marks(scan: _Scan, found: _Found, synthetic: Any) -> None:
     """File the recovery code and the synthetic mark of every tool/result that has one."""
-    for row, code in zip(found.result_rows, found.codes, strict=True):
-        made = synthetic[row] == 1
-        if made or code is not None:
-            if code in RECOVERY_CODES:
-                scan.codes[row] = code
-            if made:
-                scan.synthetic.append(row)
+    rows, codes = found.result_rows, found.codes
+    coded = compress(zip(rows, codes, strict=True), map(is_not, codes, repeat(None)))
+    scan.codes.update((row, code) for row, code in coded if code in RECOVERY_CODES)
+    scan.synthetic.extend(compress(rows, map((1).__eq__, map(synthetic.__getitem__, rows))))
 
 
 def _close_state(scan: _Scan, columns: EngineColumns, events: Sequence[Event],
