@@ -191,9 +191,7 @@ class EventWriter:
             self.emit("step/end", {"turn": self._turn, "step": self._step})
             self._step_open = False
         finished = not self._interrupted and not self._step_calls and self._step > 0
-        reason = {"kind": "completed"} if finished else {"kind": "aborted",
-                                                         "reason": {"kind": "user"}}
-        self.emit("turn/end", {"turn": self._turn, "reason": reason})
+        self.emit("turn/end", turn_end(self._turn, finished))
         self._turn_open = False
 
     def _rewind(self, abandoned: list[int]) -> None:
@@ -214,10 +212,7 @@ class EventWriter:
         self._user_message(record, "user")
 
     def _user_message(self, record: Record, source: str) -> None:
-        blocks = [_user_block(b) for b in content_blocks(record.message)
-                  if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-        message = {"id": record.uuid, "role": "user", "content": blocks,
-                   "source": {"kind": source}}
+        message = user_message(record, source)
         if record.raw.get("isCompactSummary") is True and self._surface:
             op = {"op": "replace", "startSeq": self._surface[0], "endSeq": self._surface[-1]}
             self._surface_event("user/message", message, op)
@@ -252,7 +247,6 @@ class EventWriter:
         else:
             self._written_messages.add(key)
             parts = [self.source.full(self.entries[i]) for i in self._messages[key]]
-        record = parts[0]
         if not self._turn_open:
             self._open_turn()
         if self._step_open:
@@ -260,16 +254,8 @@ class EventWriter:
         self._step += 1
         self._step_open = True
         self.emit("step/start", {"turn": self._turn, "step": self._step})
-        content = [_assistant_block(b) for part in parts for b in content_blocks(part.message)]
-        model = record.message.get("model") if record.message else None
-        message = {"id": key, "role": "assistant", "content": content,
-                   "source": {"kind": "model", "provider": "anthropic",
-                              "model": model if isinstance(model, str) else None}}
-        data: dict[str, Any] = {"turn": self._turn, "step": self._step, "message": message,
-                                "stream": []}
-        usage = _usage(parts)
-        if usage:
-            data["usage"] = usage
+        data = assistant_data(self._turn, self._step, key, parts)
+        content = data["message"]["content"]
         self._surface_event("assistant/message", data)
         self._step_calls = [b["id"] for b in content if b["type"] == "tool-call"]
         for block in content:
@@ -294,25 +280,79 @@ class EventWriter:
             self.log.add(record.line, "wrong_shape", f"'is_error' is {type(flag).__name__}, "
                          "not a boolean: read as not an error", "warning")
         reason = self.reasons.get(call_id) if call_id is not None else None
-        message = {"id": record.uuid, "role": "tool", "toolCallId": call_id,
-                   "isError": flag is True, "source": {"kind": "tool", "callId": call_id},
-                   "content": _result_content(block.get("content"))}
-        data: dict[str, Any] = {"turn": self._turn, "step": self._step, "message": message}
-        if reason is not None:
-            data["error"] = OUTCOME_UNKNOWN if reason == "interrupted mid-run" else NOT_STARTED
+        data = result_data(self._turn, self._step, record, block, call_id, reason)
         dispatched = self._calls.get(call_id) if call_id is not None else None
         self._surface_event("tool/result", data, "append",
                             None if dispatched is None else [dispatched])
         if call_id is not None:
             self._answered.add(call_id)
-        spawned = record.raw.get("toolUseResult")
-        agent = spawned.get("agentId") if isinstance(spawned, dict) else None
-        # the subagent file <sessionId>/subagents/agent-<agentId>.jsonl is that session
-        child = f"agent-{agent}" if isinstance(agent, str) and agent \
-            else self.children.get(call_id) if call_id is not None else None
+        child = spawned_child(record, call_id, self.children)
         if child is not None:
-            self.emit("subagent/catalog", {"version": 1, "childId": child,
-                                           "mode": "unknown", "callId": call_id})
+            self.emit("subagent/catalog", catalog_data(child, call_id))
+
+
+def turn_end(turn: int, finished: bool) -> dict[str, Any]:
+    """Return the ``turn/end`` data of ``turn``: completed when ``finished``, else aborted
+    by the user."""
+    reason = {"kind": "completed"} if finished else {"kind": "aborted",
+                                                     "reason": {"kind": "user"}}
+    return {"turn": turn, "reason": reason}
+
+
+def user_message(record: Record, source: str) -> dict[str, Any]:
+    """Return the ``user/message`` of ``record``'s content but its tool results, of source
+    kind ``source``."""
+    blocks = [_user_block(b) for b in content_blocks(record.message)
+              if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+    return {"id": record.uuid, "role": "user", "content": blocks, "source": {"kind": source}}
+
+
+def assistant_data(turn: int, step: int, key: str | None, parts: list[Record]
+                   ) -> dict[str, Any]:
+    """Return the ``assistant/message`` data of the step of message ``key`` written from
+    the records ``parts``."""
+    record = parts[0]
+    content = [_assistant_block(b) for part in parts for b in content_blocks(part.message)]
+    model = record.message.get("model") if record.message else None
+    message = {"id": key, "role": "assistant", "content": content,
+               "source": {"kind": "model", "provider": "anthropic",
+                          "model": model if isinstance(model, str) else None}}
+    data: dict[str, Any] = {"turn": turn, "step": step, "message": message, "stream": []}
+    usage = _usage(parts)
+    if usage:
+        data["usage"] = usage
+    return data
+
+
+def result_data(turn: int, step: int, record: Record, block: dict[str, Any],
+                call_id: str | None, reason: StatusReason | None) -> dict[str, Any]:
+    """Return the ``tool/result`` data of ``record``'s ``tool_result`` ``block``, answering
+    ``call_id`` (refused for ``reason``, when given)."""
+    message = {"id": record.uuid, "role": "tool", "toolCallId": call_id,
+               "isError": block.get("is_error") is True,
+               "source": {"kind": "tool", "callId": call_id},
+               "content": _result_content(block.get("content"))}
+    data: dict[str, Any] = {"turn": turn, "step": step, "message": message}
+    if reason is not None:
+        data["error"] = OUTCOME_UNKNOWN if reason == "interrupted mid-run" else NOT_STARTED
+    return data
+
+
+def spawned_child(record: Record, call_id: str | None, children: Mapping[str, str]
+                  ) -> str | None:
+    """Return the session the call ``call_id`` answered in ``record`` started, if any: the
+    result's ``agentId``'s, else the one ``children`` names."""
+    spawned = record.raw.get("toolUseResult")
+    agent = spawned.get("agentId") if isinstance(spawned, dict) else None
+    # the subagent file <sessionId>/subagents/agent-<agentId>.jsonl is that session
+    if isinstance(agent, str) and agent:
+        return f"agent-{agent}"
+    return children.get(call_id) if call_id is not None else None
+
+
+def catalog_data(child: str, call_id: str | None) -> dict[str, Any]:
+    """Return the ``subagent/catalog`` data naming ``child``, started by ``call_id``."""
+    return {"version": 1, "childId": child, "mode": "unknown", "callId": call_id}
 
 
 def _usage(parts: list[Record]) -> dict[str, int]:
