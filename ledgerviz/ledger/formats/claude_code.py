@@ -48,6 +48,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
     prompt_anchors,
     split_sidechains,
 )
+from ledgerviz.ledger.formats.claude_code_typed import takes, written
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
@@ -128,17 +129,22 @@ class _Written:
                     for owned, r in zip(in_graph, records, strict=True)]
         branches = plan_branches(records, in_graph, log)
         self.reasons = refusals(records, branches.order, in_chain)
-        writer = EventWriter(records, source, in_chain, branches, self.reasons, log, children)
         self.inherited = identity.inherited(records, branches.order)
-        for position, index in enumerate(branches.order):
-            if position == self.inherited and self.inherited:
-                writer.emit("session/end-seed", {"inherited": True})
-            writer.write(index)
-        writer.finish()
-        self.store = writer.store
-        """The events written (the writer, with what it kept of the records, let go)."""
+        typed = written(records, source, in_chain, branches.order) \
+            if takes(branches, self.reasons, self.inherited, children, source) else None
+        if typed is None:  # today's route: the writer's events, sealed a window at a time
+            writer = EventWriter(records, source, in_chain, branches, self.reasons, log,
+                                 children)
+            for position, index in enumerate(branches.order):
+                if position == self.inherited and self.inherited:
+                    writer.emit("session/end-seed", {"inherited": True})
+                writer.write(index)
+            writer.finish()
+        self.finished = (writer.store if typed is None else typed).finished
+        """Returns the events written, their lines and their table (the writer, with what
+        it kept of the records, let go)."""
         _count_unknown_kinds(records, log)
-        self.merged = writer.merged
+        self.merged = (writer if typed is None else typed).merged
         self.copies = branches.copies
         self.count = len(branches.order) - self.merged
         """Records written as events."""
@@ -155,7 +161,7 @@ class _Written:
     def session(self, path: str, log: DiagnosticLog, skipped: int,
                 children: tuple[SessionLog, ...]) -> SessionLog:
         """Return the session read, its diagnostics those of ``log`` so far."""
-        events, lines, table = self.store.finished()
+        events, lines, table = self.finished()
         return SessionLog(path, self.id, self.header, 4, events, log.finish(), skipped, lines,
                           format=NAME, call_reasons=self.reasons, children=children,
                           table=table)

@@ -153,6 +153,14 @@ class RecordSource:
         self._size = RUN_BYTES[0]
         """How many bytes the next run reads."""
 
+    def forget(self) -> None:
+        """Let go of the records last read (a later ask reads them again)."""
+        self._first, self._run = 0, []
+
+    def holds_exact(self) -> bool:
+        """Return whether some record holds an integer beyond 64 bits."""
+        return bool(self._exact)
+
     def raw(self, index: int) -> dict[str, Any]:
         """Return the decoded line of record ``index``."""
         at = index - self._first

@@ -1,0 +1,349 @@
+"""The Claude Code reader's typed route: a session of the common shapes written straight into
+its table's columns, with no event dict and no ``EventTable.of`` per window.
+
+The route runs after the first pass and the branch plan, in the plan's order, as
+``claude_code_events.EventWriter`` does, and fills the rows of the session's ``EventTable``
+from each record read again (its type, time, turn, step, surface op and line, a message's
+role, source and visible text, a step's model and usage, a call's id, name and arguments, a
+result's error flag). The events are then derived on demand from those rows and the
+records (``claude_code_derived``).
+
+It takes a session only when nothing in it is written any other way: no rewind, no replayed
+copy, no refused call, no inherited prefix, no call
+that started an inline sidechain (``children``), no record holding an integer
+beyond 64 bits (``takes``). While writing it gives up (``GiveUp``) at the first record the
+writer would diagnose or write another shape for: a compaction summary, a ``tool_result``
+with no string ``tool_use_id``, answering no call written before, or with an ``is_error``
+that is no boolean. The writer then
+writes the session from its start; no diagnostic is given by this route.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+from ledgerviz.ledger.formats.claude_code_branches import Branches
+from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource
+from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
+from ledgerviz.ledger.formats.claude_code_records import INTERRUPT_PREFIX, Record, block_text
+from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, DerivedEvents, Rows
+from ledgerviz.ledger.formats.sealed import SealedEvents
+from ledgerviz.ledger.numbers import json_text
+from ledgerviz.ledger.shapes import MAX_INTEGER
+from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable, Requests, Shared
+from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
+
+_APPEND = SURFACE_OPS.index("append")
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens")
+"""The ``message.usage`` count of each usage column but the last (Claude Code has no
+reasoning count)."""
+_INT64 = range(MISSING + 1, 1 << 63)
+
+
+class GiveUp(Exception):
+    """A record the typed route does not write exactly as the writer does."""
+
+
+def written(entries: Sequence[Entry], source: RecordSource, in_chain: Sequence[bool],
+            order: Sequence[int]) -> ColumnWriter | None:
+    """Return the rows of a session the route takes (see ``takes``) written in the plan's
+    ``order``, or None when it gives up."""
+    writer = ColumnWriter(entries, source, in_chain, order)
+    try:
+        for index in order:
+            writer.write(index)
+    except GiveUp:
+        return None
+    writer.finish()
+    return writer
+
+
+def takes(branches: Branches, reasons: dict[str, Any], inherited: int,
+          children: dict[str, str], source: RecordSource) -> bool:
+    """Return whether the typed route may write a session of this plan (see the module
+    docstring)."""
+    return not (branches.rewinds or branches.copies or reasons or inherited or children
+                or source.holds_exact())
+
+
+class ColumnWriter:
+    """Writes one session's rows, record by record in the branch plan's order (the state
+    and rules of ``EventWriter`` for the shapes the route takes)."""
+
+    def __init__(self, entries: Sequence[Entry], source: RecordSource,
+                 in_chain: Sequence[bool], order: Sequence[int]) -> None:
+        self.entries = entries
+        self.source = source
+        self.in_chain = in_chain
+        self.share = Shared().one
+        self.code_of: dict[str, int] = {}
+        """The code of each event type, numbered in order of first appearance."""
+        self.codes = array("H")
+        self.times = array("q")
+        self.turns = array("q")
+        self.steps = array("q")
+        self.ops = array("b")
+        self.lines = array("q")
+        self.cells: dict[str, dict[int, Any]] = {name: {} for name in OBJECT_COLUMNS}
+        """The object columns' values, by row (None elsewhere)."""
+        self.usage: dict[int, dict[str, Any]] = {}
+        """The ``message.usage`` of each assistant/message row that has one."""
+        self.errors: dict[int, tuple[bool, bool]] = {}
+        """Each tool/result row's error and synthetic flags."""
+        self.requests = Requests(array("q"), [], [], [])
+        self.rows = Rows()
+        self._appends = tuple(column.append for column in (
+            self.codes, self.times, self.turns, self.steps, self.ops, self.lines,
+            self.rows.record, self.rows.block))
+        """Each row's columns' ``append``, in ``add``'s order."""
+        self.merged = 0
+        """Assistant records written into the step of an earlier record."""
+        self._time = MISSING
+        self._line = 0
+        self._index = 0
+        self._turn = 0
+        self._turn_open = False
+        self._step = 0
+        self._step_open = False
+        self._step_calls: list[str] = []
+        self._interrupted = False
+        self._calls: dict[str, int] = {}
+        """The tool/call row of each call id."""
+        self._answered: set[str] = set()
+        self._messages: dict[str, list[int]] = {}
+        for index in order:
+            if in_chain[index] and entries[index].kind == "assistant":
+                key = entries[index].key
+                if key is not None:
+                    self._messages.setdefault(key, []).append(index)
+        self._written: set[str] = set()
+
+    def add(self, kind: str, turn: int = MISSING, step: int = MISSING, op: int = 0,
+            block: int = 0) -> int:
+        """Append one row of the record being written; return it."""
+        row = len(self.codes)
+        code = self.code_of.get(kind)
+        if code is None:
+            code = self.code_of[kind] = len(self.code_of)
+        codes, times, turns, steps, ops, lines, records, blocks = self._appends
+        codes(code)
+        times(self._time)
+        turns(turn)
+        steps(step)
+        ops(op)
+        lines(self._line)
+        records(self._index)
+        blocks(block)
+        return row
+
+    def write(self, index: int) -> None:
+        """Write the rows of record ``index``; raise ``GiveUp`` at one the route does not
+        take."""
+        entry = self.entries[index]
+        self._line, self._index = entry.line, entry.index
+        if entry.time is not None:
+            self._time = entry.time
+        if not self.in_chain[index] or not entry.has_message:
+            raw = self.source.raw(entry.index)
+            self.add(LOG_ONLY_PREFIX + entry.kind, _int64(raw.get("turn")),
+                     _int64(raw.get("step")))
+        elif entry.kind == "assistant":
+            self._assistant(entry)
+        else:
+            record = self.source.full(entry)
+            if record.raw.get("isCompactSummary") is True:
+                raise GiveUp
+            if entry.prompt:
+                if self._turn_open:
+                    self._close_turn()
+                self._open_turn()
+                self._user_message(record, "user")
+            else:
+                self._user(record)
+
+    def finish(self) -> None:
+        """Close what the file proves finished (``EventWriter.finish``)."""
+        if not self._turn_open:
+            return
+        if self._interrupted or (self._step_open and not self._step_calls):
+            self._close_turn()
+        elif self._step_open and set(self._step_calls) <= self._answered:
+            self.add("step/end", self._turn, self._step)
+            self._step_open = False
+
+    def _open_turn(self) -> None:
+        self._turn += 1
+        self._turn_open, self._interrupted = True, False
+        self._step, self._step_open, self._step_calls = 0, False, []
+        self.add("turn/start", self._turn)
+
+    def _close_turn(self) -> None:
+        if self._step_open:
+            self.add("step/end", self._turn, self._step)
+            self._step_open = False
+        finished = not self._interrupted and not self._step_calls and self._step > 0
+        row = self.add("turn/end", self._turn)
+        self.cells["end_reason"][row] = self.share("completed" if finished else "aborted")
+        self._turn_open = False
+
+    def _message(self, row: int, role: str, source: str, text: str) -> None:
+        cells, share = self.cells, self.share
+        cells["role"][row], cells["source_kind"][row] = share(role), share(source)
+        cells["text"][row] = text
+
+    def _user_message(self, record: Record, source: str) -> None:
+        row = self.add("user/message", op=_APPEND)
+        self._message(row, "user", source, _text(_blocks(record.message)))
+
+    def _user(self, record: Record) -> None:
+        """A user record that is no prompt: tool results, then any other text."""
+        blocks = _blocks(record.message)
+        results = 0
+        for place, block in enumerate(blocks):
+            if block.__class__ is dict and block.get("type") == "tool_result":
+                self._result(record, block, place)
+                results += 1
+        if results < len(blocks) or not results:
+            first = next((b for b in blocks if not (b.__class__ is dict
+                                                    and b.get("type") == "tool_result")), None)
+            if block_text(first).startswith(INTERRUPT_PREFIX):
+                self._interrupted = True
+                self._user_message(record, "interrupt")
+            else:
+                self._user_message(record, "runtime-context")
+
+    def _result(self, record: Record, block: dict[str, Any], place: int) -> None:
+        call_id = block.get("tool_use_id")
+        flag = block.get("is_error")
+        if call_id.__class__ is not str or call_id not in self._calls \
+                or not (flag is None or flag.__class__ is bool):
+            raise GiveUp  # diagnosed by the writer
+        row = self.add("tool/result", self._turn, self._step, _APPEND, place)
+        content = block.get("content")
+        self._message(row, "tool", "tool", content if content.__class__ is str
+                      else _text(content if content.__class__ is list else []))
+        self.cells["call_id"][row] = call_id
+        uuid = record.uuid
+        self.errors[row] = (flag is True, uuid is not None
+                            and uuid.startswith(SYNTHETIC_ID_PREFIXES))
+        self.rows.dispatch[row] = self._calls[call_id]
+        self._answered.add(call_id)
+        spawned = record.raw.get("toolUseResult")
+        agent = spawned.get("agentId") if spawned.__class__ is dict else None
+        if agent.__class__ is str and agent:
+            self.add("subagent/catalog", block=place)
+
+    def _assistant(self, entry: Entry) -> None:
+        key = entry.key
+        if key is None:
+            parts = [entry]
+        elif key in self._written:
+            self.merged += 1
+            return
+        else:
+            self._written.add(key)
+            parts = [self.entries[i] for i in self._messages[key]]
+        records = [self.source.full(part) for part in parts]
+        if not self._turn_open:
+            self._open_turn()
+        if self._step_open:
+            self.add("step/end", self._turn, self._step)
+        self._step += 1
+        self._step_open = True
+        self.add("step/start", self._turn, self._step)
+        row = self.add("assistant/message", self._turn, self._step, _APPEND)
+        self.rows.keys[row] = key
+        if len(parts) > 1:
+            self.rows.parts[row] = [part.index for part in parts]
+        blocks = [b for record in records for b in _blocks(record.message)]
+        self._message(row, "assistant", "model", _text(blocks))
+        model = records[0].message.get("model") if records[0].message else None
+        if model.__class__ is str:
+            self.cells["provider"][row], self.cells["model"][row] = \
+                self.share("anthropic"), self.share(model)
+        usage = next((u for u in (r.message.get("usage") if r.message else None
+                                  for r in reversed(records)) if u.__class__ is dict), None)
+        if usage is not None:
+            self.usage[row] = usage
+        self._step_calls = []
+        for block in blocks:
+            if block.__class__ is dict and block.get("type") == "tool_use" \
+                    and block.get("id").__class__ is str:
+                self._call(row, block)
+
+    def _call(self, message: int, block: dict[str, Any]) -> None:
+        """Request (and, once per id, dispatch) the call of a ``tool_use`` ``block`` of the
+        assistant/message row ``message``."""
+        call_id, name = block["id"], block.get("name")
+        name = self.share(name) if name.__class__ is str else None
+        arguments = json_text(block.get("input", {}))
+        requests = self.requests
+        requests.row.append(message)
+        requests.call_id.append(call_id)
+        requests.name.append(name)
+        requests.arguments.append(arguments)
+        self._step_calls.append(call_id)
+        if call_id not in self._calls:
+            row = self._calls[call_id] = self.add("tool/call", self._turn, self._step)
+            cells = self.cells
+            cells["call_id"][row], cells["tool_name"][row] = call_id, name
+            cells["arguments"][row] = arguments
+
+    def finished(self) -> tuple[SealedEvents, list[int], EventTable]:
+        """Return the events (derived on demand), their lines and their table."""
+        table = self._table()
+        self.source.forget()  # not held beside the table: read again when asked for
+        events = DerivedEvents(Derivation(table, self.rows, self.source), len(table))
+        return events, table.line.tolist(), table
+
+    def _table(self) -> EventTable:
+        """Return the rows as the session's table (``EventTable.of`` of the writer's
+        events, column for column)."""
+        count = len(self.codes)
+        objects: dict[str, list[Any]] = {}
+        for name, cells in self.cells.items():
+            column = objects[name] = [None] * count
+            for row, value in cells.items():
+                column[row] = value
+        usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
+        for row, counts in self.usage.items():
+            for name, key in zip(USAGE_COLUMNS, _USAGE_KEYS, strict=False):
+                value = counts.get(key)
+                if value.__class__ is int and 0 <= value <= MAX_INTEGER:
+                    usage[name][row] = value
+        is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
+        for row, (error, made) in self.errors.items():
+            is_error[row], synthetic[row] = error, made
+        return EventTable(
+            type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
+            time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
+            line=self.lines, start=array("q", [MISSING]) * count,
+            stop=array("q", [MISSING]) * count, is_error=is_error, synthetic=synthetic,
+            requests=self.requests, **objects, **usage)
+
+
+def _blocks(message: dict[str, Any] | None) -> list[Any]:
+    """Return a message's content blocks (``records.content_blocks``)."""
+    content = message.get("content") if message is not None else None
+    if content.__class__ is str:
+        return [{"type": "text", "text": content}]
+    return content if content.__class__ is list else []
+
+
+def _text(blocks: list[Any]) -> str:
+    """Return the visible text of ``blocks`` as the table reads it of the dsh blocks they
+    are written as (``nesting.visible_text``): the non-empty texts of the text blocks,
+    joined (a Claude Code block of any other type is written as no text block)."""
+    texts = [text for block in blocks if block.__class__ is dict
+             and block.get("type") == "text" and (text := block.get("text")).__class__ is str
+             and text]
+    return texts[0] if len(texts) == 1 else "\n".join(texts)
+
+
+def _int64(value: Any) -> int:
+    """Return a log-only row's turn or step: its record's when an int64, else ``MISSING``
+    (as the table reads an event's)."""
+    return value if value.__class__ is int and value in _INT64 else MISSING
+
