@@ -17,7 +17,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.ledger.formats import claude_code
-from ledgerviz.ledger.formats.claude_code_typed_events import DerivedEvents
+from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.reread import LedgerChangedError
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS

@@ -121,3 +121,29 @@ def test_an_exit_code_after_its_output_was_sealed_still_makes_it_an_error(
     assert result["data"]["message"]["isError"] is True
     assert log.table is not None
     assert log.table.is_error[6] == 1
+
+
+class _Rows:
+    """A derivation whose event of row n is ``_event(n)``, noting each window asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, int]] = []
+
+    def window(self, first: int, stop: int) -> list[dict]:
+        self.asked.append((first, stop))
+        return [_event(seq) for seq in range(first, stop)]
+
+
+def test_derived_events_derive_a_window_when_first_asked_for_and_keep_it() -> None:
+    rows = _Rows()
+    events = sealed.DerivedEvents(rows, 1030)  # windows 0-511, 512-1023, 1024-1029
+    assert len(events) == 1030 and rows.asked == []
+    assert events[600] == _event(600) and rows.asked == [(512, 1024)]
+    assert events[600] is events[600] and events[-1] == _event(1029)
+    assert rows.asked == [(512, 1024), (1024, 1030)]
+    assert events[510:514] == [_event(510), _event(511), _event(512), _event(513)]
+    assert rows.asked == [(512, 1024), (1024, 1030), (0, 512)]
+    assert events == [_event(seq) for seq in range(1030)]
+    assert len(rows.asked) == 3  # each window derived once
+    with pytest.raises(IndexError):
+        events[1030]

@@ -28,8 +28,8 @@ from ledgerviz.ledger.formats.claude_code_branches import Branches
 from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource
 from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
 from ledgerviz.ledger.formats.claude_code_records import INTERRUPT_PREFIX, Record, block_text
-from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, DerivedEvents, Rows
-from ledgerviz.ledger.formats.sealed import SealedEvents
+from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, Rows
+from ledgerviz.ledger.formats.sealed import DerivedEvents, SealedEvents
 from ledgerviz.ledger.numbers import json_text
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable, Requests, Shared

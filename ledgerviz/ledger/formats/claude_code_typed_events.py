@@ -8,7 +8,7 @@ a user message, a tool result (its block's place in the record noted per row, it
 per result), an assistant message (the records of its step), a subagent's catalog entry,
 a log-only ``claude-code/<kind>`` record. A window of ``sealed.WINDOW`` rows is derived when
 one of its events is first asked for, and its dicts kept (the same index gives the same
-dict, as a list did).
+dict, as a list did: ``sealed.DerivedEvents``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from ledgerviz.ledger.formats.claude_code_events import (
     user_message,
 )
 from ledgerviz.ledger.formats.claude_code_records import Record
-from ledgerviz.ledger.formats.sealed import WINDOW, SealedEvents
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
 
@@ -49,25 +48,6 @@ class Rows:
         """The records of each assistant/message row written from more than one."""
         self.dispatch: dict[int, int] = {}
         """The tool/call row of each tool/result row."""
-
-
-class DerivedEvents(SealedEvents):
-    """A typed session's events (see the module docstring): a ``Sequence`` that indexes,
-    slices, iterates and compares as the list of them did."""
-
-    __slots__ = ("_derivation",)
-
-    def __init__(self, derivation: Derivation, count: int) -> None:
-        super().__init__([None] * -(-count // WINDOW), count)  # type: ignore[list-item]
-        self._derivation = derivation
-
-    def _window(self, number: int) -> list[Event]:
-        window = self._windows[number]
-        if window is None:
-            first = number * self._size
-            window = self._windows[number] = self._derivation.window(
-                first, min(first + self._size, self._count))
-        return window  # type: ignore[return-value]
 
 
 class Derivation:

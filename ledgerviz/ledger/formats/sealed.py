@@ -14,12 +14,15 @@ An event the reader changes after its window was sealed (a late amendment: an ex
 settling an earlier result) is asked for with ``live``: its window is decoded back into
 the list, to be tabled and sealed anew. The rare rewrites of every seq (a fork's inherited
 prefix, rejected dispatches removed) first fill every place again (``unsealed``).
+
+A reader that fills its table's columns itself derives its events instead, from the table
+and its records, a window when first asked for (``DerivedEvents``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 import orjson
 
@@ -88,6 +91,35 @@ class SealedEvents(ListLikeEvents):
         window = self._windows[number]
         if window.__class__ is not list:
             window = self._windows[number] = orjson.loads(window)
+        return window  # type: ignore[return-value]
+
+
+class Derivation(Protocol):
+    """What a reader derives a session's events from (its table and its records)."""
+
+    def window(self, first: int, stop: int) -> list[Event]:
+        """Return the events of rows ``first`` to ``stop``."""
+        ...
+
+
+class DerivedEvents(SealedEvents):
+    """A session's events derived, not decoded, a window at a time when one of its events
+    is first asked for (and kept, as a ``SealedEvents`` keeps a window decoded)."""
+
+    __slots__ = ("_derivation",)
+
+    def __init__(self, derivation: Derivation, count: int) -> None:
+        super().__init__([], count)
+        self._windows = [None] * -(-count // self._size)  # type: ignore[list-item]
+        self._derivation = derivation
+
+    def _window(self, number: int) -> list[Event]:
+        """Return window ``number``'s events (derived, and kept, the first time)."""
+        window = self._windows[number]
+        if window is None:
+            first = number * self._size
+            window = self._windows[number] = self._derivation.window(
+                first, min(first + self._size, self._count))
         return window  # type: ignore[return-value]
 
 
