@@ -6,16 +6,16 @@ The route runs after the first pass and the branch plan, in the plan's order, as
 from each record read again (its type, time, turn, step, surface op and line, a message's
 role, source and visible text, a step's model and usage, a call's id, name and arguments, a
 result's error flag). The events are then derived on demand from those rows and the
-records (``claude_code_derived``).
+records (``claude_code_typed_events``).
 
-It takes a session only when nothing in it is written any other way: no rewind, no replayed
-copy, no refused call, no inherited prefix, no call
-that started an inline sidechain (``children``), no record holding an integer
-beyond 64 bits (``takes``). While writing it gives up (``GiveUp``) at the first record the
-writer would diagnose or write another shape for: a compaction summary, a ``tool_result``
-with no string ``tool_use_id``, answering no call written before, or with an ``is_error``
-that is no boolean. The writer then
-writes the session from its start; no diagnostic is given by this route.
+It takes a session only when nothing in it is written any other way (``takes``): no rewind,
+no replayed copy, no refused call, no inherited prefix, no call that started an inline
+sidechain (``children``), no record holding an integer beyond 64 bits. While writing it
+gives up (``GiveUp``) at the first record the writer would diagnose or write another shape
+for: a compaction summary, a ``tool_result`` with no string ``tool_use_id``, answering no
+call written before, or with an ``is_error`` that is no boolean. The writer then writes the
+session from its start (the rows written so far are the price), so this route gives no
+diagnostic of its own.
 """
 
 from __future__ import annotations
