@@ -34,7 +34,7 @@ from ledgerviz.ledger.formats.codex_columns import (
     first_chunk_taken,
     typed_lines,
 )
-from ledgerviz.ledger.formats.codex_events import CodexEvents, Derivation, DerivedStore, Rules
+from ledgerviz.ledger.formats.codex_events import Derivation, DerivedStore, Rules
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
     ABORTED,
@@ -62,6 +62,7 @@ from ledgerviz.ledger.formats.foreign import (
     text_block,
     unknown_kind,
 )
+from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
 from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError, LineSource
@@ -167,8 +168,8 @@ def _typed_session(path: str, taken: _Taken, options: ReadOptions) -> SessionLog
     except GiveUp as gave_up:
         return _handed_over(path, typed, gave_up.line, taken, kept, starts, rows, options)
     header = header_of(typed.meta, typed.meta_time, False)
-    events = CodexEvents(Derivation(table, rows.source(), starts, typed.parts, {},
-                                    typed.results, RULES))
+    events = DerivedEvents(Derivation(table, rows.source(), starts, typed.parts, {},
+                                      typed.results, RULES), len(table))
     return SessionLog(path, session_key(path, header), header, FOREIGN_VERSION, events,
                       log.finish(), 0, table.line, format=FORMAT_NAME,
                       call_reasons=typed.call_reasons(), table=table)

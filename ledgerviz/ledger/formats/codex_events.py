@@ -16,8 +16,8 @@ only when the input cannot be read again, as for a dsh ledger, ``reread.LineSour
 
 The few events of any other shape (a rewind, a fork's seed marker, a compaction, an aborted
 turn's end, a result with an error code) are held as the reader wrote them.
-``CodexEvents`` decodes a window of rows when one of them is first asked for, and keeps the
-dicts (the same index gives the same dict, as a list did).
+A ``sealed.DerivedEvents`` derives a window of rows when one of them is first asked for,
+and keeps the dicts (the same index gives the same dict, as a list did).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
-from ledgerviz.ledger.formats.sealed import SealedEvents
+from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
@@ -207,28 +207,6 @@ class Derivation:
                                        "source": {"kind": "runtime-context"}}}
 
 
-class CodexEvents(SealedEvents):
-    """A Codex session's events (see the module docstring): a ``SealedEvents`` whose
-    windows are derived, not decoded, when one of their events is first asked for."""
-
-    __slots__ = ("_derivation",)
-
-    def __init__(self, derivation: Derivation) -> None:
-        count, size = len(derivation.table), sealed.WINDOW
-        super().__init__([], count, size)
-        self._windows = [None] * -(-count // size)  # type: ignore[list-item]
-        self._derivation = derivation
-
-    def _window(self, number: int) -> list[Event]:
-        """Return window ``number``'s events (derived, and kept, the first time)."""
-        window = self._windows[number]
-        if window is None:
-            first = number * self._size
-            window = self._windows[number] = self._derivation.window(
-                first, min(first + self._size, self._count))
-        return window  # type: ignore[return-value]
-
-
 class DerivedStore:
     """Seals a Codex reader's events (what ``foreign.EventWriter`` asks of its store, as a
     ``sealed.EventStore``): each window of them, once the reader says it no longer changes,
@@ -313,13 +291,14 @@ class DerivedStore:
         found = bisect_left(results[0], keep)
         self._results = (results[0][:found], results[1][:found])
 
-    def finished(self) -> tuple[CodexEvents, array, EventTable]:
+    def finished(self) -> tuple[DerivedEvents, array, EventTable]:
         """Seal every event; return the events, their lines (the table's) and their
         table."""
         if self._sealed < len(self.events) or self._table is None:
             self._seal(len(self.events))
         derivation = self._derivation(self._source())
-        return CodexEvents(derivation), derivation.table.line, derivation.table
+        return (DerivedEvents(derivation, len(derivation.table)), derivation.table.line,
+                derivation.table)
 
     def _derivation(self, source: LineSource) -> Derivation:
         assert self._table is not None
