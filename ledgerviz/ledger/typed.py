@@ -106,6 +106,19 @@ MESSAGE_TYPES = ("user/message", "system/message", "developer/message", "assista
                  "tool/result")
 """The types whose payload gives a message (§7): ``user/message``'s is the payload itself."""
 
+def by_type(events: Sequence[Any], schema: Schema
+            ) -> tuple[bytes, dict[str, list[int]], list[Any]]:
+    """Return the type code of each of ``events`` (structs of ``schema``), the rows of each
+    type by name, and each event's payload."""
+    codes = bytes(map(schema.codes.__getitem__, map(type, events)))
+    of_code: dict[int, list[int]] = {code: [] for code in set(codes)}
+    for row, code in enumerate(codes):
+        of_code[code].append(row)
+    names = schema.names
+    return codes, {names[code]: found for code, found in of_code.items()}, [
+        event.data for event in events]
+
+
 def typed_block(
     lines: Sequence[bytes], block: bytes, marks: bytes, first_line: int, state: CheckState,
     version: int | None, replace_ops: bool = False,
@@ -134,13 +147,7 @@ def typed_block(
     if replaced and not replace_ops:
         return None  # a replace op the caller does not read
     schema = schema_of(version)
-    codes = bytes(map(schema.codes.__getitem__, map(type, events)))
-    of_code: dict[int, list[int]] = {code: [] for code in set(codes)}
-    for row, code in enumerate(codes):
-        of_code[code].append(row)
-    names = schema.names
-    rows = {names[code]: found for code, found in of_code.items()}
-    datas = [event.data for event in events]
+    codes, rows, datas = by_type(events, schema)
     boundaries = _boundaries_after(state.boundaries, codes.translate(schema.letters), datas,
                                    first_line)
     if boundaries is None:
@@ -175,7 +182,7 @@ def typed_block(
     state.boundaries = boundaries
     state.requested.update(fresh)
     state.dispatched, state.answered = dispatched, answered
-    return TypedBlock(list(map(names.__getitem__, codes)), seqs, datas,
+    return TypedBlock(list(map(schema.names.__getitem__, codes)), seqs, datas,
                       range(first_line, first_line + count), events, rows, messages, requests,
                       answers, codes, schema, replaced)
 

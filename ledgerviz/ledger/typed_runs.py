@@ -29,6 +29,7 @@ from ledgerviz.ledger.typed import (
     _replaced,
     _requests,
     _without_rows,
+    by_type,
 )
 from ledgerviz.ledger.typed_schema import Schema
 from ledgerviz.ledger.vocabulary import surface_types
@@ -47,13 +48,7 @@ def typed_run(parts: Sequence[list[Any]], first_line: int, version: int | None,
     if seqs != list(chain.from_iterable(map(range, counts))):
         return None  # a file whose seqs do not count from 0
     replaced = _replaced(events)
-    codes = bytes(map(schema.codes.__getitem__, map(type, events)))
-    of_code: dict[int, list[int]] = {code: [] for code in set(codes)}
-    for row, code in enumerate(codes):
-        of_code[code].append(row)
-    names = schema.names
-    rows = {names[code]: found for code, found in of_code.items()}
-    datas = [event.data for event in events]
+    codes, rows, datas = by_type(events, schema)
     letters = codes.translate(schema.letters)
     if any(_boundaries_after(OpenBoundaries(), letters[start:stop], datas[start:stop],
                              first_line) is None
@@ -86,5 +81,5 @@ def typed_run(parts: Sequence[list[Any]], first_line: int, version: int | None,
             or _once_per_turn(*answering, turn_cuts, set()) is None):
         return None  # dispatched or answered twice in one turn
     lines = list(chain.from_iterable(range(first_line, first_line + count) for count in counts))
-    return TypedBlock(list(map(names.__getitem__, codes)), seqs, datas, lines, events, rows,
+    return TypedBlock(list(map(schema.names.__getitem__, codes)), seqs, datas, lines, events, rows,
                       messages, requests, answers, codes, schema, replaced)
