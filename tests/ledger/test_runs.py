@@ -51,6 +51,21 @@ def alone(path: Path) -> list[SessionLog]:
     return file_sessions(read_file(name, chunks))
 
 
+def read_in_runs(folder: Path, *, runs: bool = True) -> tuple[list[SessionLog], list[str]]:
+    """Return the sessions a ``RunReader`` gives of ``folder``'s files, in the order it gives
+    them, and the names of the files it read alone."""
+    read_alone: list[str] = []
+
+    def reading(path: str, chunks) -> list[SessionLog]:
+        read_alone.append(Path(path).name)
+        return file_sessions(read_file(path, chunks))
+
+    reader = RunReader(reading, runs=runs)
+    logs = [log for path, chunks in iter_source_chunks(str(folder), READ_BYTES)
+            for log in reader.take(path, chunks)]
+    return logs + reader.finish(), read_alone
+
+
 def observed(log: SessionLog) -> tuple:
     """Return everything a load gives of one session."""
     return (log.path, log.key, log.header, log.version, log.diagnostics, log.lines_skipped,
@@ -92,15 +107,7 @@ def test_clean_small_files_are_read_in_runs_and_as_alone(tmp_path: Path,
     """Ten files with the same call ids: each file's ids are its own (no repeat warned)."""
     for number in range(10):
         write(tmp_path, f"{number:02d}.jsonl", encode(session(f"s{number}")))
-    read_alone: list[str] = []
-
-    def reading(path: str, chunks) -> list[SessionLog]:
-        read_alone.append(Path(path).name)
-        return file_sessions(read_file(path, chunks))
-
-    runs = RunReader(reading, runs=True)
-    logs = [log for path, chunks in iter_source_chunks(str(tmp_path), READ_BYTES)
-            for log in runs.take(path, chunks)] + runs.finish()
+    logs, read_alone = read_in_runs(tmp_path)
     assert read_alone == [] and checked == [(10, True)]  # every file in one run
     assert [log.key for log in logs] == [f"s{n}" for n in range(10)]
     assert all(log.diagnostics == [] for log in logs)
@@ -117,16 +124,8 @@ def test_a_files_open_turn_ends_with_it(tmp_path: Path, checked: list[tuple[int,
     step = {"type": "step/start", "seq": 0, "time": 1, "data": {"turn": 1, "step": 1}}
     write(tmp_path, "b.jsonl", encode([{**HEADER, "id": "b"}, step, assistant_calls(1, "c1"),
                                        dispatch(2, "c1"), tool_result(3, "c1")]))
-    read_alone: list[str] = []
-
-    def reading(path: str, chunks) -> list[SessionLog]:
-        read_alone.append(Path(path).name)
-        return file_sessions(read_file(path, chunks))
-
-    runs = RunReader(reading, runs=True)
-    for path, chunks in iter_source_chunks(str(tmp_path), READ_BYTES):
-        runs.take(path, chunks)
-    assert [log.key for log in runs.finish()] == ["a", "b"] and read_alone == []
+    logs, read_alone = read_in_runs(tmp_path)
+    assert [log.key for log in logs] == ["a", "b"] and read_alone == []
     assert checked == [(2, True)]
     assert_read_as_alone(tmp_path)
 
@@ -147,16 +146,7 @@ def test_a_file_the_check_refuses_is_read_alone_and_the_rest_in_runs(tmp_path: P
         if number == 9:
             data = data.replace(b'"createdAt":0', b'"createdAt":0,"zzz":1', 1)
         write(tmp_path, f"{number:02d}.jsonl", data)
-    read_alone: list[str] = []
-
-    def reading(path: str, chunks) -> list[SessionLog]:
-        read_alone.append(Path(path).name)
-        return file_sessions(read_file(path, chunks))
-
-    runs = RunReader(reading, runs=True)
-    for path, chunks in iter_source_chunks(str(tmp_path), READ_BYTES):
-        runs.take(path, chunks)
-    runs.finish()
+    _, read_alone = read_in_runs(tmp_path)
     assert sorted(read_alone) == ["03.jsonl", "05.jsonl", "08.jsonl", "09.jsonl"]
     loaded = assert_read_as_alone(tmp_path)
     assert [(d.line, d.kind) for d in loaded[7].diagnostics] == [(8, "torn_tail")]
@@ -165,16 +155,8 @@ def test_a_file_the_check_refuses_is_read_alone_and_the_rest_in_runs(tmp_path: P
 
 def test_a_strict_or_key_searching_load_takes_no_run(tmp_path: Path) -> None:
     write(tmp_path, "a.jsonl", encode(session("a")))
-    read_alone: list[str] = []
-
-    def reading(path: str, chunks) -> list[SessionLog]:
-        read_alone.append(path)
-        return file_sessions(read_file(path, chunks))
-
-    runs = RunReader(reading, runs=False)
-    for path, chunks in iter_source_chunks(str(tmp_path), READ_BYTES):
-        runs.take(path, chunks)
-    assert len(read_alone) == 1 and runs.finish() == []
+    logs, read_alone = read_in_runs(tmp_path, runs=False)
+    assert read_alone == ["a.jsonl"] and [log.key for log in logs] == ["a"]
 
 
 HOSTILE = [
