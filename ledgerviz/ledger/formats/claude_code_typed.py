@@ -20,7 +20,6 @@ diagnostic of its own.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,9 +29,10 @@ from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
 from ledgerviz.ledger.formats.claude_code_records import INTERRUPT_PREFIX, Record, block_text
 from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, Rows
 from ledgerviz.ledger.formats.sealed import DerivedEvents, SealedEvents
+from ledgerviz.ledger.formats.staged import StagedRows
 from ledgerviz.ledger.numbers import json_text
 from ledgerviz.ledger.shapes import MAX_INTEGER
-from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable, Requests, Shared
+from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
 
 _APPEND = SURFACE_OPS.index("append")
@@ -68,31 +68,22 @@ def takes(branches: Branches, reasons: dict[str, Any], inherited: int,
                 or source.holds_exact())
 
 
-class ColumnWriter:
+class ColumnWriter(StagedRows):
     """Writes one session's rows, record by record in the branch plan's order (the state
     and rules of ``EventWriter`` for the shapes the route takes)."""
 
     def __init__(self, entries: Sequence[Entry], source: RecordSource,
                  in_chain: Sequence[bool], order: Sequence[int]) -> None:
+        super().__init__()
         self.entries = entries
         self.source = source
         self.in_chain = in_chain
-        self.share = Shared().one
-        self.code_of: dict[str, int] = {}
-        """The code of each event type, numbered in order of first appearance."""
-        self.codes = array("H")
-        self.times = array("q")
-        self.turns = array("q")
-        self.steps = array("q")
-        self.ops = array("b")
-        self.lines = array("q")
         self.cells: dict[str, dict[int, Any]] = {name: {} for name in OBJECT_COLUMNS}
         """The object columns' values, by row (None elsewhere)."""
         self.usage: dict[int, dict[str, Any]] = {}
         """The ``message.usage`` of each assistant/message row that has one."""
         self.errors: dict[int, tuple[bool, bool]] = {}
         """Each tool/result row's error and synthetic flags."""
-        self.requests = Requests(array("q"), [], [], [])
         self.rows = Rows()
         self._appends = tuple(column.append for column in (
             self.codes, self.times, self.turns, self.steps, self.ops, self.lines,
@@ -124,11 +115,8 @@ class ColumnWriter:
             block: int = 0) -> int:
         """Append one row of the record being written; return it."""
         row = len(self.codes)
-        code = self.code_of.get(kind)
-        if code is None:
-            code = self.code_of[kind] = len(self.code_of)
         codes, times, turns, steps, ops, lines, records, blocks = self._appends
-        codes(code)
+        codes(self.code_of[kind])
         times(self._time)
         turns(turn)
         steps(step)
@@ -301,27 +289,21 @@ class ColumnWriter:
     def _table(self) -> EventTable:
         """Return the rows as the session's table (``EventTable.of`` of the writer's
         events, column for column)."""
-        count = len(self.codes)
-        objects: dict[str, list[Any]] = {}
+        self.fill()
         for name, cells in self.cells.items():
-            column = objects[name] = [None] * count
+            column = self.columns[name]
             for row, value in cells.items():
                 column[row] = value
-        usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
+        usage = self.counts
         for row, counts in self.usage.items():
             for name, key in zip(USAGE_COLUMNS, _USAGE_KEYS, strict=False):
                 value = counts.get(key)
                 if value.__class__ is int and 0 <= value <= MAX_INTEGER:
                     usage[name][row] = value
-        is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
+        is_error, synthetic = self.is_error, self.synthetic
         for row, (error, made) in self.errors.items():
             is_error[row], synthetic[row] = error, made
-        return EventTable(
-            type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
-            time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
-            line=self.lines, start=array("q", [MISSING]) * count,
-            stop=array("q", [MISSING]) * count, is_error=is_error, synthetic=synthetic,
-            requests=self.requests, **objects, **usage)
+        return self.staged_table()
 
 
 def _blocks(message: dict[str, Any] | None) -> list[Any]:

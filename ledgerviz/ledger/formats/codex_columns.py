@@ -37,6 +37,7 @@ import orjson
 
 from ledgerviz.ledger.formats.codex_events import Parts
 from ledgerviz.ledger.formats.foreign import AT_END, IN_CLOSED_STEP, LineStarts, epoch_ms
+from ledgerviz.ledger.formats.staged import StagedRows
 from ledgerviz.ledger.numbers import (
     exact_loads,
     holds_big_integer,
@@ -46,14 +47,7 @@ from ledgerviz.ledger.numbers import (
 from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.sources import UTF8_BOM
-from ledgerviz.ledger.table import (
-    OBJECT_COLUMNS,
-    USAGE_COLUMNS,
-    USAGE_KEYS,
-    EventTable,
-    Requests,
-    Shared,
-)
+from ledgerviz.ledger.table import USAGE_COLUMNS, USAGE_KEYS, EventTable
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS
@@ -179,22 +173,13 @@ class _LogNames(dict[str, str]):
         return name
 
 
-class ColumnRollout:
+class ColumnRollout(StagedRows):
     """The state of reading one rollout into columns (``codex._Rollout``'s, for the shapes
     the typed route takes)."""
 
     def __init__(self, rules: ColumnRules) -> None:
+        super().__init__()
         self.rules = rules
-        self.share = Shared().one
-        self.code_of: dict[str, int] = {}
-        """The code of each event type, numbered in order of first appearance."""
-        self.codes = array("H")
-        """Each row's event type code, then its time, turn, step, surface op and line."""
-        self.times = array("q")
-        self.turns = array("q")
-        self.steps = array("q")
-        self.ops = array("b")
-        self.lines = array("q")
         self.messages = _Rows("role", "source_kind", "text")
         """The message rows (an assistant's text given once its step's blocks are all in)."""
         self.dispatches = _Rows("call_id", "tool_name", "arguments")
@@ -205,13 +190,6 @@ class ColumnRollout:
         """The usage counts of the assistant/message rows that have usage."""
         self.errors: dict[int, bool] = {}
         """Each tool/result row's error flag."""
-        self.columns: dict[str, list[Any]] = {name: [] for name in OBJECT_COLUMNS}
-        self.counts = {name: array("q") for name in USAGE_COLUMNS}
-        self.is_error, self.synthetic = array("b"), array("b")
-        self.flushed = 0
-        """How many rows the columns above hold (the facts staged so far scattered into
-        them: ``flush``)."""
-        self.requests = Requests(array("q"), [], [], [])
         self.results = (array("q"), array("q"))
         """The row of each tool/result and its dispatch's."""
         self.parts = Parts()
@@ -254,10 +232,7 @@ class ColumnRollout:
             op: int = 0) -> int:
         """Append one row; return it."""
         row = len(self.codes)
-        code = self.code_of.get(kind)
-        if code is None:
-            code = self.code_of[kind] = len(self.code_of)
-        self.codes.append(code)
+        self.codes.append(self.code_of[kind])
         self.times.append(self.time_cell)
         self.turns.append(turn)
         self.steps.append(step)
@@ -276,7 +251,7 @@ class ColumnRollout:
             except Exception as error:  # GiveUp, or a shape the dict route says is bad
                 self.time, self.time_cell = self.time_before
                 raise GiveUp(self.at) from error
-            if len(self.codes) - self.flushed >= FLUSH_ROWS:
+            if len(self.codes) - self.filled >= FLUSH_ROWS:
                 self.flush()
 
     def read_piece(self, first: int, raws: list[bytes], records: list[_Line]) -> None:
@@ -515,14 +490,7 @@ class ColumnRollout:
     def flush(self) -> None:
         """Scatter the facts staged so far into the columns, grown to every row (the
         staged facts let go: they are not held twice at the end)."""
-        count = len(self.codes)
-        new = count - self.flushed
-        for column in self.columns.values():
-            column.extend([None] * new)
-        for counts in self.counts.values():
-            counts.extend(array("q", [MISSING]) * new)
-        self.is_error.extend(array("b", [-1]) * new)
-        self.synthetic.extend(array("b", [-1]) * new)
+        self.fill()
         for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
             rows.scatter(self.columns)
         self.usage.scatter(self.counts)
@@ -531,20 +499,13 @@ class ColumnRollout:
         self.errors = {}
         if self.message is not None:
             self.message_text = None
-        self.flushed = count
 
     def table(self) -> EventTable:
         """Return the rows as the session's table (``EventTable.of`` of the dict route's
         events, column for column)."""
         self.close_message()
         self.flush()
-        count = len(self.codes)
-        return EventTable(
-            type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
-            time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
-            line=self.lines, start=array("q", [MISSING]) * count,
-            stop=array("q", [MISSING]) * count, is_error=self.is_error,
-            synthetic=self.synthetic, requests=self.requests, **self.columns, **self.counts)
+        return self.staged_table()
 
 
 class _Rows:
