@@ -108,12 +108,7 @@ class EventWriter:
         self._surface: list[int] = []
         self._surface_of: dict[int, list[int]] = {}  # abandoned record -> its surface seqs
         self._abandoned = {index for held in branches.rewinds.values() for index in held}
-        self._messages: dict[str, list[int]] = {}  # message.id -> its records, in order
-        for index in branches.order:
-            if in_chain[index] and entries[index].kind == "assistant":
-                key = entries[index].key
-                if key is not None:
-                    self._messages.setdefault(key, []).append(index)
+        self._messages = message_records(entries, in_chain, branches.order)
         self._written_messages: set[str] = set()
 
     def write(self, index: int) -> None:
@@ -289,6 +284,19 @@ class EventWriter:
         child = spawned_child(record, call_id, self.children)
         if child is not None:
             self.emit("subagent/catalog", catalog_data(child, call_id))
+
+
+def message_records(entries: Sequence[Entry], in_chain: Sequence[bool], order: Sequence[int]
+                    ) -> dict[str, list[int]]:
+    """Return the records of each ``message.id`` of the chain's assistant records, in the
+    plan's ``order`` (one message written from all of them)."""
+    records: dict[str, list[int]] = {}
+    for index in order:
+        if in_chain[index] and entries[index].kind == "assistant":
+            key = entries[index].key
+            if key is not None:
+                records.setdefault(key, []).append(index)
+    return records
 
 
 def turn_end(turn: int, finished: bool) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ledgerviz.ledger.formats.claude_code_branches import Branches
 from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource
-from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
+from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX, message_records
 from ledgerviz.ledger.formats.claude_code_records import INTERRUPT_PREFIX, Record, block_text
 from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, Rows
 from ledgerviz.ledger.formats.sealed import DerivedEvents, SealedEvents
@@ -103,12 +103,7 @@ class ColumnWriter(StagedRows):
         self._calls: dict[str, int] = {}
         """The tool/call row of each call id."""
         self._answered: set[str] = set()
-        self._messages: dict[str, list[int]] = {}
-        for index in order:
-            if in_chain[index] and entries[index].kind == "assistant":
-                key = entries[index].key
-                if key is not None:
-                    self._messages.setdefault(key, []).append(index)
+        self._messages = message_records(entries, in_chain, order)
         self._written: set[str] = set()
 
     def add(self, kind: str, turn: int = MISSING, step: int = MISSING, op: int = 0,
