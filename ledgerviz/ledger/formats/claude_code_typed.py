@@ -29,10 +29,9 @@ from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX, message
 from ledgerviz.ledger.formats.claude_code_records import INTERRUPT_PREFIX, Record, block_text
 from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, Rows
 from ledgerviz.ledger.formats.sealed import DerivedEvents, SealedEvents
-from ledgerviz.ledger.formats.staged import StagedRows
+from ledgerviz.ledger.formats.staged import StagedRows, usage_count
 from ledgerviz.ledger.numbers import json_text
-from ledgerviz.ledger.shapes import MAX_INTEGER
-from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
 
 _APPEND = SURFACE_OPS.index("append")
@@ -78,12 +77,6 @@ class ColumnWriter(StagedRows):
         self.entries = entries
         self.source = source
         self.in_chain = in_chain
-        self.cells: dict[str, dict[int, Any]] = {name: {} for name in OBJECT_COLUMNS}
-        """The object columns' values, by row (None elsewhere)."""
-        self.usage: dict[int, dict[str, Any]] = {}
-        """The ``message.usage`` of each assistant/message row that has one."""
-        self.errors: dict[int, tuple[bool, bool]] = {}
-        """Each tool/result row's error and synthetic flags."""
         self.rows = Rows()
         self._appends = tuple(column.append for column in (
             self.codes, self.times, self.turns, self.steps, self.ops, self.lines,
@@ -168,13 +161,11 @@ class ColumnWriter(StagedRows):
             self._step_open = False
         finished = not self._interrupted and not self._step_calls and self._step > 0
         row = self.add("turn/end", self._turn)
-        self.cells["end_reason"][row] = self.share("completed" if finished else "aborted")
+        self.ends.add(row, self.share("completed" if finished else "aborted"))
         self._turn_open = False
 
     def _message(self, row: int, role: str, source: str, text: str) -> None:
-        cells, share = self.cells, self.share
-        cells["role"][row], cells["source_kind"][row] = share(role), share(source)
-        cells["text"][row] = text
+        self.messages.add(row, self.share(role), self.share(source), text)
 
     def _user_message(self, record: Record, source: str) -> None:
         row = self.add("user/message", op=_APPEND)
@@ -207,7 +198,7 @@ class ColumnWriter(StagedRows):
         content = block.get("content")
         self._message(row, "tool", "tool", content if content.__class__ is str
                       else _text(content if content.__class__ is list else []))
-        self.cells["call_id"][row] = call_id
+        self.answers.add(row, call_id)
         uuid = record.uuid
         self.errors[row] = (flag is True, uuid is not None
                             and uuid.startswith(SYNTHETIC_ID_PREFIXES))
@@ -244,12 +235,11 @@ class ColumnWriter(StagedRows):
         self._message(row, "assistant", "model", _text(blocks))
         model = records[0].message.get("model") if records[0].message else None
         if model.__class__ is str:
-            self.cells["provider"][row], self.cells["model"][row] = \
-                self.share("anthropic"), self.share(model)
+            self.models.add(row, self.share("anthropic"), self.share(model))
         usage = next((u for u in (r.message.get("usage") if r.message else None
                                   for r in reversed(records)) if u.__class__ is dict), None)
         if usage is not None:
-            self.usage[row] = usage
+            self.usage.add(row, *map(usage_count, map(usage.get, _USAGE_KEYS)), MISSING)
         self._step_calls = []
         for block in blocks:
             if block.__class__ is dict and block.get("type") == "tool_use" \
@@ -262,43 +252,19 @@ class ColumnWriter(StagedRows):
         call_id, name = block["id"], block.get("name")
         name = self.share(name) if name.__class__ is str else None
         arguments = json_text(block.get("input", {}))
-        requests = self.requests
-        requests.row.append(message)
-        requests.call_id.append(call_id)
-        requests.name.append(name)
-        requests.arguments.append(arguments)
+        self.request(message, call_id, name, arguments)
         self._step_calls.append(call_id)
         if call_id not in self._calls:
             row = self._calls[call_id] = self.add("tool/call", self._turn, self._step)
-            cells = self.cells
-            cells["call_id"][row], cells["tool_name"][row] = call_id, name
-            cells["arguments"][row] = arguments
+            self.dispatches.add(row, call_id, name, arguments)
 
     def finished(self) -> tuple[SealedEvents, list[int], EventTable]:
         """Return the events (derived on demand), their lines and their table."""
-        table = self._table()
+        self.scatter()
+        table = self.staged_table()  # ``EventTable.of`` of the writer's events
         self.source.forget()  # not held beside the table: read again when asked for
         events = DerivedEvents(Derivation(table, self.rows, self.source), len(table))
         return events, table.line.tolist(), table
-
-    def _table(self) -> EventTable:
-        """Return the rows as the session's table (``EventTable.of`` of the writer's
-        events, column for column)."""
-        self.fill()
-        for name, cells in self.cells.items():
-            column = self.columns[name]
-            for row, value in cells.items():
-                column[row] = value
-        usage = self.counts
-        for row, counts in self.usage.items():
-            for name, key in zip(USAGE_COLUMNS, _USAGE_KEYS, strict=False):
-                value = counts.get(key)
-                if value.__class__ is int and 0 <= value <= MAX_INTEGER:
-                    usage[name][row] = value
-        is_error, synthetic = self.is_error, self.synthetic
-        for row, (error, made) in self.errors.items():
-            is_error[row], synthetic[row] = error, made
-        return self.staged_table()
 
 
 def _blocks(message: dict[str, Any] | None) -> list[Any]:

@@ -27,9 +27,7 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from operator import call
 from typing import Any, NamedTuple
 
 import msgspec
@@ -37,7 +35,7 @@ import orjson
 
 from ledgerviz.ledger.formats.codex_events import Parts
 from ledgerviz.ledger.formats.foreign import AT_END, IN_CLOSED_STEP, LineStarts, epoch_ms
-from ledgerviz.ledger.formats.staged import StagedRows
+from ledgerviz.ledger.formats.staged import StagedRows, usage_count
 from ledgerviz.ledger.numbers import (
     exact_loads,
     holds_big_integer,
@@ -45,9 +43,8 @@ from ledgerviz.ledger.numbers import (
     number_marks,
 )
 from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
-from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.sources import UTF8_BOM
-from ledgerviz.ledger.table import USAGE_COLUMNS, USAGE_KEYS, EventTable
+from ledgerviz.ledger.table import USAGE_KEYS, EventTable
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS
@@ -180,16 +177,6 @@ class ColumnRollout(StagedRows):
     def __init__(self, rules: ColumnRules) -> None:
         super().__init__()
         self.rules = rules
-        self.messages = _Rows("role", "source_kind", "text")
-        """The message rows (an assistant's text given once its step's blocks are all in)."""
-        self.dispatches = _Rows("call_id", "tool_name", "arguments")
-        self.answers = _Rows("call_id")
-        self.ends = _Rows("end_reason")
-        self.models = _Rows("provider", "model")
-        self.usage = _Rows(*USAGE_COLUMNS, counts=True)
-        """The usage counts of the assistant/message rows that have usage."""
-        self.errors: dict[int, bool] = {}
-        """Each tool/result row's error flag."""
         self.results = (array("q"), array("q"))
         """The row of each tool/result and its dispatch's."""
         self.parts = Parts()
@@ -322,7 +309,7 @@ class ColumnRollout(StagedRows):
                 return
             converted = rules.usage_of(payload)
             if converted:
-                self.usage.add(self.last_message, *map(_count, map(converted.get, USAGE_KEYS)))
+                self.usage.add(self.last_message, *map(usage_count, map(converted.get, USAGE_KEYS)))
                 self.last_has_usage = True
                 self.parts.usage_message.append(self.last_message_line)
                 self.parts.usage_line.append(line)
@@ -332,7 +319,7 @@ class ColumnRollout(StagedRows):
                 self.exit_codes[call_id] = code
                 row = self.result_rows.get(call_id)
                 if row is not None:
-                    self.errors[row] = code != 0
+                    self.errors[row] = (code != 0, False)
         else:
             raise GiveUp
 
@@ -395,11 +382,7 @@ class ColumnRollout(StagedRows):
         message = self.output(line, [])
         self.blocks.append({"type": "tool-call", "id": call_id, "name": name,
                             "arguments": arguments})
-        requests = self.requests
-        requests.row.append(message)
-        requests.call_id.append(call_id)
-        requests.name.append(self.share(name))
-        requests.arguments.append(arguments)
+        self.request(message, call_id, self.share(name), arguments)
         self.calls[call_id] = (self.turn, self.step, message)
         row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)
         self.dispatches.add(row, call_id, self.share(name), arguments)
@@ -418,7 +401,7 @@ class ColumnRollout(StagedRows):
             failed = self.exit_codes[call_id] != 0
         turn, step, _ = self.calls[call_id]
         row = self.result_rows[call_id] = self.add("tool/result", line, turn, step, _APPEND)
-        self.errors[row] = failed
+        self.errors[row] = (failed, False)
         self.answers.add(row, call_id)
         self.messages.add(row, "tool", "tool", text)
         dispatch = self.dispatched.get(call_id)
@@ -488,15 +471,9 @@ class ColumnRollout(StagedRows):
         return reasons
 
     def flush(self) -> None:
-        """Scatter the facts staged so far into the columns, grown to every row (the
-        staged facts let go: they are not held twice at the end)."""
-        self.fill()
-        for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
-            rows.scatter(self.columns)
-        self.usage.scatter(self.counts)
-        for row, failed in self.errors.items():
-            self.is_error[row], self.synthetic[row] = failed, 0
-        self.errors = {}
+        """Scatter the values staged so far into the columns (``StagedRows.scatter``); an
+        open step's message text is then set in its column."""
+        self.scatter()
         if self.message is not None:
             self.message_text = None
 
@@ -506,33 +483,6 @@ class ColumnRollout(StagedRows):
         self.close_message()
         self.flush()
         return self.staged_table()
-
-
-class _Rows:
-    """The values some rows hold in some of the table's columns (object columns, or int64
-    ones: ``counts``); the other rows keep the column's missing value."""
-
-    __slots__ = ("_appends", "names", "rows", "values")
-
-    def __init__(self, *names: str, counts: bool = False) -> None:
-        self.names = names
-        self.rows = array("q")
-        self.values: tuple[Any, ...] = tuple(array("q") if counts else [] for _ in names)
-        self._appends = tuple(column.append for column in self.values)
-
-    def add(self, row: int, *values: Any) -> None:
-        self.rows.append(row)
-        deque(map(call, self._appends, values), 0)
-
-    def scatter(self, columns: dict[str, Any]) -> None:
-        """Set the values in ``columns`` (each holding every row), and let them go."""
-        rows = self.rows
-        for name, values in zip(self.names, self.values, strict=True):
-            column = columns[name]
-            for row, value in zip(rows, values, strict=True):
-                column[row] = value
-            del values[:]
-        del rows[:]
 
 
 def first_chunk_taken(first: Any) -> bool:
@@ -547,11 +497,6 @@ def first_chunk_taken(first: Any) -> bool:
 def _int(value: Any) -> int:
     """Return an int64 column's value (``table._int``)."""
     return value if value.__class__ is int and MISSING < value < 1 << 63 else MISSING
-
-
-def _count(value: Any) -> int:
-    """Return a usage count's column value (``table._count``)."""
-    return value if value.__class__ is int and 0 <= value <= MAX_INTEGER else MISSING
 
 
 _MINUTES: dict[str, int | None] = {}

@@ -1,14 +1,18 @@
 """The rows a foreign format's typed route writes straight into its session's table
 (``codex_columns.ColumnRollout``, ``claude_code_typed.ColumnWriter``): the columns every row
-has, appended row by row by the route's own ``add``; the sparse ones (object columns, usage
-counts, error flags), grown to every row with their missing values; the table assembled
-from them (``EventTable.of`` of the events the route stands in for, column for column)."""
+has, appended row by row by the route's own ``add``; the values of the sparse ones (object
+columns, usage counts, error flags) staged by row, then scattered into those columns grown
+to every row with their missing values; the table assembled from them (``EventTable.of`` of
+the events the route stands in for, column for column)."""
 
 from __future__ import annotations
 
 from array import array
+from collections import deque
+from operator import call
 from typing import Any
 
+from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable, Requests, Shared
 from ledgerviz.recovery.vocab import MISSING
 
@@ -37,15 +41,35 @@ class StagedRows:
         self.ops = array("b")
         self.lines = array("q")
         self.requests = Requests(array("q"), [], [], [])
+        self.messages = SparseRows("role", "source_kind", "text")
+        """The message rows' values (a tool/result is a message too)."""
+        self.dispatches = SparseRows("call_id", "tool_name", "arguments")
+        self.answers = SparseRows("call_id")
+        """The tool/result rows' call ids."""
+        self.ends = SparseRows("end_reason")
+        self.models = SparseRows("provider", "model")
+        self.usage = SparseRows(*USAGE_COLUMNS, counts=True)
+        """The usage counts of the assistant/message rows that have usage."""
+        self.errors: dict[int, tuple[bool, bool]] = {}
+        """Each tool/result row's error and synthetic flags."""
         self.columns: dict[str, list[Any]] = {name: [] for name in OBJECT_COLUMNS}
         self.counts = {name: array("q") for name in USAGE_COLUMNS}
         self.is_error, self.synthetic = array("b"), array("b")
         self.filled = 0
-        """How many rows the sparse columns above hold (``fill``)."""
+        """How many rows the sparse columns above hold (``scatter``)."""
 
-    def fill(self) -> None:
+    def request(self, row: int, call_id: str, name: str | None, arguments: str) -> None:
+        """Note a call the message of ``row`` requests."""
+        requests = self.requests
+        requests.row.append(row)
+        requests.call_id.append(call_id)
+        requests.name.append(name)
+        requests.arguments.append(arguments)
+
+    def scatter(self) -> None:
         """Grow the sparse columns to every row written, the new rows holding each
-        column's missing value (the route then sets the values it staged)."""
+        column's missing value, and set the values staged so far (then let go: they are
+        not held twice)."""
         new = len(self.codes) - self.filled
         for column in self.columns.values():
             column.extend([None] * new)
@@ -54,10 +78,17 @@ class StagedRows:
         self.is_error.extend(array("b", [-1]) * new)
         self.synthetic.extend(array("b", [-1]) * new)
         self.filled += new
+        for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
+            rows.scatter(self.columns)
+        self.usage.scatter(self.counts)
+        is_error, synthetic = self.is_error, self.synthetic
+        for row, (error, made) in self.errors.items():
+            is_error[row], synthetic[row] = error, made
+        self.errors = {}
 
     def staged_table(self) -> EventTable:
-        """Return the rows as the session's table (every row ``fill``ed and its values
-        set)."""
+        """Return the rows as the session's table (once every row's values are
+        ``scatter``ed)."""
         count = len(self.codes)
         return EventTable(
             type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
@@ -65,3 +96,35 @@ class StagedRows:
             line=self.lines, start=array("q", [MISSING]) * count,
             stop=array("q", [MISSING]) * count, is_error=self.is_error,
             synthetic=self.synthetic, requests=self.requests, **self.columns, **self.counts)
+
+
+def usage_count(value: Any) -> int:
+    """Return a usage count's column value (``table._count``)."""
+    return value if value.__class__ is int and 0 <= value <= MAX_INTEGER else MISSING
+
+
+class SparseRows:
+    """The values some rows hold in some of the table's columns (object columns, or int64
+    ones: ``counts``); the other rows keep the column's missing value."""
+
+    __slots__ = ("_appends", "names", "rows", "values")
+
+    def __init__(self, *names: str, counts: bool = False) -> None:
+        self.names = names
+        self.rows = array("q")
+        self.values: tuple[Any, ...] = tuple(array("q") if counts else [] for _ in names)
+        self._appends = tuple(column.append for column in self.values)
+
+    def add(self, row: int, *values: Any) -> None:
+        self.rows.append(row)
+        deque(map(call, self._appends, values), 0)
+
+    def scatter(self, columns: dict[str, Any]) -> None:
+        """Set the values in ``columns`` (each holding every row), and let them go."""
+        rows = self.rows
+        for name, values in zip(self.names, self.values, strict=True):
+            column = columns[name]
+            for row, value in zip(rows, values, strict=True):
+                column[row] = value
+            del values[:]
+        del rows[:]
