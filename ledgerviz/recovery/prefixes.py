@@ -37,7 +37,7 @@ from ledgerviz.recovery.analyze import (
 from ledgerviz.recovery.columns import EngineColumns, columns_of
 from ledgerviz.recovery.events import Event, generation_for
 from ledgerviz.recovery.runtime_values import call_key
-from ledgerviz.recovery.surface import SurfaceFold
+from ledgerviz.recovery.surface import SurfaceSnapshot
 from ledgerviz.recovery.vocab import BRANCHES
 
 CHECKPOINT_EVERY = 2_000
@@ -49,9 +49,10 @@ CHECKPOINTS_MOST = 64
 class _Checkpoint:
     """What a scan held after its first ``consumed`` events.
 
-    Lengths stand for the append-only lists of the whole-session scan; ``calls`` shares
-    every call the scan can no longer change (dispatched and answered) and holds private
-    copies of the others, whose positions ``open_calls`` lists.
+    Lengths stand for the append-only lists of the whole-session scan, its calls among
+    them: those the scan can no longer change (dispatched and answered) are shared with it,
+    ``open_calls`` holds private copies of the others by position. ``surface`` reads its
+    nodes from the whole scan's surface until that changes them.
     """
 
     consumed: int
@@ -61,9 +62,9 @@ class _Checkpoint:
     codes: int
     unanswered: int
     fork_points: int
-    surface: SurfaceFold
-    calls: list[list[Any]]
-    open_calls: list[int]
+    calls: int
+    surface: SurfaceSnapshot
+    open_calls: dict[int, list[Any]]
     step_calls: list[tuple[Any, int]]
     scalars: tuple[Any, ...]
     rewound_forks: dict[Any, tuple[int, int | None]]
@@ -76,14 +77,12 @@ _SCALARS = ("open_turn", "boundary", "step_end", "fork_node", "fork_turn")
 def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Checkpoint:
     """Return the state of ``scan`` after ``consumed`` recorded events (``previous``: the
     checkpoint before, whose open calls are the only earlier ones that can still be open)."""
-    calls = list(scan.calls)
-    since = range(len(previous.calls) if previous else 0, len(calls))
+    calls = scan.calls
+    since = range(previous.calls if previous else 0, len(calls))
     candidates = [*(previous.open_calls if previous else ()), *since]
-    open_calls = [i for i in candidates
-                  if calls[i][_DISPATCHED] is None or calls[i][_RESULT] is None]
+    open_calls = {i: list(calls[i]) for i in candidates
+                  if calls[i][_DISPATCHED] is None or calls[i][_RESULT] is None}
     position = {id(calls[i]): i for i in open_calls}  # the open step's calls are all open
-    for i in open_calls:
-        calls[i] = list(calls[i])
     return _Checkpoint(
         consumed=consumed,
         out=len(scan.out),
@@ -92,8 +91,8 @@ def _checkpoint(scan: _Scan, consumed: int, previous: _Checkpoint | None) -> _Ch
         codes=len(scan.codes),
         unanswered=len(scan.unanswered_closed),
         fork_points=len(scan.fork_points),
-        surface=scan.surface.copy(scan.seqs),
-        calls=calls,
+        calls=len(calls),
+        surface=scan.surface.snapshot(),
         open_calls=open_calls,
         step_calls=[(call_id, position[id(call)]) for call_id, call in scan.step_calls.items()],
         scalars=tuple(getattr(scan, name) for name in _SCALARS),
@@ -155,9 +154,9 @@ def _resumed(point: _Checkpoint, whole: _Scan, index: _CallIndex,
     scan.codes = dict(islice(whole.codes.items(), point.codes))
     scan.unanswered_closed = whole.unanswered_closed[: point.unanswered]
     scan.fork_points = whole.fork_points[: point.fork_points]
-    calls = list(point.calls)
-    for i in point.open_calls:
-        calls[i] = list(calls[i])
+    calls = whole.calls[: point.calls]
+    for i, call in point.open_calls.items():
+        calls[i] = list(call)
     scan.calls = calls
     scan.by_id = _ResumedCallsById(calls, index)
     scan.step_calls = {call_id: calls[i] for call_id, i in point.step_calls}

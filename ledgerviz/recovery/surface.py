@@ -26,7 +26,7 @@ class SurfaceFold:
     each gone slot towards the next live one, so gone slots are passed over once.
     """
 
-    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "_skip", "_sorted", "slots")
+    __slots__ = ("_hidden", "_index", "_rewinds", "_seqs", "_shots", "_skip", "_sorted", "slots")
 
     def __init__(self, seqs: list[int | None]) -> None:
         self.slots: list[int] = []
@@ -39,21 +39,31 @@ class SurfaceFold:
         self._index = _SurfaceIndex()
         self._sorted = True
         """Whether no replacement has spliced the surface yet: its nodes then rise."""
+        self._shots: list[SurfaceSnapshot] = []
+        """The snapshots that still read their nodes from ``slots`` (see :meth:`snapshot`)."""
 
     @property
     def nodes(self) -> list[int]:
         """Return the surface nodes in order."""
         return [node for node in self.slots if node != _GONE]
 
-    def copy(self, seqs: list[int | None]) -> SurfaceFold:
-        """Return an independent copy of this fold whose nodes map to seqs through ``seqs``."""
-        fold = SurfaceFold(seqs)
-        fold.slots = list(self.slots)
-        fold._skip = dict(self._skip)
-        fold._hidden = dict(self._hidden)
-        fold._rewinds = dict(self._rewinds)  # its lists are replaced, never changed in place
-        fold._sorted = self._sorted
-        return fold
+    def snapshot(self) -> SurfaceSnapshot:
+        """Return this fold's state now, to copy folds from later. Its nodes are not copied:
+        only appended to, ``slots`` begins with them until a replacement is about to change
+        one in place, which copies them first (once for every snapshot taken since the
+        last one did)."""
+        shot = SurfaceSnapshot(self.slots, len(self.slots), dict(self._skip),
+                               dict(self._hidden), dict(self._rewinds), self._sorted)
+        self._shots.append(shot)
+        return shot
+
+    def _keep_snapshots(self) -> None:
+        """Give the snapshots that read ``slots`` a copy of their nodes (the last one
+        holds the most) before a replacement changes them."""
+        kept = self.slots[: self._shots[-1].length]
+        for shot in self._shots:
+            shot.slots = kept
+        self._shots.clear()
 
     def slot_of_seq(self, seq: Any) -> int | None:
         """Return the slot of the first node whose seq is ``seq``, or None.
@@ -82,6 +92,8 @@ class SurfaceFold:
         end = self.slot_of_seq(op.get("endSeq", op.get("end")))
         if start is None or end is None or start > end:
             return
+        if self._shots:
+            self._keep_snapshots()
         slots, skip = self.slots, self._skip
         self._sorted = False
         slots[start] = node
@@ -165,6 +177,28 @@ class SurfaceFold:
         """Return the surface nodes hidden by an active rewind, in order."""
         hidden = self._hidden
         return [node for node in self.slots if node in hidden] if hidden else []
+
+
+class SurfaceSnapshot:
+    """A fold's state at one moment (:meth:`SurfaceFold.snapshot`): its first ``length``
+    slots, read from ``slots``, and copies of its other fields."""
+
+    __slots__ = ("_hidden", "_rewinds", "_skip", "_sorted", "length", "slots")
+
+    def __init__(self, slots: list[int], length: int, skip: dict[int, int],
+                 hidden: dict[int, int], rewinds: dict[Any, list[int]], ordered: bool) -> None:
+        self.slots, self.length = slots, length
+        self._skip, self._hidden, self._rewinds, self._sorted = skip, hidden, rewinds, ordered
+
+    def copy(self, seqs: list[int | None]) -> SurfaceFold:
+        """Return a new fold in this state whose nodes map to seqs through ``seqs``."""
+        fold = SurfaceFold(seqs)
+        fold.slots = self.slots[: self.length]
+        fold._skip = dict(self._skip)
+        fold._hidden = dict(self._hidden)
+        fold._rewinds = dict(self._rewinds)  # its lists are replaced, never changed in place
+        fold._sorted = self._sorted
+        return fold
 
 
 _SEARCH = object()

@@ -63,11 +63,35 @@ def test_a_copy_finds_seqs_on_its_own_nodes() -> None:
     seqs: list[int | None] = [5, 6, 7]
     surface = fold(seqs, [0, 1, 2])
     assert positions(surface, 7) == [2]
-    copied = surface.copy(list(seqs))
+    copied = surface.snapshot().copy(list(seqs))
     seqs.append(8)
     surface.replace(replace(6, 7), 3)  # the original: slots [0, 3, -]
     assert positions(surface, 7, 8) == [None, 1]
     assert positions(copied, 7, 8) == [2, None]
+
+
+def test_a_snapshot_keeps_its_nodes_through_appends_and_replacements() -> None:
+    seqs: list[int | None] = [5, 6, 7, 8, 9, 10]
+    surface = fold(seqs, [0, 1])
+    first = surface.snapshot()  # nodes [0, 1]
+    surface.slots.extend([2, 3])
+    second = surface.snapshot()  # nodes [0, 1, 2, 3]
+    surface.slots.append(4)  # slots [0, 1, 2, 3, 4]
+    assert first.copy(seqs).nodes == [0, 1]
+    assert second.copy(seqs).nodes == [0, 1, 2, 3]
+    surface.replace(replace(5, 7), 5)  # slots [5, -, -, 3, 4]: seqs 5-7 give way to 10
+    assert surface.nodes == [5, 3, 4]
+    assert first.copy(seqs).nodes == [0, 1]
+    assert second.copy(seqs).nodes == [0, 1, 2, 3]
+    third = surface.snapshot()
+    seqs.append(11)
+    surface.replace(replace(10, 8), 6)  # slots [6, -, -, -, 4]
+    assert surface.nodes == [6, 4]
+    assert third.copy(seqs).nodes == [5, 3, 4]
+    resumed = second.copy(seqs)  # a fold resumed from the snapshot goes its own way
+    resumed.replace(replace(6, 6), 5)
+    assert resumed.nodes == [0, 5, 2, 3]
+    assert second.copy(seqs).nodes == [0, 1, 2, 3]
 
 
 def test_a_rewind_hides_from_its_first_listed_node_on() -> None:
@@ -120,6 +144,6 @@ def test_replacements_at_the_head_pass_over_gone_slots() -> None:
     assert surface.nodes == [8, 5]
     assert surface.rewind_seqs("r", [15]) == [5]
     assert surface.visible() == [8]
-    copied = surface.copy(list(seqs))
+    copied = surface.snapshot().copy(list(seqs))
     surface.replace(replace(18, 15), 9)  # slots [9, -, -, -, -, -]
     assert (surface.nodes, copied.nodes) == ([9], [8, 5])
