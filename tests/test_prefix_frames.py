@@ -22,6 +22,7 @@ from ledgerviz.frames.prefix import _CALL_STEP_KEY, _CALL_TURN, PrefixFrames
 from ledgerviz.frames.rows import Rows
 from ledgerviz.frames.session_frames import ToolPositions, int_call_rows
 from ledgerviz.frames.story import StoryFrames
+from ledgerviz.frames.turns import arrays_of
 from ledgerviz.frames.view_table import ViewTable
 from ledgerviz.plot.story import fork_pair, fork_story
 from ledgerviz.simulate import write_scenario
@@ -365,7 +366,7 @@ def test_every_calls_row_is_found_by_numpy_where_every_key_is_an_int(
     """The row each call is counted in (-1: none), worked by hand; None where the rows
     must be looked up one by one (``Rows.rows_of``)."""
     count = len(rows["turn"])
-    table = Rows({"session": [0] * count, **rows, "last": list(range(count))})
+    table = Rows(arrays_of({"session": [0] * count, **rows, "last": list(range(count))}))
     view = _CallsView(calls["turn"], calls.get("step", [None] * len(calls["turn"])))
     found = int_call_rows(_SizedCalls(view), table, fields)  # type: ignore[arg-type]
     assert (None if found is None else found.tolist()) == expected

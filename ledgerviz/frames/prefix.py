@@ -50,6 +50,7 @@ from ledgerviz.frames.turns import (
     TURN_CALL_COUNTS,
     TURN_SCHEMA,
     _spans,
+    arrays_of,
     forked,
     route_before,
     step_calls,
@@ -298,7 +299,7 @@ class PrefixFrames(Frames):
                 if head.isna().any() or (head > boundary).any():
                     return None  # a kept row the story takes: build the whole frame
                 counting = self._counting_only(_CALL_TURN, set(new["turn"]))
-                frame = self._frame(columns(counting, new), schema)
+                frame = self._frame(columns(counting, arrays_of(new)), schema)
                 parts[name] = frame[frame["end_seq"].isna() | (frame["end_seq"] > boundary)]
             asked = self._analysis.calls
             calls = list(compress(asked, map(gt, self._call_facts("requested_seq", asked),

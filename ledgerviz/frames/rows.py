@@ -9,23 +9,36 @@ from typing import Any
 
 import numpy as np
 
+from ledgerviz.frames.keys import nullable
+from ledgerviz.frames.turns import listed
+
 
 class Rows:
-    """Rows of one frame of the whole session (lists per slot), with where each began and
-    how far the rows before each reach."""
+    """Rows of one frame of the whole session (an array per slot: ``turn_arrays``,
+    ``step_arrays``), with where each began and how far the rows before each reach; their
+    lists (``rows``) and keys are made when first read."""
 
-    def __init__(self, rows: dict[str, list[Any]]) -> None:
-        self.rows = rows
-        self.reach = np.maximum.accumulate(np.asarray(rows["last"], dtype=np.int64))
-        self.keys = {key: row for row, key in reversed(list(enumerate(self.row_keys())))}
-        """The first row of each key."""
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.arrays = arrays
+        self.reach = np.maximum.accumulate(arrays["last"].astype(np.int64, copy=False))
+
+    @cached_property
+    def rows(self) -> dict[str, list[Any]]:
+        """Return the rows as one list per slot (see ``frames.turns.listed``)."""
+        return listed(self.arrays)
+
+    @cached_property
+    def keys(self) -> dict[tuple[Any, ...], int]:
+        """Return the first row of each key."""
+        return {key: row for row, key in reversed(list(enumerate(self.row_keys())))}
 
     @cached_property
     def call_keys(self) -> list[Any]:
         """Return each row's key as its calls carry it: the turn, or (turn, step)."""
-        if "step" in self.rows:
-            return list(zip(self.rows["turn"], self.rows["step"], strict=True))
-        return self.rows["turn"]
+        turns = nullable(self.arrays["turn"])
+        if "step" in self.arrays:
+            return list(zip(turns, nullable(self.arrays["step"]), strict=True))
+        return turns
 
     @cached_property
     def row_of_call_key(self) -> dict[Any, int] | None:
@@ -54,7 +67,7 @@ class Rows:
     def start(self, count: int, shared: int) -> int | None:
         """Return the position the rows after the first ``count`` begin at (``shared`` when
         there are none), or None when an event from there on changes one of the first."""
-        start = self.rows["first"][count] if count < len(self.reach) else shared
+        start = int(self.arrays["first"][count]) if count < len(self.reach) else shared
         return None if count and self.reach[count - 1] >= start else start
 
     def reopened(self, new: dict[str, list[Any]], count: int) -> int | None:

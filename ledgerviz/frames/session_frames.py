@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from ledgerviz.frames import Frames
-from ledgerviz.frames.columns import int_values
 from ledgerviz.frames.events import (
     TOOL_EVENTS,
 )
@@ -21,13 +20,14 @@ from ledgerviz.frames.rows import Rows
 from ledgerviz.frames.turns import (
     STEP_SCHEMA,
     TURN_SCHEMA,
+    step_arrays,
     step_columns,
-    step_rows,
+    turn_arrays,
     turn_columns,
-    turn_rows,
 )
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
+from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.analysis import Analysis
 
 
@@ -71,12 +71,12 @@ class SessionFrames:
     @cached_property
     def turn_rows(self) -> Rows:
         """Return the whole session's turn rows."""
-        return Rows(turn_rows(self.frames.view))
+        return Rows(turn_arrays(self.frames.view))
 
     @cached_property
     def step_rows(self) -> Rows:
         """Return the whole session's step rows."""
-        return Rows(step_rows(self.frames.view))
+        return Rows(step_arrays(self.frames.view))
 
     def call_rows(self, key: object, rows: Rows, fields: tuple[str, ...],
                   keys: Callable[[], list[Any]]) -> np.ndarray | None:
@@ -106,7 +106,8 @@ def int_call_rows(view: SessionsView, rows: Rows, fields: tuple[str, ...]) -> np
     row_keys, call_keys = np.zeros(len(rows.reach), dtype=np.int64), np.zeros(
         len(view.calls), dtype=np.int64)
     for name in fields:
-        (values, missing), (held, absent) = view.call_ints(name), int_values(rows.rows[name])
+        (values, missing), held = view.call_ints(name), rows.arrays[name]
+        absent = held == MISSING
         if missing.any() or absent.any() or not len(held):
             return None
         if len(fields) > 1:
@@ -173,9 +174,9 @@ class _WholeFrames(Frames):
     @cached_property
     def turns(self) -> pd.DataFrame:
         """Return one row per turn (see :attr:`Frames.turns`)."""
-        return self._build(partial(turn_columns, rows=self._whole.turn_rows.rows), TURN_SCHEMA)
+        return self._build(partial(turn_columns, arrays=self._whole.turn_rows.arrays), TURN_SCHEMA)
 
     @cached_property
     def steps(self) -> pd.DataFrame:
         """Return one row per (turn, step) (see :attr:`Frames.steps`)."""
-        return self._build(partial(step_columns, rows=self._whole.step_rows.rows), STEP_SCHEMA)
+        return self._build(partial(step_columns, arrays=self._whole.step_rows.arrays), STEP_SCHEMA)

@@ -148,11 +148,11 @@ def _spans(view: SessionsView, starts: list[int] | np.ndarray, ends: list[int] |
     }
 
 
-def turn_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
+def turn_columns(view: SessionsView, arrays: dict[str, np.ndarray] | None = None
                  ) -> dict[str, Column]:
-    """Return the ``turns`` columns of every session (``rows``: its :func:`turn_rows`, when
-    made already)."""
-    arrays = turn_arrays(view) if rows is None else arrays_of(rows)
+    """Return the ``turns`` columns of every session (``arrays``: its :func:`turn_arrays`,
+    when made already)."""
+    arrays = turn_arrays(view) if arrays is None else arrays
     spans = _spans(view, arrays["start"], arrays["end"])
     return {
         "session": arrays["session"],
@@ -371,11 +371,11 @@ def route_before(view: SessionsView, position: int) -> tuple[Any, Any]:
     return view.table.take("provider", [last])[0], view.table.take("model", [last])[0]
 
 
-def step_columns(view: SessionsView, rows: dict[str, list[Any]] | None = None
+def step_columns(view: SessionsView, arrays: dict[str, np.ndarray] | None = None
                  ) -> dict[str, Column]:
-    """Return the ``steps`` columns of every session (``rows``: its :func:`step_rows`, when
-    made already)."""
-    arrays = step_arrays(view) if rows is None else arrays_of(rows)
+    """Return the ``steps`` columns of every session (``arrays``: its :func:`step_arrays`,
+    when made already)."""
+    arrays = step_arrays(view) if arrays is None else arrays
     return {
         "session": arrays["session"],
         **{name: integer_array(arrays[name]) for name in ("turn", "step", *USAGE_COLUMNS)},
