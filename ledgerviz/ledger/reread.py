@@ -18,6 +18,11 @@ lines, and each line to be an object, so that a file changed since it was read i
 only an edit in place that keeps every newline where it was, and the file's end, goes
 unseen. A line that may hold an integer beyond 64 bits is decoded the exact way, as the
 readers read it first (``decode.exact_again``; its warning was given then).
+
+A reader that reads only some fields of each line asks for them as a ``msgspec`` struct
+(``Typed``): each run is then decoded by ``msgspec`` into one struct a line, the other fields
+skipped in C, never made into Python objects. A line ``msgspec`` does not take that way (a
+run that fails the struct's types, a line read alone) is decoded as above and converted.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
 import orjson
 
 from ledgerviz.ledger.decode import exact_again
@@ -45,6 +51,30 @@ between read and passed over), rather than two."""
 
 class LedgerChangedError(UnreadableSourceError):
     """A ledger file whose bytes changed since it was read: its lines cannot be decoded."""
+
+
+class Typed:
+    """The fields lines are decoded into: a ``msgspec`` struct type (whose fields take any
+    JSON value their lines may hold, so that a line is one of them whatever its shapes)."""
+
+    __slots__ = ("_array", "kind")
+
+    def __init__(self, kind: type[msgspec.Struct]) -> None:
+        self.kind = kind
+        self._array = msgspec.json.Decoder(list[kind]).decode  # type: ignore[valid-type]
+
+    def run(self, lines: bytes) -> list[Any] | None:
+        """Return the structs of a JSON array of lines, or None when one of them is not of
+        the struct's shape or nests deeper than ``msgspec`` decodes (``orjson``'s limit is
+        above Python's default recursion limit)."""
+        try:
+            return self._array(lines)
+        except (msgspec.DecodeError, RecursionError):  # a msgspec.ValidationError too
+            return None
+
+    def of(self, value: dict[str, Any]) -> Any:
+        """Return the struct of a line's decoded object."""
+        return msgspec.convert(value, self.kind)
 
 
 class LineSource:
@@ -96,15 +126,15 @@ class LineSource:
 
 
 def lines_again(source: LineSource, starts: Sequence[int], stops: Sequence[int],
-                named: Callable[[int], str], exact: Sequence[int] | None = None
-                ) -> list[dict[str, Any]]:
+                named: Callable[[int], str], exact: Sequence[int] | None = None,
+                typed: Typed | None = None) -> list[Any]:
     """Return the object each line ``starts[i]`` to ``stops[i]`` of ``source`` decodes to
     (``starts``: the offset of each line's first byte, ascending; ``stops``: of the newline
     ending it, or of the end for a last line without one; ``exact``: the lines, ascending,
     that held an integer beyond 64 bits when read, where the reader knows them, else None:
-    each run is screened for one); raise ``LedgerChangedError``, naming the first line no
-    longer where it was read (``named(i)``, as "line 5"), when the file changed (see the
-    module docstring)."""
+    each run is screened for one), or its ``typed`` struct when given; raise
+    ``LedgerChangedError``, naming the first line no longer where it was read (``named(i)``,
+    as "line 5"), when the file changed (see the module docstring)."""
     count = len(starts)
     if len(stops) != count:
         raise ValueError(f"{count} starts for {len(stops)} stops")
@@ -115,9 +145,9 @@ def lines_again(source: LineSource, starts: Sequence[int], stops: Sequence[int],
         firsts += [at for at in range(1, count) if starts[at] - stops[at - 1] > GAP]
     reads = list(zip(firsts, [*firsts[1:], count], strict=True))
     spans = [(_read_from(starts[first]), stops[stop - 1] + 1) for first, stop in reads]
-    values: list[dict[str, Any]] = []
+    values: list[Any] = []
     for (first, stop), (base, _), data in zip(reads, spans, source.read(spans), strict=True):
-        lines = _Lines(source.path, data, base, (starts, stops), named, exact)
+        lines = _Lines(source.path, data, base, (starts, stops), named, exact, typed)
         if stops[stop - 1] - starts[first] == (sum(stops[first:stop]) - sum(starts[first:stop])
                                               + stop - first - 1):
             values += lines.run(first, stop)  # one run of consecutive lines
@@ -142,30 +172,41 @@ class _Lines:
 
     def __init__(self, path: str, data: bytes, base: int,
                  ranges: tuple[Sequence[int], Sequence[int]], named: Callable[[int], str],
-                 exact: Sequence[int] | None) -> None:
-        """``data``: the bytes read from offset ``base``; ``ranges``, ``named``, ``exact``:
-        as ``lines_again`` was given them."""
+                 exact: Sequence[int] | None, typed: Typed | None) -> None:
+        """``data``: the bytes read from offset ``base``; ``ranges``, ``named``, ``exact``,
+        ``typed``: as ``lines_again`` was given them."""
         self._path = path
         self._data = data
         self._base = base
         self._starts, self._stops = ranges
         self._named = named
         self._exact = exact
+        self._typed = typed
 
-    def run(self, first: int, stop: int) -> list[dict[str, Any]]:
-        """Return the objects of lines ``first`` to ``stop`` (excluded), consecutive."""
+    def run(self, first: int, stop: int) -> list[Any]:
+        """Return the objects (or structs) of lines ``first`` to ``stop`` (excluded),
+        consecutive."""
         data, base = self._data, self._base
         start, end = self._starts[first] - base, self._stops[stop - 1] - base
         lines = data[start:end]
         if (self._between(start, end) and lines.count(b"\n") == stop - first - 1
                 and not self._may_be_exact(first, stop, lines)):
-            try:
-                values = orjson.loads(b"[%b]" % lines.replace(b"\n", b","))
-            except orjson.JSONDecodeError:
-                values = None
-            if values is not None and all(value.__class__ is dict for value in values):
+            values = self._decoded(b"[%b]" % lines.replace(b"\n", b","))
+            if values is not None:
                 return values
-        return [self._line(at) for at in range(first, stop)]  # says which line moved
+        lone = [self._line(at) for at in range(first, stop)]  # says which line moved
+        return lone if self._typed is None else list(map(self._typed.of, lone))
+
+    def _decoded(self, array: bytes) -> list[Any] | None:
+        """Return the objects (or structs) of a JSON array of lines, or None when it does
+        not decode to objects (of the struct's shape)."""
+        if self._typed is not None:
+            return self._typed.run(array)
+        try:
+            values = orjson.loads(array)
+        except orjson.JSONDecodeError:
+            return None
+        return values if all(value.__class__ is dict for value in values) else None
 
     def _may_be_exact(self, first: int, stop: int, lines: bytes) -> bool:
         """Return whether some of lines ``first`` to ``stop`` (excluded), ``lines``, may hold

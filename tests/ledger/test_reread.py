@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from msgspec import Struct
 
 from ledgerviz.ledger import reread
-from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError, LineSource, lines_again
+from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError, LineSource, Typed, lines_again
 from ledgerviz.ledger.sources import file_identity
 
 CONTENT = b'{"a":1}\n{"b":2}\n\n{"c":3}\r\n{"d":[1]}'
@@ -132,3 +134,42 @@ def test_a_last_line_without_a_newline_reads_until_appended_to(tmp_path: Path) -
 def test_ranges_that_do_not_pair_are_refused() -> None:
     with pytest.raises(ValueError, match="2 starts for 1 stops"):
         lines_again(LineSource("t.jsonl", CONTENT), [0, 8], [7], _named)
+
+
+class _Fields(Struct):
+    """Two fields of a line: ``a`` any value, ``b`` an object's ``x`` or any other value."""
+
+    a: Any = None
+    b: _X | list | str | int | float | bool | None = None
+
+
+class _X(Struct):
+    x: Any = None
+
+
+TYPED = Typed(_Fields)
+
+
+def test_lines_decode_to_the_structs_of_the_fields_asked_for() -> None:
+    data = (b'{"a":1,"z":{"skipped":[1,2]}}\n{"b":{"x":"s","y":2}}\n'
+            b'{"a":[true,null],"b":[1]}\n{"b":"t","a":2.5}\n')
+    source = LineSource("t.jsonl", data)
+    got = lines_again(source, [0, 30, 52, 78], [29, 51, 77, 95], _named, typed=TYPED)
+    assert got == [_Fields(1), _Fields(b=_X("s")), _Fields([True, None], [1]), _Fields(2.5, "t")]
+    with pytest.raises(LedgerChangedError, match=r"line 2 is no longer where it was read "
+                       r"\(not an object\)"):  # a non-object is no struct either
+        lines_again(LineSource("t.jsonl", b'{"a":1}\n[1,2,3]\n'), [0, 8], [7, 15], _named,
+                    typed=TYPED)
+
+
+def test_a_line_msgspec_does_not_decode_is_decoded_by_orjson_and_converted() -> None:
+    deep = b'{"a":' + b"[" * 1000 + b"]" * 1000 + b"}"  # within orjson's depth, not msgspec's
+    big = b'{"a":123456789012345678901234,"b":{"x":1}}'
+    source = LineSource("t.jsonl", deep + b"\n" + big + b"\n")
+    first, second = lines_again(source, [0, 2007], [2006, 2007 + len(big)], _named, typed=TYPED)
+    assert second == _Fields(123456789012345678901234, _X(1))  # exact, as orjson cannot
+    assert first.__class__ is _Fields and first.b is None
+    depth, value = 0, first.a
+    while value:
+        depth, value = depth + 1, value[0]
+    assert depth == 999 and value == []  # 1000 lists, the innermost empty

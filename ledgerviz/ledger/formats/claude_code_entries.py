@@ -6,7 +6,8 @@ sidechain split and the refusal scan read) and its place in the file. The decode
 let go at once, so a transcript is never held as dicts. The second pass writes the events
 record by record, each record decoded again from its line's bytes (``RecordSource``),
 read back from the file (or from the lines held, for an input that cannot be read again),
-a run of lines at a time (``reread.lines_again``).
+a run of lines at a time (``reread.lines_again``): as dicts, or, for a writer that reads
+only some fields, as the ``msgspec`` structs of those fields (``RecordSource.typed``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ledgerviz.ledger.formats.claude_code_records import (
     is_rejection,
     new_record,
 )
-from ledgerviz.ledger.reread import LineSource, lines_again
+from ledgerviz.ledger.reread import LineSource, Typed, lines_again
 
 
 class Marks(NamedTuple):
@@ -150,12 +151,14 @@ class RecordSource:
         """The first record ``_run`` holds."""
         self._run: list[Any] = []
         """The decoded lines of the records last read."""
+        self._typed: Typed | None = None
+        """What ``_run`` holds: the structs of these fields, or (None) dicts."""
         self._size = RUN_BYTES[0]
         """How many bytes the next run reads."""
 
     def forget(self) -> None:
         """Let go of the records last read (a later ask reads them again)."""
-        self._first, self._run = 0, []
+        self._first, self._run, self._typed = 0, [], None
 
     def holds_exact(self) -> bool:
         """Return whether some record holds an integer beyond 64 bits."""
@@ -163,9 +166,16 @@ class RecordSource:
 
     def raw(self, index: int) -> dict[str, Any]:
         """Return the decoded line of record ``index``."""
+        return self._decoded(index, None)
+
+    def typed(self, index: int, fields: Typed) -> Any:
+        """Return the struct of ``fields`` the line of record ``index`` decodes to."""
+        return self._decoded(index, fields)
+
+    def _decoded(self, index: int, typed: Typed | None) -> Any:
         at = index - self._first
-        if not 0 <= at < len(self._run):
-            self._read_from(index)
+        if typed is not self._typed or not 0 <= at < len(self._run):
+            self._read_from(index, typed)
             at = 0
         return self._run[at]
 
@@ -178,9 +188,10 @@ class RecordSource:
                                     message if message.__class__ is dict else None,
                                     entry.prompt))
 
-    def _read_from(self, index: int) -> None:
-        """Read and decode the lines of records ``index`` on (see ``RUN_BYTES``)."""
-        follows = index == self._first + len(self._run)
+    def _read_from(self, index: int, typed: Typed | None) -> None:
+        """Read and decode the lines of records ``index`` on (see ``RUN_BYTES``), as
+        ``typed`` structs when given."""
+        follows = index == self._first + len(self._run) and typed is self._typed
         self._size = min(self._size * 2, RUN_BYTES[1]) if follows else RUN_BYTES[0]
         starts = self._start
         stop = max(index + 1, bisect_right(starts, starts[index] + self._size, index))
@@ -188,5 +199,5 @@ class RecordSource:
         held = exact[bisect_left(exact, index):bisect_left(exact, stop)]
         self._run = lines_again(self._lines, starts[index:stop], self._stop[index:stop],
                                 lambda at: f"the line of record {index + at}",
-                                [row - index for row in held])
-        self._first = index
+                                [row - index for row in held], typed)
+        self._first, self._typed = index, typed
