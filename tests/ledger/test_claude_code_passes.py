@@ -19,12 +19,14 @@ import pytest
 from ledgerviz.ledger.diagnostics import PendingDiagnostics
 from ledgerviz.ledger.formats import ReadOptions, claude_code, claude_code_entries
 from ledgerviz.ledger.formats.claude_code_entries import Marks, RecordSource, entry_of
+from ledgerviz.ledger.formats.claude_code_fields import Facts, Result
 from ledgerviz.ledger.formats.claude_code_records import record_of
 from ledgerviz.ledger.formats.claude_code_scan import scanned
 from ledgerviz.ledger.numbers import number_marks
 from ledgerviz.ledger.reader import READ_BYTES
 from ledgerviz.ledger.reread import LedgerChangedError, LineSource
 from ledgerviz.ledger.sources import FileChunks, FileOrigin, file_identity
+from ledgerviz.recovery.vocab import MISSING
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
 JAN_5_10H_MS = 1_767_607_200_000
@@ -137,13 +139,22 @@ def test_the_typed_pass_reads_the_facts_of_a_refusal_by_hand() -> None:
     block = b"\n".join(lines)
     entries = scanned(lines, block, number_marks(block), 10, 0, found, {})
     assert entries is not None
-    assert [at for at, _ in entries] == [0, 1, 2, 3]
-    first, second, third, fourth = (entry for _, entry in entries)
+    assert [at for at, _, _ in entries] == [0, 1, 2, 3]
+    first, second, third, fourth = (entry for _, entry, _ in entries)
     assert (first.line, first.time, first.prompt, first.key) == (10, JAN_5_10H_MS, False, None)
     assert first.marks == Marks(("toolu_1", "toolu_2"), ("toolu_1",), False)
     assert second.marks == Marks((), (), True) and not second.prompt
     assert (third.key, third.marks) == ("msg_1", None)
     assert (fourth.marks, fourth.cwd) == (Marks(("toolu_3", "toolu_4"), (), False), "/repo")
+    # what the typed route writes of each, kept so that it reads no line again
+    m = MISSING
+    assert [facts for _, _, facts in entries] == [
+        Facts(m, m, False, (), (Result(0, "toolu_1", True, REFUSAL), Result(1, "toolu_2", None,
+              "ok")), False, False, False, None, None, ()),
+        Facts(m, m, False, ("[Request interrupted by user for tool use]",), (), True, True,
+              False, None, None, ()),
+        Facts(m, m, False, (), (), False, False, False, None, None, ()),
+        Facts(m, m, False, (), (), False, False, False, None, None, ())]
 
 
 class _Sink:
@@ -202,6 +213,7 @@ def test_the_typed_pass_makes_the_entries_and_diagnostics_of_the_checked_route()
             continue
         typed += 1
         record = record_of(orjson.loads(line), 5, checked_found)
-        assert entries == ([] if record is None else [(0, entry_of(record, 3, {}))]), line
+        assert [(at, entry) for at, entry, _ in entries] == (
+            [] if record is None else [(0, entry_of(record, 3, {}))]), line
         assert typed_found.seen == checked_found.seen, line
     assert typed > 1000 and checked > 100  # both routes were taken, many times

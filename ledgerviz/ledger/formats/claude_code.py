@@ -34,6 +34,7 @@ from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
 from ledgerviz.ledger.formats.claude_code_branches import plan_branches
 from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource, entry_of
 from ledgerviz.ledger.formats.claude_code_events import EventWriter, refusals
+from ledgerviz.ledger.formats.claude_code_fields import Facts
 from ledgerviz.ledger.formats.claude_code_records import (
     BOOKKEEPING_KINDS,
     CONVERSATION_KINDS,
@@ -186,9 +187,10 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         if piece.too_long:  # its start only is held: said, not decoded
             line_too_long(log, line, piece.too_long, max_line)
             lines, offsets, line = lines[1:], offsets[1:], line + 1
-        for at, entry, exact in _scanned(lines, piece.block, line, len(entries), log, shared):
+        for at, entry, exact, facts in _scanned(lines, piece.block, line, len(entries), log,
+                                                shared):
             entries.append(entry)
-            places.add(lines[at], offsets[at], exact)
+            places.add(lines[at], offsets[at], exact, facts)
         line += len(lines)
         end = piece.tail
         tail_at = offsets[-1]
@@ -197,7 +199,7 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         for _, record in _records([end], line, found, last=True,
                                   big=may_hold_big_integers(end)):
             entries.append(entry_of(record, len(entries), shared))
-            places.add(end, tail_at, record.line in found.big)
+            places.add(end, tail_at, record.line in found.big, None)
         found.replay(log)
         line += 1
     return entries, line - 1
@@ -218,6 +220,8 @@ class _Places:
         self.stops = array("q")
         self.exact = array("q")
         """The records holding an integer beyond 64 bits, in order."""
+        self.facts: list[Facts | None] = []
+        """Each record's ``Facts`` kept by the first pass (None: read with ``orjson``)."""
 
     def kept(self, chunks: Iterable[Chunk]) -> Iterable[Chunk]:
         """Return the file's chunks, noted as they are read when the file is read again."""
@@ -231,11 +235,12 @@ class _Places:
         self._rows.lines_read(lines, cut, first_line)
         return self._rows.offsets()
 
-    def add(self, line: bytes, offset: int, exact: bool) -> None:
+    def add(self, line: bytes, offset: int, exact: bool, facts: Facts | None) -> None:
         """Note the place of the next record's ``line``, at ``offset`` in the file
-        (``exact``: it holds an integer beyond 64 bits)."""
+        (``exact``: it holds an integer beyond 64 bits), and its ``facts``."""
         if exact:
             self.exact.append(len(self.starts))
+        self.facts.append(facts)
         if self._held is not None:  # held one a line, as in a file
             self._held += (line, b"\n")
             offset = self._size
@@ -247,27 +252,28 @@ class _Places:
         """Return where the records are decoded again from."""
         if self._held is not None or not self.starts:  # held, or nothing to read again
             return RecordSource(LineSource(self.path, b"".join(self._held or ())),
-                                self.starts, self.stops, self.exact)
+                                self.starts, self.stops, self.exact, self.facts)
         assert self._rows is not None
-        return RecordSource(self._rows.source(), self.starts, self.stops, self.exact)
+        return RecordSource(self._rows.source(), self.starts, self.stops, self.exact,
+                            self.facts)
 
 
 def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: DiagnosticLog,
-             shared: dict[Any, Any]) -> list[tuple[int, Entry, bool]]:
+             shared: dict[Any, Any]) -> list[tuple[int, Entry, bool, Facts | None]]:
     """Return the entries of the records ``lines`` hold (the first is line ``first`` and
     becomes entry ``start``; ``block``: the bytes they were split from), each with its place
-    among them and whether it holds an integer beyond 64 bits; their diagnostics are added
-    in line order."""
+    among them, whether it holds an integer beyond 64 bits and its ``Facts`` (None: read with
+    ``orjson``); their diagnostics are added in line order."""
     found = _Found()
     marks = number_marks(block)
     typed = scanned(lines, block, marks, first, start, found, shared)
     if typed is not None:
-        entries = [(at, entry, False) for at, entry in typed]
+        entries = [(at, entry, False, facts) for at, entry, facts in typed]
     else:  # read with orjson
         records = _records(lines, first, found, last=False,
                            big=may_hold_big_integers(block, marks))
-        entries = [(at, entry_of(record, start + number, shared), record.line in found.big)
-                   for number, (at, record) in enumerate(records)]
+        entries = [(at, entry_of(record, start + number, shared), record.line in found.big,
+                    None) for number, (at, record) in enumerate(records)]
     found.replay(log)
     return entries
 

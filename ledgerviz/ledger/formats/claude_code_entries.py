@@ -16,6 +16,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from typing import Any, NamedTuple
 
+from ledgerviz.ledger.formats.claude_code_fields import RECORD, Facts, facts_of
 from ledgerviz.ledger.formats.claude_code_records import (
     INTERRUPT_FOR_TOOL,
     Record,
@@ -139,11 +140,13 @@ class RecordSource:
     """Every record of a file, decoded again from its line's bytes when asked for."""
 
     def __init__(self, lines: LineSource, start: array, stop: array,
-                 exact: array | None = None) -> None:
+                 exact: array | None = None, facts: list[Facts | None] | None = None) -> None:
         """``start``/``stop``: the byte range of each record's line in ``lines``;
         ``exact``: the records holding an integer beyond 64 bits, in order (decoded the
-        exact way, as the first pass read them; its warning given then)."""
+        exact way, as the first pass read them; its warning given then); ``facts``: each
+        record's ``Facts`` the first pass kept (None: none kept)."""
         self._lines = lines
+        self._facts = facts or []
         self._exact = array("q") if exact is None else exact
         self._start = start
         self._stop = stop
@@ -167,6 +170,16 @@ class RecordSource:
     def raw(self, index: int) -> dict[str, Any]:
         """Return the decoded line of record ``index``."""
         return self._decoded(index, None)
+
+    def facts(self, entry: Entry) -> Facts:
+        """Return the ``Facts`` of ``entry``'s record: the first pass's, let go once given,
+        else those of its line read again."""
+        index = entry.index
+        kept = self._facts[index] if index < len(self._facts) else None
+        if kept is None:
+            return facts_of(entry.kind, self.typed(index, RECORD))
+        self._facts[index] = None
+        return kept
 
     def typed(self, index: int, fields: Typed) -> Any:
         """Return the struct of ``fields`` the line of record ``index`` decodes to."""

@@ -1,7 +1,8 @@
 """The Claude Code reader's first pass over a block of lines, typed: each line decoded with
-``msgspec`` into the few fields an ``Entry`` holds (the rest of the line skipped in C, never
-made into Python objects), the same entry ``entries.entry_of`` makes of the line's
-``Record``.
+``msgspec`` into the fields the reader reads (``claude_code_fields``; the rest of the line
+skipped in C, never made into Python objects), kept as the same entry ``entries.entry_of``
+makes of the line's ``Record`` and as the typed route's ``Facts`` of it (so that the route
+decodes no line again).
 
 A line whose fields are not all of the shapes the fast path of ``records.record_of``
 accepts is read that way (decoded with ``orjson``, its diagnostics recorded). A block
@@ -18,17 +19,25 @@ from typing import Any
 
 import msgspec
 import orjson
-from msgspec import UNSET, Raw, Struct, UnsetType, field
+from msgspec import UNSET, Struct, UnsetType, field
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
 from ledgerviz.ledger.formats.claude_code_entries import Entry, Marks, entry_of, new_entry
+from ledgerviz.ledger.formats.claude_code_fields import (
+    NOT_OBJECT,
+    Block,
+    Facts,
+    Message,
+    Spawned,
+    block_text,
+    facts_of,
+)
 from ledgerviz.ledger.formats.claude_code_records import (
     BOOKKEEPING_KINDS,
     CONVERSATION_KINDS,
     INTERRUPT_FOR_TOOL,
     INTERRUPT_PREFIX,
     REJECTION_PREFIXES,
-    block_text,
     record_of,
 )
 from ledgerviz.ledger.formats.foreign import epoch_ms
@@ -38,23 +47,9 @@ from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 _KNOWN_KINDS = CONVERSATION_KINDS | BOOKKEEPING_KINDS
 
 
-class _Block(Struct):
-    """A content block: the fields a prompt, an interrupt note or a refusal is told by."""
-
-    type: Any = None
-    text: Any = None
-    tool_use_id: Any = None
-    is_error: Any = None
-    content: Raw = Raw(b"null")
-
-
-class _Message(Struct):
-    id: Any = None
-    content: list[_Block] | str | None = None
-
-
 class _Line(Struct):
-    """The fields of a record line an ``Entry`` is made of (UNSET: absent)."""
+    """The fields of a record line an ``Entry`` and its ``Facts`` are made of (UNSET:
+    absent)."""
 
     type: Any = None
     uuid: Any = None
@@ -64,12 +59,14 @@ class _Line(Struct):
     isSidechain: Any = None
     isMeta: Any = None
     isCompactSummary: Any = None
-    message: _Message | UnsetType | None = UNSET
+    message: Message | UnsetType | None = UNSET
     cwd: Any = None
     agentId: Any = None
     toolUseID: Any = None
     parentToolUseID: Any = None
-    toolUseResult: Raw = Raw(b"null")
+    toolUseResult: Spawned | NOT_OBJECT = None
+    turn: Any = None
+    step: Any = None
     projectHash: Any = UNSET
     rewind_to: Any = field(default=UNSET, name="$rewindTo")
     set: Any = field(default=UNSET, name="$set")
@@ -79,11 +76,13 @@ _DECODE = msgspec.json.Decoder(_Line).decode
 
 
 def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, start: int,
-            found: DiagnosticSink, shared: dict[Any, Any]) -> list[tuple[int, Entry]] | None:
+            found: DiagnosticSink, shared: dict[Any, Any]
+            ) -> list[tuple[int, Entry, Facts | None]] | None:
     """Return the entries of ``lines`` (split from ``block``, whose ``numbers.number_marks``
     are ``marks``; the first is file line ``first`` and becomes entry ``start``), each with
-    its place among them, or None when the block is to be read with ``orjson`` (see the
-    module docstring). Diagnostics of lines read the checked way go to ``found``."""
+    its place among them and its ``Facts`` (None for a line read the checked way), or None
+    when the block is to be read with ``orjson`` (see the module docstring). Diagnostics of
+    lines read the checked way go to ``found``."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
         return None
     if may_differ(block, marks) or may_hold_big_integers(block, marks):
@@ -100,8 +99,9 @@ def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, star
             record = record_of(orjson.loads(lines[at]), first + at, found)
             if record is None:
                 continue
-            entry = entry_of(record, index, shared)
-        entries.append((at, entry))
+            entries.append((at, entry_of(record, index, shared), None))
+        else:
+            entries.append((at, entry, facts_of(entry.kind, value)))
     return entries
 
 
@@ -117,7 +117,7 @@ def _fast_entry(value: _Line, line: int, index: int, shared: dict[Any, Any]) -> 
             or session.__class__ is str) and parent.__class__ is str):
         return None
     message = value.message
-    is_message = message.__class__ is _Message
+    is_message = message.__class__ is Message
     if not is_message and (kind == "user" or kind == "assistant"):
         return None
     stamp = value.timestamp
@@ -134,21 +134,16 @@ def _fast_entry(value: _Line, line: int, index: int, shared: dict[Any, Any]) -> 
                      _marks(value, kind, prompt, message if is_message else None))
 
 
-def _blocks(message: _Message) -> list[Any]:
+def _blocks(message: Message) -> list[Any]:
     """Return a message's content as blocks (``records.content_blocks``): a string is one
     text block."""
     content = message.content
     if content.__class__ is str:
-        return [_Block("text", content)]
+        return [Block("text", content)]
     return content if content.__class__ is list else []
 
 
-def _text(block: _Block) -> str:
-    """Return a text block's text ("" when not a string)."""
-    return block.text if block.text.__class__ is str else ""
-
-
-def _is_prompt(value: _Line, message: _Message) -> bool:
+def _is_prompt(value: _Line, message: Message) -> bool:
     """Return whether a user line starts a turn (``records._is_prompt``)."""
     if value.isMeta is True or value.isCompactSummary is True:
         return False
@@ -156,14 +151,15 @@ def _is_prompt(value: _Line, message: _Message) -> bool:
         return not message.content.startswith(INTERRUPT_PREFIX)
     first: str | None = None
     for block in _blocks(message):
-        if block.type == "tool_result":
+        kind = block.type if block.__class__ is Block else None
+        if kind == "tool_result":
             return False
-        if block.type == "text" and first is None:
-            first = _text(block)
+        if kind == "text" and first is None:
+            first = block_text(block)
     return first is not None and not first.startswith(INTERRUPT_PREFIX)
 
 
-def _marks(value: _Line, kind: str, prompt: bool, message: _Message | None) -> Marks | None:
+def _marks(value: _Line, kind: str, prompt: bool, message: Message | None) -> Marks | None:
     """Return what a line shows about refused calls (``entries._marks``)."""
     if kind == "progress":
         ran = tuple(call for call in (value.toolUseID, value.parentToolUseID)
@@ -171,19 +167,19 @@ def _marks(value: _Line, kind: str, prompt: bool, message: _Message | None) -> M
         return Marks(ran, (), False) if ran else None
     if kind != "user" or prompt or message is None:
         return None
-    structured = memoryview(value.toolUseResult)[:1] == b"{"
+    structured = value.toolUseResult.__class__ is Spawned
     ran: list[str] = []
     rejected: list[str] = []
     interrupted = False
     for block in _blocks(message):
+        if block.__class__ is not Block:
+            continue
         if block.type == "text":
-            interrupted = interrupted or _text(block).startswith(INTERRUPT_FOR_TOOL)
+            interrupted = interrupted or block_text(block).startswith(INTERRUPT_FOR_TOOL)
         elif block.type == "tool_result" and block.tool_use_id.__class__ is str:
             if structured:
                 ran.append(block.tool_use_id)
-            if block.is_error is True and block_text(
-                    {"content": orjson.loads(bytes(block.content))}).startswith(
-                    REJECTION_PREFIXES):
+            if block.is_error is True and block_text(block).startswith(REJECTION_PREFIXES):
                 rejected.append(block.tool_use_id)
     if not (ran or rejected or interrupted):
         return None
