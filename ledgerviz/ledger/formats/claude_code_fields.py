@@ -117,44 +117,64 @@ class Facts(NamedTuple):
     """An assistant record's ``tool_use`` blocks with a string id: id, name, arguments."""
 
 
-def facts_of(kind: str, line: Any) -> Facts:
+def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Facts:
     """Return the ``Facts`` of a record of ``kind`` decoded as ``line`` (a ``Record``, or the
-    first pass's struct of the same field names)."""
+    first pass's struct of the same field names; ``shared``: one object per equal usage met,
+    as the records of one step repeat it)."""
     turn, step = _int64(line.turn), _int64(line.step)
     if kind != "user" and kind != "assistant":  # only ever a log-only row
         return _LOG_ONLY if turn == step == MISSING else _LOG_ONLY._replace(turn=turn, step=step)
     message = line.message
     content = message.content if message.__class__ is Message else None
-    blocks = [Block("text", content)] if content.__class__ is str \
-        else content if content.__class__ is list else []
-    texts = _texts(blocks)
-    results: tuple[Result, ...] = ()
+    texts: list[str] = []
+    results: list[Result] = []
+    calls: list[tuple[str, str | None, str]] = []
+    other: Any = None  # the first block that is no tool result
+    if content.__class__ is str:  # one text block
+        texts, other = [content] if content else [], Block("text", content)
+    for place, block in enumerate(content if content.__class__ is list else ()):
+        if block.__class__ is Block:
+            if block.type == "text":
+                if (text := block.text).__class__ is str and text:
+                    texts.append(text)
+            elif block.type == "tool_result":
+                results.append(_new_result(Result, (place, block.tool_use_id, block.is_error,
+                                                    _content_text(block))))
+                continue
+            elif block.type == "tool_use" and block.id.__class__ is str:
+                calls.append((block.id, block.name if block.name.__class__ is str else None,
+                              json_text({} if block.input is UNSET else block.input)))
+        if other is None:
+            other = block if block is not None else _NO_TEXT
     note = interrupted = False
-    model, usage, calls = None, None, ()
+    model = usage = None
     if kind == "user":
-        results = tuple(Result(place, block.tool_use_id, block.is_error, _content_text(block))
-                        for place, block in enumerate(blocks)
-                        if block.__class__ is Block and block.type == "tool_result")
-        note = len(results) < len(blocks) or not results
-        if note:
-            first = next((block for block in blocks if not (block.__class__ is Block
-                                                            and block.type == "tool_result")),
-                         None)
-            interrupted = block_text(first).startswith(INTERRUPT_PREFIX)
-    elif kind == "assistant" and message.__class__ is Message:
+        results_only = other is None and results
+        note = not results_only
+        interrupted = note and block_text(other).startswith(INTERRUPT_PREFIX)
+        calls = []
+    elif message.__class__ is Message:
+        results = []
         model = message.model if message.model.__class__ is str else None
         counts = message.usage
         if counts.__class__ is Usage:
             usage = (usage_count(counts.input_tokens), usage_count(counts.output_tokens),
                      usage_count(counts.cache_read_input_tokens))
-        calls = tuple((block.id, block.name if block.name.__class__ is str else None,
-                       json_text({} if block.input is UNSET else block.input))
-                      for block in blocks if block.__class__ is Block
-                      and block.type == "tool_use" and block.id.__class__ is str)
+            if shared is not None:
+                usage = shared.setdefault(usage, usage)
     spawned = line.toolUseResult
     agent = spawned.agentId if spawned.__class__ is Spawned else None
-    return Facts(turn, step, line.isCompactSummary is True, texts, results, note, interrupted,
-                 agent.__class__ is str and agent != "", model, usage, calls)
+    return _new_facts(Facts, (turn, step, line.isCompactSummary is True, tuple(texts),
+                              tuple(results), note, interrupted,
+                              agent.__class__ is str and agent != "", model, usage,
+                              tuple(calls)))
+
+
+_new_facts = _new_result = tuple.__new__
+"""Build ``Facts`` and ``Result`` from their fields' tuple in one C call (see
+``records.new_record``)."""
+_NO_TEXT = Block()
+"""Stands for a null block (no text) as the first block that is no tool result."""
 
 
 _LOG_ONLY = Facts(MISSING, MISSING, False, (), (), False, False, False, None, None, ())

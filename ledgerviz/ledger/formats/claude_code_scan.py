@@ -101,7 +101,7 @@ def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, star
                 continue
             entries.append((at, entry_of(record, index, shared), None))
         else:
-            entries.append((at, entry, facts_of(entry.kind, value)))
+            entries.append((at, entry, facts_of(entry.kind, value, shared)))
     return entries
 
 
