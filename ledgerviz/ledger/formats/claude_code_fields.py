@@ -15,9 +15,10 @@ read this way; the helpers here read them as ``claude_code_records`` reads the d
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from msgspec import UNSET, Struct
+from msgspec.structs import replace
 
 from ledgerviz.ledger.formats.claude_code_records import INTERRUPT_PREFIX
 from ledgerviz.ledger.formats.staged import usage_count
@@ -79,8 +80,9 @@ class Record(Struct, gc=False):
 RECORD = Typed(Record)
 
 
-class Result(NamedTuple):
-    """A ``tool_result`` block of a user record."""
+class Result(Struct, gc=False):
+    """A ``tool_result`` block of a user record (a struct untracked by the garbage
+    collector, as ``Facts``: smaller than a tuple)."""
 
     place: int
     """Its place among the record's content blocks."""
@@ -90,8 +92,9 @@ class Result(NamedTuple):
     """Its content's visible text."""
 
 
-class Facts(NamedTuple):
-    """What the typed route writes of one record."""
+class Facts(Struct, gc=False):
+    """What the typed route writes of one record (a struct untracked by the garbage
+    collector: 40 bytes less than a tuple of its fields, for every record held)."""
 
     turn: int
     """``turn`` when an int64 (a log-only row's), else ``MISSING``; so is ``step``."""
@@ -119,11 +122,11 @@ class Facts(NamedTuple):
 
 def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Facts:
     """Return the ``Facts`` of a record of ``kind`` decoded as ``line`` (a ``Record``, or the
-    first pass's struct of the same field names; ``shared``: one object per equal usage met,
-    as the records of one step repeat it)."""
+    first pass's struct of the same field names; ``shared``: one object per equal usage or
+    model met, as the records of one step repeat them)."""
     turn, step = _int64(line.turn), _int64(line.step)
     if kind != "user" and kind != "assistant":  # only ever a log-only row
-        return _LOG_ONLY if turn == step == MISSING else _LOG_ONLY._replace(turn=turn, step=step)
+        return _LOG_ONLY if turn == step == MISSING else replace(_LOG_ONLY, turn=turn, step=step)
     message = line.message
     content = message.content if message.__class__ is Message else None
     texts: list[str] = []
@@ -138,8 +141,8 @@ def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Fact
                 if (text := block.text).__class__ is str and text:
                     texts.append(text)
             elif block.type == "tool_result":
-                results.append(_new_result(Result, (place, block.tool_use_id, block.is_error,
-                                                    _content_text(block))))
+                results.append(Result(place, block.tool_use_id, block.is_error,
+                                      _content_text(block)))
                 continue
             elif block.type == "tool_use" and block.id.__class__ is str:
                 calls.append((block.id, block.name if block.name.__class__ is str else None,
@@ -156,6 +159,8 @@ def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Fact
     elif message.__class__ is Message:
         results = []
         model = message.model if message.model.__class__ is str else None
+        if model is not None and shared is not None:
+            model = shared.setdefault(model, model)
         counts = message.usage
         if counts.__class__ is Usage:
             usage = (usage_count(counts.input_tokens), usage_count(counts.output_tokens),
@@ -164,15 +169,9 @@ def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Fact
                 usage = shared.setdefault(usage, usage)
     spawned = line.toolUseResult
     agent = spawned.agentId if spawned.__class__ is Spawned else None
-    return _new_facts(Facts, (turn, step, line.isCompactSummary is True, tuple(texts),
-                              tuple(results), note, interrupted,
-                              agent.__class__ is str and agent != "", model, usage,
-                              tuple(calls)))
+    return Facts(turn, step, line.isCompactSummary is True, tuple(texts), tuple(results), note,
+                 interrupted, agent.__class__ is str and agent != "", model, usage, tuple(calls))
 
-
-_new_facts = _new_result = tuple.__new__
-"""Build ``Facts`` and ``Result`` from their fields' tuple in one C call (see
-``records.new_record``)."""
 _NO_TEXT = Block()
 """Stands for a null block (no text) as the first block that is no tool result."""
 
