@@ -77,12 +77,12 @@ _DECODE = msgspec.json.Decoder(_Line).decode
 
 def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, start: int,
             found: DiagnosticSink, shared: dict[Any, Any]
-            ) -> list[tuple[int, Entry, Facts | None]] | None:
+            ) -> list[tuple[int, Entry, Facts]] | None:
     """Return the entries of ``lines`` (split from ``block``, whose ``numbers.number_marks``
     are ``marks``; the first is file line ``first`` and becomes entry ``start``), each with
-    its place among them and its ``Facts`` (None for a line read the checked way), or None
-    when the block is to be read with ``orjson`` (see the module docstring). Diagnostics of
-    lines read the checked way go to ``found``."""
+    its place among them and its ``Facts``, or None when the block is to be read with
+    ``orjson`` (see the module docstring). Diagnostics of lines read the checked way go to
+    ``found`` (their facts are the struct's all the same: ``msgspec`` decoded the block)."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
         return None
     if may_differ(block, marks) or may_hold_big_integers(block, marks):
@@ -99,9 +99,8 @@ def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, star
             record = record_of(orjson.loads(lines[at]), first + at, found)
             if record is None:
                 continue
-            entries.append((at, entry_of(record, index, shared), None))
-        else:
-            entries.append((at, entry, facts_of(entry.kind, value, shared)))
+            entry = entry_of(record, index, shared)
+        entries.append((at, entry, facts_of(entry.kind, value, shared)))
     return entries
 
 
