@@ -150,12 +150,15 @@ def test_the_typed_route_gives_the_dict_routes_session(tmp_path: Path, turns: in
 def test_facts_scattered_a_few_rows_at_a_time_are_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, handovers: list[int]) -> None:
     # 1,500 turns: several blocks of lines, each block's facts scattered (the open step's
-    # message given its text after its row was scattered); then handed over at a rollback
+    # message given its text after its row was scattered, and the held rows' facts); then
+    # handed over at a refusal
     monkeypatch.setattr(codex_columns, "FLUSH_ROWS", 7)
-    path = _rollout(tmp_path / "r.jsonl", 1500, [*_turn(1501, 90000)[:6], GIVE_UPS["rollback"]])
+    path = _rollout(tmp_path / "r.jsonl", 1500, [
+        ROLLBACK, COMPACTION, *_turn(1501, 90000)[:6], ABORTED_OUTPUT, ABORTED_TURN,
+        *_turn(1502, 90100)[:6], GIVE_UPS["refused call"]])
     assert path.stat().st_size > 2 << 20
     typed = _read(path, typed=True)
-    assert handovers == [1 + 11 * 1500 + 7]
+    assert handovers == [1 + 11 * 1500 + 2 + 6 + 2 + 6 + 1]
     assert _facts(typed) == _facts(_read(path, typed=False))
 
 
@@ -169,10 +172,97 @@ def test_frames_are_the_dict_routes(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         assert mine.equals(theirs) and list(mine.dtypes) == list(theirs.dtypes), name
 
 
+ROLLBACK = _line(999, "event_msg", {"type": "thread_rolled_back", "num_turns": 1})
+COMPACTION = _line(999, "compacted", {"message": "summary"})
+ABORTED_TURN = _line(999, "event_msg", {"type": "turn_aborted", "reason": "interrupted"})
+ABORTED_OUTPUT = _line(999, "response_item", {"type": "function_call_output",
+                                              "call_id": "call-1501", "output": "aborted by user"})
+
+
+def test_a_rollback_is_tabled_as_worked_out_by_hand(tmp_path: Path, handovers: list[int]
+                                                   ) -> None:
+    # two turns, a third cut after its call, then a rollback of one turn: the third
+    # turn's prompt and message (rows 33 and 36) leave the surface; its call says why
+    path = _rollout(tmp_path / "r.jsonl", 2, [*_turn(3, 30)[:6], ROLLBACK])
+    log = _read(path, typed=True)
+    assert handovers == []
+    assert log.table.types[31:] == ["turn/start", "codex/turn_context", "user/message",
+                                    "codex/user_message", "step/start", "assistant/message",
+                                    "tool/call", "surface/rewind"]
+    assert log.events[38] == {"type": "surface/rewind", "seq": 38, "time": 1767608199250,
+                              "data": {"start": 33, "end": 36, "shadowedSeqs": [33, 36]}}
+    assert log.table.line[38] == 1 + 11 * 2 + 6 + 1 and log.table.surface_op[38] == 0
+    assert log.table.turn[38] == MISSING and log.table.text[38] is None
+    assert log.call_reasons == {"call-3": "rolled back"}
+    assert _facts(log) == _facts(_read(path, typed=False))
+
+
+def test_a_second_rollback_takes_back_the_prompt_before(tmp_path: Path,
+                                                        handovers: list[int]) -> None:
+    # each turn's surface: its prompt, two assistant messages and a result (offsets 3, 6,
+    # 9, 12 of its 15 rows); the first rollback hides turn 2's, the second turn 1's
+    path = _rollout(tmp_path / "r.jsonl", 2, [ROLLBACK, ROLLBACK])
+    log = _read(path, typed=True)
+    assert handovers == []
+    assert [log.events[row]["data"]["shadowedSeqs"] for row in (31, 32)] == [
+        [18, 21, 24, 27], [3, 6, 9, 12]]
+    assert _facts(log) == _facts(_read(path, typed=False))
+
+
+def test_a_compaction_is_tabled_as_worked_out_by_hand(tmp_path: Path,
+                                                      handovers: list[int]) -> None:
+    # the compaction's message replaces the surface of both turns; a rollback after it
+    # has no prompt left to take back (handed over, to be diagnosed)
+    path = _rollout(tmp_path / "r.jsonl", 2, [COMPACTION, ROLLBACK])
+    log = _read(path, typed=True)
+    assert handovers == [1 + 11 * 2 + 2]
+    event = log.events[31]
+    assert event["data"] == {"id": "codex-compacted-24", "role": "user",
+                             "content": [{"type": "text", "text": "summary"}],
+                             "source": {"kind": "compact-checkpoint"}}
+    assert event["surfaceOp"] == {"op": "replace", "startSeq": 3, "endSeq": 27}
+    assert event["sourceEventSeqs"] == [3, 6, 9, 12, 18, 21, 24, 27]
+    table = log.table
+    assert (table.types[31], table.surface_op[31], table.role[31], table.source_kind[31],
+            table.text[31]) == ("user/message", 2, "user", "compact-checkpoint", "summary")
+    assert [(d.line, d.kind) for d in log.diagnostics] == [(1 + 11 * 2 + 2, "bad_rollback")]
+    assert _facts(log) == _facts(_read(path, typed=False))
+
+
+def test_an_aborted_turn_and_call_are_tabled_as_worked_out_by_hand(
+        tmp_path: Path, handovers: list[int]) -> None:
+    # turn 2 cut after its call (rows 16-22), the call's output says it was aborted (row
+    # 23, held with its error code), the turn is aborted (its step and turn end, 24-25);
+    # turn 3 cut after its call, aborted too: its call has no output
+    aborted_output = {**ABORTED_OUTPUT, "payload": {**ABORTED_OUTPUT["payload"],
+                                                    "call_id": "call-2"}}
+    path = _rollout(tmp_path / "r.jsonl", 1, [*_turn(2, 20)[:6], aborted_output, ABORTED_TURN,
+                                              *_turn(3, 30)[:6], ABORTED_TURN])
+    log = _read(path, typed=True)
+    assert handovers == []
+    table = log.table
+    assert table.types[22:26] == ["tool/call", "tool/result", "step/end", "turn/end"]
+    assert log.events[23]["data"] == {
+        "turn": 2, "step": 1, "message": {
+            "id": "codex-result-call-2", "role": "tool",
+            "source": {"kind": "tool", "callId": "call-2"}, "toolCallId": "call-2",
+            "content": [{"type": "text", "text": "aborted by user"}], "isError": True},
+        "error": {"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}}
+    assert log.events[23]["sourceEventSeqs"] == [22] and log.events[23]["surfaceOp"] == "append"
+    assert (table.call_id[23], table.error_code[23], table.is_error[23]) == (
+        "call-2", "TOOL_OUTCOME_UNKNOWN", 1)
+    assert log.events[25]["data"] == {"turn": 2, "reason": {"kind": "aborted",
+                                                            "reason": {"kind": "interrupted"}}}
+    assert table.end_reason[25] == "aborted" and table.turn[25] == 2
+    assert log.call_reasons == {"call-2": "interrupted mid-run", "call-3": "aborted"}
+    assert _facts(log) == _facts(_read(path, typed=False))
+
+
 GIVE_UPS = {
-    "aborted turn": _line(999, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
-    "rollback": _line(999, "event_msg", {"type": "thread_rolled_back", "num_turns": 1}),
-    "compaction": _line(999, "compacted", {"message": "summary"}),
+    "rollback of no turn": _line(999, "event_msg", {"type": "thread_rolled_back",
+                                                    "num_turns": 0}),
+    "rollback of a string": _line(999, "event_msg", {"type": "thread_rolled_back",
+                                                     "num_turns": "1"}),
     "unknown record": _line(999, "surprise", {"type": "x"}),
     "unknown event": _line(999, "event_msg", {"type": "surprise"}),
     "a fork's copy": _line(999, "session_meta", {"id": "parent"}),
@@ -192,6 +282,15 @@ GIVE_UPS = {
 
 UNDECODED = {"integer beyond 64 bits", "payload of a string"}
 """The lines whose block goes the dict route from its start."""
+
+
+@pytest.mark.parametrize("line", [ROLLBACK, COMPACTION, ABORTED_TURN])
+def test_rollbacks_compactions_and_aborts_stay_on_the_typed_route(
+        tmp_path: Path, line: dict[str, Any], handovers: list[int]) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 600, [line, *_turn(601, 9100), line])
+    typed = _read(path, typed=True)
+    assert handovers == []
+    assert _facts(typed) == _facts(_read(path, typed=False))
 
 
 @pytest.mark.parametrize("name", sorted(GIVE_UPS))
@@ -240,8 +339,8 @@ def test_the_open_step_is_handed_over_as_dicts(tmp_path: Path, handovers: list[i
 
 def test_a_file_replaced_before_its_lines_are_read_again_is_a_changed_ledger(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _rollout(tmp_path / "r.jsonl", 50, [GIVE_UPS["rollback"]])
-    other = _rollout(tmp_path / "other.jsonl", 50, [GIVE_UPS["rollback"]])
+    path = _rollout(tmp_path / "r.jsonl", 50, [GIVE_UPS["unknown event"]])
+    other = _rollout(tmp_path / "other.jsonl", 50, [GIVE_UPS["unknown event"]])
     handed_over = codex._handed_over
 
     def replaced_first(*arguments: Any) -> SessionLog:

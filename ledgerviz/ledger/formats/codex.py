@@ -33,16 +33,14 @@ from ledgerviz.ledger.formats.codex_columns import (
     GiveUp,
     first_chunk_taken,
     typed_lines,
+    unanswered_reason,
 )
 from ledgerviz.ledger.formats.codex_events import Derivation, DerivedStore, Rules
 from ledgerviz.ledger.formats.codex_fork import copied_length, fingerprint, parent_file
 from ledgerviz.ledger.formats.foreign import (
-    ABORTED,
-    AT_END,
     BOM_WARNING,
     COMPLETED,
     FOREIGN_VERSION,
-    IN_CLOSED_STEP,
     INTERRUPTED,
     REJECTED,
     ROLLED_BACK,
@@ -168,7 +166,7 @@ def _typed_session(path: str, taken: _Taken, options: ReadOptions) -> SessionLog
     except GiveUp as gave_up:
         return _handed_over(path, typed, gave_up.line, taken, kept, starts, rows, options)
     header = header_of(typed.meta, typed.meta_time, False)
-    events = DerivedEvents(Derivation(table, rows.source(), starts, typed.parts, {},
+    events = DerivedEvents(Derivation(table, rows.source(), starts, typed.parts, typed.held,
                                       typed.results, RULES), len(table))
     return SessionLog(path, session_key(path, header), header, FOREIGN_VERSION, events,
                       log.finish(), 0, table.line, format=FORMAT_NAME,
@@ -339,17 +337,16 @@ class _Rollout:
         message, last = typed.message, typed.last_message
         table = typed.table()
         writer, count = self.writer, len(table)
-        self.store.adopt(table, count if last is None else last, typed.parts, typed.results,
-                         source)
+        self.store.adopt(table, count if last is None else last, typed.parts, typed.held,
+                         typed.results, source)
         writer.time = typed.time
         writer.turn, writer.turn_open = typed.turn, typed.turn_open
         writer.step, writer.step_open = typed.step, typed.step_open
-        ops, sources = table.surface_op, table.source_kind
-        writer.surface = [row for row in range(count) if ops[row] == APPEND_OP]
-        writer.prompts = [row for row in writer.surface if sources[row] == "user"
-                          and table.type_names[table.type_code[row]] == "user/message"]
+        writer.surface, writer.prompts = list(typed.surface()), list(typed.prompts)
+        writer.rewound, writer.call_reasons = dict(typed.rewound), dict(typed.reasons)
         writer.calls, writer.dispatched = dict(typed.calls), dict(typed.dispatched)
         writer.answered = set(typed.answered_calls)
+        self.aborted = set(typed.aborted)
         self.meta, self.meta_time = typed.meta, typed.meta_time
         self.marked, self.model, self.answered = typed.marked, typed.model, typed.answered
         self.message = None if message is None else writer.events[message]
@@ -438,14 +435,7 @@ class _Rollout:
             ending["data"]["reason"] = {"kind": "forked"}
 
     def _compacted(self, payload: dict[str, Any], line: int) -> None:
-        summary = as_text(payload.get("message"))
-        texts = [summary] if summary else [
-            text for item in as_list(payload.get("replacement_history"))
-            if (text := _content_text(as_dict(item).get("content")))]
-        message = {"id": f"codex-compacted-{line}", "role": "user",
-                   "content": [text_block(t) for t in texts],
-                   "source": {"kind": "compact-checkpoint"}}
-        self.writer.replace_surface(message, line)
+        self.writer.replace_surface(compaction_message(payload, line), line)
 
     def _event(self, kind: str, payload: dict[str, Any], line: int) -> None:
         """Read an ``event_msg`` that is not in ``LOG_ONLY_EVENTS``."""
@@ -458,10 +448,10 @@ class _Rollout:
             writer.close_turn(COMPLETED, line)
             self.message = None
         elif kind == "turn_aborted":
-            reason = as_text(payload.get("reason")) or "unknown"
+            reason = aborted_reason(payload)
             if writer.turn_open:
                 self.aborted.add(writer.turn)
-            writer.close_turn({"kind": "aborted", "reason": {"kind": reason}}, line)
+            writer.close_turn(reason, line)
             self.message = None
         elif kind == "token_count":
             self._usage(payload, line)
@@ -526,14 +516,8 @@ class _Rollout:
             self.log.add(line, "orphan_result", f"output for call {call_id[:80]!r}, which no "
                          "earlier item requested", "warning")
         text, failed = _output_text(item.get("output"))
-        code = reason = None
-        said = text.strip()
-        if said.startswith(REFUSALS):
-            code, reason = NOT_STARTED_CODE, REJECTED
-        elif "\n" not in said and (said.startswith("aborted by user after")
-                                   or said.endswith("aborted by user")):
-            code, reason = UNKNOWN_CODE, INTERRUPTED
-        elif call_id in self.exit_codes:
+        code, reason = coded_result(text) or (None, None)
+        if code is None and call_id in self.exit_codes:
             failed = self.exit_codes[call_id] != 0
         self.results[call_id] = writer.tool_result(call_id, text, line, is_error=failed,
                                                    code=code, reason=reason)["seq"]
@@ -599,13 +583,9 @@ class _Rollout:
         """Give the calls left without an output the reason the file shows, and take back
         the dispatch of the calls the user rejected (known only from their output)."""
         writer = self.writer
-
-        def reason_of(call_id: str, turn: int) -> StatusReason:
-            if turn in self.aborted:
-                return ABORTED
-            return AT_END if writer.turn_open and turn == writer.turn else IN_CLOSED_STEP
-
-        writer.explain_unanswered(reason_of)
+        open_turn = writer.turn if writer.turn_open else None
+        writer.explain_unanswered(
+            lambda _, turn: unanswered_reason(turn, self.aborted, open_turn))
         writer.undispatch(call for call, why in writer.call_reasons.items() if why == REJECTED)
 
     def header(self) -> dict[str, Any]:
@@ -667,6 +647,34 @@ def output_blocks(item: dict[str, Any]) -> list[dict[str, Any]]:
             return [{"type": "tool-call", "id": call_id, "name": name, "arguments": arguments}]
         return []
     return [{**item, "type": f"plugin:codex-{kind}"}]
+
+
+def coded_result(text: str) -> tuple[str, StatusReason] | None:
+    """Return the error code and reason a call output of ``text`` proves (a refusal: the
+    call never started; an abort: its outcome is unknown), or None."""
+    said = text.strip()
+    if said.startswith(REFUSALS):
+        return NOT_STARTED_CODE, REJECTED
+    if "\n" not in said and (said.startswith("aborted by user after")
+                             or said.endswith("aborted by user")):
+        return UNKNOWN_CODE, INTERRUPTED
+    return None
+
+
+def aborted_reason(payload: dict[str, Any]) -> dict[str, Any]:
+    """Return the reason a ``turn_aborted`` payload ends its turn with."""
+    return {"kind": "aborted", "reason": {"kind": as_text(payload.get("reason")) or "unknown"}}
+
+
+def compaction_message(payload: dict[str, Any], line: int) -> dict[str, Any]:
+    """Return the user message a ``compacted`` payload of ``line`` replaces the surface
+    with: its summary, else the text of the history it keeps."""
+    summary = as_text(payload.get("message"))
+    texts = [summary] if summary else [
+        text for item in as_list(payload.get("replacement_history"))
+        if (text := _content_text(as_dict(item).get("content")))]
+    return {"id": f"codex-compacted-{line}", "role": "user",
+            "content": [text_block(t) for t in texts], "source": {"kind": "compact-checkpoint"}}
 
 
 def _call_fields(kind: str, item: dict[str, Any]) -> tuple[str, str, str] | None:
@@ -748,8 +756,9 @@ def _output_text(output: Any) -> tuple[str, bool]:
 RULES = Rules(output_blocks, _input_blocks, usage_of)
 """What ``codex_events`` re-derives an event with: the reader's own mappings."""
 COLUMN_RULES = ColumnRules(LOG_ONLY_EVENTS, TURN_STARTS, TURN_ENDS, CALL_ITEMS, RESULT_ITEMS,
-                           LOG_ONLY_ITEMS, REFUSALS, output_blocks, _call_fields, _output_text,
-                           _input_blocks, usage_of, source_of)
+                           LOG_ONLY_ITEMS, coded_result, aborted_reason, compaction_message,
+                           output_blocks, _call_fields, _output_text, _input_blocks, usage_of,
+                           source_of)
 """What the typed route (``codex_columns``) maps a line with: the reader's own rules."""
 
 FORMAT = Format(FORMAT_NAME, sniff, read, "Codex CLI rollout (~/.codex/sessions, JSONL)")

@@ -14,8 +14,11 @@ The route takes only what it maps exactly as the dict route does, and gives up
 of another shape for: a blank, torn, too long or invalid line, a line msgspec and orjson may
 judge differently (``typed_schema.may_differ``) or holding an integer beyond 64 bits (then
 from the first line of its block), a legacy or unknown record, a second ``session_meta`` (a
-fork's copy), a rollback, a compaction, an aborted turn, a refused or aborted call, an output
-for no call, a provider-run call, a field of a shape no rule foresaw. The dict route then
+fork's copy), a rollback of more turns than there are prompts (or of none), a refused call
+(its dispatch is taken back at the end), an output for no call, a provider-run call, a
+field of a shape no rule foresaw. Rollbacks, compactions, aborted turns and aborted calls
+it takes: their events, of shapes ``codex_events`` does not re-derive, are held as the dict
+route writes them (``hold``), with the surface and the reasons they change. The dict route then
 reads on from that line with this route's state (``codex._Rollout.take_over``), so no line
 is mapped twice and every table and diagnostic is the dict route's (the comparison is in
 ``tests/ledger/test_codex_columns.py``). A file that starts with a byte order mark or
@@ -27,6 +30,7 @@ from __future__ import annotations
 import re
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -34,7 +38,18 @@ import msgspec
 import orjson
 
 from ledgerviz.ledger.formats.codex_events import Parts
-from ledgerviz.ledger.formats.foreign import AT_END, IN_CLOSED_STEP, LineStarts, epoch_ms
+from ledgerviz.ledger.formats.foreign import (
+    ABORTED,
+    AT_END,
+    IN_CLOSED_STEP,
+    REJECTED,
+    ROLLED_BACK,
+    Event,
+    LineStarts,
+    epoch_ms,
+    new_event,
+    result_data,
+)
 from ledgerviz.ledger.formats.staged import StagedRows, usage_count
 from ledgerviz.ledger.numbers import (
     exact_loads,
@@ -44,10 +59,10 @@ from ledgerviz.ledger.numbers import (
 )
 from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
 from ledgerviz.ledger.sources import UTF8_BOM
-from ledgerviz.ledger.table import USAGE_KEYS, EventTable
+from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, USAGE_KEYS, EventTable
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 from ledgerviz.recovery.nesting import visible_text
-from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS
+from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, StatusReason
 
 _APPEND = SURFACE_OPS.index("append")
 FLUSH_ROWS = 1 << 16
@@ -85,6 +100,10 @@ class Payload(msgspec.Struct):
     turn: Any = None
     step: Any = None
     """What a log-only event's ``data.turn`` and ``data.step`` are (its payload's)."""
+    reason: Any = None
+    """Why a ``turn_aborted`` ends its turn."""
+    num_turns: Any = None
+    """How many turns a ``thread_rolled_back`` takes back."""
 
     def get(self, key: str) -> Any:
         """Return field ``key`` (a name the struct does not hold: ``AttributeError``)."""
@@ -109,7 +128,12 @@ class ColumnRules(NamedTuple):
     call_items: frozenset[str]
     result_items: frozenset[str]
     log_only_items: frozenset[str]
-    refusals: tuple[str, ...]
+    coded_result: Callable[[str], tuple[str, StatusReason] | None]
+    """The error code and reason a call output's text proves, if any."""
+    aborted_reason: Callable[[Any], dict[str, Any]]
+    """The reason a ``turn_aborted`` payload ends its turn with."""
+    compaction_message: Callable[[dict[str, Any], int], dict[str, Any]]
+    """The user message a ``compacted`` payload of a line replaces the surface with."""
     output_blocks: Callable[[Any], list[dict[str, Any]]]
     """The content blocks an output item adds to its step's assistant message."""
     call_fields: Callable[[str, Any], tuple[str, str, str] | None]
@@ -212,6 +236,23 @@ class ColumnRollout(StagedRows):
         self.exit_codes: dict[str, int] = {}
         self.log_names = _LogNames()
         """The event type of a log-only record of each kind."""
+        self.held: dict[int, Event] = {}
+        """The events of the rows of a shape ``codex_events`` does not re-derive (a rewind, a
+        compaction, an aborted turn's end or call's result), as the dict route writes them."""
+        self.held_rows: list[EventTable] = []
+        """Their rows' facts, to be scattered into the columns."""
+        self.surface_kept: list[int] = []
+        self.surface_from = 0
+        """The model-visible surface: ``surface_kept`` and the appended rows from row
+        ``surface_from`` on (see ``surface``)."""
+        self.prompts: list[int] = []
+        """The rows of the typed prompts still on the surface."""
+        self.rewound: dict[int, StatusReason] = {}
+        """Why each row a rollback took off the surface went."""
+        self.reasons: dict[str, StatusReason] = {}
+        """The reason of each call an aborted result answers."""
+        self.aborted: set[int] = set()
+        """The turns a ``turn_aborted`` ended."""
 
     # rows
 
@@ -226,6 +267,24 @@ class ColumnRollout(StagedRows):
         self.ops.append(op)
         self.lines.append(line)
         return row
+
+    def hold(self, kind: str, data: Any, line: int, op: Any = None,
+             sources: list[int] | None = None) -> int:
+        """Append the row of an event held as written (``held``); return it."""
+        row = len(self.codes)
+        event = self.held[row] = new_event(kind, row, self.time, data, op, sources)
+        facts = EventTable.of([event], [line], row)
+        self.held_rows.append(facts)
+        self.add(kind, line, facts.turn[0], facts.step[0], facts.surface_op[0])
+        return row
+
+    def surface(self) -> list[int]:
+        """Return the rows on the model-visible surface, in order (``surface_kept``, brought
+        up to date)."""
+        ops, kept = self.ops, self.surface_kept
+        kept += [row for row in range(self.surface_from, len(ops)) if ops[row] == _APPEND]
+        self.surface_from = len(ops)
+        return kept
 
     # the reader's steps (``codex._Rollout`` and ``foreign.EventWriter``)
 
@@ -269,6 +328,8 @@ class ColumnRollout(StagedRows):
                 self.event(named, payload, line)
             elif kind == "session_meta":
                 self.session_meta(raws[line - first])
+            elif kind == "compacted":
+                self.compaction(orjson.loads(raws[line - first])["payload"], line)
             elif kind == "turn_context":
                 model = payload.model
                 if model is not msgspec.UNSET:
@@ -295,6 +356,32 @@ class ColumnRollout(StagedRows):
         self.time = self.time or epoch_ms(payload.get("timestamp"))
         self.time_cell = MISSING if self.time is None else self.time
 
+    def compaction(self, payload: dict[str, Any], line: int) -> None:
+        """Replace the surface with a compaction's message (``EventWriter.replace_surface``)."""
+        message = self.rules.compaction_message(payload, line)
+        surface = self.surface()
+        if surface:
+            op = {"op": "replace", "startSeq": surface[0], "endSeq": surface[-1]}
+            self.surface_kept = [self.hold("user/message", message, line, op, list(surface))]
+            self.surface_from = len(self.codes)
+        else:
+            self.hold("user/message", message, line, "append")
+        self.prompts = []
+
+    def rollback(self, turns: Any, line: int) -> None:
+        """Take the last ``turns`` prompts and all after them off the surface
+        (``EventWriter.rewind``); a count the dict route diagnoses: ``GiveUp``."""
+        prompts = self.prompts
+        if turns.__class__ is not int or not 1 <= turns <= len(prompts):
+            raise GiveUp
+        surface = self.surface()
+        first = bisect_left(surface, prompts[-turns])
+        hidden = surface[first:]
+        del surface[first:], prompts[-turns:]
+        self.rewound.update(dict.fromkeys(hidden, ROLLED_BACK))
+        self.hold("surface/rewind", {"start": hidden[0], "end": hidden[-1],
+                                     "shadowedSeqs": hidden}, line)
+
     def event(self, kind: str, payload: Payload, line: int) -> None:
         rules = self.rules
         if kind in rules.turn_starts:
@@ -304,6 +391,14 @@ class ColumnRollout(StagedRows):
         elif kind in rules.turn_ends:
             self.close_turn("completed", line)
             self.close_message()
+        elif kind == "turn_aborted":
+            reason = rules.aborted_reason(payload)
+            if self.turn_open:
+                self.aborted.add(self.turn)
+            self.close_turn(reason, line)
+            self.close_message()
+        elif kind == "thread_rolled_back":
+            self.rollback(payload.num_turns, line)
         elif kind == "token_count":
             if self.last_message is None or self.last_has_usage:
                 return
@@ -318,7 +413,7 @@ class ColumnRollout(StagedRows):
             if call_id.__class__ is str and code.__class__ is int:
                 self.exit_codes[call_id] = code
                 row = self.result_rows.get(call_id)
-                if row is not None:
+                if row is not None and row not in self.held:  # held: its error code says
                     self.errors[row] = (code != 0, False)
         else:
             raise GiveUp
@@ -393,21 +488,27 @@ class ColumnRollout(StagedRows):
         if call_id.__class__ is not str or call_id not in self.calls:
             raise GiveUp
         text, failed = rules.output_text(item.output)
-        said = text.strip()
-        if said.startswith(rules.refusals) or ("\n" not in said and (
-                said.startswith("aborted by user after") or said.endswith("aborted by user"))):
-            raise GiveUp  # a coded result, held as written by the dict route
-        if call_id in self.exit_codes:
-            failed = self.exit_codes[call_id] != 0
+        coded = rules.coded_result(text)
         turn, step, _ = self.calls[call_id]
-        row = self.result_rows[call_id] = self.add("tool/result", line, turn, step, _APPEND)
-        self.errors[row] = (failed, False)
-        self.answers.add(row, call_id)
-        self.messages.add(row, "tool", "tool", text)
         dispatch = self.dispatched.get(call_id)
-        if dispatch is not None:
-            self.results[0].append(row)
-            self.results[1].append(dispatch)
+        if coded is not None:  # held as written, with its error code
+            code, reason = coded
+            if reason == REJECTED:
+                raise GiveUp  # a call that never ran: its dispatch is taken back at the end
+            data = result_data("codex", call_id, text, turn, step, is_error=failed, code=code)
+            self.result_rows[call_id] = self.hold(
+                "tool/result", data, line, "append", None if dispatch is None else [dispatch])
+            self.reasons[call_id] = reason
+        else:
+            if call_id in self.exit_codes:
+                failed = self.exit_codes[call_id] != 0
+            row = self.result_rows[call_id] = self.add("tool/result", line, turn, step, _APPEND)
+            self.errors[row] = (failed, False)
+            self.answers.add(row, call_id)
+            self.messages.add(row, "tool", "tool", text)
+            if dispatch is not None:
+                self.results[0].append(row)
+                self.results[1].append(dispatch)
         self.answered_calls.add(call_id)
         self.answered = True
 
@@ -424,6 +525,8 @@ class ColumnRollout(StagedRows):
             self.close_message()
         row = self.add("user/message", line, op=_APPEND)
         self.messages.add(row, "user", source, text)
+        if source == "user":
+            self.prompts.append(row)
 
     def instructions(self, role: str, item: Payload, line: int) -> None:
         text = visible_text(self.rules.input_blocks(item.content))
@@ -439,12 +542,16 @@ class ColumnRollout(StagedRows):
         self.turn_open = True
         self.add("turn/start", line, self.turn)
 
-    def close_turn(self, reason: str, line: int) -> None:
+    def close_turn(self, reason: str | dict[str, Any], line: int) -> None:
+        """End the open turn with ``reason``: a kind, or a reason of more (held)."""
         if not self.turn_open:
             return
         self.close_step(line)
         self.turn_open = False
-        self.ends.add(self.add("turn/end", line, self.turn), reason)
+        if reason.__class__ is str:
+            self.ends.add(self.add("turn/end", line, self.turn), reason)
+        else:
+            self.hold("turn/end", {"turn": self.turn, "reason": reason}, line)
 
     def open_step(self, line: int) -> None:
         if not self.turn_open:
@@ -461,19 +568,30 @@ class ColumnRollout(StagedRows):
 
     # the end
 
-    def call_reasons(self) -> dict[str, str]:
-        """Return the reason of each requested call left without an output."""
-        reasons = {}
-        for call_id, (turn, _, _) in self.calls.items():
-            if call_id not in self.answered_calls:
-                reasons[call_id] = AT_END if self.turn_open and turn == self.turn \
-                    else IN_CLOSED_STEP
+    def call_reasons(self) -> dict[str, StatusReason]:
+        """Return the reason of each call an aborted result answers, then of each requested
+        call left without an output (``EventWriter.explain_unanswered``)."""
+        reasons = dict(self.reasons)
+        open_turn = self.turn if self.turn_open else None
+        for call_id, (turn, _, message) in self.calls.items():
+            if call_id not in self.answered_calls and call_id not in reasons:
+                reasons[call_id] = self.rewound.get(message) or unanswered_reason(
+                    turn, self.aborted, open_turn)
         return reasons
 
     def flush(self) -> None:
-        """Scatter the values staged so far into the columns (``StagedRows.scatter``); an
-        open step's message text is then set in its column."""
+        """Scatter the values staged so far into the columns (``StagedRows.scatter``, then
+        the held rows' facts); an open step's message text is then set in its column."""
         self.scatter()
+        columns, counts = self.columns, self.counts
+        for facts in self.held_rows:
+            row = facts.seq[0]
+            for name in OBJECT_COLUMNS:
+                columns[name][row] = getattr(facts, name)[0]
+            for name in USAGE_COLUMNS:
+                counts[name][row] = getattr(facts, name)[0]
+            self.is_error[row], self.synthetic[row] = facts.is_error[0], facts.synthetic[0]
+        self.held_rows = []
         if self.message is not None:
             self.message_text = None
 
@@ -483,6 +601,14 @@ class ColumnRollout(StagedRows):
         self.close_message()
         self.flush()
         return self.staged_table()
+
+
+def unanswered_reason(turn: int, aborted: set[int], open_turn: int | None) -> StatusReason:
+    """Return why a call of ``turn`` has no output: the turn was aborted, is still open at
+    the end of the file (``open_turn``), or was closed without it."""
+    if turn in aborted:
+        return ABORTED
+    return AT_END if turn == open_turn else IN_CLOSED_STEP
 
 
 def first_chunk_taken(first: Any) -> bool:

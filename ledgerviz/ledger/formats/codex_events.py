@@ -275,19 +275,21 @@ class DerivedStore:
             self._table, self._sealed, self._held = None, 0, {}
             self._results = (array("q"), array("q"))
 
-    def adopt(self, table: EventTable, first_open: int, parts: Parts,
+    def adopt(self, table: EventTable, first_open: int, parts: Parts, held: dict[int, Event],
               results: tuple[array, array], source: LineSource) -> None:
         """Take the rows another reader tabled (with the lines of each assistant message,
-        ``parts``, and the dispatch of each result, ``results``) as this store's: those
-        before the window of row ``first_open`` (the first that may still change) sealed,
-        the others put back into ``events`` as dicts (their lines read from ``source``)."""
+        ``parts``, the events of the rows held as written, ``held``, and the dispatch of each
+        result, ``results``) as this store's: those before the window of row ``first_open``
+        (the first that may still change) sealed, the others put back into ``events`` as
+        dicts (their lines read from ``source``)."""
         keep = first_open // self.window * self.window
-        derived = Derivation(table, source, self._starts, parts, {}, results, self._rules)
+        derived = Derivation(table, source, self._starts, parts, held, results, self._rules)
         self.events[:] = [None] * keep + derived.window(keep, len(table))
         self.lines[:] = [None] * keep + table.line[keep:].tolist()
         self.parts = parts
         self._table = table.rows(0, keep) if keep else None
         self._sealed = keep
+        self._held = {row: event for row, event in held.items() if row < keep}
         found = bisect_left(results[0], keep)
         self._results = (results[0][:found], results[1][:found])
 

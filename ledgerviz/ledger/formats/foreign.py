@@ -310,6 +310,37 @@ def bad_record(log: DiagnosticLog, line: int, kind: str, error: Exception) -> No
             f"({type(error).__name__}): kept as a log-only event")
 
 
+def new_event(kind: str, seq: int, time: int | None, data: Any, op: Any = None,
+              sources: list[int] | None = None) -> Event:
+    """Return a dsh event (``surfaceOp`` ``op`` and ``sourceEventSeqs`` ``sources`` where
+    given)."""
+    event: Event = {"type": kind, "seq": seq, "time": time, "data": data}
+    if op is not None:
+        event["surfaceOp"] = op
+    if sources:
+        event["sourceEventSeqs"] = sources
+    return event
+
+
+def result_data(format: str, call_id: str, text: str, turn: int, step: int, *,
+                is_error: bool = False, code: str | None = None) -> dict[str, Any]:
+    """Return the data of a tool/result of ``format`` for ``call_id`` (see
+    ``EventWriter.tool_result``)."""
+    message: dict[str, Any] = {
+        "id": f"{format}-result-{call_id}", "role": "tool",
+        "source": {"kind": "tool", "callId": call_id}, "toolCallId": call_id,
+        "content": [text_block(text)],
+    }
+    if is_error or code is not None:
+        message["isError"] = True
+    data: dict[str, Any] = {"turn": turn, "step": step, "message": message}
+    if code is not None:
+        name = {NOT_STARTED_CODE: "ToolNotStartedError",
+                UNKNOWN_CODE: "ToolOutcomeUnknownError"}.get(code, "ToolError")
+        data["error"] = {"name": name, "code": code}
+    return data
+
+
 class EventWriter:
     """Writes one session's dsh events: seqs dense from 0, each event's source line, the
     open turn and step, and the model-visible surface (for rewinds and replacements).
@@ -350,13 +381,9 @@ class EventWriter:
             sources: list[int] | None = None) -> Event:
         """Append one event and return it."""
         seq = len(self.events)
-        event: Event = {"type": kind, "seq": seq, "time": self.time, "data": data}
-        if op is not None:
-            event["surfaceOp"] = op
-            if op == "append":
-                self.surface.append(seq)
-        if sources:
-            event["sourceEventSeqs"] = sources
+        event = new_event(kind, seq, self.time, data, op, sources)
+        if op == "append":
+            self.surface.append(seq)
         self.events.append(event)
         self.lines.append(line)
         return event
@@ -452,18 +479,7 @@ class EventWriter:
         """
         requested = self.calls.get(call_id)
         turn, step = (self.turn, self.step) if requested is None else requested[:2]
-        message: dict[str, Any] = {
-            "id": f"{self.format}-result-{call_id}", "role": "tool",
-            "source": {"kind": "tool", "callId": call_id}, "toolCallId": call_id,
-            "content": [text_block(text)],
-        }
-        if is_error or code is not None:
-            message["isError"] = True
-        data: dict[str, Any] = {"turn": turn, "step": step, "message": message}
-        if code is not None:
-            name = {NOT_STARTED_CODE: "ToolNotStartedError",
-                    UNKNOWN_CODE: "ToolOutcomeUnknownError"}.get(code, "ToolError")
-            data["error"] = {"name": name, "code": code}
+        data = result_data(self.format, call_id, text, turn, step, is_error=is_error, code=code)
         if reason is not None:
             self.call_reasons[call_id] = reason
         self.answered.add(call_id)
