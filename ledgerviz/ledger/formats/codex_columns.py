@@ -222,8 +222,9 @@ class ColumnRollout(StagedRows):
         self.message_text: int | None = 0
         """Its place in ``messages`` (None: flushed into the columns)."""
         self.message_line = 0
-        self.blocks: list[dict[str, Any]] = []
-        """The content blocks of the open step's message so far."""
+        self.texts: list[str] = []
+        """The texts of the open step's message so far: those of its text blocks, but for
+        empty ones (its reasoning and calls show none, ``visible_text``)."""
         self.answered = False
         self.last_message: int | None = None
         self.last_message_line = 0
@@ -236,6 +237,9 @@ class ColumnRollout(StagedRows):
         self.exit_codes: dict[str, int] = {}
         self.log_names = _LogNames()
         """The event type of a log-only record of each kind."""
+        self.appends = (self.codes.append, self.times.append, self.turns.append,
+                        self.steps.append, self.ops.append, self.lines.append)
+        """How ``add`` appends to the columns every row has."""
         self.held: dict[int, Event] = {}
         """The events of the rows of a shape ``codex_events`` does not re-derive (a rewind, a
         compaction, an aborted turn's end or call's result), as the dict route writes them."""
@@ -260,12 +264,13 @@ class ColumnRollout(StagedRows):
             op: int = 0) -> int:
         """Append one row; return it."""
         row = len(self.codes)
-        self.codes.append(self.code_of[kind])
-        self.times.append(self.time_cell)
-        self.turns.append(turn)
-        self.steps.append(step)
-        self.ops.append(op)
-        self.lines.append(line)
+        code, time, turns, steps, ops, lines = self.appends
+        code(self.code_of[kind])
+        time(self.time_cell)
+        turns(turn)
+        steps(step)
+        ops(op)
+        lines(line)
         return row
 
     def hold(self, kind: str, data: Any, line: int, op: Any = None,
@@ -423,15 +428,16 @@ class ColumnRollout(StagedRows):
         if kind == "message":
             role = item.role
             if role == "assistant":
-                self.output(line, rules.output_blocks(item))
+                self.output(line).extend(block["text"] for block in rules.output_blocks(item)
+                                         if block["type"] == "text" and block["text"])
             elif role == "user":
                 self.user(item, line)
             elif role in ("developer", "system"):
                 self.instructions(role, item, line)
             else:
                 raise GiveUp
-        elif kind == "reasoning":
-            self.output(line, rules.output_blocks(item))
+        elif kind == "reasoning":  # its block has no text to show
+            self.output(line)
         elif kind in rules.call_items:
             call = rules.call_fields(kind, item)
             if call is None:
@@ -442,9 +448,9 @@ class ColumnRollout(StagedRows):
         elif kind not in rules.log_only_items:
             raise GiveUp
 
-    def output(self, line: int, blocks: list[dict[str, Any]]) -> int:
-        """Add ``blocks`` to the open step's assistant message (see ``_Rollout._output``);
-        return its row."""
+    def output(self, line: int) -> list[str]:
+        """Add the output item of ``line`` to the open step's assistant message (see
+        ``_Rollout._output``); return the texts of that message, to add the item's to."""
         if self.message is None or self.answered or not self.step_open:
             self.close_message()
             self.open_step(line)
@@ -457,26 +463,24 @@ class ColumnRollout(StagedRows):
             self.message_line = self.last_message_line = line
             self.last_has_usage = False
             self.answered = False
-        self.blocks.extend(blocks)
         self.parts.message.append(self.message_line)
         self.parts.line.append(line)
-        return self.message  # type: ignore[return-value]
+        return self.texts
 
     def close_message(self) -> None:
         """Give the open step's message its text (its blocks no longer change)."""
         if self.message is not None:
-            text = visible_text(self.blocks)
+            text = "\n".join(self.texts)
             if self.message_text is None:
                 self.columns["text"][self.message] = text
             else:
                 self.messages.values[2][self.message_text] = text
-            self.blocks = []
+            self.texts = []
             self.message = None
 
     def call(self, line: int, call_id: str, name: str, arguments: str) -> None:
-        message = self.output(line, [])
-        self.blocks.append({"type": "tool-call", "id": call_id, "name": name,
-                            "arguments": arguments})
+        self.output(line)  # its tool-call block has no text to show
+        message: int = self.message  # type: ignore[assignment]
         self.request(message, call_id, self.share(name), arguments)
         self.calls[call_id] = (self.turn, self.step, message)
         row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)

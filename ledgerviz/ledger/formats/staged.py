@@ -8,8 +8,7 @@ the events the route stands in for, column for column)."""
 from __future__ import annotations
 
 from array import array
-from collections import deque
-from operator import call
+from collections.abc import Callable
 from typing import Any
 
 from ledgerviz.ledger.shapes import MAX_INTEGER
@@ -107,17 +106,15 @@ class SparseRows:
     """The values some rows hold in some of the table's columns (object columns, or int64
     ones: ``counts``); the other rows keep the column's missing value."""
 
-    __slots__ = ("_appends", "names", "rows", "values")
+    __slots__ = ("add", "names", "rows", "values")
 
     def __init__(self, *names: str, counts: bool = False) -> None:
         self.names = names
         self.rows = array("q")
         self.values: tuple[Any, ...] = tuple(array("q") if counts else [] for _ in names)
-        self._appends = tuple(column.append for column in self.values)
-
-    def add(self, row: int, *values: Any) -> None:
-        self.rows.append(row)
-        deque(map(call, self._appends, values), 0)
+        self.add: Callable[..., None] = _adder(self.rows.append,
+                                               *(column.append for column in self.values))
+        """``add(row, *values)``: stage the values of ``row``, one for each column."""
 
     def scatter(self, columns: dict[str, Any]) -> None:
         """Set the values in ``columns`` (each holding every row), and let them go."""
@@ -128,3 +125,39 @@ class SparseRows:
                 column[row] = value
             del values[:]
         del rows[:]
+
+
+def _adder(row: Callable[[int], None], *columns: Callable[[Any], None]) -> Callable[..., None]:
+    """Return a function that appends a row to ``row`` and a value to each of ``columns``,
+    one call each (a typed route calls it for most of its rows: no loop, no tuple)."""
+    if len(columns) == 1:
+        (first,) = columns
+
+        def add_one(at: int, value: Any) -> None:
+            row(at)
+            first(value)
+        return add_one
+    if len(columns) == 2:
+        first, second = columns
+
+        def add_two(at: int, one: Any, two: Any) -> None:
+            row(at)
+            first(one)
+            second(two)
+        return add_two
+
+    if len(columns) == 3:
+        first, second, third = columns
+
+        def add_three(at: int, one: Any, two: Any, three: Any) -> None:
+            row(at)
+            first(one)
+            second(two)
+            third(three)
+        return add_three
+
+    def add(at: int, *values: Any) -> None:
+        row(at)
+        for append, value in zip(columns, values, strict=False):
+            append(value)
+    return add
