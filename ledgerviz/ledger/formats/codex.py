@@ -652,6 +652,8 @@ def output_blocks(item: dict[str, Any]) -> list[dict[str, Any]]:
 def coded_result(text: str) -> tuple[str, StatusReason] | None:
     """Return the error code and reason a call output of ``text`` proves (a refusal: the
     call never started; an abort: its outcome is unknown), or None."""
+    if "rejected by user" not in text and "aborted by user" not in text:
+        return None  # the common case, told without copying a long output stripped
     said = text.strip()
     if said.startswith(REFUSALS):
         return NOT_STARTED_CODE, REJECTED
