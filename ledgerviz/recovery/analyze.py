@@ -57,6 +57,7 @@ from ledgerviz.recovery.scan_codes import (
     _STEP,
     _STEP_END_KIND,
     _TURN,
+    _TURN_END_KIND,
     _TURN_START_KIND,
     _USER_KIND,
 )
@@ -147,6 +148,8 @@ class _Scan:
         self.step_calls: dict[Any, list[Any]] = {}
         self.open_turn: int | None = None
         self.boundary = 0
+        self.turn_ended = False
+        """Whether the event at ``boundary`` (the last turn boundary) is a turn/end."""
         self.step_end = -1
         """The position of the last step/end scanned."""
         self.synthetic: list[int] = []
@@ -270,7 +273,7 @@ class _Scan:
                 if action == _STEP_END_KIND:
                     self.step_end = key
                 else:
-                    self.boundary = key
+                    self.boundary, self.turn_ended = key, action == _TURN_END_KIND
                     if action == _TURN_START_KIND:
                         self.open_turn = _integer(turns, events, row, "turn")
                     else:
@@ -406,6 +409,8 @@ class _Scan:
                     self._fork_at(call)
             if self.fork_node is not None:
                 return []
+        if self.turn_ended and self.boundary == len(self.out) - 1:
+            return []  # the log ends with a turn/end: no turn is open (no event is read)
         return tail_closers(self.tail_tracker(), generation=self.generation)
 
     def branches(self) -> tuple[array, list[int], list[int]]:

@@ -249,7 +249,7 @@ def _close_state(scan: _Scan, columns: EngineColumns, events: Sequence[Event],
         scan.step_end = step_end
     start, end = actions.rfind(_TURN_START_KIND), actions.rfind(_TURN_END_KIND)
     if max(start, end) != -1:
-        scan.boundary = max(start, end)
+        scan.boundary, scan.turn_ended = max(start, end), end > start
     if start > end:
         turn = columns.turn[start]
         scan.open_turn = data_of(events[start]).get("turn") if turn == MISSING else turn

@@ -81,8 +81,8 @@ def test_a_closed_session_is_analysed_from_its_table_without_one_event_read(poli
     b = closed_session()
     events = Counted(b.events)
     analysis = analyze(events, policy=policy, version=4, columns=EventTable.of(b.events))
-    # the one read under a repairing policy: the closers' tracker, from the last turn/end on
-    assert events.read == (set() if policy == "recorded" else {9})
+    # the log ends with a turn/end: no turn is open, so the closers read no event either
+    assert events.read == set()
     assert analysis.closers == []
     assert [(c.call_id, c.status, c.result_seq) for c in analysis.calls] == [
         ("c1", "ok", 5), ("c2", "error", 7)]
@@ -135,3 +135,25 @@ def test_a_tool_call_without_id_matches_a_block_without_one() -> None:
     assert [(c.call_id, c.dispatched_seq) for c in table.calls] == [(None, 3)]
     assert table.fork_points == [2]
     assert table == analyze(b.events, policy="fork", version=4)
+
+
+@pytest.mark.parametrize("last", [6, 9])
+def test_an_open_turn_is_closed_from_the_events_after_its_turn_start(last: int) -> None:
+    b = closed_session()
+    del b.events[last:]  # 6: c2 requested, never dispatched; 9: only the turn/end missing
+    events = Counted(b.events)
+    analysis = analyze(events, policy="synthesize", version=4, columns=EventTable.of(b.events))
+    assert events.read == set(range(last))  # the tracker's, from the turn/start (row 0) on
+    expected = {6: ["tool/result", "step/end", "turn/end"], 9: ["turn/end"]}[last]
+    assert [closer["type"] for closer in analysis.closers] == expected
+    assert [closer["seq"] for closer in analysis.closers] == list(range(last, last + len(expected)))
+
+
+def test_a_turn_end_followed_by_an_event_is_read_for_the_closers() -> None:
+    b = closed_session()
+    b.turn_start()  # 10: a turn opened after the closed one, nothing in it
+    events = Counted(b.events)
+    analysis = analyze(events, policy="synthesize", version=4, columns=EventTable.of(b.events))
+    assert events.read == {10}
+    assert [(c["type"], c["seq"], c["data"]["turn"]) for c in analysis.closers] == [
+        ("turn/end", 11, 2)]
