@@ -18,6 +18,7 @@ from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.fields import concatenated
 from ledgerviz.ledger.table import MISSING
 from ledgerviz.recovery.analysis import Analysis
+from ledgerviz.recovery.analyze import joined_call_columns
 from ledgerviz.recovery.result_columns import CallColumns
 
 
@@ -87,8 +88,8 @@ class SessionsView:
             np.repeat(np.arange(len(keys)), [len(a.events) for a in analyses]),
             seqs,
             *(recorded if name == "recorded" else marks(analyses, name) for name in MARKS),
-            CallColumns.joined([analysis.call_columns for analysis in analyses]),
-            np.repeat(np.arange(len(keys)), [len(a.call_columns) for a in analyses]),
+            joined_call_columns(analyses),
+            np.repeat(np.arange(len(keys)), [analysis.call_count() for analysis in analyses]),
             _seq_array(table, recorded, seqs),
             time_of(table.column("time")),
             types,
@@ -265,9 +266,10 @@ _FLAGS = frozenset({"synthetic", "recorded"})
 
 def marks(analyses: Sequence[Analysis], name: str) -> np.ndarray:
     """Return the ``EventMarks`` column ``name`` of ``analyses`` one after another: int8
-    codes, or bools for a 0/1 mark (one analysis' read without a copy)."""
-    parts = [np.frombuffer(getattr(analysis.marks, name), np.int8) for analysis in analyses]
-    codes = parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros(0, np.int8)])
+    codes, or bools for a 0/1 mark (one analysis' read without a copy; many joined as bytes
+    first, so a fleet of small sessions makes one array, not one per session)."""
+    parts = [getattr(analysis.marks, name) for analysis in analyses]
+    codes = np.frombuffer(parts[0] if len(parts) == 1 else bytearray().join(parts), np.int8)
     return codes.view(bool) if name in _FLAGS else codes
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from itertools import chain, groupby
+from itertools import chain, compress
+from operator import attrgetter, not_
 from typing import Any, Protocol
 
 import numpy as np
@@ -38,7 +39,7 @@ def tables_column(tables: Sequence[EventTable], name: str) -> np.ndarray:
     in one call however many tables there are (a fleet of small sessions: thousands)."""
     if len(tables) == 1:
         return table_column(tables[0], name)
-    values = [getattr(table, name) for table in tables]
+    values = list(map(attrgetter(name), tables))
     if isinstance(values[0], array):  # a column has one type code in every table
         return np.frombuffer(bytearray().join(values), _NUMPY_TYPES[values[0].typecode])
     return np.fromiter(chain.from_iterable(values), dtype=object,
@@ -61,9 +62,10 @@ class _Rows:
     def __init__(self, tables: Sequence[EventTable], rows: np.ndarray | None) -> None:
         self._tables = tables
         self._rows = rows
+        self._length = sum(map(len, tables)) if rows is None else len(rows)
 
     def __len__(self) -> int:
-        return sum(map(len, self._tables)) if self._rows is None else len(self._rows)
+        return self._length
 
     @property
     def tables(self) -> Sequence[EventTable]:
@@ -90,18 +92,6 @@ class _Rows:
         codes = tables_column(tables, "type_code").astype(np.int64)
         codes += np.repeat(offsets, [len(table) for table in tables])
         return self._taken(codes), [name for table in tables for name in table.type_names]
-
-    @classmethod
-    def merged(cls, parts: Sequence[_Part]) -> list[_Part]:
-        """Return ``parts`` with each run of whole tables as one ``_Rows``, so that a column
-        is made once over the run, not once per session."""
-        merged: list[_Part] = []
-        for whole, run in groupby(parts, key=lambda part: isinstance(part, _Rows) and part.whole):
-            if whole:
-                merged.append(cls([table for part in run for table in part.tables], None))
-            else:
-                merged.extend(run)
-        return merged
 
 
 class _Slice:
@@ -130,9 +120,33 @@ class ViewTable:
 
     @classmethod
     def of(cls, logs: Sequence[SessionLog], analyses: Sequence[Analysis]) -> ViewTable:
-        """Return the table of each session's analysis events, one session after another."""
-        return cls(_Rows.merged([_session_part(log, analysis)
-                                 for log, analysis in zip(logs, analyses, strict=True)]))
+        """Return the table of each session's analysis events, one session after another:
+        the logs' tables, with the events the policy computed tabled apart, all sessions'
+        together (in a fleet of small sessions, once, not once per session), and put in
+        their places."""
+        if not logs:
+            return cls([])
+        tables, own, computed = [], bytearray(), []
+        for log, analysis in zip(logs, analyses, strict=True):
+            table, recorded = log.event_table(), analysis.marks.recorded
+            added = recorded.count(0)
+            if len(recorded) - added != len(table):  # not the log's events: table them
+                tables.append(EventTable.of(analysis.events))
+                own += b"\x01" * len(recorded)
+                continue
+            tables.append(table)
+            own += recorded
+            if added:
+                events = analysis.events
+                computed.extend([events[i] for i in compress(range(len(recorded)),
+                                                             map(not_, recorded))])
+        if not computed:
+            return cls([_Rows(tables, None)])
+        held = np.frombuffer(own, np.int8).view(bool)
+        rows = np.empty(len(held), dtype=np.int64)
+        rows[held] = np.arange(len(held) - len(computed))
+        rows[~held] = np.arange(len(held) - len(computed), len(held))
+        return cls([_Rows([*tables, EventTable.of(computed)], rows)])
 
     @classmethod
     def joined(cls, tables: Sequence[ViewTable]) -> ViewTable:
@@ -232,22 +246,3 @@ def integer_array(values: np.ndarray) -> pd.arrays.IntegerArray:
     """Return an int64 table column (``MISSING`` where absent) as ``Int64``."""
     missing = values == MISSING
     return pd.arrays.IntegerArray(np.where(missing, 0, values), missing)
-
-
-def _session_part(log: SessionLog, analysis: Analysis) -> _Part:
-    """Return the table rows of one session's analysis events: the log's table, with the
-    events the policy computed tabled apart and put in their places."""
-    table = log.event_table()
-    recorded = np.frombuffer(analysis.marks.recorded, np.int8).view(bool)
-    computed = np.flatnonzero(~recorded)
-    if len(recorded) - len(computed) != len(table):  # not the log's events: table them
-        return _Rows([EventTable.of(analysis.events)], None)
-    if not len(computed):
-        return _Rows([table], None)
-    tables = [table, EventTable.of([analysis.events[i] for i in computed.tolist()])]
-    if computed[0] == len(table):  # appended after every recorded event
-        return _Rows(tables, None)
-    rows = np.empty(len(recorded), dtype=np.int64)
-    rows[recorded] = np.arange(len(table))
-    rows[computed] = np.arange(len(table), len(recorded))
-    return _Rows(tables, rows)

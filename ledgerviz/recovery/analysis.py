@@ -128,6 +128,11 @@ class Analysis:
         assert self._calls_from is not None
         return len(self._calls_from)
 
+    def pending_calls(self) -> CallSource | None:
+        """Return what is to make ``call_columns`` when they are first read (None: made,
+        or made from ``calls``), so that a caller may make many analyses' at once."""
+        return None if _is_set(self, "call_columns") else self._calls_from
+
     def _made_calls(self, name: str) -> Any:
         """Make the calls in the form ``name`` (``calls`` or ``call_columns``), from what
         made them if it is still held, else from the other form; what made them is let go

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, repeat
-from operator import and_, is_, is_not, ne
+from operator import add, and_, is_, is_not, ne
 from typing import Any
 
 from ledgerviz.recovery.analysis import (
@@ -479,7 +479,12 @@ _STATUS_CODES = {(answered, dispatched, code, is_error):
 
 
 def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
-    """Return the ``CallColumns`` of scanned calls (``branch``: each event's code).
+    """Return the ``CallColumns`` of scanned calls (``branch``: each event's code)."""
+    return slot_call_columns(_slots_of(calls), branch)
+
+
+def _slots_of(calls: list[list[Any]]) -> list[list[Any]]:
+    """Return scanned calls as one list per slot.
 
     The calls are laid flat once (one pass over them, in C) and each slot is read as a
     slice of that list: a pass per slot over the calls themselves costs several times more
@@ -487,7 +492,32 @@ def call_columns_of(calls: list[list[Any]], branch: array) -> CallColumns:
     flat = list(chain.from_iterable(calls))
     if len(flat) != _SLOTS * len(calls):
         raise ValueError("a scanned call has not the scan's slots")
-    return slot_call_columns([flat[slot::_SLOTS] for slot in range(_SLOTS)], branch)
+    return [flat[slot::_SLOTS] for slot in range(_SLOTS)]
+
+
+def joined_call_columns(analyses: Sequence[Analysis]) -> CallColumns:
+    """Return the ``call_columns`` of ``analyses`` one after another (what
+    ``CallColumns.joined`` of each one's gives): the calls still held as their scans' are
+    laid out together and made columns in one pass, not one per analysis (a fleet of small
+    sessions), and no analysis' own columns are made for it."""
+    parts: list[CallColumns] = []
+    slots: list[list[Any]] = [[] for _ in range(_SLOTS)]
+    branch = array("b")
+    for analysis in analyses:
+        source = analysis.pending_calls()
+        if not isinstance(source, ScannedCalls):
+            if slots[0]:
+                parts.append(slot_call_columns(slots, branch))
+                slots, branch = [[] for _ in range(_SLOTS)], array("b")
+            parts.append(analysis.call_columns)
+        elif len(source):
+            own, offset = source.slots(), len(branch)
+            for slot, (joined, values) in enumerate(zip(slots, own, strict=True)):
+                joined += map(add, values, repeat(offset)) if slot == _NODE else values
+            branch += source.branch
+    if slots[0] or not parts:
+        parts.append(slot_call_columns(slots, branch))
+    return CallColumns.joined(parts)
 
 
 def slot_call_columns(slots: list[list[Any]], branch: array) -> CallColumns:
@@ -525,10 +555,12 @@ class ScannedCalls:
         return facts_of(calls, self.branch)
 
     def columns(self) -> CallColumns:
+        return slot_call_columns(self.slots(), self.branch)
+
+    def slots(self) -> list[list[Any]]:
+        """Return the calls as one list per slot (a settled scan's own lists)."""
         calls = self.calls
-        if isinstance(calls, SettledCalls):
-            return slot_call_columns(calls.final(), self.branch)
-        return call_columns_of(calls, self.branch)
+        return calls.final() if isinstance(calls, SettledCalls) else _slots_of(calls)
 
     def __len__(self) -> int:
         return len(self.calls)

@@ -18,7 +18,10 @@ import pytest
 
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery import Analysis, CallFacts, analyze
+from ledgerviz.recovery.analyze import joined_call_columns
 from ledgerviz.recovery.result_columns import CallColumns, EventMarks
+
+from .build import LedgerBuilder
 
 EVENTS: list[dict[str, Any]] = [
     {"type": "turn/start", "seq": 0, "time": 100, "data": {"turn": 1}},
@@ -128,3 +131,41 @@ def test_a_session_without_calls_gives_empty_calls_in_either_order(first: str) -
     assert analysis.call_count() == 0
     getattr(analysis, first)
     assert (analysis.calls, analysis.call_columns) == ([], CallColumns.of_facts([]))
+
+
+def _settled_session() -> list[dict[str, Any]]:
+    """EVENTS with A answered, B dispatched and answered in error, the step and turn closed:
+    a session whose calls all settle (the engine scans it a column at a time)."""
+    b = LedgerBuilder()
+    b.turn_start()  # 0
+    b.step_start()  # 1
+    b.assistant("A", "B")  # 2
+    for call_id, is_error in (("A", False), ("B", True)):
+        b.tool_call(call_id)  # 3, 5
+        b.tool_result(call_id, is_error=is_error)  # 4, 6
+    b.step_end()  # 7
+    b.turn_end()  # 8
+    return b.events
+
+
+def test_many_analyses_calls_are_joined_in_one_pass() -> None:
+    settled = _settled_session()
+    analyses = [
+        analyze(EVENTS, policy="synthesize", version=4, columns=EventTable.of(EVENTS)),
+        analyze(settled, policy="synthesize", version=4, columns=EventTable.of(settled)),
+        analyze(EVENTS[:2], policy="synthesize", version=4),  # no call
+        Analysis("fork", "v4", EVENTS, [0, 1, 2, 3], *LISTS["fork"], CALLS["fork"]),  # given
+        analyze(settled, policy="synthesize", version=4, columns=EventTable.of(settled)),
+    ]
+    settled_calls = [
+        CallFacts("A", "bash", '{"n":1}', 1, 1, 2, 3, 4, "ok", None, False, "active", True),
+        CallFacts("B", "bash", '{"n":1}', 1, 1, 2, 5, 6, "error", None, True, "active", True),
+    ]
+    joined = joined_call_columns(analyses)
+    assert joined.facts() == (CALLS["synthesize"] + settled_calls + CALLS["fork"]
+                              + settled_calls)
+    assert [analysis.pending_calls() is None for analysis in analyses] == [
+        False, False, False, True, False]  # the engine's analyses made no columns of their own
+    assert [analysis.calls for analysis in analyses] == [
+        CALLS["synthesize"], settled_calls, [], CALLS["fork"], settled_calls]
+    assert joined_call_columns([]).facts() == []
