@@ -122,16 +122,14 @@ class Analysis:
     def call_count(self) -> int:
         """Return how many calls the analysis holds (from whichever form is held: none is
         made)."""
-        for name in ("calls", "call_columns"):
-            if _is_set(self, name):
-                return len(getattr(self, name))
-        assert self._calls_from is not None
-        return len(self._calls_from)
+        if self._calls_from is not None:
+            return len(self._calls_from)
+        return len(self.calls if _is_set(self, "calls") else self.call_columns)
 
-    def pending_calls(self) -> CallSource | None:
-        """Return what is to make ``call_columns`` when they are first read (None: made,
-        or made from ``calls``), so that a caller may make many analyses' at once."""
-        return None if _is_set(self, "call_columns") else self._calls_from
+    def call_source(self) -> CallSource | None:
+        """Return what makes ``call_columns`` (those it made, if made already), so that a
+        caller may make many analyses' at once; None when they are made from ``calls``."""
+        return self._calls_from
 
     def _made_calls(self, name: str) -> Any:
         """Make the calls in the form ``name`` (``calls`` or ``call_columns``), from what

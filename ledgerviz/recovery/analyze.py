@@ -504,7 +504,7 @@ def joined_call_columns(analyses: Sequence[Analysis]) -> CallColumns:
     slots: list[list[Any]] = [[] for _ in range(_SLOTS)]
     branch = array("b")
     for analysis in analyses:
-        source = analysis.pending_calls()
+        source = analysis.call_source()
         if not isinstance(source, ScannedCalls):
             if slots[0]:
                 parts.append(slot_call_columns(slots, branch))

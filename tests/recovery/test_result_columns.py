@@ -161,11 +161,13 @@ def test_many_analyses_calls_are_joined_in_one_pass() -> None:
         CallFacts("A", "bash", '{"n":1}', 1, 1, 2, 3, 4, "ok", None, False, "active", True),
         CallFacts("B", "bash", '{"n":1}', 1, 1, 2, 5, 6, "error", None, True, "active", True),
     ]
+    made = analyses[1].call_columns  # made before the join: the join makes the same
     joined = joined_call_columns(analyses)
+    assert analyses[1].call_columns is made
     assert joined.facts() == (CALLS["synthesize"] + settled_calls + CALLS["fork"]
                               + settled_calls)
-    assert [analysis.pending_calls() is None for analysis in analyses] == [
-        False, False, False, True, False]  # the engine's analyses made no columns of their own
+    assert [analysis.call_source() is None for analysis in analyses] == [
+        False, False, False, True, False]  # the engine's analyses hold their scans' calls
     assert [analysis.calls for analysis in analyses] == [
         CALLS["synthesize"], settled_calls, [], CALLS["fork"], settled_calls]
     assert joined_call_columns([]).facts() == []
