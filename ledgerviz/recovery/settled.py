@@ -7,7 +7,8 @@ no turn ends interrupted or forked. For such a session the event-by-event scan
 (``analyze._Scan.run``) does the same under every policy, and what it ends up holding can
 be worked out from whole columns: the calls from the requested-call columns, each call's
 answer (the first result naming it) and dispatch (the last tool/call naming it before
-that) from the rows of the tool events, the surface from the rows that append to it.
+that) from the rows of the tool events, the surface from the rows that append to it (of
+an event type the scan acts on: a type it does not know is log-only).
 :func:`scan_settled` does that in a few passes in C and holds the calls as one list per
 slot (:class:`SettledCalls`), not a list per call. It declines (returns False, having
 changed nothing) as soon as a condition fails; the caller then runs the event-by-event
@@ -110,7 +111,9 @@ def scan_settled(scan: _Scan, columns: EngineColumns, events: Sequence[Event]) -
         return False
     actions, slots = found.actions, found.slots
     scan.seqs.extend(columns.seq)
-    scan.surface.slots.extend(compress(range(len(actions)), columns.surface_op.tobytes()))
+    appended = columns.surface_op.tobytes()  # a row of no action is never on the surface
+    scan.surface.slots.extend(compress(compress(range(len(actions)), appended),
+                                       compress(actions, appended)))
     scan.out.take(events, 0, len(actions))
     _result_marks(scan, found, columns.synthetic)
     calls = SettledCalls(slots, {})

@@ -91,6 +91,16 @@ def test_an_open_last_step_settles_and_its_calls_get_closers() -> None:
     assert_same_as_event_by_event(b.events)
 
 
+def test_an_event_of_an_unknown_type_is_never_on_the_surface() -> None:
+    b = two_steps()
+    b.events[1]["type"] = "user/note"  # seq 1 appends, but the runtime skips the type
+    assert settles(b.events)
+    for policy in POLICIES:
+        analysis = analyze(b.events, policy=policy, version=4, columns=EventTable.of(b.events))
+        assert analysis.surface == [3, 7, 8, 11, 12]
+        assert analysis.events[1]["type"] == "user/note"
+
+
 def _edit(change: Callable[[LedgerBuilder], None]) -> list[dict[str, Any]]:
     b = two_steps()
     change(b)
@@ -140,6 +150,7 @@ KEPT = {
     "an earlier dispatch before the request": lambda b: _move(b.events, 4, 2),
     "an event without seq (its position stands in)": lambda b: b.events[10].pop("seq"),
     "a step with no calls": lambda b: b.events[11]["data"]["message"].update(content=[]),
+    "an event of an unknown type that appends": lambda b: b.events[1].update(type="user/note"),
 }
 
 
