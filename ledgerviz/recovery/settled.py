@@ -135,9 +135,11 @@ def _settled_calls(columns: EngineColumns) -> _Found | None:
             or ops.tobytes().translate(None, b"\x00\x01") or MISSING in seq):
         return None
     ids, call_ids = requests.call_id, columns.call_id
+    if not set(map(type, ids)) <= {str}:
+        return None  # an id that is not a str (an array or object is no dict key)
     index = dict(zip(ids, range(len(ids)), strict=True))
-    if len(index) != len(ids) or not set(map(type, index)) <= {str}:
-        return None  # a repeated id (a later call takes an earlier's place), or not a str
+    if len(index) != len(ids):
+        return None  # a repeated id (a later call takes an earlier's place)
     asked = list(requests.row)
     if bytes(map(actions.__getitem__, asked)).strip(_ASSISTANT):
         return None

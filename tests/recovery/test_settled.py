@@ -128,6 +128,10 @@ DECLINED = {
     "a message without turn": lambda b: b.events[11]["data"].pop("turn"),
     "a dispatch without callId": lambda b: b.events[6]["data"].pop("callId"),
     "a number for an id": lambda b: b.events[11]["data"]["message"]["content"][1].update(id=3),
+    "an array for an id": lambda b: b.events[11]["data"]["message"]["content"][1].update(
+        id=["c3"]),
+    "an object for an id": lambda b: b.events[3]["data"]["message"]["content"][1].update(
+        id={"c1": 1}),
     "a seq that is no integer": lambda b: b.events[10].update(seq="ten"),
 }
 
