@@ -71,6 +71,24 @@ def test_a_torn_last_line_is_a_warning_and_the_rest_is_kept() -> None:
 
 
 @pytest.mark.parametrize("build", [_codex, _gemini])
+def test_a_complete_last_line_whose_newline_was_not_written_is_a_torn_tail(build) -> None:
+    last = USER if build is _codex else {"id": "u1", "type": "user", "content": "hi"}
+    whole = build(last)
+    content = whole[:-1]  # the record complete, its newline never written
+    size = len(content) - content.rindex(b"\n") - 1
+    log = _read(content)
+    assert [(d.kind, d.severity, d.line, d.message) for d in log.diagnostics] == [
+        ("torn_tail", "warning", 2,
+         f"last line has no newline ({size} bytes): an interrupted append, dropped")]
+    assert log.lines_skipped == 1
+    assert _accounted(log, content)
+    assert not [e for e in log.events if e["type"] == "user/message"]
+    kept = _read(whole)  # with its newline: the record is read
+    assert (kept.diagnostics, kept.lines_skipped) == ([], 0)
+    assert [e["type"] for e in kept.events if e["type"] == "user/message"] == ["user/message"]
+
+
+@pytest.mark.parametrize("build", [_codex, _gemini])
 def test_a_bad_middle_line_is_diagnosed_and_reading_goes_on(build) -> None:
     later = USER if build is _codex else {"id": "u1", "type": "user", "content": "hi"}
     content = build("{not json", "[1, 2]", "", later)

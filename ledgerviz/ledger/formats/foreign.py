@@ -19,7 +19,13 @@ from ledgerviz.ledger.decode import exact_value
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
 from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
-from ledgerviz.ledger.reader import MAX_LINE_UNITS, LeadingBlanks, Piece, line_blocks
+from ledgerviz.ledger.reader import (
+    MAX_LINE_UNITS,
+    LeadingBlanks,
+    Piece,
+    line_blocks,
+    torn_tail_message,
+)
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
@@ -87,8 +93,8 @@ class Records:
     """The JSON objects of one JSONL file, each with its 1-based line, read from chunks.
 
     Lines that give no object are diagnosed and counted in ``skipped``: blank lines, lines
-    that are no JSON, JSON that is not an object, and a last line that is no JSON (a torn
-    append, as in the dsh reader).
+    that are no JSON, JSON that is not an object, and a last line that no newline ends (a
+    torn append, as in the dsh reader).
     """
 
     def __init__(self, log: DiagnosticLog, max_line: int = MAX_LINE_UNITS,
@@ -147,11 +153,12 @@ class Records:
             self._undecoded(*held, last=not rest)
         if rest:  # the file's last line, which no newline ends
             try:
-                value = loads(rest)
+                loads(rest)
             except invalid as error:
                 self._undecoded(number + 1, rest, error, last=True, size=rest_size)
-            else:  # not reached: a block's tail is a line known not to be JSON
-                self._not_an_object(number + 1, value)
+            else:  # JSON whose newline was never written: an interrupted append too
+                self.skipped += 1
+                self.log.add(number + 1, "torn_tail", torn_tail_message(rest_size), "warning")
 
     def _not_an_object(self, number: int, value: Any) -> None:
         self.skipped += 1
