@@ -111,9 +111,8 @@ def scan_settled(scan: _Scan, columns: EngineColumns, events: Sequence[Event]) -
         return False
     actions, slots = found.actions, found.slots
     scan.seqs.extend(columns.seq)
-    appended = columns.surface_op.tobytes()  # a row of no action is never on the surface
-    scan.surface.slots.extend(compress(compress(range(len(actions)), appended),
-                                       compress(actions, appended)))
+    scan.surface.slots.extend(compress(range(len(actions)),
+                                       _on_surface(actions, columns.surface_op.tobytes())))
     scan.out.take(events, 0, len(actions))
     _result_marks(scan, found, columns.synthetic)
     calls = SettledCalls(slots, {})
@@ -123,6 +122,17 @@ def scan_settled(scan: _Scan, columns: EngineColumns, events: Sequence[Event]) -
     scan.settled = calls
     _close_state(scan, columns, events, actions)
     return True
+
+
+_ACTING = bytes(1) + bytes([1]) * 255
+
+
+def _on_surface(actions: bytes, appended: bytes) -> bytes:
+    """Return 1 for each row that appends to the surface (``appended``, 0 or 1 per row) and
+    has a scan action, else 0 (a row of a type the scan does not know is log-only): the two
+    masks and-ed as integers, in C."""
+    acting = int.from_bytes(actions.translate(_ACTING), "little")
+    return (int.from_bytes(appended, "little") & acting).to_bytes(len(actions), "little")
 
 
 def _settled_calls(columns: EngineColumns) -> _Found | None:
