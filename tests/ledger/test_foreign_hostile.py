@@ -89,6 +89,18 @@ def test_a_complete_last_line_whose_newline_was_not_written_is_a_torn_tail(build
 
 
 @pytest.mark.parametrize("build", [_codex, _gemini])
+def test_a_file_whose_last_record_has_no_newline_loads_with_the_same_torn_tail(
+        build, tmp_path: Path) -> None:
+    last = USER if build is _codex else {"id": "u1", "type": "user", "content": "hi"}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(build(last)[:-1])  # a plain file: Codex's typed route hands it over
+    ledger = ledgerviz.load(path)
+    assert [(d.kind, d.line) for d in ledger.diagnostics] == [("torn_tail", 2)]
+    assert ledger.sessions[0].lines_skipped == 1
+    assert len(ledger.frames.messages) == 0
+
+
+@pytest.mark.parametrize("build", [_codex, _gemini])
 def test_a_bad_middle_line_is_diagnosed_and_reading_goes_on(build) -> None:
     later = USER if build is _codex else {"id": "u1", "type": "user", "content": "hi"}
     content = build("{not json", "[1, 2]", "", later)
