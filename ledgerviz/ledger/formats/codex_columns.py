@@ -145,11 +145,12 @@ class ColumnRules(NamedTuple):
     """The source kind of a user message of these content blocks."""
 
 
-def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int
-                ) -> Iterator[tuple[int, list[bytes], list[_Line]]]:
-    """Yield the lines of each block, the number of its first, and their ``_Line``s; raise
-    ``GiveUp`` at the first block with a line the dict route would diagnose or may read
-    differently (see the module docstring)."""
+def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int,
+                decode: Callable[[bytes], Any] = _DECODE
+                ) -> Iterator[tuple[int, list[bytes], list[Any]]]:
+    """Yield the lines of each block, the number of its first, and their structs
+    (``decode``'s: ``_Line``s by default); raise ``GiveUp`` at the first block with a line
+    the dict route would diagnose or may read differently (see the module docstring)."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
         raise GiveUp(1)
     leading = LeadingBlanks()
@@ -166,7 +167,7 @@ def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int
                                         and any(map(_holds_big_integer, piece.lines))):
             raise GiveUp(number)
         try:
-            decoded = list(map(_DECODE, piece.lines))
+            decoded = list(map(decode, piece.lines))
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             raise GiveUp(number) from None
         yield number, piece.lines, decoded

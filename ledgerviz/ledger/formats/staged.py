@@ -3,7 +3,8 @@
 has, appended row by row by the route's own ``add``; the values of the sparse ones (object
 columns, usage counts, error flags) staged by row, then scattered into those columns grown
 to every row with their missing values; the table assembled from them (``EventTable.of`` of
-the events the route stands in for, column for column)."""
+the events the route stands in for, column for column). ``StagedTurns`` adds the rows of a
+route that numbers its own turns and steps (Codex, Gemini)."""
 
 from __future__ import annotations
 
@@ -161,3 +162,59 @@ def _adder(row: Callable[[int], None], *columns: Callable[[Any], None]) -> Calla
         for append, value in zip(columns, values, strict=False):
             append(value)
     return add
+
+
+class StagedTurns(StagedRows):
+    """The rows of a typed route that opens and closes its own turns and steps, as
+    ``foreign.EventWriter`` does: each row appended with the time being read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.time_cell = MISSING
+        """The time of the line being read, as the time column holds it."""
+        self.turn = self.step = 0
+        self.turn_open = self.step_open = False
+
+    def add(self, kind: str, line: int, turn: int = MISSING, step: int = MISSING,
+            op: int = 0) -> int:
+        """Append one row; return it."""
+        row = len(self.codes)
+        self.codes.append(self.code_of[kind])
+        self.times.append(self.time_cell)
+        self.turns.append(turn)
+        self.steps.append(step)
+        self.ops.append(op)
+        self.lines.append(line)
+        return row
+
+    def open_turn(self, line: int, previous: str = "unmarked") -> None:
+        """Start the next turn, ending an open one first with the reason ``previous``."""
+        if self.turn_open:
+            self.close_turn(previous, line)
+        self.turn += 1
+        self.step = 0
+        self.turn_open = True
+        self.add("turn/start", line, self.turn)
+
+    def close_turn(self, reason: str, line: int) -> None:
+        """End the open turn (and its open step) with ``reason``; none open: nothing."""
+        if not self.turn_open:
+            return
+        self.close_step(line)
+        self.turn_open = False
+        self.ends.add(self.add("turn/end", line, self.turn), reason)
+
+    def open_step(self, line: int) -> None:
+        """Start the next step of the open turn (a turn first when none is open)."""
+        if not self.turn_open:
+            self.open_turn(line)
+        self.close_step(line)
+        self.step += 1
+        self.step_open = True
+        self.add("step/start", line, self.turn, self.step)
+
+    def close_step(self, line: int) -> None:
+        """End the open step; none open: nothing."""
+        if self.step_open:
+            self.step_open = False
+            self.add("step/end", line, self.turn, self.step)
