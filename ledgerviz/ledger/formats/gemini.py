@@ -16,6 +16,7 @@ holding ``messages``) is read the same way.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
@@ -25,15 +26,15 @@ import orjson
 
 from ledgerviz.ledger.diagnostics import DiagnosticLog
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
+from ledgerviz.ledger.formats.codex_columns import GiveUp, first_chunk_taken, typed_lines
 from ledgerviz.ledger.formats.foreign import (
     AT_END,
     BOM_WARNING,
     COMPLETED,
-    DENIED_BY_POLICY,
-    INTERRUPTED,
-    REJECTED,
+    FOREIGN_VERSION,
     ROLLED_BACK,
     EventWriter,
+    LineStarts,
     Records,
     as_dict,
     as_list,
@@ -41,22 +42,32 @@ from ledgerviz.ledger.formats.foreign import (
     dsh_header,
     epoch_ms,
     quote,
+    session_key,
     session_log,
     string_field,
-    text_block,
     unknown_kind,
 )
+from ledgerviz.ledger.formats.gemini_columns import DECODE, ColumnChat
+from ledgerviz.ledger.formats.gemini_events import Derivation
+from ledgerviz.ledger.formats.gemini_records import (
+    LOG_ONLY_TYPES,
+    NOT_RUN_STATUSES,
+    content_blocks,
+    ran,
+    reply_blocks,
+    requested_calls,
+    result_of,
+    result_text,
+    usage_of,
+)
+from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.gcpause import paused_gc
-from ledgerviz.ledger.reader import opened_chunks
+from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
+from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE
+from ledgerviz.ledger.tabled import TableRows
 
 FORMAT_NAME = "gemini"
-LOG_ONLY_TYPES = frozenset({"info", "warning", "error"})
-NOT_RUN_STATUSES = frozenset({"validating", "scheduled", "awaiting_approval"})
-"""Call statuses that prove the tool had not started when the record was written."""
-DENIED = re.compile(r"denied by policy|policy (?:denied|blocked)|user (?:denied|rejected|did "
-                    r"not allow)|not allowed by (?:the )?policy", re.IGNORECASE)
 HEADER = re.compile(rb'"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')
 
 
@@ -75,11 +86,68 @@ def _one_object(head: bytes) -> bool:
 
 
 def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog:
-    """Return the session of one Gemini CLI chat given as its chunks."""
+    """Return the session of one Gemini CLI chat given as its chunks: a plain file the typed
+    route (``gemini_columns``) when every line has the common shapes, else (and any other
+    input) the dict route (``_Chat``)."""
+    chunks = iter(chunks)
+    if options.origin is not None:
+        first = next(chunks, b"")
+        chunks = chain([first], chunks)
+        if first_chunk_taken(first):
+            return _typed_session(path, chunks, options)
+    return _dict_session(path, chunks, options)
+
+
+def _typed_session(path: str, chunks: Iterator[Chunk], options: ReadOptions) -> SessionLog:
+    """Return the session of a chat read the typed route; when it gives up, the dict route
+    reads the file again from its start (checked to be the file read)."""
+    assert options.origin is not None
+    rows = TableRows(path, options.origin)
+    sized = _Sized(chunks)
+    kept = rows.kept(sized)
+    starts = LineStarts()
+    chat = ColumnChat()
+    try:
+        with paused_gc():  # the rows' many small objects would set the collector off
+            chat.read(typed_lines(kept, starts, options.max_line, DECODE))
+            table = chat.finish()
+    except GiveUp:
+        deque(kept, 0)  # read to its end: the file it was is known
+        return _dict_session(path, _bytes_again(rows.source(), sized.size), options)
+    header = _header(chat.metadata, path)
+    events = DerivedEvents(Derivation(table, rows.source(), starts, chat.copies, chat.results),
+                           len(table))
+    return SessionLog(path, session_key(path, header), header, FOREIGN_VERSION, events,
+                      DiagnosticLog(path, strict=options.strict).finish(), 0, table.line,
+                      format=FORMAT_NAME, call_reasons=chat.call_reasons(), table=table)
+
+
+class _Sized:
+    """A file's chunks, counting the bytes taken."""
+
+    def __init__(self, chunks: Iterator[Chunk]) -> None:
+        self.chunks = chunks
+        self.size = 0
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for chunk in self.chunks:
+            self.size += len(chunk)  # type: ignore[arg-type]  # a plain file's: bytes
+            yield chunk
+
+
+def _bytes_again(source: LineSource, size: int) -> Iterator[bytes]:
+    """Yield the first ``size`` bytes of the file ``source`` reads again (each block checked
+    to come from the file read), a block at a time."""
+    for start in range(0, size, READ_BYTES):
+        yield from source.read([(start, min(start + READ_BYTES, size))])
+
+
+def _dict_session(path: str, chunks: Iterator[Chunk], options: ReadOptions) -> SessionLog:
+    """Return the session of a chat read the dict route (``_Chat``)."""
     log = DiagnosticLog(path, strict=options.strict)
     records = Records(log, options.max_line)
     chat = _Chat(log, path)
-    data = opened_chunks(iter(chunks), log, BOM_WARNING)
+    data = opened_chunks(chunks, log, BOM_WARNING)
     with paused_gc():  # millions of acyclic dicts: no collection pass may walk them
         _replay(chat, data, log, records)
     return session_log(path, FORMAT_NAME, chat.header(), chat.writer, records, log)
@@ -243,7 +311,8 @@ class _Chat:
         message_id = as_text(record.get("id"))
         if kind == "user":
             writer.open_turn(line, COMPLETED)
-            event = writer.user_message(message_id, _blocks(record.get("content")), "user", line)
+            event = writer.user_message(message_id, content_blocks(record.get("content")), "user",
+                                        line)
             instance.surface_seq = event["seq"]
         elif kind == "gemini":
             self._reply(instance, message_id, line)
@@ -261,42 +330,28 @@ class _Chat:
         event = writer.assistant(message_id, source, line)
         instance.surface_seq = event["seq"]
         data = event["data"]
-        content = data["message"]["content"]
-        for thought in as_list(record.get("thoughts")):
-            thought = as_dict(thought)
-            text = ": ".join(as_text(thought.get(k)) for k in ("subject", "description")
-                             if thought.get(k))
-            content.append({"type": "reasoning", "text": text})
-        content.extend(_blocks(record.get("content")))
-        usage = _usage(as_dict(record.get("tokens")))
+        data["message"]["content"].extend(reply_blocks(record.get("thoughts"),
+                                                        record.get("content")))
+        usage = usage_of(as_dict(record.get("tokens")))
         if usage:
             data["usage"] = usage
-        calls = [as_dict(call) for call in as_list(record.get("toolCalls"))]
-        ids = [call["id"] if isinstance(call.get("id"), str) else f"{message_id}-call-{number}"
-               for number, call in enumerate(calls)]
-        for call, call_id in zip(calls, ids, strict=True):
+        calls = requested_calls(record.get("toolCalls"), message_id)
+        for call, call_id in calls:
             writer.tool_call(event, call_id, as_text(call.get("name")),
-                             as_text(call.get("args")), line, dispatched=_ran(call))
-        for call, call_id in zip(calls, ids, strict=True):
+                             as_text(call.get("args")), line, dispatched=ran(call))
+        for call, call_id in calls:
             self._outcome(call, call_id, line)
         writer.close_step(line)
 
     def _outcome(self, call: dict[str, Any], call_id: str, line: int) -> None:
         """Write what a call's status proves (FOREIGN_FORMATS §4)."""
-        writer = self.writer
         status = call.get("status")
-        text = _result_text(call)
-        if status == "success":
-            writer.tool_result(call_id, text, line)
-        elif status == "error":
-            reason = DENIED_BY_POLICY if DENIED.search(text) else None
-            writer.tool_result(call_id, text, line, is_error=True, reason=reason)
-        elif status == "cancelled":
-            if DENIED.search(text):
-                writer.tool_result(call_id, text, line, code=NOT_STARTED_CODE, reason=REJECTED)
-            else:
-                writer.tool_result(call_id, text, line, code=UNKNOWN_CODE,
-                                   reason=INTERRUPTED)
+        text = result_text(call)
+        result = result_of(status, text)
+        if result is not None:
+            is_error, code, reason = result
+            self.writer.tool_result(call_id, text, line, is_error=is_error, code=code,
+                                    reason=reason)
         elif status not in NOT_RUN_STATUSES and status != "executing":
             self.log.add(line, "unknown_status", f"call {call_id[:80]!r} has status "
                          f"{as_text(status)[:40]!r}: its outcome is unknown", "warning")
@@ -308,23 +363,19 @@ class _Chat:
         writer.explain_unanswered(lambda call_id, turn: AT_END)
 
     def header(self) -> dict[str, Any]:
-        """Return the dsh header (a subagent's parent is the folder its file lies in, as
-        gemini-cli lays them out: ``chats/<parent session id>/<session id>.jsonl``)."""
-        meta = self.metadata
-        subagent = meta.get("kind") == "subagent"
-        folder = Path(self.path).parent
-        parent = folder.name if subagent and folder.parent.name == "chats" else None
-        return dsh_header(meta.get("sessionId"), epoch_ms(meta.get("startTime")),
-                          parentSession=parent or None,
-                          origin="subagent" if subagent else None)
+        """Return the dsh header (``_header``)."""
+        return _header(self.metadata, self.path)
 
 
-def _ran(call: dict[str, Any]) -> bool:
-    """Whether a call may have started: not waiting to run, nor cancelled by a denial."""
-    status = call.get("status")
-    if status in NOT_RUN_STATUSES:
-        return False
-    return status != "cancelled" or not DENIED.search(_result_text(call))
+def _header(meta: dict[str, Any], path: str) -> dict[str, Any]:
+    """Return the dsh header of a chat's merged metadata (a subagent's parent is the folder
+    its file lies in, as gemini-cli lays them out: ``chats/<parent session id>/<session
+    id>.jsonl``)."""
+    subagent = meta.get("kind") == "subagent"
+    folder = Path(path).parent
+    parent = folder.name if subagent and folder.parent.name == "chats" else None
+    return dsh_header(meta.get("sessionId"), epoch_ms(meta.get("startTime")),
+                      parentSession=parent or None, origin="subagent" if subagent else None)
 
 
 def _kept(kind: str, value: Any) -> dict[str, Any]:
@@ -336,52 +387,6 @@ def _kept(kind: str, value: Any) -> dict[str, Any]:
     if kind == "set":
         return {"$set": "messages"}
     return value
-
-
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    """Return dsh content blocks of a Gemini ``PartListUnion`` (text parts as text, other
-    parts as their first key, e.g. ``inlineData``)."""
-    if isinstance(content, str):
-        return [text_block(content)] if content else []
-    parts = content if isinstance(content, list) else [content]
-    blocks = []
-    for part in parts:
-        if isinstance(part, str):
-            blocks.append(text_block(part))
-        elif isinstance(part, dict):
-            if isinstance(part.get("text"), str) and not part.get("thought"):
-                blocks.append(text_block(part["text"]))
-            elif part and "text" not in part:
-                blocks.append({"type": f"plugin:gemini-{as_text(next(iter(part)))}"})
-    return blocks
-
-
-def _result_text(call: dict[str, Any]) -> str:
-    """Return a call's result as text: its ``functionResponse`` outputs, else its display."""
-    texts = []
-    result = call.get("result")
-    for part in result if isinstance(result, list) else [result]:
-        part = as_dict(part)
-        response = as_dict(as_dict(part.get("functionResponse")).get("response"))
-        if response:
-            texts.append(as_text(response.get("output", response.get("error", response))))
-        elif isinstance(part.get("text"), str):
-            texts.append(part["text"])
-    return "\n".join(texts) or as_text(call.get("resultDisplay"))
-
-
-def _usage(tokens: dict[str, Any]) -> dict[str, int]:
-    """Return dsh usage of a Gemini ``tokens`` record (its ``input`` includes ``cached``)."""
-    counts = {key: value for key, value in tokens.items() if type(value) is int}
-    if not counts:
-        return {}
-    cached = counts.get("cached", 0)
-    usage = {"inputTokens": counts.get("input", 0) - cached,
-             "outputTokens": counts.get("output", 0), "cacheReadTokens": cached,
-             "reasoningTokens": counts.get("thoughts", 0)}
-    if "total" in counts:
-        usage["totalTokens"] = counts["total"]
-    return usage
 
 
 FORMAT = Format(FORMAT_NAME, sniff, read, "Gemini CLI chat (~/.gemini/tmp/*/chats, JSONL)")

@@ -1,0 +1,128 @@
+"""A Gemini chat's events, re-derived on demand from the session's table and the chat's
+lines, for a chat the typed route (``gemini_columns``) read.
+
+A turn or step boundary, a tool/call and a tool/result are their columns (a result's
+dispatch, ``sourceEventSeqs``, is kept beside the table); a user or assistant message and a
+log-only ``gemini/<kind>`` event are their record's, read again from the file
+(``reread.lines_again``): a message's last copy, mapped as the dict route maps it
+(``gemini_records``; an assistant message's calls are the table's requests); a log-only
+event holds its record as decoded (a ``$set``'s update for ``gemini/metadata``).
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from typing import Any
+
+from ledgerviz.ledger.formats.foreign import LineStarts, as_dict, as_text, result_data
+from ledgerviz.ledger.formats.gemini_records import content_blocks, reply_blocks, usage_of
+from ledgerviz.ledger.reread import LineSource, lines_again
+from ledgerviz.ledger.table import EventTable
+from ledgerviz.recovery.vocab import MISSING
+
+Event = dict[str, Any]
+
+FORMAT_NAME = "gemini"
+RECORD_TYPES = frozenset({"user/message", "assistant/message"})
+"""The types, besides the log-only ``gemini/<kind>``, derived from their record."""
+
+
+class Derivation:
+    """What a Gemini session's events are re-derived from besides its records."""
+
+    def __init__(self, table: EventTable, source: LineSource, starts: LineStarts,
+                 copies: tuple[array, array], results: tuple[array, array]) -> None:
+        self.table = table
+        self.source = source
+        self.starts = starts
+        self.copies = copies
+        """The first and the last line of each message repeated (ascending first lines)."""
+        self.results = results
+        """The rows of the tool/results that name their dispatch, and its seq."""
+
+    def window(self, first: int, stop: int) -> list[Event]:
+        """Return the events of rows ``first`` to ``stop``."""
+        table = self.table
+        names, codes, lines = table.type_names, table.type_code, table.line
+        wanted = {self._record_line(lines[row]) for row in range(first, stop)
+                  if _from_record(names[codes[row]])}
+        records = self._records(sorted(wanted))
+        return [self._event(row, records) for row in range(first, stop)]
+
+    def _record_line(self, line: int) -> int:
+        """Return the line of the last copy of the record first read on ``line``."""
+        firsts, lasts = self.copies
+        found = bisect_right(firsts, line)
+        return lasts[found - 1] if found and firsts[found - 1] == line else line
+
+    def _records(self, lines: list[int]) -> dict[int, dict[str, Any]]:
+        """Return the record of each of ``lines`` (ascending), read again."""
+        starts = self.starts
+        records = lines_again(self.source, [starts.start(line) for line in lines],
+                              [starts.stop(line) for line in lines],
+                              lambda at: f"line {lines[at]}")
+        return dict(zip(lines, records, strict=True))
+
+    def _event(self, row: int, records: dict[int, dict[str, Any]]) -> Event:
+        table = self.table
+        kind = table.type_names[table.type_code[row]]
+        time = table.time[row]
+        event: Event = {"type": kind, "seq": row, "time": None if time == MISSING else time,
+                        "data": None}
+        turn, step = table.turn[row], table.step[row]
+        if _from_record(kind):
+            record = records[self._record_line(table.line[row])]
+            if kind == "user/message":
+                event["data"] = {"id": as_text(record.get("id")), "role": "user",
+                                 "content": content_blocks(record.get("content")),
+                                 "source": {"kind": "user"}}
+            elif kind == "assistant/message":
+                event["data"] = self._assistant(row, record)
+            elif kind == "gemini/metadata":
+                event["data"] = record["$set"]
+            else:
+                event["data"] = record
+        elif kind == "turn/start":
+            event["data"] = {"turn": turn}
+        elif kind == "turn/end":
+            event["data"] = {"turn": turn, "reason": {"kind": table.end_reason[row]}}
+        elif kind == "tool/call":
+            event["data"] = {"turn": turn, "step": step, "callId": table.call_id[row],
+                             "name": table.tool_name[row], "arguments": table.arguments[row]}
+        elif kind == "tool/result":
+            event["data"] = result_data(FORMAT_NAME, table.call_id[row], table.text[row], turn,
+                                        step, is_error=table.is_error[row] == 1,
+                                        code=table.error_code[row])
+        else:  # a step's boundary
+            event["data"] = {"turn": turn, "step": step}
+        if kind in RECORD_TYPES or kind == "tool/result":
+            event["surfaceOp"] = "append"
+        if kind == "tool/result":
+            rows, seqs = self.results
+            found = bisect_left(rows, row)
+            if found < len(rows) and rows[found] == row:
+                event["sourceEventSeqs"] = [seqs[found]]
+        return event
+
+    def _assistant(self, row: int, record: dict[str, Any]) -> dict[str, Any]:
+        """Return an assistant/message's data: its record's blocks, then its calls'."""
+        table = self.table
+        requests = table.requests
+        content = reply_blocks(record.get("thoughts"), record.get("content"))
+        for at in range(bisect_left(requests.row, row), bisect_right(requests.row, row)):
+            content.append({"type": "tool-call", "id": requests.call_id[at],
+                            "name": requests.name[at], "arguments": requests.arguments[at]})
+        message = {"id": as_text(record.get("id")), "role": "assistant", "content": content,
+                   "source": {"kind": "model", "provider": "google", "model": table.model[row]}}
+        data: dict[str, Any] = {"turn": table.turn[row], "step": table.step[row],
+                                "message": message}
+        usage = usage_of(as_dict(record.get("tokens")))
+        if usage:
+            data["usage"] = usage
+        return data
+
+
+def _from_record(kind: str) -> bool:
+    """Whether an event of type ``kind`` is derived from its record."""
+    return kind in RECORD_TYPES or kind.startswith("gemini/")
