@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from ledgerviz.ledger.formats import sealed
 from ledgerviz.ledger.formats.foreign import LineStarts
 from ledgerviz.ledger.formats.sealed import DerivedEvents
-from ledgerviz.ledger.reread import LineSource, lines_again
+from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
 
@@ -118,19 +118,9 @@ class Derivation:
                     wanted.add(usage)
             elif kind.startswith("codex/") or (kind in APPENDED and kind != "tool/result"):
                 wanted.add(lines[row])
-        records = self._records(sorted(wanted))
+        records = self.starts.records(self.source, sorted(wanted))
         return [held[row] if row in held else self._event(row, records, assistants)
                 for row in range(first, stop)]
-
-    def _records(self, lines: list[int]) -> dict[int, dict[str, Any]]:
-        """Return the record of each of ``lines`` (ascending), read again
-        (``reread.lines_again``: a line no longer where it was read is a
-        ``LedgerChangedError``)."""
-        starts = self.starts
-        records = lines_again(self.source, [starts.start(line) for line in lines],
-                              [starts.stop(line) for line in lines],
-                              lambda at: f"line {lines[at]}")
-        return dict(zip(lines, records, strict=True))
 
     def _event(self, row: int, records: dict[int, dict[str, Any]],
                assistants: dict[int, tuple[list[int], int | None]]) -> Event:

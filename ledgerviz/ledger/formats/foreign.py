@@ -26,6 +26,7 @@ from ledgerviz.ledger.reader import (
     line_blocks,
     torn_tail_message,
 )
+from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
@@ -226,6 +227,14 @@ class LineStarts:
         """Return the lines held (``hold``)."""
         assert self._held is not None
         return b"".join(self._held)
+
+    def records(self, source: LineSource, lines: list[int]) -> dict[int, dict[str, Any]]:
+        """Return the record of each of ``lines`` (ascending), read again from ``source``
+        (``reread.lines_again``: a line no longer where it was read is a
+        ``LedgerChangedError``)."""
+        records = lines_again(source, [self.start(line) for line in lines],
+                              [self.stop(line) for line in lines], lambda at: f"line {lines[at]}")
+        return dict(zip(lines, records, strict=True))
 
     def start(self, line: int) -> int:
         """Return the offset of line ``line``'s first byte."""

@@ -51,13 +51,11 @@ from ledgerviz.ledger.formats.gemini_columns import DECODE, ColumnChat
 from ledgerviz.ledger.formats.gemini_events import Derivation
 from ledgerviz.ledger.formats.gemini_records import (
     LOG_ONLY_TYPES,
-    NOT_RUN_STATUSES,
     content_blocks,
+    outcome_of,
     ran,
     reply_blocks,
     requested_calls,
-    result_of,
-    result_text,
     usage_of,
 )
 from ledgerviz.ledger.formats.sealed import DerivedEvents
@@ -345,16 +343,15 @@ class _Chat:
 
     def _outcome(self, call: dict[str, Any], call_id: str, line: int) -> None:
         """Write what a call's status proves (FOREIGN_FORMATS §4)."""
-        status = call.get("status")
-        text = result_text(call)
-        result = result_of(status, text)
+        text, result, unknown = outcome_of(call)
         if result is not None:
             is_error, code, reason = result
             self.writer.tool_result(call_id, text, line, is_error=is_error, code=code,
                                     reason=reason)
-        elif status not in NOT_RUN_STATUSES and status != "executing":
+        elif unknown:
             self.log.add(line, "unknown_status", f"call {call_id[:80]!r} has status "
-                         f"{as_text(status)[:40]!r}: its outcome is unknown", "warning")
+                         f"{as_text(call.get('status'))[:40]!r}: its outcome is unknown",
+                         "warning")
 
     def _finish(self) -> None:
         """End the last turn: calls are written once complete, so a chat shows no crash."""

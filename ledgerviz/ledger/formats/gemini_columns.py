@@ -31,13 +31,11 @@ from ledgerviz.ledger.formats.codex_columns import GiveUp
 from ledgerviz.ledger.formats.foreign import AT_END, as_dict, as_list, as_text, epoch_ms
 from ledgerviz.ledger.formats.gemini_records import (
     LOG_ONLY_TYPES,
-    NOT_RUN_STATUSES,
     content_blocks,
+    outcome_of,
     ran,
     reply_blocks,
     requested_calls,
-    result_of,
-    result_text,
     usage_of,
 )
 from ledgerviz.ledger.formats.staged import SparseRows, StagedTurns, usage_count
@@ -225,12 +223,10 @@ class ColumnChat(StagedTurns):
 
     def outcome(self, call: dict[str, Any], call_id: str, line: int) -> None:
         """Write what a call's status proves (``gemini._Chat._outcome``)."""
-        status = call.get("status")
-        text = result_text(call)
-        result = result_of(status, text)
+        text, result, unknown = outcome_of(call)
+        if unknown:
+            raise GiveUp  # an ``unknown_status`` warning
         if result is None:
-            if status not in NOT_RUN_STATUSES and status != "executing":
-                raise GiveUp  # an ``unknown_status`` warning
             return
         is_error, code, reason = result
         row = self.add("tool/result", line, *self.calls[call_id][:2], _APPEND)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ledgerviz.ledger.formats.foreign import LineStarts, as_dict, as_text, result_data
 from ledgerviz.ledger.formats.gemini_records import content_blocks, reply_blocks, usage_of
-from ledgerviz.ledger.reread import LineSource, lines_again
+from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING
 
@@ -47,7 +47,7 @@ class Derivation:
         names, codes, lines = table.type_names, table.type_code, table.line
         wanted = {self._record_line(lines[row]) for row in range(first, stop)
                   if _from_record(names[codes[row]])}
-        records = self._records(sorted(wanted))
+        records = self.starts.records(self.source, sorted(wanted))
         return [self._event(row, records) for row in range(first, stop)]
 
     def _record_line(self, line: int) -> int:
@@ -55,14 +55,6 @@ class Derivation:
         firsts, lasts = self.copies
         found = bisect_right(firsts, line)
         return lasts[found - 1] if found and firsts[found - 1] == line else line
-
-    def _records(self, lines: list[int]) -> dict[int, dict[str, Any]]:
-        """Return the record of each of ``lines`` (ascending), read again."""
-        starts = self.starts
-        records = lines_again(self.source, [starts.start(line) for line in lines],
-                              [starts.stop(line) for line in lines],
-                              lambda at: f"line {lines[at]}")
-        return dict(zip(lines, records, strict=True))
 
     def _event(self, row: int, records: dict[int, dict[str, Any]]) -> Event:
         table = self.table

@@ -55,7 +55,22 @@ def requested_calls(tool_calls: Any, message_id: str) -> list[tuple[dict[str, An
              else f"{message_id}-call-{number}") for number, call in enumerate(calls)]
 
 
-def result_of(status: Any, text: str) -> tuple[bool, str | None, StatusReason | None] | None:
+Result = tuple[bool, str | None, StatusReason | None]
+"""What a call's status proves of its result: whether it is an error, its code, the reason
+of the call's status."""
+
+
+def outcome_of(call: dict[str, Any]) -> tuple[str, Result | None, bool]:
+    """Return a call's result text, what its status proves of its result (None: it has
+    none, ``result_of``) and whether that status is one gemini-cli does not write."""
+    status = call.get("status")
+    text = result_text(call)
+    result = result_of(status, text)
+    known = result is not None or status in NOT_RUN_STATUSES or status == "executing"
+    return text, result, not known
+
+
+def result_of(status: Any, text: str) -> Result | None:
     """Return what a call's ``status`` (its result's ``text`` beside it) proves of its
     result (FOREIGN_FORMATS §4): whether it is an error, its code and the reason of its
     status; None: the call has no result."""
