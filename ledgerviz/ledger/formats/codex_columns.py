@@ -50,7 +50,7 @@ from ledgerviz.ledger.formats.foreign import (
     new_event,
     result_data,
 )
-from ledgerviz.ledger.formats.staged import StagedRows, usage_count
+from ledgerviz.ledger.formats.staged import StagedTurns, usage_count
 from ledgerviz.ledger.numbers import (
     exact_loads,
     holds_big_integer,
@@ -195,7 +195,7 @@ class _LogNames(dict[str, str]):
         return name
 
 
-class ColumnRollout(StagedRows):
+class ColumnRollout(StagedTurns):
     """The state of reading one rollout into columns (``codex._Rollout``'s, for the shapes
     the typed route takes)."""
 
@@ -206,16 +206,12 @@ class ColumnRollout(StagedRows):
         """The row of each tool/result and its dispatch's."""
         self.parts = Parts()
         self.time: int | None = None
-        self.time_cell = MISSING
-        """``time`` as the time column holds it."""
         self.at = 0
         """The line being mapped."""
         self.time_before: tuple[int | None, int] = (None, MISSING)
         """``time`` and ``time_cell`` before it."""
         self.meta: dict[str, Any] | None = None
         self.meta_time: int | None = None
-        self.turn = self.step = 0
-        self.turn_open = self.step_open = False
         self.marked = False
         self.model: Any = None
         self.message: int | None = None
@@ -238,9 +234,6 @@ class ColumnRollout(StagedRows):
         self.exit_codes: dict[str, int] = {}
         self.log_names = _LogNames()
         """The event type of a log-only record of each kind."""
-        self.appends = (self.codes.append, self.times.append, self.turns.append,
-                        self.steps.append, self.ops.append, self.lines.append)
-        """How ``add`` appends to the columns every row has."""
         self.held: dict[int, Event] = {}
         """The events of the rows of a shape ``codex_events`` does not re-derive (a rewind, a
         compaction, an aborted turn's end or call's result), as the dict route writes them."""
@@ -260,19 +253,6 @@ class ColumnRollout(StagedRows):
         """The turns a ``turn_aborted`` ended."""
 
     # rows
-
-    def add(self, kind: str, line: int, turn: int = MISSING, step: int = MISSING,
-            op: int = 0) -> int:
-        """Append one row; return it."""
-        row = len(self.codes)
-        code, time, turns, steps, ops, lines = self.appends
-        code(self.code_of[kind])
-        time(self.time_cell)
-        turns(turn)
-        steps(step)
-        ops(op)
-        lines(line)
-        return row
 
     def hold(self, kind: str, data: Any, line: int, op: Any = None,
              sources: list[int] | None = None) -> int:
@@ -539,14 +519,6 @@ class ColumnRollout(StagedRows):
                        _APPEND)
         self.messages.add(row, role, "runtime-context", text)
 
-    def open_turn(self, line: int, previous: str = "unmarked") -> None:
-        if self.turn_open:
-            self.close_turn(previous, line)
-        self.turn += 1
-        self.step = 0
-        self.turn_open = True
-        self.add("turn/start", line, self.turn)
-
     def close_turn(self, reason: str | dict[str, Any], line: int) -> None:
         """End the open turn with ``reason``: a kind, or a reason of more (held)."""
         if not self.turn_open:
@@ -557,19 +529,6 @@ class ColumnRollout(StagedRows):
             self.ends.add(self.add("turn/end", line, self.turn), reason)
         else:
             self.hold("turn/end", {"turn": self.turn, "reason": reason}, line)
-
-    def open_step(self, line: int) -> None:
-        if not self.turn_open:
-            self.open_turn(line)
-        self.close_step(line)
-        self.step += 1
-        self.step_open = True
-        self.add("step/start", line, self.turn, self.step)
-
-    def close_step(self, line: int) -> None:
-        if self.step_open:
-            self.step_open = False
-            self.add("step/end", line, self.turn, self.step)
 
     # the end
 

@@ -174,17 +174,21 @@ class StagedTurns(StagedRows):
         """The time of the line being read, as the time column holds it."""
         self.turn = self.step = 0
         self.turn_open = self.step_open = False
+        self.appends = (self.codes.append, self.times.append, self.turns.append,
+                        self.steps.append, self.ops.append, self.lines.append)
+        """How ``add`` appends to the columns every row has."""
 
     def add(self, kind: str, line: int, turn: int = MISSING, step: int = MISSING,
             op: int = 0) -> int:
         """Append one row; return it."""
         row = len(self.codes)
-        self.codes.append(self.code_of[kind])
-        self.times.append(self.time_cell)
-        self.turns.append(turn)
-        self.steps.append(step)
-        self.ops.append(op)
-        self.lines.append(line)
+        code, time, turns, steps, ops, lines = self.appends
+        code(self.code_of[kind])
+        time(self.time_cell)
+        turns(turn)
+        steps(step)
+        ops(op)
+        lines(line)
         return row
 
     def open_turn(self, line: int, previous: str = "unmarked") -> None:
