@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.formats import sealed
-from ledgerviz.ledger.formats.foreign import LineStarts
+from ledgerviz.ledger.formats.foreign import LineStarts, RowDerivation
 from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.table import EventTable
@@ -86,19 +86,15 @@ class Parts:
         return parts, usage
 
 
-class Derivation:
+class Derivation(RowDerivation):
     """What a Codex session's events are re-derived from besides its records."""
 
     def __init__(self, table: EventTable, source: LineSource, starts: LineStarts,
                  parts: Parts, held: dict[int, Event], results: tuple[array, array],
                  rules: Rules) -> None:
-        self.table = table
-        self.source = source
-        self.starts = starts
+        super().__init__(table, source, starts, results)
         self.parts = parts
         self.held = held
-        self.results = results
-        """The rows of the tool/results that name their dispatch, and its seq."""
         self.rules = rules
 
     def window(self, first: int, stop: int) -> list[Event]:
@@ -125,41 +121,25 @@ class Derivation:
     def _event(self, row: int, records: dict[int, dict[str, Any]],
                assistants: dict[int, tuple[list[int], int | None]]) -> Event:
         """Return the event of row ``row`` (not held)."""
-        table = self.table
-        kind = table.type_names[table.type_code[row]]
-        time = table.time[row]
-        event: Event = {"type": kind, "seq": row, "time": None if time == MISSING else time,
-                        "data": None}
-        turn, step, line = table.turn[row], table.step[row], table.line[row]
+        kind, event = self.started(row)
+        line = self.table.line[row]
         if kind.startswith("codex/"):
             event["data"] = payload_of(records[line])
             return event
-        if kind == "turn/start":
-            event["data"] = {"turn": turn}
-        elif kind in ("step/start", "step/end"):
-            event["data"] = {"turn": turn, "step": step}
-        elif kind == "turn/end":
-            event["data"] = {"turn": turn, "reason": {"kind": table.end_reason[row]}}
-        elif kind == "tool/call":
-            event["data"] = {"turn": turn, "step": step, "callId": table.call_id[row],
-                             "name": table.tool_name[row], "arguments": table.arguments[row]}
+        data = self.row_data(kind, row)
+        if data is not None:
+            event["data"] = data
         elif kind == "tool/result":
-            event["data"] = self._result(row, turn, step)
+            event["data"] = self._result(row)
         elif kind == "assistant/message":
             event["data"] = self._assistant(row, line, records, *assistants[row])
         else:  # a user, system or developer message
             event["data"] = self._message(kind, row, records[line])
-        if kind in APPENDED:
-            event["surfaceOp"] = "append"
-        if kind == "tool/result":
-            rows, seqs = self.results
-            found = bisect_left(rows, row)
-            if found < len(rows) and rows[found] == row:
-                event["sourceEventSeqs"] = [seqs[found]]
-        return event
+        return self.completed(kind, row, event, appended=kind in APPENDED)
 
-    def _result(self, row: int, turn: int, step: int) -> dict[str, Any]:
+    def _result(self, row: int) -> dict[str, Any]:
         table = self.table
+        turn, step = table.turn[row], table.step[row]
         call_id = table.call_id[row]
         message: dict[str, Any] = {
             "id": f"codex-result-{call_id}", "role": "tool",

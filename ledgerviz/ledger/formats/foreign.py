@@ -29,7 +29,8 @@ from ledgerviz.ledger.reader import (
 from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
-from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
+from ledgerviz.ledger.table import EventTable
+from ledgerviz.recovery.vocab import MISSING, NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 from ledgerviz.wording import counted
 
 Event = dict[str, Any]
@@ -245,6 +246,56 @@ class LineStarts:
         last line without one)."""
         starts = self.starts
         return (starts[line] if line < len(starts) else self._offset) - 1
+
+
+class RowDerivation:
+    """What every typed route's events are re-derived from besides its records: the
+    session's table, its file's lines (``source``, read again at ``starts``) and the
+    tool/results that name their dispatch (``results``: their rows, ascending, and the
+    dispatch's seq). A format's subclass maps the events its records carry."""
+
+    def __init__(self, table: EventTable, source: LineSource, starts: LineStarts,
+                 results: tuple[array, array]) -> None:
+        self.table = table
+        self.source = source
+        self.starts = starts
+        self.results = results
+
+    def started(self, row: int) -> tuple[str, Event]:
+        """Return row ``row``'s type and its event (``data`` still None)."""
+        table = self.table
+        kind = table.type_names[table.type_code[row]]
+        time = table.time[row]
+        return kind, {"type": kind, "seq": row, "time": None if time == MISSING else time,
+                      "data": None}
+
+    def row_data(self, kind: str, row: int) -> dict[str, Any] | None:
+        """Return the data of a turn's or step's boundary or of a tool/call, made of the
+        row's columns alone; None for an event of any other type."""
+        table = self.table
+        turn = table.turn[row]
+        if kind == "turn/start":
+            return {"turn": turn}
+        if kind in ("step/start", "step/end"):
+            return {"turn": turn, "step": table.step[row]}
+        if kind == "turn/end":
+            return {"turn": turn, "reason": {"kind": table.end_reason[row]}}
+        if kind == "tool/call":
+            return {"turn": turn, "step": table.step[row], "callId": table.call_id[row],
+                    "name": table.tool_name[row], "arguments": table.arguments[row]}
+        return None
+
+    def completed(self, kind: str, row: int, event: Event, *, appended: bool) -> Event:
+        """Return ``event`` with its surface op (``appended``) and, for a tool/result that
+        names its dispatch, that dispatch's seq."""
+        if appended:
+            event["surfaceOp"] = "append"
+        if kind == "tool/result":
+            rows, seqs = self.results
+            found = bisect_left(rows, row)
+            if found < len(rows) and rows[found] == row:
+                event["sourceEventSeqs"] = [seqs[found]]
+        return event
 
 
 def line_too_long(log: DiagnosticLog, line: int, size: int, max_line: int) -> None:

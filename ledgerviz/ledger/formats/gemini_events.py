@@ -15,11 +15,16 @@ from array import array
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from ledgerviz.ledger.formats.foreign import LineStarts, as_dict, as_text, result_data
+from ledgerviz.ledger.formats.foreign import (
+    LineStarts,
+    RowDerivation,
+    as_dict,
+    as_text,
+    result_data,
+)
 from ledgerviz.ledger.formats.gemini_records import content_blocks, reply_blocks, usage_of
 from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.table import EventTable
-from ledgerviz.recovery.vocab import MISSING
 
 Event = dict[str, Any]
 
@@ -28,18 +33,14 @@ RECORD_TYPES = frozenset({"user/message", "assistant/message"})
 """The types, besides the log-only ``gemini/<kind>``, derived from their record."""
 
 
-class Derivation:
+class Derivation(RowDerivation):
     """What a Gemini session's events are re-derived from besides its records."""
 
     def __init__(self, table: EventTable, source: LineSource, starts: LineStarts,
                  copies: tuple[array, array], results: tuple[array, array]) -> None:
-        self.table = table
-        self.source = source
-        self.starts = starts
+        super().__init__(table, source, starts, results)
         self.copies = copies
         """The first and the last line of each message repeated (ascending first lines)."""
-        self.results = results
-        """The rows of the tool/results that name their dispatch, and its seq."""
 
     def window(self, first: int, stop: int) -> list[Event]:
         """Return the events of rows ``first`` to ``stop``."""
@@ -57,12 +58,8 @@ class Derivation:
         return lasts[found - 1] if found and firsts[found - 1] == line else line
 
     def _event(self, row: int, records: dict[int, dict[str, Any]]) -> Event:
+        kind, event = self.started(row)
         table = self.table
-        kind = table.type_names[table.type_code[row]]
-        time = table.time[row]
-        event: Event = {"type": kind, "seq": row, "time": None if time == MISSING else time,
-                        "data": None}
-        turn, step = table.turn[row], table.step[row]
         if _from_record(kind):
             record = records[self._record_line(table.line[row])]
             if kind == "user/message":
@@ -75,27 +72,15 @@ class Derivation:
                 event["data"] = record["$set"]
             else:
                 event["data"] = record
-        elif kind == "turn/start":
-            event["data"] = {"turn": turn}
-        elif kind == "turn/end":
-            event["data"] = {"turn": turn, "reason": {"kind": table.end_reason[row]}}
-        elif kind == "tool/call":
-            event["data"] = {"turn": turn, "step": step, "callId": table.call_id[row],
-                             "name": table.tool_name[row], "arguments": table.arguments[row]}
         elif kind == "tool/result":
-            event["data"] = result_data(FORMAT_NAME, table.call_id[row], table.text[row], turn,
-                                        step, is_error=table.is_error[row] == 1,
+            event["data"] = result_data(FORMAT_NAME, table.call_id[row], table.text[row],
+                                        table.turn[row], table.step[row],
+                                        is_error=table.is_error[row] == 1,
                                         code=table.error_code[row])
-        else:  # a step's boundary
-            event["data"] = {"turn": turn, "step": step}
-        if kind in RECORD_TYPES or kind == "tool/result":
-            event["surfaceOp"] = "append"
-        if kind == "tool/result":
-            rows, seqs = self.results
-            found = bisect_left(rows, row)
-            if found < len(rows) and rows[found] == row:
-                event["sourceEventSeqs"] = [seqs[found]]
-        return event
+        else:  # a turn's or step's boundary, or a tool/call
+            event["data"] = self.row_data(kind, row)
+        return self.completed(kind, row, event,
+                              appended=kind in RECORD_TYPES or kind == "tool/result")
 
     def _assistant(self, row: int, record: dict[str, Any]) -> dict[str, Any]:
         """Return an assistant/message's data: its record's blocks, then its calls'."""
