@@ -519,16 +519,13 @@ class ColumnRollout(StagedTurns):
                        _APPEND)
         self.messages.add(row, role, "runtime-context", text)
 
-    def close_turn(self, reason: str | dict[str, Any], line: int) -> None:
-        """End the open turn with ``reason``: a kind, or a reason of more (held)."""
-        if not self.turn_open:
-            return
-        self.close_step(line)
-        self.turn_open = False
-        if reason.__class__ is str:
-            self.ends.add(self.add("turn/end", line, self.turn), reason)
+    def boundary(self, kind: str, line: int, reason: Any = None) -> None:
+        """Write a turn's or step's boundary; a turn's end whose reason is more than a kind
+        is held as written."""
+        if kind == "turn/end" and reason.__class__ is not str:
+            self.hold(kind, {"turn": self.turn, "reason": reason}, line)
         else:
-            self.hold("turn/end", {"turn": self.turn, "reason": reason}, line)
+            super().boundary(kind, line, reason)
 
     # the end
 

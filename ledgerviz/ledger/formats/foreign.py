@@ -17,6 +17,7 @@ import orjson
 
 from ledgerviz.ledger.decode import exact_value
 from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
+from ledgerviz.ledger.formats.open_turns import OpenTurns
 from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
 from ledgerviz.ledger.reader import (
@@ -408,7 +409,7 @@ def result_data(format: str, call_id: str, text: str, turn: int, step: int, *,
     return data
 
 
-class EventWriter:
+class EventWriter(OpenTurns):
     """Writes one session's dsh events: seqs dense from 0, each event's source line, the
     open turn and step, and the model-visible surface (for rewinds and replacements).
 
@@ -416,7 +417,10 @@ class EventWriter:
     record as it was decoded.
     """
 
+    unmarked = UNMARKED
+
     def __init__(self, format: str) -> None:
+        super().__init__()
         self.format = format
         self.log_prefix = f"{format}/"
         """How the name of a log-only event begins."""
@@ -426,10 +430,6 @@ class EventWriter:
         self.store = EventStore(self.events, self.lines)
         self.time: int | None = None
         """The time of the line being read (the last one that had a time)."""
-        self.turn = 0
-        self.turn_open = False
-        self.step = 0
-        self.step_open = False
         self.surface: list[int] = []
         """Seqs on the model-visible surface, in order (rewound ones removed)."""
         self.prompts: list[int] = []
@@ -474,37 +474,15 @@ class EventWriter:
         """Append a log-only event holding a record of the foreign format."""
         return self.add(self.log_prefix + kind, record, line)
 
-    def open_turn(self, line: int, previous: dict[str, Any] = UNMARKED) -> None:
-        """Start the next turn, ending an open one first with the reason ``previous``."""
-        if self.turn_open:
-            self.close_turn(previous, line)
-        self.turn += 1
-        self.step = 0
-        self.turn_open = True
-        self.add("turn/start", {"turn": self.turn}, line)
-
-    def close_turn(self, reason: dict[str, Any], line: int) -> None:
-        """End the open turn (and its open step) with ``reason``; no open turn: nothing."""
-        if not self.turn_open:
-            return
-        self.close_step(line)
-        self.turn_open = False
-        self.add("turn/end", {"turn": self.turn, "reason": dict(reason)}, line)
-
-    def open_step(self, line: int) -> None:
-        """Start the next step of the open turn (a turn first when none is open)."""
-        if not self.turn_open:
-            self.open_turn(line)
-        self.close_step(line)
-        self.step += 1
-        self.step_open = True
-        self.add("step/start", {"turn": self.turn, "step": self.step}, line)
-
-    def close_step(self, line: int) -> None:
-        """End the open step; no open step: nothing."""
-        if self.step_open:
-            self.step_open = False
-            self.add("step/end", {"turn": self.turn, "step": self.step}, line)
+    def boundary(self, kind: str, line: int, reason: Any = None) -> None:
+        """Append a turn's or step's boundary event (a turn's end with a copy of its
+        ``reason``)."""
+        if kind == "turn/start":
+            self.add(kind, {"turn": self.turn}, line)
+        elif kind == "turn/end":
+            self.add(kind, {"turn": self.turn, "reason": dict(reason)}, line)
+        else:
+            self.add(kind, {"turn": self.turn, "step": self.step}, line)
 
     def user_message(self, message_id: str, content: list[dict[str, Any]], source_kind: str,
                      line: int) -> Event:

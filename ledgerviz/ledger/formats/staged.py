@@ -12,6 +12,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from ledgerviz.ledger.formats.open_turns import OpenTurns
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable, Requests, Shared
 from ledgerviz.recovery.vocab import MISSING
@@ -164,16 +165,17 @@ def _adder(row: Callable[[int], None], *columns: Callable[[Any], None]) -> Calla
     return add
 
 
-class StagedTurns(StagedRows):
+class StagedTurns(StagedRows, OpenTurns):
     """The rows of a typed route that opens and closes its own turns and steps, as
     ``foreign.EventWriter`` does: each row appended with the time being read."""
 
+    unmarked = "unmarked"
+
     def __init__(self) -> None:
-        super().__init__()
+        StagedRows.__init__(self)
+        OpenTurns.__init__(self)
         self.time_cell = MISSING
         """The time of the line being read, as the time column holds it."""
-        self.turn = self.step = 0
-        self.turn_open = self.step_open = False
         self.appends = (self.codes.append, self.times.append, self.turns.append,
                         self.steps.append, self.ops.append, self.lines.append)
         """How ``add`` appends to the columns every row has."""
@@ -191,34 +193,11 @@ class StagedTurns(StagedRows):
         lines(line)
         return row
 
-    def open_turn(self, line: int, previous: str = "unmarked") -> None:
-        """Start the next turn, ending an open one first with the reason ``previous``."""
-        if self.turn_open:
-            self.close_turn(previous, line)
-        self.turn += 1
-        self.step = 0
-        self.turn_open = True
-        self.add("turn/start", line, self.turn)
-
-    def close_turn(self, reason: str, line: int) -> None:
-        """End the open turn (and its open step) with ``reason``; none open: nothing."""
-        if not self.turn_open:
-            return
-        self.close_step(line)
-        self.turn_open = False
-        self.ends.add(self.add("turn/end", line, self.turn), reason)
-
-    def open_step(self, line: int) -> None:
-        """Start the next step of the open turn (a turn first when none is open)."""
-        if not self.turn_open:
-            self.open_turn(line)
-        self.close_step(line)
-        self.step += 1
-        self.step_open = True
-        self.add("step/start", line, self.turn, self.step)
-
-    def close_step(self, line: int) -> None:
-        """End the open step; none open: nothing."""
-        if self.step_open:
-            self.step_open = False
-            self.add("step/end", line, self.turn, self.step)
+    def boundary(self, kind: str, line: int, reason: Any = None) -> None:
+        """Append a turn's or step's boundary row (a turn's end with its ``reason``)."""
+        if kind == "turn/start":
+            self.add(kind, line, self.turn)
+        elif kind == "turn/end":
+            self.ends.add(self.add(kind, line, self.turn), reason)
+        else:
+            self.add(kind, line, self.turn, self.step)
