@@ -44,6 +44,24 @@ def test_files_no_format_claims_fall_back_to_dsh(tmp_path: Path) -> None:
     assert [d.kind for d in ledgerviz.load(path).diagnostics] == ["not_a_ledger"]
 
 
+CLAUDE_RECORD = (b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"c-1",'
+                 b'"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}\n')
+
+
+def test_a_damaged_first_line_is_passed_over_to_tell_the_format(tmp_path: Path) -> None:
+    assert formats.detect_format(b'{"type":"us\n' + CLAUDE_RECORD).name == "claude_code"
+    assert formats.detect_format(b"\n".join([b"{"] * 3) + b"\n" + CLAUDE_RECORD).name \
+        == "claude_code"
+    # past SNIFF_LINES lines, or after a whole JSON line no format claims: the fallback
+    assert formats.detect_format(b"{\n" * 4 + CLAUDE_RECORD).name == "dsh"
+    assert formats.detect_format(b'{"a":1}\n' + CLAUDE_RECORD).name == "dsh"
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(b'{"type":"us\n' + CLAUDE_RECORD)
+    ledger = ledgerviz.load(path)
+    assert ledger.sessions[0].format == "claude_code"
+    assert [(d.kind, d.line) for d in ledger.diagnostics][:1] == [("invalid_json", 1)]
+
+
 def test_an_unknown_format_name_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown format 'nope': choose from .*dsh"):
         formats.format_named("nope")

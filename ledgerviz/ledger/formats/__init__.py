@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import NamedTuple
 
+import orjson
+
 from ledgerviz.ledger.reader import MAX_LINE_UNITS
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin, SourceProblem
@@ -26,6 +28,9 @@ Chunk = bytes | SourceProblem
 SNIFF_BYTES = 64 * 1024
 """How much of a file's start ``sniff`` is shown: this much, or the whole file when it is
 shorter, however its chunks are cut."""
+SNIFF_LINES = 4
+"""How many lines are shown to the sniffers: when none claims a file by its first line and
+that line is not JSON (damaged), the file is judged again from its next line."""
 
 
 class ReadOptions(NamedTuple):
@@ -107,10 +112,23 @@ def detect_format(head: Chunk) -> Format:
         _SNIFFED[tuple(_FORMATS)] = sniffed
     if isinstance(head, bytes) and head:
         start = head[:SNIFF_BYTES]
-        for format in sniffed:
-            if format.sniff(start):
-                return format
+        for _ in range(SNIFF_LINES):
+            for format in sniffed:
+                if format.sniff(start):
+                    return format
+            first, _, start = start.lstrip(b" \t\r\n").partition(b"\n")
+            if not start or _is_json(first):  # a whole record no format claims
+                break
     return _FORMATS[FALLBACK]
+
+
+def _is_json(line: bytes) -> bool:
+    """Whether ``line`` is one JSON value."""
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def claiming_format(head: bytes) -> Format | None:
