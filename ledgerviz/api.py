@@ -156,6 +156,12 @@ class Strategies:
     """For a cut: the projector and pairing checks shared with the ledger it was cut from."""
 
 
+def _check_policy(policy: Policy) -> None:
+    """Raise ValueError for a name that is no policy."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+
+
 class Ledger:
     """One or more sessions read from ledger files; recovery views are computed on demand."""
 
@@ -166,6 +172,9 @@ class Ledger:
         self._sessions = with_distinct_keys(list(sessions))  # a key held twice: a warning
         self._by_key = {log.key: log for log in self._sessions}
         self._views: dict[Policy, RecoveryView] = {}
+        self._alone: dict[tuple[Policy, str], Analysis] = {}
+        """Analyses made for one session before its policy's view (``context``); the view
+        takes them."""
         self._prefixes: dict[tuple[str, Policy], PrefixAnalyses] = {}
         self._bases: dict[tuple[str, Policy], SessionFrames] = {}
         self._strategies = strategies or Strategies()
@@ -390,11 +399,12 @@ class Ledger:
         tool-call pairing against every provider (``session`` optional for one session)."""
         if provider is not None and provider not in PROVIDERS:
             raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
-        key = self._single(session, "project").key
+        log = self._single(session, "project")
+        key = log.key
         if self._memos is None:  # kept: the next context resumes from what this one read
             self._memos = _Memos.new()
         memos = self._memos
-        analysis = self.recovery(policy).analyses[key]
+        analysis = self._analysis(log, policy)
         with paused_gc():  # many new objects, no cycles: a collection would walk every event
             messages = memos.projector.project(analysis, self._strategies.shares(policy, analysis))
             problems = memos.pairing.problems(messages)
@@ -410,15 +420,17 @@ class Ledger:
 
     def recovery(self, policy: Policy) -> RecoveryView:
         """Return every session analysed under ``policy`` (computed once, then cached)."""
-        if policy not in POLICIES:
-            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        _check_policy(policy)
         view = self._views.get(policy)
         if view is None:
             total = sum(len(log.events) for log in self._sessions)
+            alone = self._alone
             with paused_gc(), progress(total, EVENTS_THRESHOLD, f"analysing ({policy})") as step:
                 analyses = {}
                 for log in self._sessions:
-                    analyses[log.key] = self._strategies.analyzer(log, policy)
+                    made = alone.pop((policy, log.key), None)
+                    analyses[log.key] = (self._strategies.analyzer(log, policy) if made is None
+                                         else made)
                     if step is not None:
                         step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
@@ -426,6 +438,19 @@ class Ledger:
             frames = build_frames(triples) if framer is None else framer(policy, triples)
             view = self._views[policy] = RecoveryView(policy, analyses, frames)
         return view
+
+    def _analysis(self, log: SessionLog, policy: Policy) -> Analysis:
+        """Return one session's analysis under ``policy``: its view's when the view is
+        made, else made for this session alone (no other session read or framed)."""
+        _check_policy(policy)
+        view = self._views.get(policy)
+        if view is not None:
+            return view.analyses[log.key]
+        made = self._alone.get((policy, log.key))
+        if made is None:
+            with paused_gc():
+                made = self._alone[(policy, log.key)] = self._strategies.analyzer(log, policy)
+        return made
 
     def _single(self, session: str | int | None, action: str) -> SessionLog:
         """Return the named session, or the only one when ``session`` is None."""

@@ -13,6 +13,7 @@ from gc_watch import collections_started
 import ledgerviz
 from ledgerviz.ledger import LedgerError
 from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.reread import LedgerChangedError
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery import analyze
 from ledgerviz.simulate import write_scenario
@@ -215,6 +216,23 @@ def test_context_arguments_are_checked() -> None:
         ledger.context("fork")
     with pytest.raises(ValueError, match="unknown provider"):
         ledger.context("fork", provider="gemini", session=0)  # type: ignore[arg-type]
+
+
+def test_context_reads_only_its_own_session(tmp_path: Path) -> None:
+    # a file rewritten after the load stops its own session's context, not another's
+    for name in ("crash-mid-dispatch.jsonl", "tool-error.jsonl"):
+        (tmp_path / name).write_bytes((EXAMPLES / name).read_bytes())
+    ledger = ledgerviz.load(tmp_path)
+    crashed, failed = (log.key for log in ledger.sessions)
+    assert Path(ledger.sessions[0].path).name == "crash-mid-dispatch.jsonl"
+    (tmp_path / "crash-mid-dispatch.jsonl").write_bytes((EXAMPLES / "clean.jsonl").read_bytes())
+    context = ledger.context("synthesize", session=failed)
+    assert context.valid == {"openai": True, "anthropic": True}
+    assert all(message.seq is not None for message in context.messages)  # none computed
+    with pytest.raises(LedgerChangedError, match=r"crash-mid-dispatch\.jsonl"):
+        ledger.context("synthesize", session=crashed)
+    with pytest.raises(ValueError, match="unknown policy"):
+        ledger.context("rewind", session=failed)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("reuse", [False, True])
