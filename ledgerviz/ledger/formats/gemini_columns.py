@@ -31,16 +31,17 @@ from ledgerviz.ledger.formats.codex_columns import GiveUp
 from ledgerviz.ledger.formats.foreign import AT_END, as_dict, as_list, as_text, epoch_ms
 from ledgerviz.ledger.formats.gemini_records import (
     LOG_ONLY_TYPES,
-    content_blocks,
-    outcome_of,
-    ran,
+    WITHOUT_RESULT,
+    Result,
+    content_text,
+    may_have_run,
+    parts_text,
     reply_blocks,
-    requested_calls,
+    result_of,
     usage_of,
 )
 from ledgerviz.ledger.formats.staged import SparseRows, StagedTurns, usage_count
 from ledgerviz.ledger.table import USAGE_KEYS, EventTable
-from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import MISSING, RECOVERY_CODES, SURFACE_OPS, StatusReason
 
 _APPEND = SURFACE_OPS.index("append")
@@ -50,6 +51,25 @@ made by ``numbers.json_text``, which the standard library's recursion limit stop
 thousand levels (the dict route's ``bad_record``); fewer brackets cannot nest that deep."""
 FLUSH_ROWS = 1 << 16
 """How many rows' facts are staged before they are scattered into the columns."""
+
+
+_Other = str | int | float | bool | None
+"""A JSON value that is no object nor array."""
+
+
+class _Call(msgspec.Struct):
+    """The fields of a message's call the reader reads (``toolCalls[]``)."""
+
+    id: Any = None
+    name: Any = None
+    args: Any = None
+    result: Any = None
+    status: Any = None
+    resultDisplay: Any = None
+
+
+NO_CALL = _Call()
+"""A call of another shape than an object: none of its fields (``as_dict``'s ``{}``)."""
 
 
 class _Record(msgspec.Struct):
@@ -63,7 +83,7 @@ class _Record(msgspec.Struct):
     model: Any = None
     thoughts: msgspec.Raw = msgspec.Raw(b"null")
     """Not read (its reasoning blocks hold no visible text), only screened (``reply``)."""
-    toolCalls: Any = None
+    toolCalls: list[_Call | list | _Other] | dict | _Other = None
     tokens: Any = None
     turn: Any = None
     step: Any = None
@@ -80,7 +100,11 @@ DECODE = msgspec.json.Decoder(_Record).decode
 
 class ColumnChat(StagedTurns):
     """The state of reading one chat into columns (``gemini._Chat``'s, for the shapes the
-    typed route takes)."""
+    typed route takes).
+
+    A message's rows are appended as one run: their type codes and surface ops as the
+    pattern of the message's shape (made once per shape), their time, turn, step and line
+    staged in lists until ``scatter`` moves them into the columns."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -98,11 +122,14 @@ class ColumnChat(StagedTurns):
         self.results = (array("q"), array("q"))
         """The row of each tool/result that names its dispatch, and its dispatch's."""
         self.error_codes = SparseRows("error_code")
-        self.calls: dict[str, tuple[int, int, int]] = {}
-        """Each requested call's turn, step and the row of the message that requested it."""
+        self.unanswered: dict[str, None] = {}
+        """Each call requested without a result, in order of its first such request."""
         self.dispatched: dict[str, int] = {}
-        self.answered: set[str] = set()
         self.reasons: dict[str, StatusReason] = {}
+        self.staged: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])
+        """The time, turn, step and line of each row added since the last ``scatter``."""
+        self.patterns: dict[tuple[Any, ...], tuple[array, array]] = {}
+        """The type codes and surface ops of the rows of each message shape met."""
 
     def read(self, pieces: Any) -> None:
         """Map every line of ``pieces`` (``codex_columns.typed_lines``'); raise ``GiveUp``
@@ -161,7 +188,52 @@ class ColumnChat(StagedTurns):
 
     def log_only(self, kind: str, line: int, turn: Any, step: Any) -> None:
         """Add a log-only row (its record is its data: its turn and step are the record's)."""
-        self.add(f"gemini/{kind}", line, _int64(turn), _int64(step))
+        self.add(_LOG_ONLY_NAMES[kind], line, _int64(turn), _int64(step))
+
+    def add(self, kind: str, line: int, turn: int = MISSING, step: int = MISSING,
+            op: int = 0) -> int:
+        """Append one row (its time the one being read); return it."""
+        row = len(self.codes)
+        self.codes.append(self.code_of[kind])
+        self.ops.append(op)
+        times, turns, steps, lines = self.staged
+        times.append(self.time_cell)
+        turns.append(turn)
+        steps.append(step)
+        lines.append(line)
+        return row
+
+    def rows(self, shape: tuple[Any, ...], line: int, turns: tuple[int, ...],
+             steps: tuple[int, ...]) -> None:
+        """Append the rows of a message of ``shape`` (``_kinds``) read on ``line``, with the
+        time being read and these turns and steps."""
+        codes, ops = self.patterns.get(shape) or self.pattern(shape)
+        self.codes.extend(codes)
+        self.ops.extend(ops)
+        times, turn_cells, step_cells, lines = self.staged
+        count = len(codes)
+        times.extend((self.time_cell,) * count)
+        turn_cells.extend(turns)
+        step_cells.extend(steps)
+        lines.extend((line,) * count)
+
+    def pattern(self, shape: tuple[Any, ...]) -> tuple[array, array]:
+        """Return (and keep) the type codes and surface ops of the rows of ``shape``: type
+        codes numbered in the order the rows come, as ``add`` numbers them."""
+        kinds = _kinds(*shape)
+        found = self.patterns[shape] = (
+            array("H", [self.code_of[kind] for kind in kinds]),
+            array("b", [_APPEND if kind in _APPENDED else 0 for kind in kinds]))
+        return found
+
+    def next_turn(self) -> bool:
+        """Open the next turn without writing its boundaries (``rows`` writes them); return
+        whether one was open (it ends, ``completed``, as ``OpenTurns.open_turn`` ends it)."""
+        was_open = self.turn_open
+        self.turn += 1
+        self.step = 0
+        self.turn_open = True
+        return was_open
 
     def write_pending(self) -> None:
         """Write the pending message as its last copy, then the records that waited."""
@@ -174,9 +246,7 @@ class ColumnChat(StagedTurns):
             self.time_cell = time
         kind = record.type
         if kind == "user":
-            self.open_turn(line, "completed")
-            text = visible_text(content_blocks(record.content))
-            self.messages.add(self.add("user/message", line, op=_APPEND), "user", "user", text)
+            self.prompt(record, line)
         elif kind == "gemini":
             self.reply(record, line)
         elif kind in LOG_ONLY_TYPES:
@@ -184,9 +254,22 @@ class ColumnChat(StagedTurns):
         else:
             raise GiveUp
         self.pending = None
-        for waited in self.waiting:
-            self.log_only(*waited)
-        self.waiting = []
+        if self.waiting:
+            for waited in self.waiting:
+                self.log_only(*waited)
+            self.waiting = []
+
+    def prompt(self, record: _Record, line: int) -> None:
+        """Write a ``user`` message: the open turn's end, the next turn's start, the prompt."""
+        row = len(self.codes)
+        ended = self.next_turn()
+        turn = self.turn
+        if ended:
+            self.ends.add(row, "completed")
+            self.rows((True, True, 0, 0), line, (turn - 1, turn, MISSING), _MISSING_3)
+        else:
+            self.rows((True, False, 0, 0), line, (turn, MISSING), _MISSING_3[:2])
+        self.messages.add(row + ended + 1, "user", "user", content_text(record.content))
 
     def reply(self, record: _Record, line: int) -> None:
         """Write a ``gemini`` message as one step (``gemini._Chat._reply``): the reply and each
@@ -194,42 +277,68 @@ class ColumnChat(StagedTurns):
         model = record.model
         if model is not None and model.__class__ is not str:
             raise GiveUp  # a ``wrong_shape`` warning
-        self.open_step(line)
+        opens = not self.turn_open
+        if opens:
+            self.next_turn()
+        self.step += 1
         turn, step = self.turn, self.step
-        row = self.add("assistant/message", line, turn, step, _APPEND)
+        row = len(self.codes) + opens + 1
         if len(record.thoughts) > MAX_SKIPPED_BRACKETS:
             thoughts = bytes(record.thoughts)
             if thoughts.count(b"[") + thoughts.count(b"{") > MAX_SKIPPED_BRACKETS:
                 reply_blocks(orjson.loads(thoughts), None)  # to trip where the dict route does
-        text = visible_text(content_blocks(record.content))
-        usage = usage_of(as_dict(record.tokens))
-        calls = requested_calls(record.toolCalls, record.id)
-        for call, call_id in calls:
-            name = self.share(as_text(call.get("name")))
-            arguments = as_text(call.get("args"))
-            self.request(row, call_id, name, arguments)
-            self.calls[call_id] = (turn, step, row)
-            if ran(call):
-                self.dispatched[call_id] = dispatch = self.add("tool/call", line, turn, step)
-                self.dispatches.add(dispatch, call_id, name, arguments)
-        self.messages.add(row, "assistant", "model", text)
+        calls = record.toolCalls
+        dispatched, settled = (self.calls(calls, record.id, row) if calls.__class__ is list
+                               else (0, ()))
+        result = row + dispatched
+        for call_id, text, (is_error, code, reason) in settled:
+            result += 1
+            self.answer(result, call_id, text, is_error, code, reason)
+        count = opens + 3 + dispatched + len(settled)
+        self.rows((False, opens, dispatched, len(settled)), line, (turn,) * count,
+                  _MISSING_3[:opens] + (step,) * (count - opens))
+        self.messages.add(row, "assistant", "model", content_text(record.content))
         if model is not None:
             self.models.add(row, "google", self.share(model))
+        usage = usage_of(as_dict(record.tokens))
         if usage:
             self.usage.add(row, *map(usage_count, map(usage.get, USAGE_KEYS)))
-        for call, call_id in calls:
-            self.outcome(call, call_id, line)
-        self.close_step(line)
 
-    def outcome(self, call: dict[str, Any], call_id: str, line: int) -> None:
-        """Write what a call's status proves (``gemini._Chat._outcome``)."""
-        text, result, unknown = outcome_of(call)
-        if unknown:
-            raise GiveUp  # an ``unknown_status`` warning
-        if result is None:
-            return
-        is_error, code, reason = result
-        row = self.add("tool/result", line, *self.calls[call_id][:2], _APPEND)
+    def calls(self, calls: list[Any], message_id: str, row: int
+              ) -> tuple[int, list[tuple[str, str, Result]]]:
+        """Stage the requests of the calls a reply (its message on ``row``) makes and the
+        dispatches of those that may have run, on the rows after it; return how many ran
+        and each call's id, result text and result, for those that have one."""
+        share, request, dispatches = self.share, self.request, self.dispatches.add
+        settled = []
+        dispatch = row
+        for number, call in enumerate(calls):
+            if call.__class__ is not _Call:
+                call = NO_CALL
+            call_id = call.id
+            if call_id.__class__ is not str:
+                call_id = f"{message_id}-call-{number}"
+            name = share(as_text(call.name))
+            arguments = as_text(call.args)
+            request(row, call_id, name, arguments)
+            status = call.status
+            text = parts_text(call.result, call.resultDisplay)
+            result = result_of(status, text)
+            if result is not None:
+                settled.append((call_id, text, result))
+            elif status in WITHOUT_RESULT:
+                self.unanswered.setdefault(call_id)
+            else:
+                raise GiveUp  # an ``unknown_status`` warning
+            if may_have_run(status, result):
+                dispatch += 1
+                self.dispatched[call_id] = dispatch
+                dispatches(dispatch, call_id, name, arguments)
+        return dispatch - row, settled
+
+    def answer(self, row: int, call_id: str, text: str, is_error: bool, code: str | None,
+               reason: StatusReason | None) -> None:
+        """Stage a tool/result's values (``gemini._Chat._outcome``)."""
         self.errors[row] = (is_error or code is not None, code in RECOVERY_CODES)
         if code is not None:
             self.error_codes.add(row, code)
@@ -237,31 +346,58 @@ class ColumnChat(StagedTurns):
         self.messages.add(row, "tool", "tool", text)
         if reason is not None:
             self.reasons[call_id] = reason
-        self.answered.add(call_id)
         dispatch = self.dispatched.get(call_id)
         if dispatch is not None:
             self.results[0].append(row)
             self.results[1].append(dispatch)
 
     def scatter(self) -> None:
-        """Scatter the values staged so far into the columns, error codes too."""
+        """Move the staged times, turns, steps and lines into their columns, then scatter the
+        values staged so far into the other columns, error codes too."""
+        for column, staged in zip((self.times, self.turns, self.steps, self.lines),
+                                  self.staged, strict=True):
+            column.extend(staged)
+            del staged[:]
         super().scatter()
         self.error_codes.scatter(self.columns)
 
     def finish(self) -> EventTable:
         """End the last turn (a chat shows no crash: ``gemini._Chat._finish``); return the
         rows as the session's table."""
+        self.scatter()
         self.close_turn("completed", self.lines[-1] if self.lines else 1)
         self.scatter()
         return self.staged_table()
 
     def call_reasons(self) -> dict[str, StatusReason]:
-        """Return the reason of each call's status (``EventWriter.explain_unanswered``)."""
+        """Return the reason of each call's status (``EventWriter.explain_unanswered``), once
+        the table is ``finish``ed."""
         reasons = dict(self.reasons)
-        for call_id in self.calls:
-            if call_id not in self.answered and call_id not in reasons:
-                reasons[call_id] = AT_END
+        if self.unanswered:
+            result = self.code_of.get("tool/result")
+            call_ids = self.columns["call_id"]
+            answered = {call_ids[row] for row, code in enumerate(self.codes) if code == result}
+            reasons.update((call_id, AT_END) for call_id in self.unanswered
+                           if call_id not in answered)
         return reasons
+
+
+_LOG_ONLY_NAMES = {kind: f"gemini/{kind}"
+                   for kind in ("update", "metadata", "session", *LOG_ONLY_TYPES)}
+"""The event type of each kind of log-only row."""
+_APPENDED = frozenset({"user/message", "assistant/message", "tool/result"})
+"""The rows of a message that append to the surface."""
+_MISSING_3 = (MISSING, MISSING, MISSING)
+
+
+def _kinds(prompt: bool, boundary: bool, dispatched: int, answered: int) -> list[str]:
+    """Return the event types of a message's rows: a prompt's (after the open turn's end,
+    when ``boundary``), or a reply's (after a turn's start, when ``boundary``) with the
+    calls ``dispatched`` and the results of those ``answered``."""
+    if prompt:
+        return ["turn/end"] * boundary + ["turn/start", "user/message"]
+    return (["turn/start"] * boundary + ["step/start", "assistant/message"]
+            + ["tool/call"] * dispatched + ["tool/result"] * answered + ["step/end"])
 
 
 def _int64(value: Any) -> int:

@@ -17,11 +17,14 @@ from ledgerviz.ledger.formats.foreign import (
     as_text,
     text_block,
 )
+from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
 
 LOG_ONLY_TYPES = frozenset({"info", "warning", "error"})
 NOT_RUN_STATUSES = frozenset({"validating", "scheduled", "awaiting_approval"})
 """Call statuses that prove the tool had not started when the record was written."""
+WITHOUT_RESULT = NOT_RUN_STATUSES | {"executing"}
+"""The call statuses gemini-cli writes that give a call no result."""
 DENIED = re.compile(r"denied by policy|policy (?:denied|blocked)|user (?:denied|rejected|did "
                     r"not allow)|not allowed by (?:the )?policy", re.IGNORECASE)
 
@@ -29,9 +32,14 @@ DENIED = re.compile(r"denied by policy|policy (?:denied|blocked)|user (?:denied|
 def ran(call: dict[str, Any]) -> bool:
     """Whether a call may have started: not waiting to run, nor cancelled by a denial."""
     status = call.get("status")
-    if status in NOT_RUN_STATUSES:
-        return False
-    return status != "cancelled" or not DENIED.search(result_text(call))
+    return may_have_run(status, result_of(status, result_text(call))
+                        if status == "cancelled" else None)
+
+
+def may_have_run(status: Any, result: Result | None) -> bool:
+    """Whether a call of ``status`` may have started, given what that status proves of its
+    result (``result_of``): it is not waiting to run, nor shown never to have started."""
+    return status not in NOT_RUN_STATUSES and (result is None or result[1] != NOT_STARTED_CODE)
 
 
 def reply_blocks(thoughts: Any, content: Any) -> list[dict[str, Any]]:
@@ -66,8 +74,7 @@ def outcome_of(call: dict[str, Any]) -> tuple[str, Result | None, bool]:
     status = call.get("status")
     text = result_text(call)
     result = result_of(status, text)
-    known = result is not None or status in NOT_RUN_STATUSES or status == "executing"
-    return text, result, not known
+    return text, result, result is None and status not in WITHOUT_RESULT
 
 
 def result_of(status: Any, text: str) -> Result | None:
@@ -83,6 +90,14 @@ def result_of(status: Any, text: str) -> Result | None:
             return False, NOT_STARTED_CODE, REJECTED
         return False, UNKNOWN_CODE, INTERRUPTED
     return None
+
+
+def content_text(content: Any) -> str:
+    """Return the visible text of a Gemini ``PartListUnion`` (``content_blocks``'), a string
+    read directly."""
+    if content.__class__ is str:
+        return content
+    return visible_text(content_blocks(content))
 
 
 def content_blocks(content: Any) -> list[dict[str, Any]]:
@@ -104,9 +119,14 @@ def content_blocks(content: Any) -> list[dict[str, Any]]:
 
 
 def result_text(call: dict[str, Any]) -> str:
-    """Return a call's result as text: its ``functionResponse`` outputs, else its display."""
+    """Return a call's result as text (``parts_text`` of its ``result``)."""
+    return parts_text(call.get("result"), call.get("resultDisplay"))
+
+
+def parts_text(result: Any, display: Any) -> str:
+    """Return a call's ``result`` as text: its ``functionResponse`` outputs, else its
+    ``resultDisplay``."""
     texts = []
-    result = call.get("result")
     for part in result if isinstance(result, list) else [result]:
         part = as_dict(part)
         response = as_dict(as_dict(part.get("functionResponse")).get("response"))
@@ -114,7 +134,7 @@ def result_text(call: dict[str, Any]) -> str:
             texts.append(as_text(response.get("output", response.get("error", response))))
         elif isinstance(part.get("text"), str):
             texts.append(part["text"])
-    return "\n".join(texts) or as_text(call.get("resultDisplay"))
+    return "\n".join(texts) or as_text(display)
 
 
 def usage_of(tokens: dict[str, Any]) -> dict[str, int]:
