@@ -169,3 +169,50 @@ def test_a_chat_changed_after_it_was_read_is_said_when_its_events_are_asked_for(
     path.write_bytes(path.read_bytes().replace(b'"hi"', b'"h"'))  # a byte shorter
     with pytest.raises(LedgerChangedError):
         list(log.events)
+
+
+REPEATED_IDS = [
+    {"sessionId": "s-ids", "projectHash": "p", "startTime": _stamp(0)},
+    # a reply with no prompt before it: it opens the first turn
+    {"id": "g1", "timestamp": _stamp(1), "type": "gemini", "content": "a",
+     "toolCalls": [{"id": "x", "name": "ls", "status": "executing"},
+                   {"id": "y", "name": "ls", "status": "success", "result": "y ok"},
+                   {"name": "rm", "status": "validating"}]},
+    {"id": "u1", "timestamp": _stamp(2), "type": "user", "content": "go on"},
+    {"id": "g2", "timestamp": _stamp(3), "type": "gemini", "content": "b",
+     "toolCalls": [{"id": "x", "name": "ls", "status": "success",
+                    "result": [{"functionResponse": {"response": {"output": "x ok"}}}]},
+                   {"id": "y", "name": "ls", "status": "scheduled"},
+                   {"id": "z", "name": "ls", "status": "awaiting_approval"}],
+     "tokens": {"tool": 3}},
+]
+"""Call ``x`` left running, then answered; ``y`` answered, then asked again and not run;
+``z`` never answered, nor g1's third call (its id made of its message's)."""
+
+
+def test_calls_answered_in_another_message_have_no_reason_at_end(tmp_path: Path) -> None:
+    log = ledgerviz.load(_write(tmp_path / "chat.jsonl", REPEATED_IDS)).sessions[0]
+    assert isinstance(log.events, DerivedEvents)
+    table = log.table
+    assert table.types == [
+        "gemini/session", "turn/start", "step/start", "assistant/message",
+        "tool/call", "tool/call", "tool/result", "step/end",  # x (executing) and y ran
+        "turn/end", "turn/start", "user/message",
+        "step/start", "assistant/message", "tool/call", "tool/result", "step/end",  # x only
+        "turn/end"]
+    assert table.turn.tolist() == [MISSING, 1, 1, 1, 1, 1, 1, 1, 1, 2, MISSING,
+                                   2, 2, 2, 2, 2, 2]
+    assert table.step.tolist() == [MISSING, MISSING, 1, 1, 1, 1, 1, 1, MISSING, MISSING,
+                                   MISSING, 1, 1, 1, 1, 1, MISSING]
+    assert table.requests.call_id == ["x", "y", "g1-call-2", "x", "y", "z"]
+    assert table.requests.row.tolist() == [3, 3, 3, 12, 12, 12]
+    assert table.call_id[6] == "y" and table.call_id[14] == "x"
+    assert table.text[6] == "" and table.text[14] == "x ok"  # y's bare string is no text
+    # a tokens record of only an unknown count: usage of zeros
+    assert (table.input_tokens[12], table.output_tokens[12], table.cache_read_tokens[12],
+            table.reasoning_tokens[12]) == (0, 0, 0, 0)
+    assert table.input_tokens[3] == MISSING
+    # x and y each have a result somewhere; g1's third call and z have none
+    assert dict(log.call_reasons) == {"g1-call-2": "no result at end of file",
+                                      "z": "no result at end of file"}
+    assert list(log.call_reasons) == ["g1-call-2", "z"]

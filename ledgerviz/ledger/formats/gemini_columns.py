@@ -22,6 +22,7 @@ diagnostic is its own.
 from __future__ import annotations
 
 from array import array
+from itertools import count
 from typing import Any
 
 import msgspec
@@ -38,10 +39,10 @@ from ledgerviz.ledger.formats.gemini_records import (
     parts_text,
     reply_blocks,
     result_of,
-    usage_of,
+    token_counts,
 )
 from ledgerviz.ledger.formats.staged import SparseRows, StagedTurns, usage_count
-from ledgerviz.ledger.table import USAGE_KEYS, EventTable
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING, RECOVERY_CODES, SURFACE_OPS, StatusReason
 
 _APPEND = SURFACE_OPS.index("append")
@@ -130,14 +131,18 @@ class ColumnChat(StagedTurns):
         """The time, turn, step and line of each row added since the last ``scatter``."""
         self.patterns: dict[tuple[Any, ...], tuple[array, array]] = {}
         """The type codes and surface ops of the rows of each message shape met."""
+        self.usage_appends = (self.usage.rows.append,
+                              *(counts.append for counts in self.usage.values))
+        """How a reply's usage counts are staged (``usage``'s row and columns, in
+        ``USAGE_KEYS`` order)."""
 
     def read(self, pieces: Any) -> None:
         """Map every line of ``pieces`` (``codex_columns.typed_lines``'); raise ``GiveUp``
         at the first one the route does not take."""
         try:
             for first, raws, records in pieces:
-                for line, record in enumerate(records, first):
-                    self.record(record, line, raws[line - first])
+                for line, record, raw in zip(count(first), records, raws):
+                    self.record(record, line, raw)
                 if len(self.codes) - self.filled >= FLUSH_ROWS:
                     self.scatter()
             self.write_pending()
@@ -300,9 +305,14 @@ class ColumnChat(StagedTurns):
         self.messages.add(row, "assistant", "model", content_text(record.content))
         if model is not None:
             self.models.add(row, "google", self.share(model))
-        usage = usage_of(as_dict(record.tokens))
-        if usage:
-            self.usage.add(row, *map(usage_count, map(usage.get, USAGE_KEYS)))
+        counts = token_counts(as_dict(record.tokens))
+        if counts is not None:
+            at, inputs, outputs, cached, reasoning = self.usage_appends
+            at(row)
+            inputs(usage_count(counts[0]))
+            outputs(usage_count(counts[1]))
+            cached(usage_count(counts[2]))
+            reasoning(usage_count(counts[3]))
 
     def calls(self, calls: list[Any], message_id: str, row: int
               ) -> tuple[int, list[tuple[str, str, Result]]]:

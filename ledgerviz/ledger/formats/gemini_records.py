@@ -139,13 +139,27 @@ def parts_text(result: Any, display: Any) -> str:
 
 def usage_of(tokens: dict[str, Any]) -> dict[str, int]:
     """Return dsh usage of a Gemini ``tokens`` record (its ``input`` includes ``cached``)."""
+    counts = token_counts(tokens)
+    if counts is None:
+        return {}
+    inputs, outputs, cached, thoughts, total = counts
+    usage = {"inputTokens": inputs, "outputTokens": outputs, "cacheReadTokens": cached,
+             "reasoningTokens": thoughts}
+    if total is not None:
+        usage["totalTokens"] = total
+    return usage
+
+
+TokenCounts = tuple[int, int, int, int, int | None]
+"""A ``tokens`` record's input less cached, output, cached, thoughts and total counts."""
+
+
+def token_counts(tokens: dict[str, Any]) -> TokenCounts | None:
+    """Return the counts of a Gemini ``tokens`` record (``TokenCounts``; an absent count is
+    0, an absent total None), or None when it holds no integer count."""
     counts = {key: value for key, value in tokens.items() if type(value) is int}
     if not counts:
-        return {}
+        return None
     cached = counts.get("cached", 0)
-    usage = {"inputTokens": counts.get("input", 0) - cached,
-             "outputTokens": counts.get("output", 0), "cacheReadTokens": cached,
-             "reasoningTokens": counts.get("thoughts", 0)}
-    if "total" in counts:
-        usage["totalTokens"] = counts["total"]
-    return usage
+    return (counts.get("input", 0) - cached, counts.get("output", 0), cached,
+            counts.get("thoughts", 0), counts.get("total"))
