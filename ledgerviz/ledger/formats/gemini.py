@@ -47,7 +47,7 @@ from ledgerviz.ledger.formats.foreign import (
     string_field,
     unknown_kind,
 )
-from ledgerviz.ledger.formats.gemini_columns import DECODE, ColumnChat
+from ledgerviz.ledger.formats.gemini_columns import ColumnChat
 from ledgerviz.ledger.formats.gemini_events import Derivation
 from ledgerviz.ledger.formats.gemini_records import (
     LOG_ONLY_TYPES,
@@ -107,7 +107,9 @@ def _typed_session(path: str, chunks: Iterator[Chunk], options: ReadOptions) -> 
     chat = ColumnChat()
     try:
         with paused_gc():  # the rows' many small objects would set the collector off
-            chat.read(typed_lines(kept, starts, options.max_line, DECODE))
+            # the blocks screened, their lines kept as they are (``bytes``): the chat decodes
+            # each line as it maps it
+            chat.read(typed_lines(kept, starts, options.max_line, bytes))
             table = chat.finish()
     except GiveUp:
         deque(kept, 0)  # read to its end: the file it was is known

@@ -2,7 +2,8 @@
 table's columns, with no dict per event and no record held.
 
 Each line is decoded by msgspec into a ``_Record`` holding only the fields the reader reads
-and mapped, as ``gemini._Chat`` maps it, onto rows of the session's ``EventTable``. The dict
+(a message's calls as ``_Call``s) and mapped at once, as ``gemini._Chat`` maps it, onto rows of
+the session's ``EventTable``. The dict
 route replays every record before it writes, since a message repeated by id is written
 where it first came, as its last copy. The typed route writes a message once the next
 message comes instead (or the file ends): until then it is *pending*, and the records after
@@ -12,9 +13,10 @@ table and the chat's lines (``gemini_events``).
 The route takes only what the dict route maps without a diagnostic, and gives up
 (``GiveUp``) at the first line it does not take: a line ``codex_columns.typed_lines``
 refuses (blank, torn, too long, invalid, big integers, what msgspec and orjson may read
-apart), a ``$rewindTo``, a ``$set`` of messages, a legacy chat, a second header or a record
-of no known kind, a repeat of a message other than the pending one, a message of an unknown
-type, a model that is no string, a call of an unknown status, a shape a mapping trips on.
+apart), one msgspec does not decode into a ``_Record``, a ``$rewindTo``, a ``$set`` of
+messages, a legacy chat, a second header or a record of no known kind, a repeat of a message
+other than the pending one, a message of an unknown type, a model that is no string, a call
+of an unknown status, a shape a mapping trips on.
 The dict route then reads the whole file again (``gemini.read``), so every event and
 diagnostic is its own.
 """
@@ -137,12 +139,14 @@ class ColumnChat(StagedTurns):
         ``USAGE_KEYS`` order)."""
 
     def read(self, pieces: Any) -> None:
-        """Map every line of ``pieces`` (``codex_columns.typed_lines``'); raise ``GiveUp``
-        at the first one the route does not take."""
+        """Decode and map every line of ``pieces`` (``codex_columns.typed_lines``' blocks,
+        their lines as they are) one at a time, a record mapped while it is still in the
+        processor's cache (a block decoded first costs 10-15% more CPU); raise ``GiveUp`` at
+        the first line the route does not take."""
         try:
-            for first, raws, records in pieces:
-                for line, record, raw in zip(count(first), records, raws):
-                    self.record(record, line, raw)
+            for first, raws, _ in pieces:
+                for line, raw in zip(count(first), raws):
+                    self.record(DECODE(raw), line, raw)
                 if len(self.codes) - self.filled >= FLUSH_ROWS:
                     self.scatter()
             self.write_pending()
@@ -366,7 +370,7 @@ class ColumnChat(StagedTurns):
         values staged so far into the other columns, error codes too."""
         for column, staged in zip((self.times, self.turns, self.steps, self.lines),
                                   self.staged, strict=True):
-            column.extend(staged)
+            column.fromlist(staged)
             del staged[:]
         super().scatter()
         self.error_codes.scatter(self.columns)
