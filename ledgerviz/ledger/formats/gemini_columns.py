@@ -2,13 +2,12 @@
 table's columns, with no dict per event and no record held.
 
 Each line is decoded by msgspec into a ``_Record`` holding only the fields the reader reads
-(a message's calls as ``_Call``s) and mapped at once, as ``gemini._Chat`` maps it, onto rows of
-the session's ``EventTable``. The dict
-route replays every record before it writes, since a message repeated by id is written
-where it first came, as its last copy. The typed route writes a message once the next
-message comes instead (or the file ends): until then it is *pending*, and the records after
-it (its repeats, metadata) wait with it. Its events are then re-derived on demand from the
-table and the chat's lines (``gemini_events``).
+(a message's calls as ``_Call``s) and mapped at once, as ``gemini._Chat`` maps it, onto rows
+of the session's ``EventTable``. The dict route replays every record before it writes, since
+a message repeated by id is written where it first came, as its last copy. The typed route
+writes a message once the next message comes instead (or the file ends): until then it is
+*pending*, and the records after it (its repeats, metadata) wait with it. Its events are then
+re-derived on demand from the table and the chat's lines (``gemini_events``).
 
 The route takes only what the dict route maps without a diagnostic, and gives up
 (``GiveUp``) at the first line it does not take: a line ``codex_columns.typed_lines``
@@ -136,7 +135,7 @@ class ColumnChat(StagedTurns):
         self.usage_appends = (self.usage.rows.append,
                               *(counts.append for counts in self.usage.values))
         """How a reply's usage counts are staged (``usage``'s row and columns, in
-        ``USAGE_KEYS`` order)."""
+        ``table.USAGE_COLUMNS`` order)."""
 
     def read(self, pieces: Any) -> None:
         """Decode and map every line of ``pieces`` (``codex_columns.typed_lines``' blocks,
@@ -220,11 +219,11 @@ class ColumnChat(StagedTurns):
         self.codes.extend(codes)
         self.ops.extend(ops)
         times, turn_cells, step_cells, lines = self.staged
-        count = len(codes)
-        times.extend((self.time_cell,) * count)
+        size = len(codes)
+        times.extend((self.time_cell,) * size)
         turn_cells.extend(turns)
         step_cells.extend(steps)
-        lines.extend((line,) * count)
+        lines.extend((line,) * size)
 
     def pattern(self, shape: tuple[Any, ...]) -> tuple[array, array]:
         """Return (and keep) the type codes and surface ops of the rows of ``shape``: type
@@ -303,9 +302,9 @@ class ColumnChat(StagedTurns):
         for call_id, text, (is_error, code, reason) in settled:
             result += 1
             self.answer(result, call_id, text, is_error, code, reason)
-        count = opens + 3 + dispatched + len(settled)
-        self.rows((False, opens, dispatched, len(settled)), line, (turn,) * count,
-                  _MISSING_3[:opens] + (step,) * (count - opens))
+        size = opens + 3 + dispatched + len(settled)
+        self.rows((False, opens, dispatched, len(settled)), line, (turn,) * size,
+                  _MISSING_3[:opens] + (step,) * (size - opens))
         self.messages.add(row, "assistant", "model", content_text(record.content))
         if model is not None:
             self.models.add(row, "google", self.share(model))
