@@ -344,8 +344,8 @@ class _Rollout:
         writer.step, writer.step_open = typed.step, typed.step_open
         writer.surface, writer.prompts = list(typed.surface()), list(typed.prompts)
         writer.rewound, writer.call_reasons = dict(typed.rewound), dict(typed.reasons)
-        writer.calls, writer.dispatched = dict(typed.calls), dict(typed.dispatched)
-        writer.answered = set(typed.answered_calls)
+        writer.calls, writer.dispatched = typed.requested_calls(), dict(typed.dispatched)
+        writer.answered = typed.answered_calls()
         self.aborted = set(typed.aborted)
         self.meta, self.meta_time = typed.meta, typed.meta_time
         self.marked, self.model, self.answered = typed.marked, typed.model, typed.answered

@@ -195,6 +195,13 @@ class _LogNames(dict[str, str]):
         return name
 
 
+Handler = Callable[[Payload, int], None]
+"""How a line of a kind is mapped: given its payload and number."""
+Dispatched = tuple[Handler | None, str]
+"""A line kind's handler (None: it has no event but its log-only one) and the type of the
+log-only event of a line of the kind that adds no row of its own."""
+
+
 class ColumnRollout(StagedTurns):
     """The state of reading one rollout into columns (``codex._Rollout``'s, for the shapes
     the typed route takes)."""
@@ -206,10 +213,6 @@ class ColumnRollout(StagedTurns):
         """The row of each tool/result and its dispatch's."""
         self.parts = Parts()
         self.time: int | None = None
-        self.at = 0
-        """The line being mapped."""
-        self.time_before: tuple[int | None, int] = (None, MISSING)
-        """``time`` and ``time_cell`` before it."""
         self.meta: dict[str, Any] | None = None
         self.meta_time: int | None = None
         self.marked = False
@@ -226,14 +229,17 @@ class ColumnRollout(StagedTurns):
         self.last_message: int | None = None
         self.last_message_line = 0
         self.last_has_usage = False
-        self.calls: dict[str, tuple[int, int, int]] = {}
-        """Each requested call's turn, step and the row of the message that requested it."""
         self.dispatched: dict[str, int] = {}
-        self.answered_calls: set[str] = set()
+        """The tool/call row of each requested call (its last request's, in order of the
+        first; the call's turn and step are its row's)."""
+        self.unanswered: dict[str, int] = {}
+        """The row of the message that requested each call without an output yet (an
+        answered call keeps nothing but its rows: see ``requested_calls``)."""
         self.result_rows: dict[str, int] = {}
         self.exit_codes: dict[str, int] = {}
         self.log_names = _LogNames()
         """The event type of a log-only record of each kind."""
+        self.handlers = self.dispatch()
         self.held: dict[int, Event] = {}
         """The events of the rows of a shape ``codex_events`` does not re-derive (a rewind, a
         compaction, an aborted turn's end or call's result), as the dict route writes them."""
@@ -278,61 +284,92 @@ class ColumnRollout(StagedTurns):
         """Map every line; raise ``GiveUp`` at one the route does not take (its mapping
         raises before it changes anything but the time, which is put back)."""
         for first, raws, records in pieces:
-            try:
-                self.read_piece(first, raws, records)
-            except Exception as error:  # GiveUp, or a shape the dict route says is bad
-                self.time, self.time_cell = self.time_before
-                raise GiveUp(self.at) from error
+            self.read_piece(first, raws, records)
             if len(self.codes) - self.filled >= FLUSH_ROWS:
                 self.flush()
 
     def read_piece(self, first: int, raws: list[bytes], records: list[_Line]) -> None:
-        """Map the lines ``raws`` (decoded: ``records``), the first numbered ``first``."""
-        log_only_events, log_names = self.rules.log_only_events, self.log_names
-        codes = self.codes
-        for line, record in enumerate(records, first):
-            self.at, self.time_before = line, (self.time, self.time_cell)
-            kind, payload = record.type, record.payload
-            if kind.__class__ is not str or payload.__class__ is not Payload:
-                raise GiveUp
-            stamp = record.timestamp
-            if stamp is not None:
-                time = _epoch_ms(stamp)
-                if time is not None:
-                    self.time = self.time_cell = time
-            named = payload.type
-            wrapped = kind == "response_item" or kind == "event_msg"
-            if wrapped and named.__class__ is not str:
-                raise GiveUp
-            if kind == "event_msg" and named in log_only_events:
-                self.log_only(log_names[named], payload, line)
-                continue
-            before = len(codes)
-            if kind == "response_item":
-                self.item(named, payload, line)
-            elif kind == "event_msg":
-                self.event(named, payload, line)
-            elif kind == "session_meta":
-                self.session_meta(raws[line - first])
-            elif kind == "compacted":
-                self.compaction(orjson.loads(raws[line - first])["payload"], line)
-            elif kind == "turn_context":
-                model = payload.model
-                if model is not msgspec.UNSET:
-                    if model is not None and model.__class__ is not str:
-                        raise GiveUp
-                    self.model = model
-            elif kind != "state":  # an unknown, legacy (``item:``) or compacted record
-                raise GiveUp
-            if len(codes) == before:
-                self.log_only(log_names[named if wrapped else kind], payload, line)
+        """Map the lines ``raws`` (decoded: ``records``), the first numbered ``first``: each
+        by the handler of its kind and payload type (``handlers``), a line no handler adds a
+        row for as a log-only event; a kind no handler takes by ``unusual``."""
+        handlers, codes, add = self.handlers, self.codes, self.add
+        minutes, seconds, millis = _MINUTES.get, _SECONDS.get, _MILLIS.get
+        line, changed, before = first, 0, (self.time, self.time_cell)
+        try:
+            for line, record in enumerate(records, first):
+                stamp = record.timestamp
+                if stamp is not None:  # ``_epoch_ms``, its minute's known stamps inline
+                    if stamp.__class__ is str and (minute := minutes(stamp[:16])) is not None \
+                            and (second := seconds(stamp[16:19])) is not None \
+                            and (milli := millis(stamp[19:])) is not None:
+                        time = minute + second + milli
+                    else:
+                        time = _epoch_ms(stamp)
+                    if time is not None:
+                        changed, before = line, (self.time, self.time_cell)
+                        self.time = self.time_cell = time
+                payload = record.payload
+                try:
+                    found = handlers.get((record.type, payload.type))
+                except TypeError:  # an unhashable payload type: only an unwrapped kind may have it
+                    found = None
+                if found is None:
+                    found = self.unusual(record.type, payload, raws[line - first])
+                handler, log_name = found
+                rows = len(codes)
+                if handler is not None:
+                    handler(payload, line)
+                if len(codes) == rows:  # a line of no event of its own: a log-only one
+                    turn, step = payload.turn, payload.step
+                    add(log_name, line, MISSING if turn is None else _int(turn),
+                        MISSING if step is None else _int(step))
+        except Exception as error:  # GiveUp, or a shape the dict route says is bad
+            if changed == line:
+                self.time, self.time_cell = before
+            raise GiveUp(line) from error
 
-    def log_only(self, kind: str, payload: Payload, line: int) -> None:
-        """Add a log-only event (its data is the payload: its turn and step are the
-        payload's)."""
-        turn, step = payload.turn, payload.step
-        self.add(kind, line, MISSING if turn is None else _int(turn),
-                 MISSING if step is None else _int(step))
+    def dispatch(self) -> dict[tuple[str, Any], Dispatched]:
+        """Return the handler of each line kind and payload type the typed route takes as
+        it comes (None: nothing but its log-only event), with that event's type."""
+        rules = self.rules
+        handled: dict[str, Handler | None] = {
+            **dict.fromkeys(rules.log_only_events), **dict.fromkeys(rules.turn_starts,
+                                                                      self.turn_start),
+            **dict.fromkeys(rules.turn_ends, self.turn_end), "turn_aborted": self.turn_aborted,
+            "thread_rolled_back": self.rolled_back, "token_count": self.token_count,
+            "exec_command_end": self.exec_command_end}
+        items: dict[str, Handler | None] = {
+            **dict.fromkeys(rules.log_only_items), **dict.fromkeys(rules.call_items, self.call),
+            **dict.fromkeys(rules.result_items, self.result), "message": self.message_item,
+            "reasoning": self.reasoning}
+        table: dict[tuple[str, Any], Dispatched] = {
+            ("turn_context", None): (self.turn_context, self.log_names["turn_context"]),
+            ("state", None): (None, self.log_names["state"])}
+        for kind, handlers in (("event_msg", handled), ("response_item", items)):
+            table.update(((kind, named), (handler, self.log_names[named]))
+                         for named, handler in handlers.items())
+        return table
+
+    def unusual(self, kind: Any, payload: Any, raw: bytes) -> Dispatched:
+        """Return how to map a line ``handlers`` does not take: a ``session_meta`` or
+        ``compacted`` record (read from ``raw``), or one whose payload has a type its kind
+        does not use; any other line is given up."""
+        if kind.__class__ is not str or payload.__class__ is not Payload \
+                or kind == "response_item" or kind == "event_msg":
+            raise GiveUp
+        handler: Handler | None
+        if kind == "session_meta":
+            handler = lambda _, line: self.session_meta(raw)  # noqa: E731
+        elif kind == "compacted":
+            handler = lambda _, line: self.compaction(  # noqa: E731
+                orjson.loads(raw)["payload"], line)
+        elif kind == "turn_context":
+            handler = self.turn_context
+        elif kind == "state":
+            handler = None
+        else:  # an unknown or legacy (``item:``) record
+            raise GiveUp
+        return handler, self.log_names[kind]
 
     def session_meta(self, raw: bytes) -> None:
         if self.meta is not None:  # a fork's copy of its parent's lines
@@ -368,66 +405,67 @@ class ColumnRollout(StagedTurns):
         self.hold("surface/rewind", {"start": hidden[0], "end": hidden[-1],
                                      "shadowedSeqs": hidden}, line)
 
-    def event(self, kind: str, payload: Payload, line: int) -> None:
-        rules = self.rules
-        if kind in rules.turn_starts:
-            self.marked = True
-            self.close_message()
-            self.open_turn(line)
-        elif kind in rules.turn_ends:
-            self.close_turn("completed", line)
-            self.close_message()
-        elif kind == "turn_aborted":
-            reason = rules.aborted_reason(payload)
-            if self.turn_open:
-                self.aborted.add(self.turn)
-            self.close_turn(reason, line)
-            self.close_message()
-        elif kind == "thread_rolled_back":
-            self.rollback(payload.num_turns, line)
-        elif kind == "token_count":
-            if self.last_message is None or self.last_has_usage:
-                return
-            converted = rules.usage_of(payload)
-            if converted:
-                self.usage.add(self.last_message, *map(usage_count, map(converted.get, USAGE_KEYS)))
-                self.last_has_usage = True
-                self.parts.usage_message.append(self.last_message_line)
-                self.parts.usage_line.append(line)
-        elif kind == "exec_command_end":
-            call_id, code = payload.call_id, payload.exit_code
-            if call_id.__class__ is str and code.__class__ is int:
-                self.exit_codes[call_id] = code
-                row = self.result_rows.get(call_id)
-                if row is not None and row not in self.held:  # held: its error code says
-                    self.errors[row] = (code != 0, False)
+    # the handlers of the lines (``dispatch``)
+
+    def turn_start(self, _: Payload, line: int) -> None:
+        self.marked = True
+        self.close_message()
+        self.open_turn(line)
+
+    def turn_end(self, _: Payload, line: int) -> None:
+        self.close_turn("completed", line)
+        self.close_message()
+
+    def turn_aborted(self, payload: Payload, line: int) -> None:
+        reason = self.rules.aborted_reason(payload)
+        if self.turn_open:
+            self.aborted.add(self.turn)
+        self.close_turn(reason, line)
+        self.close_message()
+
+    def rolled_back(self, payload: Payload, line: int) -> None:
+        self.rollback(payload.num_turns, line)
+
+    def token_count(self, payload: Payload, line: int) -> None:
+        """Give the last assistant message the usage of ``payload``, if it has none yet."""
+        if self.last_message is None or self.last_has_usage:
+            return
+        converted = self.rules.usage_of(payload)
+        if converted:
+            self.usage.add(self.last_message, *map(usage_count, map(converted.get, USAGE_KEYS)))
+            self.last_has_usage = True
+            self.parts.usage_message.append(self.last_message_line)
+            self.parts.usage_line.append(line)
+
+    def exec_command_end(self, payload: Payload, _: int) -> None:
+        call_id, code = payload.call_id, payload.exit_code
+        if call_id.__class__ is str and code.__class__ is int:
+            self.exit_codes[call_id] = code
+            row = self.result_rows.get(call_id)
+            if row is not None and row not in self.held:  # held: its error code says
+                self.errors[row] = (code != 0, False)
+
+    def turn_context(self, payload: Payload, _: int) -> None:
+        model = payload.model
+        if model is not msgspec.UNSET:
+            if model is not None and model.__class__ is not str:
+                raise GiveUp
+            self.model = model
+
+    def message_item(self, item: Payload, line: int) -> None:
+        role = item.role
+        if role == "assistant":
+            self.output(line).extend(block["text"] for block in self.rules.output_blocks(item)
+                                     if block["type"] == "text" and block["text"])
+        elif role == "user":
+            self.user(item, line)
+        elif role in ("developer", "system"):
+            self.instructions(role, item, line)
         else:
             raise GiveUp
 
-    def item(self, kind: str, item: Payload, line: int) -> None:
-        rules = self.rules
-        if kind == "message":
-            role = item.role
-            if role == "assistant":
-                self.output(line).extend(block["text"] for block in rules.output_blocks(item)
-                                         if block["type"] == "text" and block["text"])
-            elif role == "user":
-                self.user(item, line)
-            elif role in ("developer", "system"):
-                self.instructions(role, item, line)
-            else:
-                raise GiveUp
-        elif kind == "reasoning":  # its block has no text to show
-            self.output(line)
-        elif kind in rules.call_items:
-            call = rules.call_fields(kind, item)
-            if call is None:
-                raise GiveUp
-            self.call(line, *call)
-        elif kind in rules.result_items:
-            self.result(item, line)
-        elif kind not in rules.log_only_items:
-            raise GiveUp
+    def reasoning(self, _: Payload, line: int) -> None:
+        self.output(line)  # its block has no text to show
 
     def output(self, line: int) -> list[str]:
         """Add the output item of ``line`` to the open step's assistant message (see
@@ -459,30 +497,35 @@ class ColumnRollout(StagedTurns):
             self.texts = []
             self.message = None
 
-    def call(self, line: int, call_id: str, name: str, arguments: str) -> None:
+    def call(self, item: Payload, line: int) -> None:
+        fields = self.rules.call_fields(item.type, item)
+        if fields is None:
+            raise GiveUp
+        call_id, name, arguments = fields
         self.output(line)  # its tool-call block has no text to show
         message: int = self.message  # type: ignore[assignment]
         self.request(message, call_id, self.share(name), arguments)
-        self.calls[call_id] = (self.turn, self.step, message)
+        if call_id in self.unanswered or call_id not in self.dispatched:  # else: answered
+            self.unanswered[call_id] = message
         row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)
         self.dispatches.add(row, call_id, self.share(name), arguments)
 
     def result(self, item: Payload, line: int) -> None:
         rules = self.rules
         call_id = item.call_id
-        if call_id.__class__ is not str or call_id not in self.calls:
-            raise GiveUp
+        if call_id.__class__ is not str or call_id not in self.dispatched:
+            raise GiveUp  # an output for no call
         text, failed = rules.output_text(item.output)
         coded = rules.coded_result(text)
-        turn, step, _ = self.calls[call_id]
-        dispatch = self.dispatched.get(call_id)
+        dispatch = self.dispatched[call_id]
+        turn, step = self.turns[dispatch], self.steps[dispatch]
         if coded is not None:  # held as written, with its error code
             code, reason = coded
             if reason == REJECTED:
                 raise GiveUp  # a call that never ran: its dispatch is taken back at the end
             data = result_data("codex", call_id, text, turn, step, is_error=failed, code=code)
-            self.result_rows[call_id] = self.hold(
-                "tool/result", data, line, "append", None if dispatch is None else [dispatch])
+            self.result_rows[call_id] = self.hold("tool/result", data, line, "append",
+                                                  [dispatch])
             self.reasons[call_id] = reason
         else:
             if call_id in self.exit_codes:
@@ -491,10 +534,9 @@ class ColumnRollout(StagedTurns):
             self.errors[row] = (failed, False)
             self.answers.add(row, call_id)
             self.messages.add(row, "tool", "tool", text)
-            if dispatch is not None:
-                self.results[0].append(row)
-                self.results[1].append(dispatch)
-        self.answered_calls.add(call_id)
+            self.results[0].append(row)
+            self.results[1].append(dispatch)
+        self.unanswered.pop(call_id, None)
         self.answered = True
 
     def user(self, item: Payload, line: int) -> None:
@@ -534,11 +576,23 @@ class ColumnRollout(StagedTurns):
         call left without an output (``EventWriter.explain_unanswered``)."""
         reasons = dict(self.reasons)
         open_turn = self.turn if self.turn_open else None
-        for call_id, (turn, _, message) in self.calls.items():
-            if call_id not in self.answered_calls and call_id not in reasons:
+        for call_id, message in self.unanswered.items():
+            if call_id not in reasons:
                 reasons[call_id] = self.rewound.get(message) or unanswered_reason(
-                    turn, self.aborted, open_turn)
+                    self.turns[self.dispatched[call_id]], self.aborted, open_turn)
         return reasons
+
+    def requested_calls(self) -> dict[str, tuple[int, int, int]]:
+        """Return each requested call's turn, step and the row of the message that
+        requested it, in order of request (``foreign.EventWriter.calls``)."""
+        turns, steps, requests = self.turns, self.steps, self.requests
+        message = dict(zip(requests.call_id, requests.row, strict=True))  # the last request's
+        return {call_id: (turns[row], steps[row], message[call_id])
+                for call_id, row in self.dispatched.items()}
+
+    def answered_calls(self) -> set[str]:
+        """Return the requested calls that have an output."""
+        return set(self.dispatched).difference(self.unanswered)
 
     def flush(self) -> None:
         """Scatter the values staged so far into the columns (``StagedRows.scatter``, then
