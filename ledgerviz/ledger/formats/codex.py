@@ -71,6 +71,7 @@ from ledgerviz.ledger.sources import (
     open_identified,
     read_error_text,
 )
+from ledgerviz.ledger.table import USAGE_KEYS
 from ledgerviz.ledger.tabled import TableRows
 from ledgerviz.recovery.vocab import NOT_STARTED_CODE, SURFACE_OPS, UNKNOWN_CODE, StatusReason
 from ledgerviz.wording import counted, one_or_many
@@ -619,16 +620,28 @@ def usage_of(payload: dict[str, Any]) -> dict[str, Any]:
     usage = as_dict(as_dict(payload.get("info")).get("last_token_usage"))
     if not usage:
         return {}
-    cached = _count(usage, "cached_input_tokens")
-    converted = {
-        "inputTokens": _count(usage, "input_tokens") - cached,
-        "outputTokens": _count(usage, "output_tokens"),
-        "cacheReadTokens": cached,
-        "reasoningTokens": _count(usage, "reasoning_output_tokens"),
-    }
+    converted = dict(zip(USAGE_KEYS, _counts(usage), strict=True))
     if type(usage.get("total_tokens")) is int:
         converted["totalTokens"] = usage["total_tokens"]
     return converted
+
+
+def usage_counts(info: Any) -> tuple[int, ...] | None:
+    """Return the counts (``table.USAGE_KEYS``) a ``token_count``'s ``info`` gives its
+    step (``usage_of``'s but for the total), or None when it gives none."""
+    usage = as_dict(as_dict(info).get("last_token_usage"))
+    return _counts(usage) if usage else None
+
+
+def _counts(usage: dict[str, Any]) -> tuple[int, ...]:
+    """Return the input (less the cached), output, cache read and reasoning token counts
+    of a ``last_token_usage`` (0 where one is not an integer)."""
+    get = usage.get
+    fresh, output, cached, reasoning = (
+        value if (value := get(key, 0)).__class__ is int else 0
+        for key in ("input_tokens", "output_tokens", "cached_input_tokens",
+                    "reasoning_output_tokens"))
+    return fresh - cached, output, cached, reasoning
 
 
 def output_blocks(item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -707,12 +720,6 @@ def _input_blocks(content: Any) -> list[dict[str, Any]]:
     return _blocks(content, "input_text")
 
 
-def _count(usage: dict[str, Any], key: str) -> int:
-    """Return a token count of ``usage`` (0 when it is not an integer)."""
-    value = usage.get(key, 0)
-    return value if type(value) is int else 0
-
-
 def _blocks(content: Any, text_type: str) -> list[dict[str, Any]]:
     """Return dsh content blocks of a Codex message's content (text parts as text, other
     parts as their type, e.g. ``input_image``)."""
@@ -759,7 +766,7 @@ RULES = Rules(output_blocks, _input_blocks, usage_of)
 """What ``codex_events`` re-derives an event with: the reader's own mappings."""
 COLUMN_RULES = ColumnRules(LOG_ONLY_EVENTS, TURN_STARTS, TURN_ENDS, CALL_ITEMS, RESULT_ITEMS,
                            LOG_ONLY_ITEMS, coded_result, aborted_reason, compaction_message,
-                           output_blocks, _call_fields, _output_text, _input_blocks, usage_of,
+                           output_blocks, _call_fields, _output_text, _input_blocks, usage_counts,
                            source_of)
 """What the typed route (``codex_columns``) maps a line with: the reader's own rules."""
 

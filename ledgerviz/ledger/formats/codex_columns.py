@@ -59,7 +59,7 @@ from ledgerviz.ledger.numbers import (
 )
 from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
 from ledgerviz.ledger.sources import UTF8_BOM
-from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, USAGE_KEYS, EventTable
+from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, StatusReason
@@ -140,7 +140,8 @@ class ColumnRules(NamedTuple):
     output_text: Callable[[Any], tuple[str, bool]]
     """A call output's text and whether it shows a failure."""
     input_blocks: Callable[[Any], list[dict[str, Any]]]
-    usage_of: Callable[[Any], dict[str, Any]]
+    usage_counts: Callable[[Any], tuple[int, ...] | None]
+    """The usage counts (``USAGE_KEYS``) a ``token_count``'s ``info`` gives, if any."""
     source_of: Callable[[list[dict[str, Any]]], str]
     """The source kind of a user message of these content blocks."""
 
@@ -232,9 +233,10 @@ class ColumnRollout(StagedTurns):
         self.dispatched: dict[str, int] = {}
         """The tool/call row of each requested call (its last request's, in order of the
         first; the call's turn and step are its row's)."""
-        self.unanswered: dict[str, int] = {}
-        """The row of the message that requested each call without an output yet (an
-        answered call keeps nothing but its rows: see ``requested_calls``)."""
+        self.unanswered: dict[str, tuple[int, str]] = {}
+        """The row of the message that requested each call without an output yet, and the
+        call id as requested (its output's column holds that one: one string, not two); an
+        answered call keeps nothing but its rows (see ``requested_calls``)."""
         self.result_rows: dict[str, int] = {}
         self.exit_codes: dict[str, int] = {}
         self.log_names = _LogNames()
@@ -430,9 +432,9 @@ class ColumnRollout(StagedTurns):
         """Give the last assistant message the usage of ``payload``, if it has none yet."""
         if self.last_message is None or self.last_has_usage:
             return
-        converted = self.rules.usage_of(payload)
-        if converted:
-            self.usage.add(self.last_message, *map(usage_count, map(converted.get, USAGE_KEYS)))
+        counts = self.rules.usage_counts(payload.info)
+        if counts is not None:
+            self.usage.add(self.last_message, *map(usage_count, counts))
             self.last_has_usage = True
             self.parts.usage_message.append(self.last_message_line)
             self.parts.usage_line.append(line)
@@ -506,7 +508,7 @@ class ColumnRollout(StagedTurns):
         message: int = self.message  # type: ignore[assignment]
         self.request(message, call_id, self.share(name), arguments)
         if call_id in self.unanswered or call_id not in self.dispatched:  # else: answered
-            self.unanswered[call_id] = message
+            self.unanswered[call_id] = (message, call_id)
         row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)
         self.dispatches.add(row, call_id, self.share(name), arguments)
 
@@ -519,6 +521,7 @@ class ColumnRollout(StagedTurns):
         coded = rules.coded_result(text)
         dispatch = self.dispatched[call_id]
         turn, step = self.turns[dispatch], self.steps[dispatch]
+        _, call_id = self.unanswered.get(call_id, (None, call_id))  # as requested
         if coded is not None:  # held as written, with its error code
             code, reason = coded
             if reason == REJECTED:
@@ -576,7 +579,7 @@ class ColumnRollout(StagedTurns):
         call left without an output (``EventWriter.explain_unanswered``)."""
         reasons = dict(self.reasons)
         open_turn = self.turn if self.turn_open else None
-        for call_id, message in self.unanswered.items():
+        for call_id, (message, _) in self.unanswered.items():
             if call_id not in reasons:
                 reasons[call_id] = self.rewound.get(message) or unanswered_reason(
                     self.turns[self.dispatched[call_id]], self.aborted, open_turn)
