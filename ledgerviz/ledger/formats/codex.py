@@ -709,7 +709,7 @@ def _call_fields(kind: str, item: dict[str, Any]) -> tuple[str, str, str] | None
 def source_of(content: list[dict[str, Any]]) -> str:
     """Return the source kind of a user message of ``content`` (blocks): ``user`` for a
     typed prompt, else the kind of the context Codex wrote itself (``CONTEXT_PREFIXES``)."""
-    text = "".join(b.get("text", "") for b in content).lstrip()
+    text = "".join([b.get("text", "") for b in content]).lstrip()
     if not text.startswith(_CONTEXT_STARTS):
         return "user"
     return next(kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix))

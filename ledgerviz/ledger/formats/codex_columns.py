@@ -495,7 +495,7 @@ class ColumnRollout(StagedTurns):
             if self.message_text is None:
                 self.columns["text"][self.message] = text
             else:
-                self.messages.values[2][self.message_text] = text
+                self.messages.put(self.message_text, 2, text)
             self.texts = []
             self.message = None
 
@@ -564,13 +564,13 @@ class ColumnRollout(StagedTurns):
                        _APPEND)
         self.messages.add(row, role, "runtime-context", text)
 
-    def boundary(self, kind: str, line: int, reason: Any = None) -> None:
-        """Write a turn's or step's boundary; a turn's end whose reason is more than a kind
-        is held as written."""
-        if kind == "turn/end" and reason.__class__ is not str:
-            self.hold(kind, {"turn": self.turn, "reason": reason}, line)
+    def end_turn(self, line: int, reason: Any) -> None:
+        """Append the open turn's end row; one whose reason is more than a kind is held as
+        written."""
+        if reason.__class__ is str:
+            super().end_turn(line, reason)
         else:
-            super().boundary(kind, line, reason)
+            self.hold("turn/end", {"turn": self.turn, "reason": reason}, line)
 
     # the end
 

@@ -49,7 +49,7 @@ class StagedRows:
         """The tool/result rows' call ids."""
         self.ends = SparseRows("end_reason")
         self.models = SparseRows("provider", "model")
-        self.usage = SparseRows(*USAGE_COLUMNS, counts=True)
+        self.usage = SparseRows(*USAGE_COLUMNS)
         """The usage counts of the assistant/message rows that have usage."""
         self.errors: dict[int, tuple[bool, bool]] = {}
         """Each tool/result row's error and synthetic flags."""
@@ -106,62 +106,40 @@ def usage_count(value: Any) -> int:
 
 class SparseRows:
     """The values some rows hold in some of the table's columns (object columns, or int64
-    ones: ``counts``); the other rows keep the column's missing value."""
+    ones); the other rows keep the column's missing value."""
 
     __slots__ = ("add", "names", "rows", "values")
 
-    def __init__(self, *names: str, counts: bool = False) -> None:
+    def __init__(self, *names: str) -> None:
         self.names = names
         self.rows = array("q")
-        self.values: tuple[Any, ...] = tuple(array("q") if counts else [] for _ in names)
-        self.add: Callable[..., None] = _adder(self.rows.append,
-                                               *(column.append for column in self.values))
+        self.values: list[Any] = []
+        """The staged rows' values, a row's one after another (one for each column)."""
+        self.add: Callable[..., None] = _adder(self.rows.append, self.values.extend)
         """``add(row, *values)``: stage the values of ``row``, one for each column."""
+
+    def put(self, index: int, column: int, value: Any) -> None:
+        """Set the value in column ``column`` (of ``names``) of the ``index``-th row staged."""
+        self.values[index * len(self.names) + column] = value
 
     def scatter(self, columns: dict[str, Any]) -> None:
         """Set the values in ``columns`` (each holding every row), and let them go."""
-        rows = self.rows
-        for name, values in zip(self.names, self.values, strict=True):
+        rows, values, width = self.rows, self.values, len(self.names)
+        for offset, name in enumerate(self.names):
             column = columns[name]
-            for row, value in zip(rows, values, strict=True):
+            for row, value in zip(rows, values[offset::width], strict=True):
                 column[row] = value
-            del values[:]
-        del rows[:]
+        del values[:], rows[:]
 
 
-def _adder(row: Callable[[int], None], *columns: Callable[[Any], None]) -> Callable[..., None]:
-    """Return a function that appends a row to ``row`` and a value to each of ``columns``,
-    one call each (a typed route calls it for most of its rows: no loop, no tuple)."""
-    if len(columns) == 1:
-        (first,) = columns
+def _adder(row: Callable[[int], None], values: Callable[[tuple[Any, ...]], None]
+           ) -> Callable[..., None]:
+    """Return a function that appends a row to ``row`` and its values to ``values``, one
+    call each (a typed route calls it for most of its rows: no loop, no method lookup)."""
 
-        def add_one(at: int, value: Any) -> None:
-            row(at)
-            first(value)
-        return add_one
-    if len(columns) == 2:
-        first, second = columns
-
-        def add_two(at: int, one: Any, two: Any) -> None:
-            row(at)
-            first(one)
-            second(two)
-        return add_two
-
-    if len(columns) == 3:
-        first, second, third = columns
-
-        def add_three(at: int, one: Any, two: Any, three: Any) -> None:
-            row(at)
-            first(one)
-            second(two)
-            third(three)
-        return add_three
-
-    def add(at: int, *values: Any) -> None:
+    def add(at: int, *staged: Any) -> None:
         row(at)
-        for append, value in zip(columns, values, strict=False):
-            append(value)
+        values(staged)
     return add
 
 
@@ -198,6 +176,10 @@ class StagedTurns(StagedRows, OpenTurns):
         if kind == "turn/start":
             self.add(kind, line, self.turn)
         elif kind == "turn/end":
-            self.ends.add(self.add(kind, line, self.turn), reason)
+            self.end_turn(line, reason)
         else:
             self.add(kind, line, self.turn, self.step)
+
+    def end_turn(self, line: int, reason: Any) -> None:
+        """Append the open turn's end row, with its ``reason``."""
+        self.ends.add(self.add("turn/end", line, self.turn), reason)
