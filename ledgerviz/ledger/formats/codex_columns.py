@@ -85,7 +85,6 @@ class Payload(msgspec.Struct):
     type: Any = None
     role: Any = None
     content: Any = None
-    summary: Any = None
     call_id: Any = None
     id: Any = None
     name: Any = None
