@@ -16,7 +16,7 @@ import pytest
 
 import ledgerviz
 from ledgerviz.ledger.formats import ReadOptions, codex, codex_columns
-from ledgerviz.ledger.formats.foreign import epoch_ms
+from ledgerviz.ledger.formats.foreign import AT_END, epoch_ms
 from ledgerviz.ledger.reread import LedgerChangedError
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import expand_found, found_chunks
@@ -361,3 +361,47 @@ def test_a_file_replaced_before_its_lines_are_read_again_is_a_changed_ledger(
 def test_codex_stamps_read_as_every_stamp_is(stamp: Any) -> None:
     assert codex_columns._epoch_ms(stamp) == epoch_ms(stamp)
     assert codex_columns._epoch_ms(stamp) == epoch_ms(stamp)  # from the minute kept
+
+
+def _call_line(second: int, call_id: str) -> dict[str, Any]:
+    return _line(second, "response_item", {"type": "function_call", "name": "shell",
+                                           "arguments": "{}", "call_id": call_id})
+
+
+# after turn 1 (call-1 answered, exit code 1): call-1 requested again and call-9 requested
+# (a new step, in a turn opened for it), call-1 answered a second time ("Exit code: 0"), then
+# call-1's exec end with exit code 3
+AFTER_AN_ANSWER = [
+    _call_line(30, "call-1"), _call_line(31, "call-9"),
+    _line(32, "response_item", {"type": "function_call_output", "call_id": "call-1",
+                                "output": "Exit code: 0\nOutput:\nyes"}),
+    _line(33, "event_msg", {"type": "exec_command_end", "call_id": "call-1", "exit_code": 3}),
+]
+
+
+def test_an_answered_call_requested_and_answered_again_is_tabled_as_worked_out_by_hand(
+        tmp_path: Path, handovers: list[int]) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 1, AFTER_AN_ANSWER)
+    typed = _read(path, typed=True)
+    assert handovers == []
+    table = typed.table
+    assert table.types[16:] == ["turn/start", "step/start", "assistant/message", "tool/call",
+                                "tool/call", "tool/result", "codex/exec_command_end"]
+    assert table.requests.call_id == ["call-1", "call-1", "call-9"]
+    assert table.requests.row.tolist() == [6, 18, 18]
+    # the second output: call-1's last request's turn and step, its error from the exit code
+    assert (table.turn[21], table.step[21], table.call_id[21]) == (2, 1, "call-1")
+    assert table.is_error[9] == 1 and table.is_error[21] == 1
+    # call-1 stays answered; call-9's turn is still open at the end
+    assert typed.call_reasons == {"call-9": AT_END}
+    assert _facts(typed) == _facts(_read(path, typed=False))
+
+
+def test_answered_calls_are_handed_over_as_the_dict_route_keeps_them(
+        tmp_path: Path, handovers: list[int]) -> None:
+    path = _rollout(tmp_path / "r.jsonl", 600, [*AFTER_AN_ANSWER, GIVE_UPS["unknown record"],
+                                                *_turn(601, 9100), _call_line(9200, "call-9"),
+                                                _call_line(9201, "call-600")])
+    typed = _read(path, typed=True)
+    assert handovers == [1 + 11 * 600 + 4 + 1]
+    assert _facts(typed) == _facts(_read(path, typed=False))
