@@ -132,10 +132,6 @@ class ColumnChat(StagedTurns):
         """The time, turn, step and line of each row added since the last ``scatter``."""
         self.patterns: dict[tuple[Any, ...], tuple[array, array]] = {}
         """The type codes and surface ops of the rows of each message shape met."""
-        self.usage_appends = (self.usage.rows.append,
-                              *(counts.append for counts in self.usage.values))
-        """How a reply's usage counts are staged (``usage``'s row and columns, in
-        ``table.USAGE_COLUMNS`` order)."""
 
     def read(self, pieces: Any) -> None:
         """Decode and map every line of ``pieces`` (``codex_columns.typed_lines``' blocks,
@@ -310,12 +306,8 @@ class ColumnChat(StagedTurns):
             self.models.add(row, "google", self.share(model))
         counts = token_counts(as_dict(record.tokens))
         if counts is not None:
-            at, inputs, outputs, cached, reasoning = self.usage_appends
-            at(row)
-            inputs(usage_count(counts[0]))
-            outputs(usage_count(counts[1]))
-            cached(usage_count(counts[2]))
-            reasoning(usage_count(counts[3]))
+            self.usage.add(row, usage_count(counts[0]), usage_count(counts[1]),
+                           usage_count(counts[2]), usage_count(counts[3]))
 
     def calls(self, calls: list[Any], message_id: str, row: int
               ) -> tuple[int, list[tuple[str, str, Result]]]:
