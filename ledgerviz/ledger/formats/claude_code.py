@@ -18,6 +18,8 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import partial
+from operator import add
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +33,10 @@ from ledgerviz.ledger.diagnostics import (
     Severity,
 )
 from ledgerviz.ledger.formats import Chunk, Format, ReadOptions
-from ledgerviz.ledger.formats.claude_code_branches import plan_branches
+from ledgerviz.ledger.formats.claude_code_branches import Branches, plan_branches
 from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource, entry_of
 from ledgerviz.ledger.formats.claude_code_events import EventWriter, refusals
-from ledgerviz.ledger.formats.claude_code_fields import Facts
+from ledgerviz.ledger.formats.claude_code_fields import Facts, converted_facts
 from ledgerviz.ledger.formats.claude_code_records import (
     BOOKKEEPING_KINDS,
     CONVERSATION_KINDS,
@@ -49,7 +51,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
     prompt_anchors,
     split_sidechains,
 )
-from ledgerviz.ledger.formats.claude_code_typed import takes, written
+from ledgerviz.ledger.formats.claude_code_typed import ColumnWriter, FileOrder, takes, written
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
@@ -89,15 +91,17 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
 def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog, options: ReadOptions
           ) -> SessionLog:
     """Return the session of one transcript, its problems recorded in ``log``, with its
-    inline sidechains as its children: a first pass keeps each record's ``Entry``, a
-    second writes the events, each record decoded again from its line."""
+    inline sidechains as its children: a first pass keeps each record's ``Entry`` (and
+    writes a session of the typed route's shapes in file order), a second writes the
+    events of any other, each record decoded again from its line."""
     places = _Places(path, options.origin)
-    records, total = _entries(chunks, places, log, options.max_line)
+    records, total, in_file_order = _entries(chunks, places, log, options.max_line)
     source = places.source()
     identity = _Identity.of_file(path, records)
     own, sidechains = (records, []) if identity.subagent \
         else split_sidechains(records, identity.id)
-    written = _Written(own, source, identity, log, prompt_anchors(own, sidechains, source))
+    written = _Written(own, source, identity, log, prompt_anchors(own, sidechains, source),
+                       None if sidechains else in_file_order)
     children = tuple(_child(path, s, source, identity, log.strict) for s in sidechains)
     inline = len(records) - len(own)
     unreadable = total - len(records)
@@ -124,16 +128,24 @@ class _Written:
     """The events one session's records are written as."""
 
     def __init__(self, records: Sequence[Entry], source: RecordSource, identity: _Identity,
-                 log: DiagnosticLog, children: dict[str, str]) -> None:
-        in_graph = [r.uuid is not None and r.kind != FOREIGN for r in records]
-        in_chain = [owned and r.kind in ("user", "assistant")
-                    for owned, r in zip(in_graph, records, strict=True)]
-        branches = plan_branches(records, in_graph, log)
-        self.reasons = refusals(records, branches.order, in_chain)
+                 log: DiagnosticLog, children: dict[str, str],
+                 in_file_order: ColumnWriter | None = None) -> None:
+        """``in_file_order``: the typed route's rows of ``records`` written by the first
+        pass, which proved the plan to be the file order and found no refusal."""
+        if in_file_order is None:
+            in_graph, in_chain = _in_graph(records)
+            branches = plan_branches(records, in_graph, log)
+            self.reasons = refusals(records, branches.order, in_chain)
+        else:  # what the plan and the refusal scan would find
+            branches, self.reasons = Branches(list(range(len(records))), {}, 0), {}
         self.inherited = identity.inherited(records, branches.order)
-        typed = written(records, source, in_chain, branches.order) \
-            if takes(branches, self.reasons, self.inherited, children, source) else None
+        typed = None
+        if takes(branches, self.reasons, self.inherited, children, source):
+            typed = in_file_order if in_file_order is not None \
+                else written(records, source, in_chain, branches.order)
         if typed is None:  # today's route: the writer's events, sealed a window at a time
+            if in_file_order is not None:
+                in_chain = _in_graph(records)[1]
             writer = EventWriter(records, source, in_chain, branches, self.reasons, log,
                                  children)
             for position, index in enumerate(branches.order):
@@ -141,7 +153,8 @@ class _Written:
                     writer.emit("session/end-seed", {"inherited": True})
                 writer.write(index)
             writer.finish()
-        self.finished = (writer.store if typed is None else typed).finished
+        self.finished = writer.store.finished if typed is None \
+            else partial(typed.finished, source)
         """Returns the events written, their lines and their table (the writer, with what
         it kept of the records, let go)."""
         _count_unknown_kinds(records, log)
@@ -168,15 +181,25 @@ class _Written:
                           table=table)
 
 
+def _in_graph(records: Sequence[Entry]) -> tuple[list[bool], list[bool]]:
+    """Return which ``records`` take part in the ``parentUuid`` graph, and which are of the
+    session's conversation (a user or assistant record of the graph)."""
+    in_graph = [r.uuid is not None and r.kind != FOREIGN for r in records]
+    return in_graph, [owned and r.kind in ("user", "assistant")
+                      for owned, r in zip(in_graph, records, strict=True)]
+
+
 def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_line: int
-             ) -> tuple[list[Entry], int]:
+             ) -> tuple[list[Entry], int, ColumnWriter | None]:
     """Return the entries of a file's records (lines of at most ``max_line`` UTF-16 code
-    units), each line's place noted in ``places``, and how many lines the file has."""
+    units), each line's place noted in ``places``, how many lines the file has, and the
+    typed route's rows of the records written in file order (None: see ``FileOrder``)."""
     entries: list[Entry] = []
     shared: dict[Any, Any] = {}
+    route = FileOrder()
     opened = opened_chunks(iter(places.kept(chunks)), log, BOM_WARNING)
     if opened is None:
-        return entries, 0
+        return entries, 0, route.written()
     line = 1
     end = b""  # what follows the file's last newline
     leading = LeadingBlanks()
@@ -187,10 +210,11 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         if piece.too_long:  # its start only is held: said, not decoded
             line_too_long(log, line, piece.too_long, max_line)
             lines, offsets, line = lines[1:], offsets[1:], line + 1
-        for at, entry, exact, facts in _scanned(lines, piece.block, line, len(entries), log,
-                                                shared):
-            entries.append(entry)
-            places.add(lines[at], offsets[at], exact, facts)
+        ats, found, exact, facts = _scanned(lines, piece.block, line, len(entries), log,
+                                            shared, route.taking())
+        entries += found
+        places.add(lines, offsets, ats, exact)
+        route.take(found, facts)
         line += len(lines)
         end = piece.tail
         tail_at = offsets[-1]
@@ -199,10 +223,13 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         for _, record in _records([end], line, found, last=True,
                                   big=may_hold_big_integers(end)):
             entries.append(entry_of(record, len(entries), shared))
-            places.add(end, tail_at, record.line in found.big, None)
+            exact = record.line in found.big
+            places.add([end], [tail_at], (0,), [0] if exact else [])
+            route.take(entries[-1:], [None if exact or not route.taking()
+                                      else converted_facts(record.kind, record.raw)])
         found.replay(log)
         line += 1
-    return entries, line - 1
+    return entries, line - 1, route.written()
 
 
 class _Places:
@@ -220,8 +247,6 @@ class _Places:
         self.stops = array("q")
         self.exact = array("q")
         """The records holding an integer beyond 64 bits, in order."""
-        self.facts: list[Facts | None] = []
-        """Each record's ``Facts`` kept by the first pass (None: read with ``orjson``)."""
 
     def kept(self, chunks: Iterable[Chunk]) -> Iterable[Chunk]:
         """Return the file's chunks, noted as they are read when the file is read again."""
@@ -235,47 +260,59 @@ class _Places:
         self._rows.lines_read(lines, cut, first_line)
         return self._rows.offsets()
 
-    def add(self, line: bytes, offset: int, exact: bool, facts: Facts | None) -> None:
-        """Note the place of the next record's ``line``, at ``offset`` in the file
-        (``exact``: it holds an integer beyond 64 bits), and its ``facts``."""
-        if exact:
-            self.exact.append(len(self.starts))
-        self.facts.append(facts)
+    def add(self, lines: Sequence[bytes], offsets: Sequence[int], ats: Sequence[int],
+            exact: Sequence[int]) -> None:
+        """Note the places of the next records: ``lines[at]``, at ``offsets[at]`` in the
+        file, for each ``at`` of ``ats`` (``exact``: the places among them of those holding
+        an integer beyond 64 bits)."""
+        first = len(self.starts)
+        self.exact.extend(first + place for place in exact)
+        picked = list(map(lines.__getitem__, ats))
         if self._held is not None:  # held one a line, as in a file
-            self._held += (line, b"\n")
-            offset = self._size
-            self._size += len(line) + 1
-        self.starts.append(offset)
-        self.stops.append(offset + len(line))
+            starts = array("q")
+            for line in picked:
+                self._held += (line, b"\n")
+                starts.append(self._size)
+                self._size += len(line) + 1
+        else:
+            starts = array("q", map(offsets.__getitem__, ats))
+        self.starts += starts
+        self.stops.extend(map(add, starts, map(len, picked)))
 
     def source(self) -> RecordSource:
         """Return where the records are decoded again from."""
         if self._held is not None or not self.starts:  # held, or nothing to read again
             return RecordSource(LineSource(self.path, b"".join(self._held or ())),
-                                self.starts, self.stops, self.exact, self.facts)
+                                self.starts, self.stops, self.exact)
         assert self._rows is not None
-        return RecordSource(self._rows.source(), self.starts, self.stops, self.exact,
-                            self.facts)
+        return RecordSource(self._rows.source(), self.starts, self.stops, self.exact)
 
 
 def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: DiagnosticLog,
-             shared: dict[Any, Any]) -> list[tuple[int, Entry, bool, Facts | None]]:
+             shared: dict[Any, Any], facts: bool
+             ) -> tuple[Sequence[int], Sequence[Entry], list[int], Sequence[Facts | None]]:
     """Return the entries of the records ``lines`` hold (the first is line ``first`` and
-    becomes entry ``start``; ``block``: the bytes they were split from), each with its place
-    among them, whether it holds an integer beyond 64 bits and its ``Facts`` (None: read with
-    ``orjson``); their diagnostics are added in line order."""
+    becomes entry ``start``; ``block``: the bytes they were split from): the place of each
+    among the lines, the entries, the places among them of those holding an integer beyond
+    64 bits, and the ``Facts`` of each (of a record read with ``orjson``, only when ``facts``
+    asks for them, and then None for one holding such an integer or that ``msgspec`` does
+    not take); their diagnostics are added in line order."""
     found = _Found()
     marks = number_marks(block)
     typed = scanned(lines, block, marks, first, start, found, shared)
     if typed is not None:
-        entries = [(at, entry, False, facts) for at, entry, facts in typed]
-    else:  # read with orjson
-        records = _records(lines, first, found, last=False,
-                           big=may_hold_big_integers(block, marks))
-        entries = [(at, entry_of(record, start + number, shared), record.line in found.big,
-                    None) for number, (at, record) in enumerate(records)]
+        ats, entries, kept = zip(*typed, strict=True) if typed else ((), (), ())
+        found.replay(log)
+        return ats, entries, [], kept
+    records = _records(lines, first, found, last=False,  # read with orjson
+                       big=may_hold_big_integers(block, marks))
+    entries = [entry_of(record, start + number, shared)
+               for number, (_, record) in enumerate(records)]
+    exact = [place for place, (_, record) in enumerate(records) if record.line in found.big]
+    converted = [None if not facts or record.line in found.big
+                 else converted_facts(record.kind, record.raw) for _, record in records]
     found.replay(log)
-    return entries
+    return [at for at, _ in records], entries, exact, converted
 
 
 class _Found(PendingDiagnostics):

@@ -86,15 +86,24 @@ def new_entry(shared: dict[Any, Any], index: int, line: int, kind: str, uuid: st
               marks: Marks | None) -> Entry:
     """Return an ``Entry`` of these fields (``cwd``/``agent``: as read, kept when a string,
     a non-empty one for ``agent``), its repeated strings shared (see ``entry_of``: a
-    ``parentUuid`` is the very string of its parent's ``uuid``)."""
+    ``parentUuid`` naming the record before is the very string of that record's ``uuid``;
+    the ``uuid``s are not held in ``shared``, each being met once)."""
     share = shared.setdefault
+    if parent is not None:
+        last = shared.get(_LAST_UUID)
+        parent = last if parent == last else share(parent, parent)
+    if uuid is not None:
+        shared[_LAST_UUID] = uuid
     return _new_entry(Entry, (
-        index, line, kind, uuid if uuid is None else share(uuid, uuid),
-        parent if parent is None else share(parent, parent), time,
+        index, line, kind, uuid, parent, time,
         session if session is None else share(session, session), sidechain, prompt,
         has_message, key if key is None else share(key, key),
         share(cwd, cwd) if cwd.__class__ is str else None,
         agent if agent.__class__ is str and agent else None, marks))
+
+
+_LAST_UUID = object()
+"""Where ``shared`` holds the ``uuid`` of the last record with one."""
 
 
 _new_entry = tuple.__new__
@@ -140,13 +149,11 @@ class RecordSource:
     """Every record of a file, decoded again from its line's bytes when asked for."""
 
     def __init__(self, lines: LineSource, start: array, stop: array,
-                 exact: array | None = None, facts: list[Facts | None] | None = None) -> None:
+                 exact: array | None = None) -> None:
         """``start``/``stop``: the byte range of each record's line in ``lines``;
         ``exact``: the records holding an integer beyond 64 bits, in order (decoded the
-        exact way, as the first pass read them; its warning given then); ``facts``: each
-        record's ``Facts`` the first pass kept (None: none kept)."""
+        exact way, as the first pass read them; its warning given then)."""
         self._lines = lines
-        self._facts = facts or []
         self._exact = array("q") if exact is None else exact
         self._start = start
         self._stop = stop
@@ -172,14 +179,8 @@ class RecordSource:
         return self._decoded(index, None)
 
     def facts(self, entry: Entry) -> Facts:
-        """Return the ``Facts`` of ``entry``'s record: the first pass's, let go once given,
-        else those of its line read again."""
-        index = entry.index
-        kept = self._facts[index] if index < len(self._facts) else None
-        if kept is None:
-            return facts_of(entry.kind, self.typed(index, RECORD))
-        self._facts[index] = None
-        return kept
+        """Return the ``Facts`` of ``entry``'s record, its line read again."""
+        return facts_of(entry.kind, self.typed(entry.index, RECORD))
 
     def typed(self, index: int, fields: Typed) -> Any:
         """Return the struct of ``fields`` the line of record ``index`` decodes to."""

@@ -2,11 +2,12 @@
 the typed route (``claude_code_typed``) writes of each record (``Facts``).
 
 A record line is decoded once, by the first pass (``claude_code_scan``), into the fields both
-passes read: the graph facts its ``Entry`` holds and the writer's (a message's blocks, model
-and usage; a tool result's agent). The first pass keeps the writer's ``Facts`` of each record
-(the values its rows are written with: texts, a call's arguments as JSON text), not the
-structs, so the second pass decodes no line again. A record the first pass read with
-``orjson`` has none kept: the writer reads its line again, into ``Record``.
+the first pass and the typed route read: the graph facts its ``Entry`` holds and the writer's
+(a message's blocks, model and usage; a tool result's agent). The first pass hands the typed
+route each record's ``Facts`` (the values its rows are written with: texts, a call's
+arguments as JSON text), not the structs; a record it read with ``orjson`` has its dict
+converted to those fields (``converted_facts``). A session the route writes after the plan
+has its lines read again, into ``Record``.
 
 The fields of the blocks, message, usage and tool result take any JSON value (``NOT_OBJECT``
 beside a struct), so that only a line whose top-level shapes the first pass refuses is not
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from msgspec import UNSET, Struct
 from msgspec.structs import replace
 
@@ -124,7 +126,9 @@ def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Fact
     """Return the ``Facts`` of a record of ``kind`` decoded as ``line`` (a ``Record``, or the
     first pass's struct of the same field names; ``shared``: one object per equal usage or
     model met, as the records of one step repeat them)."""
-    turn, step = _int64(line.turn), _int64(line.step)
+    turn, step = line.turn, line.step  # (absent in most records: no call)
+    turn = MISSING if turn is None else _int64(turn)
+    step = MISSING if step is None else _int64(step)
     if kind != "user" and kind != "assistant":  # only ever a log-only row
         return _LOG_ONLY if turn == step == MISSING else replace(_LOG_ONLY, turn=turn, step=step)
     message = line.message
@@ -171,6 +175,15 @@ def facts_of(kind: str, line: Any, shared: dict[Any, Any] | None = None) -> Fact
     agent = spawned.agentId if spawned.__class__ is Spawned else None
     return Facts(turn, step, line.isCompactSummary is True, tuple(texts), tuple(results), note,
                  interrupted, agent.__class__ is str and agent != "", model, usage, tuple(calls))
+
+def converted_facts(kind: str, raw: dict[str, Any]) -> Facts | None:
+    """Return the ``Facts`` of a record of ``kind`` decoded with ``orjson`` as ``raw``, or
+    None when ``msgspec`` does not convert it to the fields read (nested too deep)."""
+    try:
+        return facts_of(kind, RECORD.of(raw))
+    except (msgspec.ValidationError, RecursionError):
+        return None
+
 
 _NO_TEXT = Block()
 """Stands for a null block (no text) as the first block that is no tool result."""

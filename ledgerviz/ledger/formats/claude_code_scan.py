@@ -130,7 +130,8 @@ def _fast_entry(value: _Line, line: int, index: int, shared: dict[Any, Any]) -> 
     sidechain = value.isSidechain is True
     return new_entry(shared, index, line, kind, uuid, parent, time, session, sidechain, prompt,
                      is_message, key, value.cwd, value.agentId if sidechain else None,
-                     _marks(value, kind, prompt, message if is_message else None))
+                     _marks(value, kind, prompt, message if is_message else None)
+                     if kind == "user" or kind == "progress" else None)
 
 
 def _blocks(message: Message) -> list[Any]:

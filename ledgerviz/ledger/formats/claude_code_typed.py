@@ -1,14 +1,20 @@
 """The Claude Code reader's typed route: a session of the common shapes written straight into
 its table's columns, with no event dict and no ``EventTable.of`` per window.
 
-The route runs after the first pass and the branch plan, in the plan's order, as
-``claude_code_events.EventWriter`` does, and fills the rows of the session's ``EventTable``
-from each record read again (its type, time, turn, step, surface op and line, a message's
-role, source and visible text, a step's model and usage, a call's id, name and arguments, a
-result's error flag), each record's values the ``Facts`` the first pass kept of it
-(``claude_code_fields``; of a record it read with ``orjson``, its line read again into the
-fields read, not into a dict). The events are then derived on demand from those rows and the
-records (``claude_code_typed_events``).
+The route fills the rows of the session's ``EventTable`` record by record (its type, time,
+turn, step, surface op and line, a message's role, source and visible text, a step's model
+and usage, a call's id, name and arguments, a result's error flag), each record's values its
+``Facts`` (``claude_code_fields``). The events are then derived on demand from those rows and
+the records (``claude_code_typed_events``). It runs in one of two ways:
+
+- during the first pass, in file order (``ColumnWriter.take``), each record's facts taken as
+  the first pass reads them and let go at once, while ``FileOrder`` proves that the branch
+  plan would write the records in that order and find no refusal; an assistant message's
+  rows are written once its last part is read (its parts follow each other);
+- after the first pass and the branch plan, in the plan's order (``written``), as
+  ``claude_code_events.EventWriter`` does, each record's line read again for its facts:
+  for a session the first way gave up on (a message's parts apart, say) that the route
+  still takes.
 
 It takes a session only when nothing in it is written any other way (``takes``): no rewind,
 no replayed copy, no refused call, no inherited prefix, no call that started an inline
@@ -22,6 +28,7 @@ diagnostic of its own.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,13 +36,17 @@ from ledgerviz.ledger.formats.claude_code_branches import Branches
 from ledgerviz.ledger.formats.claude_code_entries import Entry, RecordSource
 from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX, message_records
 from ledgerviz.ledger.formats.claude_code_fields import Facts, Result, visible_text
+from ledgerviz.ledger.formats.claude_code_records import FOREIGN
 from ledgerviz.ledger.formats.claude_code_typed_events import Derivation, Rows
 from ledgerviz.ledger.formats.sealed import DerivedEvents, SealedEvents
 from ledgerviz.ledger.formats.staged import StagedRows
 from ledgerviz.ledger.table import EventTable
-from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
+from ledgerviz.recovery.vocab import MISSING, SYNTHETIC_ID_PREFIXES
 
-_APPEND = SURFACE_OPS.index("append")
+_APPENDED = frozenset({"user/message", "assistant/message", "tool/result"})
+"""The types of the rows written with surface op ``append`` (the others have none)."""
+
+
 class GiveUp(Exception):
     """A record the typed route does not write exactly as the writer does."""
 
@@ -43,11 +54,21 @@ class GiveUp(Exception):
 def written(entries: Sequence[Entry], source: RecordSource, in_chain: Sequence[bool],
             order: Sequence[int]) -> ColumnWriter | None:
     """Return the rows of a session the route takes (see ``takes``) written in the plan's
-    ``order``, or None when it gives up."""
-    writer = ColumnWriter(entries, source, in_chain, order)
+    ``order``, each record's facts read again from ``source``, or None when it gives up."""
+    writer = ColumnWriter()
+    messages = message_records(entries, in_chain, order)
     try:
         for index in order:
-            writer.write(index)
+            entry = entries[index]
+            writer.at(entry)
+            if not (in_chain[index] and entry.has_message and entry.kind == "assistant"):
+                writer.record(entry, source.facts(entry), in_chain[index])
+            elif entry.key in writer.messages_written:
+                writer.merged += 1
+            else:
+                parts = [entry] if entry.key is None \
+                    else [entries[i] for i in messages[entry.key]]
+                writer.message(parts, list(map(source.facts, parts)))
     except GiveUp:
         return None
     writer.finish()
@@ -62,26 +83,101 @@ def takes(branches: Branches, reasons: dict[str, Any], inherited: int,
                 or source.holds_exact())
 
 
-class ColumnWriter(StagedRows):
-    """Writes one session's rows, record by record in the branch plan's order (the state
-    and rules of ``EventWriter`` for the shapes the route takes)."""
+class FileOrder:
+    """The typed route run during the first pass: each record written as it is read, while
+    it proves that ``plan_branches`` writes the records in file order (no ``uuid`` met
+    twice, no ``parentUuid`` naming the record itself or a later one, no two typed prompts
+    below one parent: no copy, no cycle, no rewind) and that ``refusals`` finds none (no
+    refused call in the chain). At a record it cannot write or prove so, it gives up (the
+    plan then decides)."""
 
-    def __init__(self, entries: Sequence[Entry], source: RecordSource,
-                 in_chain: Sequence[bool], order: Sequence[int]) -> None:
+    def __init__(self) -> None:
+        self._writer: ColumnWriter | None = ColumnWriter()
+        self._nodes: set[str] = set()
+        """The ``uuid`` of each record of the graph so far."""
+        self._ahead: set[str] = set()
+        """The parents named before a record of that ``uuid`` was met."""
+        self._prompted: set[str | None] = set()
+        """The parent of each typed prompt so far."""
+        self._last: str | None = None
+        """The ``uuid`` of the last record of the graph (the parent of most records: its
+        string, as ``entries.new_entry`` shares it)."""
+
+    def taking(self) -> bool:
+        """Return whether the route has not given up."""
+        return self._writer is not None
+
+    def take(self, entries: Sequence[Entry], facts: Sequence[Facts | None]) -> None:
+        """Write ``entries``, the file's next records, with their ``facts`` (None: none to
+        be had, as of a record holding an integer beyond 64 bits)."""
+        writer = self._writer
+        if writer is None:
+            return
+        admits, take = self._admits, writer.take
+        try:
+            for entry, kept in zip(entries, facts, strict=True):
+                if kept is None or not admits(entry):
+                    raise GiveUp
+                take(entry, kept)
+        except GiveUp:
+            self._writer = None
+
+    def _admits(self, entry: Entry) -> bool:
+        """Return whether the proof holds so far with ``entry`` added."""
+        uuid = entry.uuid
+        if uuid is None or entry.kind == FOREIGN:  # not of the graph
+            return True
+        parent, nodes = entry.parent, self._nodes
+        if uuid in nodes:
+            return False
+        if parent is not None and parent is not self._last and parent not in nodes:
+            self._ahead.add(parent)
+        nodes.add(uuid)
+        self._last = uuid
+        if entry.prompt:
+            if parent in self._prompted:
+                return False
+            self._prompted.add(parent)
+        marks = entry.marks
+        return not (marks is not None and marks.rejected and entry.kind == "user")
+
+    def written(self) -> ColumnWriter | None:
+        """Return the rows written, every record taken and the proof whole (no parent named
+        ahead of its record), else None."""
+        writer, self._writer = self._writer, None
+        if writer is None or not self._ahead.isdisjoint(self._nodes):
+            return None
+        writer.finish()
+        return writer
+
+
+class ColumnWriter(StagedRows):
+    """Writes one session's rows, a record at a time (the state and rules of ``EventWriter``
+    for the shapes the route takes)."""
+
+    def __init__(self) -> None:
         super().__init__()
-        self.entries = entries
-        self.source = source
-        self.in_chain = in_chain
         self.rows = Rows()
+        self._slots = array("q")
+        """Each row's record, as its place in writing order (``at``)."""
         self._appends = tuple(column.append for column in (
-            self.codes, self.times, self.turns, self.steps, self.ops, self.lines,
-            self.rows.record, self.rows.block))
-        """Each row's columns' ``append``, in ``add``'s order."""
+            self.codes, self.turns, self.steps, self._slots))
+        """The ``append`` of the columns ``add`` fills, in its order (a row's time, line and
+        record are its record's, its surface op its type's: set by ``finished``)."""
+        self._record_times = array("q")
+        """Of each record written, in writing order: the time of its rows (its own, else the
+        last one before it), its line and its index among the file's records."""
+        self._record_lines = array("q")
+        self._record_indexes = array("q")
         self.merged = 0
         """Assistant records written into the step of an earlier record."""
+        self.messages_written: set[str] = set()
+        """The key of each assistant message written."""
         self._time = MISSING
-        self._line = 0
-        self._index = 0
+        self._slot = -1
+        """The place in writing order of the record being written."""
+        self._first_slot = 0
+        """``take``: that of the first part of the message being read."""
         self._turn = 0
         self._turn_open = False
         self._step = 0
@@ -91,50 +187,93 @@ class ColumnWriter(StagedRows):
         self._calls: dict[str, int] = {}
         """The tool/call row of each call id."""
         self._answered: set[str] = set()
-        self._messages = message_records(entries, in_chain, order)
-        self._written: set[str] = set()
+        self._parts: list[Entry] = []
+        """``take``: the parts read so far of the assistant message being read."""
+        self._part_facts: list[Facts] = []
+        self._bare: set[str | None] = set()
+        """``take``: the keys of the chain's assistant records without a message."""
 
-    def add(self, kind: str, turn: int = MISSING, step: int = MISSING, op: int = 0,
-            block: int = 0) -> int:
+    def add(self, kind: str, turn: int = MISSING, step: int = MISSING) -> int:
         """Append one row of the record being written; return it."""
         row = len(self.codes)
-        codes, times, turns, steps, ops, lines, records, blocks = self._appends
+        codes, turns, steps, slots = self._appends
         codes(self.code_of[kind])
-        times(self._time)
         turns(turn)
         steps(step)
-        ops(op)
-        lines(self._line)
-        records(self._index)
-        blocks(block)
+        slots(self._slot)
         return row
 
-    def write(self, index: int) -> None:
-        """Write the rows of record ``index``; raise ``GiveUp`` at one the route does not
-        take."""
-        entry = self.entries[index]
-        self._line, self._index = entry.line, entry.index
+    def at(self, entry: Entry) -> None:
+        """Note that record ``entry`` is the one being written, the next in writing order
+        (its time, when it has one, that of the rows written from here on)."""
+        self._slot = len(self._record_lines)
         if entry.time is not None:
             self._time = entry.time
-        if not self.in_chain[index] or not entry.has_message:
-            facts = self.source.facts(entry)
-            self.add(LOG_ONLY_PREFIX + entry.kind, facts.turn, facts.step)
-        elif entry.kind == "assistant":
-            self._assistant(entry)
-        else:
-            facts = self.source.facts(entry)
-            if facts.compact:
+        self._record_times.append(self._time)
+        self._record_lines.append(entry.line)
+        self._record_indexes.append(entry.index)
+
+    def take(self, entry: Entry, facts: Facts) -> None:
+        """Write the record after the last one taken, in file order (``facts``: its
+        ``Facts``); raise ``GiveUp`` at one the route does not take, or at a part of an
+        assistant message that does not follow the message's other parts (the plan's
+        order writes it with them). ``finish`` writes the last message read."""
+        in_chain = entry.uuid is not None and (entry.kind == "user"
+                                               or entry.kind == "assistant")
+        if not (in_chain and entry.kind == "assistant"):
+            if self._parts:
+                self._flush()
+            self.at(entry)
+            self.record(entry, facts, in_chain)
+            return
+        key = entry.key
+        parts = self._parts
+        if not entry.has_message:  # a log-only row, unless its key is a message's too
+            if key in self.messages_written or (parts and key == parts[0].key):
                 raise GiveUp
-            if entry.prompt:
-                if self._turn_open:
-                    self._close_turn()
-                self._open_turn()
-                self._user_message(facts.texts, "user")
-            else:
-                self._user(facts, entry.uuid)
+            self._bare.add(key)
+            self._flush()
+            self.at(entry)
+            self.record(entry, facts, in_chain)
+        elif parts and key == parts[0].key:
+            self.at(entry)
+            parts.append(entry)
+            self._part_facts.append(facts)
+            self.merged += 1
+        elif key in self.messages_written or key in self._bare:
+            raise GiveUp
+        else:
+            self._flush()
+            self.at(entry)
+            self._first_slot = self._slot
+            self._parts, self._part_facts = [entry], [facts]
+
+    def _flush(self) -> None:
+        """Write the assistant message read (as of its first part's record)."""
+        if self._parts:
+            latest, self._slot = self._slot, self._first_slot
+            self.message(self._parts, self._part_facts)
+            self._slot = latest
+            self._parts, self._part_facts = [], []
+
+    def record(self, entry: Entry, facts: Facts, in_chain: bool) -> None:
+        """Write the rows of record ``entry`` (with its ``facts``; ``in_chain``: whether it
+        is of the session's conversation) but an assistant message of the chain."""
+        if not in_chain or not entry.has_message:
+            self.add(LOG_ONLY_PREFIX + entry.kind, facts.turn, facts.step)
+        elif facts.compact:
+            raise GiveUp
+        elif entry.prompt:
+            if self._turn_open:
+                self._close_turn()
+            self._open_turn()
+            self._user_message(facts.texts, "user")
+        else:
+            self._user(facts, entry.uuid)
 
     def finish(self) -> None:
         """Close what the file proves finished (``EventWriter.finish``)."""
+        self._flush()
         if not self._turn_open:
             return
         if self._interrupted or (self._step_open and not self._step_calls):
@@ -155,15 +294,12 @@ class ColumnWriter(StagedRows):
             self._step_open = False
         finished = not self._interrupted and not self._step_calls and self._step > 0
         row = self.add("turn/end", self._turn)
-        self.ends.add(row, self.share("completed" if finished else "aborted"))
+        self.ends.add(row, "completed" if finished else "aborted")
         self._turn_open = False
 
-    def _message(self, row: int, role: str, source: str, text: str) -> None:
-        self.messages.add(row, self.share(role), self.share(source), text)
-
     def _user_message(self, texts: tuple[str, ...], source: str) -> None:
-        row = self.add("user/message", op=_APPEND)
-        self._message(row, "user", source, visible_text(texts))
+        row = self.add("user/message")
+        self.messages.add(row, "user", source, visible_text(texts))
 
     def _user(self, facts: Facts, uuid: str | None) -> None:
         """A user record (of ``uuid``) that is no prompt: tool results, then any other
@@ -182,44 +318,43 @@ class ColumnWriter(StagedRows):
         if call_id.__class__ is not str or call_id not in self._calls \
                 or not (flag is None or flag.__class__ is bool):
             raise GiveUp  # diagnosed by the writer
-        row = self.add("tool/result", self._turn, self._step, _APPEND, result.place)
-        self._message(row, "tool", "tool", result.text)
+        row = self.add("tool/result", self._turn, self._step)
+        self.rows.block[row] = result.place
+        self.messages.add(row, "tool", "tool", result.text)
         self.answers.add(row, call_id)
         self.errors[row] = (flag is True, uuid is not None
                             and uuid.startswith(SYNTHETIC_ID_PREFIXES))
         self.rows.dispatch[row] = self._calls[call_id]
         self._answered.add(call_id)
         if spawned:
-            self.add("subagent/catalog", block=result.place)
+            self.rows.block[self.add("subagent/catalog")] = result.place
 
-    def _assistant(self, entry: Entry) -> None:
-        key = entry.key
-        if key is None:
-            parts = [entry]
-        elif key in self._written:
-            self.merged += 1
-            return
-        else:
-            self._written.add(key)
-            parts = [self.entries[i] for i in self._messages[key]]
-        facts = list(map(self.source.facts, parts))
+    def message(self, parts: list[Entry], facts: list[Facts]) -> None:
+        """Write the step of the assistant message of records ``parts`` (with their
+        ``facts``), the first being written."""
+        key = parts[0].key
+        if key is not None:  # (a record without a key is a message of its own)
+            self.messages_written.add(key)
         if not self._turn_open:
             self._open_turn()
+        turn = self._turn
         if self._step_open:
-            self.add("step/end", self._turn, self._step)
-        self._step += 1
+            self.add("step/end", turn, self._step)
+        step = self._step = self._step + 1
         self._step_open = True
-        self.add("step/start", self._turn, self._step)
-        row = self.add("assistant/message", self._turn, self._step, _APPEND)
+        self.add("step/start", turn, step)
+        row = self.add("assistant/message", turn, step)
         self.rows.keys[row] = key
+        first = facts[0]
+        texts, usage = first.texts, first.usage
         if len(parts) > 1:
             self.rows.parts[row] = [part.index for part in parts]
-        self._message(row, "assistant", "model", visible_text(
-            facts[0].texts if len(facts) == 1 else sum((f.texts for f in facts), ())))
-        model = facts[0].model
-        if model is not None:
-            self.models.add(row, self.share("anthropic"), self.share(model))
-        usage = next((f.usage for f in reversed(facts) if f.usage is not None), None)
+            texts = sum((part.texts for part in facts), ())
+            for part in facts:  # the last part's usage that has one
+                usage = usage if part.usage is None else part.usage
+        self.messages.add(row, "assistant", "model", visible_text(texts))
+        if first.model is not None:
+            self.models.add(row, "anthropic", self.share(first.model))
         if usage is not None:
             self.usage.add(row, *usage, MISSING)
         self._step_calls = []
@@ -237,10 +372,17 @@ class ColumnWriter(StagedRows):
             row = self._calls[call_id] = self.add("tool/call", self._turn, self._step)
             self.dispatches.add(row, call_id, name, arguments)
 
-    def finished(self) -> tuple[SealedEvents, list[int], EventTable]:
-        """Return the events (derived on demand), their lines and their table."""
+    def finished(self, source: RecordSource) -> tuple[SealedEvents, list[int], EventTable]:
+        """Return the events (derived on demand from the rows and the records of
+        ``source``), their lines and their table."""
+        slots = self._slots
+        self.times = array("q", map(self._record_times.__getitem__, slots))
+        self.lines = array("q", map(self._record_lines.__getitem__, slots))
+        self.rows.record = array("q", map(self._record_indexes.__getitem__, slots))
+        appended = [int(kind in _APPENDED) for kind in self.code_of]
+        self.ops = array("b", map(appended.__getitem__, self.codes))
         self.scatter()
         table = self.staged_table()  # ``EventTable.of`` of the writer's events
-        self.source.forget()  # not held beside the table: read again when asked for
-        events = DerivedEvents(Derivation(table, self.rows, self.source), len(table))
+        source.forget()  # not held beside the table: read again when asked for
+        events = DerivedEvents(Derivation(table, self.rows, source), len(table))
         return events, table.line.tolist(), table

@@ -41,7 +41,9 @@ class Rows:
 
     def __init__(self) -> None:
         self.record = array("q")
-        self.block = array("q")
+        self.block: dict[int, int] = {}
+        """The place among its record's content blocks of each tool/result row's block, and
+        of each subagent/catalog row's result."""
         self.keys: dict[int, str | None] = {}
         """The message id of each assistant/message row."""
         self.parts: dict[int, list[int]] = {}
