@@ -16,6 +16,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from typing import Any, NamedTuple
 
+from msgspec import Struct
+
 from ledgerviz.ledger.formats.claude_code_fields import RECORD, Facts, facts_of
 from ledgerviz.ledger.formats.claude_code_records import (
     INTERRUPT_FOR_TOOL,
@@ -40,9 +42,10 @@ class Marks(NamedTuple):
     """Whether it holds the interrupt note of a tool use."""
 
 
-class Entry(NamedTuple):
+class Entry(Struct, gc=False):
     """One record as the reader holds it between its passes (a ``Record`` less its
-    decoded fields; see ``Record`` for the ones they share)."""
+    decoded fields; see ``Record`` for the ones they share): a struct untracked by the
+    garbage collector, 40 bytes smaller than a tuple of its fields, made in one C call."""
 
     index: int
     """Its position among the file's records (that of its line's byte range)."""
@@ -94,20 +97,17 @@ def new_entry(shared: dict[Any, Any], index: int, line: int, kind: str, uuid: st
         parent = last if parent == last else share(parent, parent)
     if uuid is not None:
         shared[_LAST_UUID] = uuid
-    return _new_entry(Entry, (
-        index, line, kind, uuid, parent, time,
-        session if session is None else share(session, session), sidechain, prompt,
-        has_message, key if key is None else share(key, key),
-        share(cwd, cwd) if cwd.__class__ is str else None,
-        agent if agent.__class__ is str and agent else None, marks))
+    return Entry(index, line, kind, uuid, parent, time,
+                 session if session is None else share(session, session), sidechain, prompt,
+                 has_message, key if key is None else share(key, key),
+                 share(cwd, cwd) if cwd.__class__ is str else None,
+                 agent if agent.__class__ is str and agent else None, marks)
 
 
 _LAST_UUID = object()
 """Where ``shared`` holds the ``uuid`` of the last record with one."""
 
 
-_new_entry = tuple.__new__
-"""Builds an ``Entry`` from its fields' tuple in one C call (see ``records.new_record``)."""
 
 
 def _marks(record: Record) -> Marks | None:
