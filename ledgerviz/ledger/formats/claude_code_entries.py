@@ -3,7 +3,8 @@
 The first pass decodes every line once, checks it into a ``Record`` with its diagnostics,
 and keeps only an ``Entry``: the record's graph facts (what the branch plan, the
 sidechain split and the refusal scan read) and its place in the file. The decoded dict is
-let go at once, so a transcript is never held as dicts. The second pass writes the events
+let go at once, so a transcript is never held as dicts. The second pass (none for a session
+the typed route wrote during the first: ``claude_code_typed.FileOrder``) writes the events
 record by record, each record decoded again from its line's bytes (``RecordSource``),
 read back from the file (or from the lines held, for an input that cannot be read again),
 a run of lines at a time (``reread.lines_again``): as dicts, or, for a writer that reads
