@@ -381,7 +381,9 @@ class ColumnWriter(StagedRows):
         self.rows.record = array("q", map(self._record_indexes.__getitem__, slots))
         appended = [int(kind in _APPENDED) for kind in self.code_of]
         self.ops = array("b", map(appended.__getitem__, self.codes))
-        self.scatter()
+        del slots[:], self._record_times[:], self._record_lines[:], self._record_indexes[:]
+        self._calls, self._answered, self.messages_written = {}, set(), set()
+        self.scatter()  # (what only the writing needed let go first)
         table = self.staged_table()  # ``EventTable.of`` of the writer's events
         source.forget()  # not held beside the table: read again when asked for
         events = DerivedEvents(Derivation(table, self.rows, source), len(table))
