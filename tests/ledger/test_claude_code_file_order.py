@@ -91,6 +91,7 @@ def test_a_linear_session_is_written_by_the_first_pass() -> None:
      "a refused call"),
     ([_prompt(1, None), _call(2, 1, "c1"), _result(3, 2, "c1"), _call(4, 3, "c2"),
       _result(5, 4, "c2")], "a message's parts apart"),
+    (_changed(_linear(), 0, sessionId="older"), "a second sessionId (a resume's prefix?)"),
 ], ids=lambda value: value if isinstance(value, str) else "")
 def test_the_first_pass_leaves_to_the_plan(records: list[dict[str, Any]], why: str) -> None:
     assert not _proven(records), why

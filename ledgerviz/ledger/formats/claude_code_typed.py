@@ -87,9 +87,9 @@ class FileOrder:
     """The typed route run during the first pass: each record written as it is read, while
     it proves that ``plan_branches`` writes the records in file order (no ``uuid`` met
     twice, no ``parentUuid`` naming the record itself or a later one, no two typed prompts
-    below one parent: no copy, no cycle, no rewind) and that ``refusals`` finds none (no
-    refused call in the chain). At a record it cannot write or prove so, it gives up (the
-    plan then decides)."""
+    below one parent: no copy, no cycle, no rewind), that ``refusals`` finds none (no
+    refused call in the chain) and that no prefix is inherited (one ``sessionId``). At a
+    record it cannot write or prove so, it gives up (the plan then decides)."""
 
     def __init__(self) -> None:
         self._writer: ColumnWriter | None = ColumnWriter()
@@ -99,6 +99,9 @@ class FileOrder:
         """The parents named before a record of that ``uuid`` was met."""
         self._prompted: set[str | None] = set()
         """The parent of each typed prompt so far."""
+        self._session: str | None = None
+        """The ``sessionId`` the records name (a second one leaves the file to the plan: the
+        records before the session's own may be a resume's inherited prefix)."""
         self._last: str | None = None
         """The ``uuid`` of the last record of the graph (the parent of most records: its
         string, as ``entries.new_entry`` shares it)."""
@@ -124,6 +127,12 @@ class FileOrder:
 
     def _admits(self, entry: Entry) -> bool:
         """Return whether the proof holds so far with ``entry`` added."""
+        session = entry.session
+        if session is not None and session is not self._session:
+            if self._session is None:
+                self._session = session
+            elif session != self._session:  # a resume's inherited prefix, perhaps
+                return False
         uuid = entry.uuid
         if uuid is None or entry.kind == FOREIGN:  # not of the graph
             return True
