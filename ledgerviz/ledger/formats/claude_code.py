@@ -294,12 +294,12 @@ def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: 
     """Return the entries of the records ``lines`` hold (the first is line ``first`` and
     becomes entry ``start``; ``block``: the bytes they were split from): the place of each
     among the lines, the entries, the places among them of those holding an integer beyond
-    64 bits, and the ``Facts`` of each (of a record read with ``orjson``, only when ``facts``
-    asks for them, and then None for one holding such an integer or that ``msgspec`` does
-    not take); their diagnostics are added in line order."""
+    64 bits, and the ``Facts`` of each, when ``facts`` asks for them (else None; None too for
+    a record read with ``orjson`` that holds such an integer or that ``msgspec`` does not
+    take); their diagnostics are added in line order."""
     found = _Found()
     marks = number_marks(block)
-    typed = scanned(lines, block, marks, first, start, found, shared)
+    typed = scanned(lines, block, marks, first, start, found, shared, facts)
     if typed is not None:
         ats, entries, kept = zip(*typed, strict=True) if typed else ((), (), ())
         found.replay(log)

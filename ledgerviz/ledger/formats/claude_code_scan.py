@@ -76,13 +76,14 @@ _DECODE = msgspec.json.Decoder(_Line).decode
 
 
 def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, start: int,
-            found: DiagnosticSink, shared: dict[Any, Any]
-            ) -> list[tuple[int, Entry, Facts]] | None:
+            found: DiagnosticSink, shared: dict[Any, Any], facts: bool = True
+            ) -> list[tuple[int, Entry, Facts | None]] | None:
     """Return the entries of ``lines`` (split from ``block``, whose ``numbers.number_marks``
     are ``marks``; the first is file line ``first`` and becomes entry ``start``), each with
-    its place among them and its ``Facts``, or None when the block is to be read with
-    ``orjson`` (see the module docstring). Diagnostics of lines read the checked way go to
-    ``found`` (their facts are the struct's all the same: ``msgspec`` decoded the block)."""
+    its place among them and its ``Facts`` (None unless ``facts`` asks for them), or None
+    when the block is to be read with ``orjson`` (see the module docstring). Diagnostics of
+    lines read the checked way go to ``found`` (their facts are the struct's all the same:
+    ``msgspec`` decoded the block)."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
         return None
     if may_differ(block, marks) or may_hold_big_integers(block, marks):
@@ -100,7 +101,7 @@ def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, star
             if record is None:
                 continue
             entry = entry_of(record, index, shared)
-        entries.append((at, entry, facts_of(entry.kind, value, shared)))
+        entries.append((at, entry, facts_of(entry.kind, value, shared) if facts else None))
     return entries
 
 
