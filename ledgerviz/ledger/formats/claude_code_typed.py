@@ -381,9 +381,10 @@ class ColumnWriter(StagedRows):
             row = self._calls[call_id] = self.add("tool/call", self._turn, self._step)
             self.dispatches.add(row, call_id, name, arguments)
 
-    def finished(self, source: RecordSource) -> tuple[SealedEvents, list[int], EventTable]:
+    def finished(self, source: RecordSource) -> tuple[SealedEvents, Sequence[int], EventTable]:
         """Return the events (derived on demand from the rows and the records of
-        ``source``), their lines and their table."""
+        ``source``), their lines (the table's own column: a list of them would hold an int
+        object a row) and their table."""
         slots = self._slots
         self.times = array("q", map(self._record_times.__getitem__, slots))
         self.lines = array("q", map(self._record_lines.__getitem__, slots))
@@ -396,4 +397,4 @@ class ColumnWriter(StagedRows):
         table = self.staged_table()  # ``EventTable.of`` of the writer's events
         source.forget()  # not held beside the table: read again when asked for
         events = DerivedEvents(Derivation(table, self.rows, source), len(table))
-        return events, table.line.tolist(), table
+        return events, table.line, table
