@@ -52,7 +52,7 @@ from ledgerviz.ledger.formats.claude_code_sidechains import (
     split_sidechains,
 )
 from ledgerviz.ledger.formats.claude_code_typed import ColumnWriter, FileOrder, takes, written
-from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long
+from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long, no_final_newline
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
@@ -227,6 +227,7 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
             places.add([end], [tail_at], (0,), [0] if exact else [])
             route.take(entries[-1:], [None if exact or not route.taking()
                                       else converted_facts(record.kind, record.raw)])
+            no_final_newline(found, line)
         found.replay(log)
         line += 1
     return entries, line - 1, route.written()

@@ -20,13 +20,7 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerEr
 from ledgerviz.ledger.formats.open_turns import OpenTurns
 from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
-from ledgerviz.ledger.reader import (
-    MAX_LINE_UNITS,
-    LeadingBlanks,
-    Piece,
-    line_blocks,
-    torn_tail_message,
-)
+from ledgerviz.ledger.reader import MAX_LINE_UNITS, LeadingBlanks, Piece, line_blocks
 from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
@@ -96,8 +90,9 @@ class Records:
     """The JSON objects of one JSONL file, each with its 1-based line, read from chunks.
 
     Lines that give no object are diagnosed and counted in ``skipped``: blank lines, lines
-    that are no JSON, JSON that is not an object, and a last line that no newline ends (a
-    torn append, as in the dsh reader).
+    that are no JSON (the last one a torn append, as in the dsh reader) and JSON that is
+    not an object. A last line that no newline ends but that is a whole object is read, as
+    the loaders of Claude Code, Codex and Gemini CLI read it (``no_final_newline``).
     """
 
     def __init__(self, log: DiagnosticLog, max_line: int = MAX_LINE_UNITS,
@@ -155,13 +150,20 @@ class Records:
         if held is not None:
             self._undecoded(*held, last=not rest)
         if rest:  # the file's last line, which no newline ends
-            try:
-                loads(rest)
-            except invalid as error:
-                self._undecoded(number + 1, rest, error, last=True, size=rest_size)
-            else:  # JSON whose newline was never written: an interrupted append too
-                self.skipped += 1
-                self.log.add(number + 1, "torn_tail", torn_tail_message(rest_size), "warning")
+            number += 1
+            values = [_decoded_or_not(rest)]
+            if may_hold_big_integers(rest):
+                _keep_exact([rest], values, number, self.log)
+            value = values[0]
+            if value.__class__ is _Undecoded:
+                self._undecoded(number, rest, value.error, last=True, size=rest_size)
+            elif value.__class__ is not dict:
+                self._not_an_object(number, value)
+            else:  # a whole record: its writer's own loader reads it (docs/formats.md)
+                no_final_newline(self.log, number)
+                if self.starts is not None:
+                    self.starts.last(rest)
+                yield number, value
 
     def _not_an_object(self, number: int, value: Any) -> None:
         self.skipped += 1
@@ -215,6 +217,14 @@ class LineStarts:
             starts[1:] = [start + cut for start in starts[1:]]
         self._offset = starts.pop()
         self.starts.extend(starts)
+
+    def last(self, line: bytes) -> None:
+        """Take the offset of the file's last line, ``line``, which no newline ends (its
+        stop is the file's end)."""
+        self.starts.append(self._offset)
+        if self._held is not None:
+            self._held.extend((line, b"\n"))
+        self._offset += len(line) + 1
 
     def resume_at(self, line: int) -> int:
         """Forget the lines from ``line`` on (they are to be read again); return the offset
@@ -297,6 +307,14 @@ class RowDerivation:
             if found < len(rows) and rows[found] == row:
                 event["sourceEventSeqs"] = [seqs[found]]
         return event
+
+
+def no_final_newline(log: DiagnosticSink, line: int) -> None:
+    """Record that the file's last line, ``line``, is a whole record no newline ends: read
+    (an info), as the tool that wrote it reads it; only a last line that is no JSON is a
+    torn append. (The dsh runtime drops such a line: its reader says ``torn_tail``.)"""
+    log.add(line, "no_final_newline", "last line has no newline but is a whole record: read, "
+            "as the tool that wrote it reads it", "info")
 
 
 def line_too_long(log: DiagnosticLog, line: int, size: int, max_line: int) -> None:
