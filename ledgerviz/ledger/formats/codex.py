@@ -117,12 +117,16 @@ _CONTEXT_STARTS = tuple(prefix for prefix, _ in CONTEXT_PREFIXES)
 
 REFUSALS = ("exec command rejected by user", "patch rejected by user")
 EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]+)", re.MULTILINE)
+ENVELOPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
+                       "compacted"})
+"""The ``type`` of a rollout line's ``{timestamp, type, payload}`` envelope."""
 LEGACY_META = re.compile(rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:')
 
 
 def sniff(head: bytes) -> bool:
-    """Return whether ``head`` starts a Codex rollout: a ``session_meta`` first line, or a
-    legacy ``{"id": …, "timestamp": …}`` one."""
+    """Return whether ``head`` starts a Codex rollout: a ``session_meta`` first line, any
+    other ``{timestamp, type, payload}`` line of a rollout (one whose ``session_meta`` is
+    lost), or a legacy ``{"id": …, "timestamp": …}`` one."""
     first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
     try:
         record = orjson.loads(first)
@@ -132,8 +136,11 @@ def sniff(head: bytes) -> bool:
                 or LEGACY_META.match(start) is not None)
     if not isinstance(record, dict):
         return False
-    if record.get("type") == "session_meta":
+    kind = record.get("type")
+    if kind == "session_meta":
         return True
+    if kind.__class__ is str and kind in ENVELOPES:
+        return "timestamp" in record and record.get("payload").__class__ is dict
     return isinstance(record.get("id"), str) and "timestamp" in record and "type" not in record
 
 

@@ -66,16 +66,38 @@ from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.tabled import TableRows
 
 FORMAT_NAME = "gemini"
+MESSAGE_TYPES = LOG_ONLY_TYPES | {"user", "gemini"}
+"""The ``type`` of a chat's messages gemini-cli writes."""
 HEADER = re.compile(rb'"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')
 
 
 def sniff(head: bytes) -> bool:
     """Return whether ``head`` starts a Gemini CLI chat: its first line (or, in a legacy
-    ``.json``, its object) opens with ``sessionId`` and ``projectHash``."""
-    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:4096]
-    if not _one_object(start):  # JSONL: the first line only
-        start = start.split(b"\n", 1)[0]
-    return start.startswith(b"{") and HEADER.search(start) is not None
+    ``.json``, its object) opens with ``sessionId`` and ``projectHash``, or is a chat's
+    record (a message, ``$rewindTo`` or ``$set``: a chat whose header line is lost)."""
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if _one_object(start[:4096]):
+        return HEADER.search(start[:4096]) is not None
+    first = start.split(b"\n", 1)[0]
+    return first.startswith(b"{") and (HEADER.search(first[:4096]) is not None
+                                       or _chat_record(first))
+
+
+def _chat_record(line: bytes) -> bool:
+    """Whether ``line`` is a record only a Gemini CLI chat holds: a message (a string
+    ``id``, a ``type`` of gemini-cli's, a ``timestamp``; no Claude Code ``uuid``), a
+    ``$rewindTo`` or a ``$set``."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    if record.__class__ is not dict:
+        return False
+    if record.get("$rewindTo").__class__ is str or record.get("$set").__class__ is dict:
+        return True
+    kind = record.get("type")
+    return (record.get("id").__class__ is str and "timestamp" in record and "uuid" not in record
+            and kind.__class__ is str and kind in MESSAGE_TYPES)
 
 
 def _one_object(head: bytes) -> bool:
