@@ -180,7 +180,7 @@ class FileScan:
         pieces = line_blocks(opened, self.max_line, leading)
         current = next(pieces, None)
         if current is None:
-            self.log.add(1, "empty_file", "file is empty: no header, no events", "warning")
+            self._empty(leading)
         while current is not None:
             lines, tail, block, tail_size, too_long, cut = current
             following = next(pieces, None)
@@ -201,6 +201,15 @@ class FileScan:
                 del checked, columns  # not held while the next block is decoded
             current = following
         self._check_seed()
+
+    def _empty(self, leading: LeadingBlanks) -> None:
+        """Record a file with no line that is not blank: empty, or its blank lines counted
+        as skipped."""
+        blank = leading.blank_lines()
+        self.skipped += blank
+        holds = (f"holds only whitespace: {counted(blank, 'blank line', ',')}, "
+                 f"{counted(leading.held, 'byte', ',')}" if leading.held else "is empty")
+        self.log.add(1, "empty_file", f"file {holds}: no header, no events", "warning")
 
     def _check_seed(self) -> None:
         """Warn when the inherited prefix the lineage claims runs past the events it covers."""
@@ -419,6 +428,8 @@ class LeadingBlanks:
         self.newlines = 0  # from that newline on
         self.tail: list[bytes] = []  # what follows the last newline
         self.held = 0  # bytes taken
+        self.line_ends = 0  # newlines taken
+        self.open = False  # whether bytes follow the last newline taken
         self.lost = 0
         """How many bytes taken were not given back (blank lines given back shortened):
         known once the first chunk that is not whitespace comes."""
@@ -426,6 +437,9 @@ class LeadingBlanks:
     def hold(self, chunk: bytes) -> None:
         """Take one more whitespace-only chunk."""
         self.held += len(chunk)
+        self.line_ends += chunk.count(b"\n")
+        if chunk:
+            self.open = not chunk.endswith(b"\n")
         if self.first is None:
             self.first = chunk
             return
@@ -437,6 +451,11 @@ class LeadingBlanks:
             self.head.append(chunk[:newline])
         self.newlines += chunk.count(b"\n")
         self.tail = [chunk[chunk.rfind(b"\n") + 1:]]
+
+    def blank_lines(self) -> int:
+        """Return how many lines the whitespace taken holds (a last one that no newline
+        ends counted)."""
+        return self.line_ends + self.open
 
     def given_back(self, chunk: bytes) -> Iterator[bytes]:
         """Yield the whitespace held, then ``chunk`` (the first one that is not)."""
