@@ -119,7 +119,7 @@ class FileScan:
         self.typed = (typed or tabled) and not duplicate_keys and not runtime
         """Whether blocks may be read by the typed decoder (``typed_stream.stream_block``), as
         ``StreamBlock``s without their dicts: for a reader that drops the events."""
-        self.rows: TableRows | None = TableRows(path, origin) if tabled else None
+        self.rows: TableRows | None = TableRows(path, origin, max_line) if tabled else None
         """With ``tabled``: the blocks come as ``tabled.TableBlock``s, their events a typed
         table, the dicts decoded on demand from ``origin`` (see ``tabled``)."""
         self.compact_ids = compact_ids or (self.typed and not tabled)

@@ -32,6 +32,7 @@ import orjson
 from ledgerviz.ledger.checks import CheckedEvents, joined_lines
 from ledgerviz.ledger.fields import concatenated
 from ledgerviz.ledger.gcpause import paused_gc
+from ledgerviz.ledger.held import HeldBytes
 from ledgerviz.ledger.lazy_events import LazyEvents
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS
 from ledgerviz.ledger.reread import END_KEPT, LineSource
@@ -53,11 +54,13 @@ class TableBlock(NamedTuple):
 class TableRows:
     """What the read route needs to table one file's blocks (see the module docstring)."""
 
-    def __init__(self, path: str, origin: FileOrigin | None) -> None:
+    def __init__(self, path: str, origin: FileOrigin | None, max_line: int | None = None
+                 ) -> None:
         self.path = path
         self.origin = origin
-        self._content: list[bytes] | None = [] if origin is None else None
-        """The file's bytes as read, when it cannot be read again (no ``origin``)."""
+        self._content = HeldBytes(max_line) if origin is None else None
+        """The file's bytes as read, when it cannot be read again (no ``origin``), but for
+        lines that cannot be events (``held``)."""
         self._size = 0
         """How many bytes of the file were read."""
         self._end = b""
@@ -89,7 +92,7 @@ class TableRows:
                 if first and chunk.startswith(UTF8_BOM):
                     self._offset = len(UTF8_BOM)
                 if self._content is not None:
-                    self._content.append(chunk)
+                    self._content.take(chunk)
                 self._size += len(chunk)
                 self._end = (chunk if len(chunk) >= END_KEPT else self._end + chunk)[-END_KEPT:]
             first = False
@@ -173,7 +176,7 @@ class TableRows:
     def source(self) -> LineSource:
         """Return where the file's lines are read again from."""
         if self._content is not None:
-            return LineSource(self.path, b"".join(self._content))
+            return LineSource(self.path, self._content.content())  # type: ignore[arg-type]
         assert self.origin is not None
         if self.origin.identity is None:
             raise ValueError(f"{self.path}: tabled before it was read to its end")
