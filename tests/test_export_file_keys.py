@@ -32,8 +32,11 @@ FILES = {
                         "gem-blank"),
     # a dsh ledger's header must be line 1: after a blank line the file is keyed by its stem
     "ledger-c.jsonl": (b"\n" + DSH_HEADER + b"\n", "ledger-c"),
-    # the first record is a torn last line (no newline): dropped, so the stem
-    "rollout-d.jsonl": (b"\n\n" + CODEX_META, "rollout-d"),
+    # the first record is the last line, its newline never written: a whole record, read
+    # (docs/formats.md), so its session_meta's id; a dsh ledger drops it, so the stem
+    "rollout-d.jsonl": (b"\n\n" + CODEX_META.replace(b"thread-blank", b"thread-unended"),
+                        "thread-unended"),
+    "ledger-e.jsonl": (DSH_HEADER.replace(b"dsh-blank", b"dsh-unended"), "ledger-e"),
 }
 
 

@@ -251,10 +251,11 @@ def key_of_head(path: str, head: bytes) -> str:
 
     Every format takes a file's key from its first record, the line that ends the head:
     a dsh header on line 1 (after a blank line: none), a Codex ``session_meta``, a Gemini
-    header, else the file stem (also when that line has no newline yet, since the reader
-    drops such a torn tail; a Claude Code file is keyed by its stem).
+    header, else the file stem (a Claude Code file is keyed by its stem). A head without
+    its newline is the whole file: its last line, which the dsh reader drops as a torn
+    tail and the other formats read when it is a whole record (``docs/formats.md``).
     """
-    return read_session(path, head[: head.rfind(b"\n") + 1]).key
+    return read_session(path, head).key
 
 
 def frame_of(ledger: Ledger, policy: Policy, name: str) -> pd.DataFrame:
