@@ -150,3 +150,27 @@ def test_a_last_line_with_no_newline_is_written_by_the_first_pass(tmp_path: Path
     assert session.table.text[3] == "Looking."
     assert session.table.model[3] is None  # the first part names no model
     assert list(session.lines) == [1, 1, 2, 2, 2]
+
+
+def test_records_taken_before_a_late_give_up_are_read_again_once(tmp_path: Path) -> None:
+    """The route takes lines 1, 4 and 5 (not held), gives up at line 6 (another
+    ``sessionId``); the plan reads those three again from their lines, which do not follow
+    each other (a blank and an invalid line between), their diagnostics not given twice."""
+    path = tmp_path / "s.jsonl"
+    first, *rest = [_prompt(1, None), _call(2, 1, "c1"), _result(3, 2, "c1"),
+                    {**_answer(4, 3), "sessionId": "older"}]
+    path.write_bytes(b"\n".join([orjson.dumps(first), b"", b"not json",
+                                 *map(orjson.dumps, rest)]) + b"\n")
+    session = ledgerviz.load(path).sessions[0]
+    assert isinstance(session.events, DerivedEvents)  # the typed route, after the plan
+    m = MISSING
+    assert _rows(session) == [
+        ("turn/start", 1, m, 1, T0 + 1000), ("user/message", m, m, 1, T0 + 1000),
+        ("step/start", 1, 1, 4, T0 + 2000), ("assistant/message", 1, 1, 4, T0 + 2000),
+        ("tool/call", 1, 1, 4, T0 + 2000), ("tool/result", 1, 1, 5, T0 + 3000),
+        ("step/end", 1, 1, 6, T0 + 4000), ("step/start", 1, 2, 6, T0 + 4000),
+        ("assistant/message", 1, 2, 6, T0 + 4000), ("step/end", 1, 2, 6, T0 + 4000),
+        ("turn/end", 1, m, 6, T0 + 4000)]
+    assert [d.line for d in session.diagnostics if d.severity == "error"] == [2, 3]
+    assert session.header["createdAt"] == T0 + 1000
+    assert session.header.get("parentSession") is None

@@ -16,8 +16,7 @@ for rewinds and replays.
 from __future__ import annotations
 
 from array import array
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from operator import add
 from pathlib import Path
@@ -56,7 +55,7 @@ from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long, no_fina
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
-from ledgerviz.ledger.reread import LineSource
+from ledgerviz.ledger.reread import LedgerChangedError, LineSource
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin
 from ledgerviz.ledger.tabled import TableRows
@@ -91,21 +90,30 @@ def read(path: str, chunks: Iterable[Chunk], options: ReadOptions) -> SessionLog
 def _read(path: str, chunks: Iterable[Chunk], log: DiagnosticLog, options: ReadOptions
           ) -> SessionLog:
     """Return the session of one transcript, its problems recorded in ``log``, with its
-    inline sidechains as its children: a first pass keeps each record's ``Entry`` (and
-    writes a session of the typed route's shapes in file order), a second writes the
-    events of any other, each record decoded again from its line."""
+    inline sidechains as its children: a first pass writes a session of the typed route's
+    shapes in file order, keeping only the ``_Gist`` of its records, and of any other
+    keeps each record's ``Entry`` (those read while the route was taking made again from
+    their lines); a second writes the events of such a session, each record decoded again
+    from its line."""
     places = _Places(path, options.origin)
-    records, total, in_file_order = _entries(chunks, places, log, options.max_line)
+    kept, total, in_file_order = _entries(chunks, places, log, options.max_line)
     source = places.source()
-    identity = _Identity.of_file(path, records)
-    own, sidechains = (records, []) if identity.subagent \
-        else split_sidechains(records, identity.id)
-    written = _Written(own, source, identity, log, prompt_anchors(own, sidechains, source),
-                       None if sidechains else in_file_order)
-    children = tuple(_child(path, s, source, identity, log.strict) for s in sidechains)
-    inline = len(records) - len(own)
-    unreadable = total - len(records)
-    del records, own, sidechains, source  # not held while the events' table is joined
+    identity = _Identity.of_file(path, kept.gist)
+    if in_file_order is not None and (identity.subagent or not kept.gist.sidechains):
+        written = _Written((), kept.gist, source, identity, log, {}, in_file_order)
+        children: tuple[SessionLog, ...] = ()
+        inline = 0
+    else:
+        records = kept.entries(places)
+        own, sidechains = (records, []) if identity.subagent \
+            else split_sidechains(records, identity.id)
+        written = _Written(own, _Gist.of(own) if sidechains else kept.gist, source, identity,
+                           log, prompt_anchors(own, sidechains, source))
+        children = tuple(_child(path, s, source, identity, log.strict) for s in sidechains)
+        inline = len(records) - len(own)
+        del records, own, sidechains  # not held while the events' table is joined
+    unreadable = total - kept.gist.count
+    del kept, source
     log.add(1, "line_counts", f"{counted(total, 'line')}: {written.counts()}, "
             + (f"{counted(inline, 'inline sidechain record')} read as "
                f"{counted(len(children), 'child session')}, " if inline else "")
@@ -117,7 +125,8 @@ def _child(path: str, sidechain: Sidechain, source: RecordSource, parent: _Ident
            strict: bool) -> SessionLog:
     """Return the child session of one inline sidechain of the file at ``path``."""
     log = DiagnosticLog(path, strict=strict)
-    written = _Written(sidechain.records, source, parent.child(sidechain.key), log, {})
+    written = _Written(sidechain.records, _Gist.of(sidechain.records), source,
+                       parent.child(sidechain.key), log, {})
     log.add(sidechain.records[0].line, "line_counts",
             f"{counted(len(sidechain.records), 'inline sidechain record')} of session "
             f"{parent.id}: {written.counts()}", "info")
@@ -127,25 +136,25 @@ def _child(path: str, sidechain: Sidechain, source: RecordSource, parent: _Ident
 class _Written:
     """The events one session's records are written as."""
 
-    def __init__(self, records: Sequence[Entry], source: RecordSource, identity: _Identity,
-                 log: DiagnosticLog, children: dict[str, str],
+    def __init__(self, records: Sequence[Entry], gist: _Gist, source: RecordSource,
+                 identity: _Identity, log: DiagnosticLog, children: dict[str, str],
                  in_file_order: ColumnWriter | None = None) -> None:
-        """``in_file_order``: the typed route's rows of ``records`` written by the first
-        pass, which proved the plan to be the file order and found no refusal."""
-        if in_file_order is None:
+        """``gist``: that of ``records``; ``in_file_order``: the typed route's rows written
+        by the first pass (``records`` then not held), which proved the plan to be the file
+        order, found no refusal and one ``sessionId`` (none inherited)."""
+        typed = in_file_order
+        if in_file_order is not None:  # what the plan, the refusal scan and ``inherited`` find
+            branches, planned = Branches([], {}, 0), gist.count
+            self.reasons, self.inherited = {}, 0
+        else:
             in_graph, in_chain = _in_graph(records)
             branches = plan_branches(records, in_graph, log)
+            planned = len(branches.order)
             self.reasons = refusals(records, branches.order, in_chain)
-        else:  # what the plan and the refusal scan would find
-            branches, self.reasons = Branches(list(range(len(records))), {}, 0), {}
-        self.inherited = identity.inherited(records, branches.order)
-        typed = None
-        if takes(branches, self.reasons, self.inherited, children, source):
-            typed = in_file_order if in_file_order is not None \
-                else written(records, source, in_chain, branches.order)
+            self.inherited = identity.inherited(records, branches.order)
+            if takes(branches, self.reasons, self.inherited, children, source):
+                typed = written(records, source, in_chain, branches.order)
         if typed is None:  # today's route: the writer's events, sealed a window at a time
-            if in_file_order is not None:
-                in_chain = _in_graph(records)[1]
             writer = EventWriter(records, source, in_chain, branches, self.reasons, log,
                                  children)
             for position, index in enumerate(branches.order):
@@ -157,12 +166,12 @@ class _Written:
             else partial(typed.finished, source)
         """Returns the events written, their lines and their table (the writer, with what
         it kept of the records, let go)."""
-        _count_unknown_kinds(records, log)
+        _count_unknown_kinds(gist, log)
         self.merged = (writer if typed is None else typed).merged
         self.copies = branches.copies
-        self.count = len(branches.order) - self.merged
+        self.count = planned - self.merged
         """Records written as events."""
-        self.header = identity.header(records, self.inherited)
+        self.header = identity.header(gist, self.inherited)
         self.id = identity.id
 
     def counts(self) -> str:
@@ -190,16 +199,16 @@ def _in_graph(records: Sequence[Entry]) -> tuple[list[bool], list[bool]]:
 
 
 def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_line: int
-             ) -> tuple[list[Entry], int, ColumnWriter | None]:
-    """Return the entries of a file's records (lines of at most ``max_line`` UTF-16 code
+             ) -> tuple[_Kept, int, ColumnWriter | None]:
+    """Return what is kept of a file's records (lines of at most ``max_line`` UTF-16 code
     units), each line's place noted in ``places``, how many lines the file has, and the
     typed route's rows of the records written in file order (None: see ``FileOrder``)."""
-    entries: list[Entry] = []
+    kept = _Kept()
     shared: dict[Any, Any] = {}
     route = FileOrder()
     opened = opened_chunks(iter(places.kept(chunks)), log, BOM_WARNING)
     if opened is None:
-        return entries, 0, route.written()
+        return kept, 0, route.written()
     line = 1
     end = b""  # what follows the file's last newline
     leading = LeadingBlanks()
@@ -210,11 +219,11 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         if piece.too_long:  # its start only is held: said, not decoded
             line_too_long(log, line, piece.too_long, max_line)
             lines, offsets, line = lines[1:], offsets[1:], line + 1
-        ats, found, exact, facts = _scanned(lines, piece.block, line, len(entries), log,
+        ats, found, exact, facts = _scanned(lines, piece.block, line, kept.gist.count, log,
                                             shared, route.taking())
-        entries += found
-        places.add(lines, offsets, ats, exact)
+        places.add(lines, offsets, ats, exact, line)
         route.take(found, facts)
+        kept.add(found, route.taking())
         line += len(lines)
         end = piece.tail
         tail_at = offsets[-1]
@@ -222,15 +231,69 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         found = _Found()
         for _, record in _records([end], line, found, last=True,
                                   big=may_hold_big_integers(end)):
-            entries.append(entry_of(record, len(entries), shared))
+            tail = [entry_of(record, kept.gist.count, shared)]
             exact = record.line in found.big
-            places.add([end], [tail_at], (0,), [0] if exact else [])
-            route.take(entries[-1:], [None if exact or not route.taking()
-                                      else converted_facts(record.kind, record.raw)])
+            places.add([end], [tail_at], (0,), [0] if exact else [], line)
+            route.take(tail, [None if exact or not route.taking()
+                              else converted_facts(record.kind, record.raw)])
+            kept.add(tail, route.taking())
             no_final_newline(found, line)
         found.replay(log)
         line += 1
-    return entries, line - 1, route.written()
+    return kept, line - 1, route.written()
+
+
+class _Kept:
+    """What the first pass keeps of a file's records: the ``_Gist`` of them all, and the
+    ``Entry`` of each read once the typed route gave up (those before it, taken by the
+    route, are not held: ``entries`` makes them again from their lines)."""
+
+    def __init__(self) -> None:
+        self.gist = _Gist()
+        self.held: list[Entry] = []
+        self.unheld = 0
+        """The records before the first held."""
+
+    def add(self, found: Sequence[Entry], taking: bool) -> None:
+        """Keep the file's next records (``taking``: whether the route still takes them)."""
+        self.gist.add(found)
+        if taking:
+            self.unheld += len(found)
+        else:
+            self.held += found
+
+    def entries(self, places: _Places) -> list[Entry]:
+        """Return the entry of every record, those not held made again from their lines
+        read from ``places`` (their diagnostics were given when first read)."""
+        again: list[Entry] = []
+        lines = places.lines_source()
+        shared: dict[Any, Any] = {}
+        for first, stop in _runs(places.lines, self.unheld):
+            read = lines.read(list(zip(places.starts[first:stop], places.stops[first:stop],
+                                       strict=True)))
+            found = _scanned(read, b"\n".join(read), places.lines[first], first,
+                             DiagnosticLog(places.path, strict=False), shared, False)[1]
+            if len(found) != stop - first:
+                raise LedgerChangedError(f"{places.path}: the file changed while it was read "
+                                         "(its records read again are not those read)")
+            again += found
+        self.held[:0] = again
+        self.unheld = 0
+        return self.held
+
+
+def _runs(lines: Sequence[int], count: int) -> Iterator[tuple[int, int]]:
+    """Return the runs ``(first, stop)`` of the first ``count`` records, each of at most
+    ``_RUN`` records on lines that follow each other (``lines``: each record's)."""
+    first = 0
+    for at in range(1, count + 1):
+        if at == count or at - first == _RUN or lines[at] != lines[at - 1] + 1:
+            yield first, at
+            first = at
+
+
+_RUN = 8192
+"""Records made again from their lines a run at a time, at most."""
 
 
 class _Places:
@@ -248,6 +311,8 @@ class _Places:
         self.stops = array("q")
         self.exact = array("q")
         """The records holding an integer beyond 64 bits, in order."""
+        self.lines = array("q")
+        """Each record's line number."""
 
     def kept(self, chunks: Iterable[Chunk]) -> Iterable[Chunk]:
         """Return the file's chunks, noted as they are read when the file is read again."""
@@ -262,12 +327,13 @@ class _Places:
         return self._rows.offsets()
 
     def add(self, lines: Sequence[bytes], offsets: Sequence[int], ats: Sequence[int],
-            exact: Sequence[int]) -> None:
-        """Note the places of the next records: ``lines[at]``, at ``offsets[at]`` in the
-        file, for each ``at`` of ``ats`` (``exact``: the places among them of those holding
-        an integer beyond 64 bits)."""
+            exact: Sequence[int], first_line: int) -> None:
+        """Note the places of the next records: ``lines[at]``, line ``first_line + at``, at
+        ``offsets[at]`` in the file, for each ``at`` of ``ats`` (``exact``: the places among
+        them of those holding an integer beyond 64 bits)."""
         first = len(self.starts)
         self.exact.extend(first + place for place in exact)
+        self.lines.extend(map(first_line.__add__, ats))
         picked = list(map(lines.__getitem__, ats))
         if self._held is not None:  # held one a line, as in a file
             starts = array("q")
@@ -282,15 +348,18 @@ class _Places:
 
     def source(self) -> RecordSource:
         """Return where the records are decoded again from."""
+        return RecordSource(self.lines_source(), self.starts, self.stops, self.exact)
+
+    def lines_source(self) -> LineSource:
+        """Return where the records' lines are read again from (once all are noted)."""
         if self._held is not None or not self.starts:  # held, or nothing to read again
-            return RecordSource(LineSource(self.path, b"".join(self._held or ())),
-                                self.starts, self.stops, self.exact)
+            return LineSource(self.path, b"".join(self._held or ()))
         assert self._rows is not None
-        return RecordSource(self._rows.source(), self.starts, self.stops, self.exact)
+        return self._rows.source()
 
 
-def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int, log: DiagnosticLog,
-             shared: dict[Any, Any], facts: bool
+def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int,
+             log: DiagnosticLog, shared: dict[Any, Any], facts: bool
              ) -> tuple[Sequence[int], Sequence[Entry], list[int], Sequence[Facts | None]]:
     """Return the entries of the records ``lines`` hold (the first is line ``first`` and
     becomes entry ``start``; ``block``: the bytes they were split from): the place of each
@@ -348,17 +417,64 @@ def _records(lines: Sequence[bytes], first: int, found: DiagnosticSink, *, last:
     return records
 
 
-def _count_unknown_kinds(records: Sequence[Entry], log: DiagnosticLog) -> None:
+_KNOWN = CONVERSATION_KINDS | BOOKKEEPING_KINDS | {FOREIGN}
+
+
+class _Gist:
+    """What a session's identity, header and warnings are made of, of its records (all the
+    first pass keeps of them while the typed route takes them)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.sidechain_first = False
+        """Whether the first record is of the graph (has a ``uuid``) and ``isSidechain``."""
+        self.sidechains = False
+        """Whether any record is ``isSidechain``."""
+        self.sessions: dict[str, None] = {}
+        """The ``sessionId``s named, in the order first met."""
+        self.last_session: str | None = None
+        self.least_time: int | None = None
+        self.cwd: str | None = None
+        """The first ``cwd``."""
+        self.unknown: dict[str, list[int]] = {}
+        """Of each kind the reader does not know: its records' count and first line."""
+
+    @classmethod
+    def of(cls, records: Sequence[Entry]) -> _Gist:
+        """Return the gist of ``records``."""
+        gist = cls()
+        gist.add(records)
+        return gist
+
+    def add(self, records: Sequence[Entry]) -> None:
+        """Add the session's next ``records``."""
+        if not records:
+            return
+        if not self.count:
+            self.sidechain_first = records[0].uuid is not None and records[0].sidechain
+        self.count += len(records)
+        self.sidechains = self.sidechains or any(r.sidechain for r in records)
+        sessions = [r.session for r in records if r.session is not None]
+        if sessions:
+            self.last_session = sessions[-1]
+            self.sessions.update(dict.fromkeys(sessions))
+        times = [r.time for r in records if r.time is not None]
+        if times:
+            least = min(times)
+            self.least_time = least if self.least_time is None else min(self.least_time, least)
+        if self.cwd is None:
+            self.cwd = next((r.cwd for r in records if r.cwd is not None), None)
+        unknown = {r.kind for r in records} - _KNOWN
+        for record in records if unknown else ():
+            if record.kind in unknown:
+                self.unknown.setdefault(record.kind, [0, record.line])[0] += 1
+
+
+def _count_unknown_kinds(gist: _Gist, log: DiagnosticLog) -> None:
     """Add one warning per record kind the reader does not know (kept as log-only events)."""
-    known = CONVERSATION_KINDS | BOOKKEEPING_KINDS | {FOREIGN}
-    counts = Counter(r.kind for r in records if r.kind not in known)
-    first: dict[str, int] = {}
-    for record in records if counts else ():
-        first.setdefault(record.kind, record.line)
-    for kind, count in counts.items():
-        log.add(first[kind], "unknown_record", f"{counted(count, 'record')} of unknown kind "
-                f"{kind[:60]!r} kept as log-only events (first at line {first[kind]})",
-                "warning")
+    for kind, (count, first) in gist.unknown.items():
+        log.add(first, "unknown_record", f"{counted(count, 'record')} of unknown kind "
+                f"{kind[:60]!r} kept as log-only events (first at line {first})", "warning")
 
 
 class _Identity:
@@ -374,17 +490,16 @@ class _Identity:
         """The ``sessionId`` of this session's own records (None: a subagent's)."""
 
     @classmethod
-    def of_file(cls, path: str, records: Sequence[Entry]) -> _Identity:
-        """Return the identity of the file at ``path`` holding ``records``."""
+    def of_file(cls, path: str, gist: _Gist) -> _Identity:
+        """Return the identity of the file at ``path`` whose records' gist is ``gist``."""
         where = Path(path)
-        subagent = where.parent.name == "subagents" or any(
-            r.sidechain for r in records[:1] if r.uuid is not None)
-        sessions = [r.session for r in records if r.session is not None]
+        subagent = where.parent.name == "subagents" or gist.sidechain_first
+        sessions = gist.sessions
         if subagent:
             above = where.parent.parent.name if where.parent.name == "subagents" else None
             return cls(where.stem, subagent=True, own=None,
-                       parent=above or (sessions[0] if sessions else None))
-        own = where.stem if where.stem in sessions else (sessions[-1] if sessions else None)
+                       parent=above or next(iter(sessions), None))
+        own = where.stem if where.stem in sessions else gist.last_session
         return cls(where.stem, subagent=False, parent=None, own=own)
 
     def child(self, key: str) -> _Identity:
@@ -408,15 +523,13 @@ class _Identity:
             return 0
         return count if self.parent is not None else 0
 
-    def header(self, records: Sequence[Entry], inherited: int) -> dict[str, Any]:
-        """Return the dsh header this session is read with."""
-        times = [r.time for r in records if r.time is not None]
-        cwd = next((r.cwd for r in records if r.cwd is not None), None)
+    def header(self, gist: _Gist, inherited: int) -> dict[str, Any]:
+        """Return the dsh header this session is read with (``gist``: its records')."""
         header: dict[str, Any] = {"type": "session", "version": 4, "id": self.id,
-                                  "createdAt": min(times) if times else 0,
+                                  "createdAt": gist.least_time or 0,
                                   "isSeeded": inherited > 0}
-        if cwd is not None:
-            header["cwd"] = cwd
+        if gist.cwd is not None:
+            header["cwd"] = gist.cwd
         if self.parent is not None:
             header["parentSession"] = self.parent
         if self.subagent:
