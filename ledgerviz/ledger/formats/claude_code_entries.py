@@ -3,7 +3,10 @@
 The first pass decodes every line once, checks it into a ``Record`` with its diagnostics,
 and keeps only an ``Entry``: the record's graph facts (what the branch plan, the
 sidechain split and the refusal scan read) and its place in the file. The decoded dict is
-let go at once, so a transcript is never held as dicts. The second pass (none for a session
+let go at once, so a transcript is never held as dicts. While the typed route is writing
+during the first pass, not even the ``Entry`` is kept: only the record's line, and the
+session's gist (``claude_code._Gist``); the entries are made again from those lines if the
+route gives up (``claude_code._Kept``). The second pass (none for a session
 the typed route wrote during the first: ``claude_code_typed.FileOrder``) writes the events
 record by record, each record decoded again from its line's bytes (``RecordSource``),
 read back from the file (or from the lines held, for an input that cannot be read again),
