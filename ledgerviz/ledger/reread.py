@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import orjson
@@ -39,6 +39,9 @@ from ledgerviz.ledger.decode import exact_again
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
 from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.sources import UTF8_BOM, file_identity, open_input
+
+if TYPE_CHECKING:
+    from ledgerviz.ledger.held import SparseBytes
 
 END_KEPT = 4096
 """How many of the last bytes read of a file are kept to tell, before its lines are read
@@ -83,11 +86,12 @@ class LineSource:
 
     __slots__ = ("_content", "_end", "_identity", "_size", "path")
 
-    def __init__(self, path: str, content: bytes | None = None, *,
+    def __init__(self, path: str, content: bytes | SparseBytes | None = None, *,
                  identity: tuple[int, int] | None = None, size: int = 0, end: bytes = b""
                  ) -> None:
-        """``content``: the bytes read; else the file's ``identity`` (``file_identity``),
-        the ``size`` read and the ``end`` of what was read (up to ``END_KEPT`` bytes)."""
+        """``content``: the bytes read (``held.SparseBytes`` when some were let go); else
+        the file's ``identity`` (``file_identity``), the ``size`` read and the ``end`` of what
+        was read (up to ``END_KEPT`` bytes)."""
         if (identity is None) == (content is None):
             raise ValueError("a line source is a file's identity or its content, not both")
         self.path = path

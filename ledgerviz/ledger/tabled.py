@@ -176,7 +176,7 @@ class TableRows:
     def source(self) -> LineSource:
         """Return where the file's lines are read again from."""
         if self._content is not None:
-            return LineSource(self.path, self._content.content())  # type: ignore[arg-type]
+            return LineSource(self.path, self._content.content())
         assert self.origin is not None
         if self.origin.identity is None:
             raise ValueError(f"{self.path}: tabled before it was read to its end")
