@@ -10,6 +10,16 @@ and a dsh v4 ledger (``bench_load``'s) of about ``--mib`` MiB each (1024 for the
 fresh Python process per route and format (peak memory is the process's own), times
 ``ledgerviz.load`` alone and ``ledgerviz.load`` + every frame. Figures are per MiB of file,
 and each foreign format / dsh ratio, so that the files need not be exactly the same size.
+
+Beside time and peak, each run reports the size of what the load returns, measured after
+the timed part in the same process (so neither figure includes the measuring): ``table``,
+the bytes of the sessions' ``EventTable``s (``SessionLog.table``, as the frames reach
+them): every column's buffer and every distinct object the columns and the requests hold,
+each counted once by ``id`` (``sys.getsizeof``, containers walked), in MiB and per file
+byte; ``rows/MiB`` and ``B/row``, the tables' rows per MiB of file and bytes per row; and
+``peak - table``, what the reader held at its peak beyond its output. A table's bytes per
+file byte over dsh's peak per file byte is the least peak ratio any reader of that format
+can reach with this table: the ``table alone`` ratio.
 """
 
 from __future__ import annotations
@@ -19,13 +29,14 @@ import json
 import statistics
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
-from bench_load import in_fresh_process, load_average, run_route, write_ledger
+from bench_load import Built, in_fresh_process, load_average, run_route, write_ledger
 
 ROUTES = ("load", "frames")
 FORMATS = ("claude_code", "codex", "gemini", "dsh")
@@ -117,6 +128,52 @@ def route_frames(path: Path) -> tuple[int, Any]:
     built = [frames.events, frames.turns, frames.steps, frames.calls, frames.messages,
              frames.lineage]
     return len(built[0]), (ledger, built)
+
+
+def _keeping(route: Callable[[Path], Built], kept: list[Any]) -> Callable[[Path], Built]:
+    """Return ``route``, also putting what it built in ``kept`` (measured once timed)."""
+    def keep(path: Path) -> Built:
+        rows, built = route(path)
+        kept.append(built)
+        return rows, built
+    return keep
+
+
+def _held_by(value: Any) -> Sequence[Any]:
+    """Return the objects ``value`` holds: a list's or tuple's items, a dict's keys and
+    values, a dataclass's fields (an ``array`` holds its numbers in its own buffer)."""
+    if isinstance(value, list | tuple):
+        return value
+    if isinstance(value, dict):
+        return [*value, *value.values()]
+    if is_dataclass(value) and not isinstance(value, type):
+        return [getattr(value, field.name) for field in fields(value)]
+    return ()
+
+
+def _footprint(objects: Sequence[Any], seen: set[int]) -> int:
+    """Return the bytes (``sys.getsizeof``) of ``objects`` and of all they hold, each object
+    counted once: not when its ``id`` is in ``seen``, which gains the ids counted."""
+    by_id = dict(zip(map(id, objects), objects, strict=True))
+    new = by_id.keys() - seen
+    seen.update(new)
+    total = 0
+    for key in new:
+        value = by_id[key]
+        total += sys.getsizeof(value)
+        held = _held_by(value)
+        if held:
+            total += _footprint(held, seen)
+    return total
+
+
+def _table_sizes(ledger: Any) -> dict[str, float]:
+    """Return the MiB and rows of the event tables of ``ledger``'s sessions (what the frames
+    read; see the module docstring), and how many sessions the load left without one."""
+    tables = [log.table for log in ledger.sessions]
+    made = [table for table in tables if table is not None]
+    return {"table_mib": _footprint(made, set()) / 2**20, "table_rows": sum(map(len, made)),
+            "untabled": len(tables) - len(made)}
 
 
 CODEX_T0 = "2026-01-05T10:00:00.000Z"
@@ -243,31 +300,40 @@ def _measure(files: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[
                 results.setdefault((route, name), []).append(figures)
                 print(f"  {route:6} {name:11} {figures['seconds']:8.2f} s "
                       f"cpu {figures['cpu']:7.2f} s "
-                      f"{figures['peak_mib']:8.0f} MiB  ({figures['rows']:,} rows)", flush=True)
+                      f"{figures['peak_mib']:8.0f} MiB  ({figures['rows']:,} rows, table "
+                      f"{figures['table_mib']:.0f} MiB)", flush=True)
     return results
 
 
 def _report(files: dict[str, Path], results: dict[tuple[str, str], list[dict]]) -> None:
-    """Print median wall time, CPU time and peak memory per MiB of file, and each foreign
-    format / dsh ratio (CPU time is the steadier one on a shared machine)."""
+    """Print median wall time, CPU time and peak memory per MiB of file, the tables' size,
+    and each foreign format / dsh ratio (CPU time is the steadier one on a shared machine)."""
     size = {name: path.stat().st_size / 2**20 for name, path in files.items()}
     print("files: " + ", ".join(f"{name} {mib:.0f} MiB" for name, mib in size.items()))
     for route in ROUTES:
-        per: dict[str, tuple[float, float, float]] = {}
+        per: dict[str, tuple[float, float, float, float]] = {}
         for name in files:
             runs = results[(route, name)]
-            seconds = statistics.median(r["seconds"] for r in runs)
-            cpu = statistics.median(r["cpu"] for r in runs)
-            peak = statistics.median(r["peak_mib"] for r in runs)
-            per[name] = (seconds / size[name], cpu / size[name], peak / size[name])
+            seconds, cpu, peak, table, rows = (
+                statistics.median(r[key] for r in runs)
+                for key in ("seconds", "cpu", "peak_mib", "table_mib", "table_rows"))
+            per[name] = (seconds / size[name], cpu / size[name], peak / size[name],
+                         table / size[name])
             print(f"{route:6} {name:11} {seconds:8.2f} s  {size[name] / seconds:7.1f} MiB/s  "
                   f"cpu {cpu:7.2f} s  peak {peak:7.0f} MiB = {per[name][2]:.2f} x file")
+            untabled = max(r["untabled"] for r in runs)
+            print(f"{route:6} {name:11} table {table:7.0f} MiB = {per[name][3]:.2f} x file, "
+                  f"{rows / size[name]:,.0f} rows/MiB, {table * 2**20 / max(rows, 1):.0f} B/row; "
+                  f"peak - table {peak - table:7.0f} MiB"
+                  + (f" ({untabled} sessions without a table)" if untabled else ""))
         for name in files:
             if name != "dsh":
                 ratios = [mine / theirs for mine, theirs in zip(per[name], per["dsh"],
                                                                  strict=True)]
                 print(f"{route:6} {name} / dsh per byte: time {ratios[0]:.2f}x, "
-                      f"cpu {ratios[1]:.2f}x, peak memory {ratios[2]:.2f}x")
+                      f"cpu {ratios[1]:.2f}x, peak memory {ratios[2]:.2f}x, table "
+                      f"{ratios[3]:.2f}x; table alone {per[name][3] / per['dsh'][2]:.2f}x "
+                      "dsh's peak")
 
 
 def main() -> None:
@@ -282,7 +348,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.route:  # one measured route in this fresh process
         route = {"load": route_load, "frames": route_frames}[args.route]
-        print(json.dumps(run_route(route, args.path)))
+        kept: list[Any] = []
+        figures = run_route(_keeping(route, kept), args.path)
+        (built,) = kept
+        ledger = built[0] if args.route == "frames" else built  # frames: (ledger, frames)
+        print(json.dumps(figures | _table_sizes(ledger)))
         return
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
