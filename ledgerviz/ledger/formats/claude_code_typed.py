@@ -55,7 +55,7 @@ def written(entries: Sequence[Entry], source: RecordSource, in_chain: Sequence[b
             order: Sequence[int]) -> ColumnWriter | None:
     """Return the rows of a session the route takes (see ``takes``) written in the plan's
     ``order``, each record's facts read again from ``source``, or None when it gives up."""
-    writer = ColumnWriter()
+    writer = ColumnWriter(in_file_order=False)
     messages = message_records(entries, in_chain, order)
     try:
         for index in order:
@@ -92,7 +92,7 @@ class FileOrder:
     record it cannot write or prove so, it gives up (the plan then decides)."""
 
     def __init__(self) -> None:
-        self._writer: ColumnWriter | None = ColumnWriter()
+        self._writer: ColumnWriter | None = ColumnWriter(in_file_order=True)
         self._nodes: set[str] = set()
         """The ``uuid`` of each record of the graph so far."""
         self._ahead: set[str] = set()
@@ -112,43 +112,42 @@ class FileOrder:
 
     def take(self, entries: Sequence[Entry], facts: Sequence[Facts | None]) -> None:
         """Write ``entries``, the file's next records, with their ``facts`` (None: none to
-        be had, as of a record holding an integer beyond 64 bits)."""
+        be had, as of a record holding an integer beyond 64 bits), while the proof holds
+        with each added (the proof's sets and last ``uuid`` in locals: it runs for every
+        record)."""
         writer = self._writer
         if writer is None:
             return
-        admits, take = self._admits, writer.take
+        take, nodes, prompted = writer.take, self._nodes, self._prompted
+        last, own = self._last, self._session
         try:
             for entry, kept in zip(entries, facts, strict=True):
-                if kept is None or not admits(entry):
-                    raise GiveUp
+                session = entry.session
+                if kept is None or (session is not own and session is not None
+                                    and own is not None and session != own):
+                    raise GiveUp  # (a second sessionId: a resume's inherited prefix, perhaps)
+                if own is None:
+                    own = session
+                uuid = entry.uuid
+                if uuid is not None and entry.kind != FOREIGN:  # of the graph
+                    parent = entry.parent
+                    if uuid in nodes:
+                        raise GiveUp
+                    if parent is not last and parent is not None and parent not in nodes:
+                        self._ahead.add(parent)
+                    nodes.add(uuid)
+                    last = uuid
+                    if entry.prompt:
+                        if parent in prompted:
+                            raise GiveUp
+                        prompted.add(parent)
+                    marks = entry.marks
+                    if marks is not None and marks.rejected and entry.kind == "user":
+                        raise GiveUp
                 take(entry, kept)
         except GiveUp:
             self._writer = None
-
-    def _admits(self, entry: Entry) -> bool:
-        """Return whether the proof holds so far with ``entry`` added."""
-        session = entry.session
-        if session is not None and session is not self._session:
-            if self._session is None:
-                self._session = session
-            elif session != self._session:  # a resume's inherited prefix, perhaps
-                return False
-        uuid = entry.uuid
-        if uuid is None or entry.kind == FOREIGN:  # not of the graph
-            return True
-        parent, nodes = entry.parent, self._nodes
-        if uuid in nodes:
-            return False
-        if parent is not None and parent is not self._last and parent not in nodes:
-            self._ahead.add(parent)
-        nodes.add(uuid)
-        self._last = uuid
-        if entry.prompt:
-            if parent in self._prompted:
-                return False
-            self._prompted.add(parent)
-        marks = entry.marks
-        return not (marks is not None and marks.rejected and entry.kind == "user")
+        self._last, self._session = last, own
 
     def written(self) -> ColumnWriter | None:
         """Return the rows written, every record taken and the proof whole (no parent named
@@ -164,7 +163,10 @@ class ColumnWriter(StagedRows):
     """Writes one session's rows, a record at a time (the state and rules of ``EventWriter``
     for the shapes the route takes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, in_file_order: bool) -> None:
+        """``in_file_order``: whether the records are written in file order, every one
+        from the first (a record's place in writing order is then its index among the
+        file's records, not noted again)."""
         super().__init__()
         self.rows = Rows()
         self._slots = array("q")
@@ -175,9 +177,10 @@ class ColumnWriter(StagedRows):
         record are its record's, its surface op its type's: set by ``finished``)."""
         self._record_times = array("q")
         """Of each record written, in writing order: the time of its rows (its own, else the
-        last one before it), its line and its index among the file's records."""
+        last one before it), its line and (unless in file order) its index among the file's
+        records."""
         self._record_lines = array("q")
-        self._record_indexes = array("q")
+        self._record_indexes: array | None = None if in_file_order else array("q")
         self.merged = 0
         """Assistant records written into the step of an earlier record."""
         self.messages_written: set[str] = set()
@@ -220,32 +223,29 @@ class ColumnWriter(StagedRows):
             self._time = entry.time
         self._record_times.append(self._time)
         self._record_lines.append(entry.line)
-        self._record_indexes.append(entry.index)
+        if self._record_indexes is not None:
+            self._record_indexes.append(entry.index)
 
     def take(self, entry: Entry, facts: Facts) -> None:
         """Write the record after the last one taken, in file order (``facts``: its
         ``Facts``); raise ``GiveUp`` at one the route does not take, or at a part of an
         assistant message that does not follow the message's other parts (the plan's
         order writes it with them). ``finish`` writes the last message read."""
-        in_chain = entry.uuid is not None and (entry.kind == "user"
-                                               or entry.kind == "assistant")
-        if not (in_chain and entry.kind == "assistant"):
-            if self._parts:
+        kind, parts = entry.kind, self._parts
+        self.at(entry)  # (a message read before is written as of its first part's record)
+        if kind != "assistant" or entry.uuid is None:  # no message of the chain
+            if parts:
                 self._flush()
-            self.at(entry)
-            self.record(entry, facts, in_chain)
+            self.record(entry, facts, kind == "user" and entry.uuid is not None)
             return
         key = entry.key
-        parts = self._parts
         if not entry.has_message:  # a log-only row, unless its key is a message's too
             if key in self.messages_written or (parts and key == parts[0].key):
                 raise GiveUp
             self._bare.add(key)
             self._flush()
-            self.at(entry)
-            self.record(entry, facts, in_chain)
+            self.record(entry, facts, True)
         elif parts and key == parts[0].key:
-            self.at(entry)
             parts.append(entry)
             self._part_facts.append(facts)
             self.merged += 1
@@ -253,7 +253,6 @@ class ColumnWriter(StagedRows):
             raise GiveUp
         else:
             self._flush()
-            self.at(entry)
             self._first_slot = self._slot
             self._parts, self._part_facts = [entry], [facts]
 
@@ -385,13 +384,17 @@ class ColumnWriter(StagedRows):
         """Return the events (derived on demand from the rows and the records of
         ``source``), their lines (the table's own column: a list of them would hold an int
         object a row) and their table."""
-        slots = self._slots
+        slots, indexes = self._slots, self._record_indexes
         self.times = array("q", map(self._record_times.__getitem__, slots))
         self.lines = array("q", map(self._record_lines.__getitem__, slots))
-        self.rows.record = array("q", map(self._record_indexes.__getitem__, slots))
         appended = [int(kind in _APPENDED) for kind in self.code_of]
         self.ops = array("b", map(appended.__getitem__, self.codes))
-        del slots[:], self._record_times[:], self._record_lines[:], self._record_indexes[:]
+        if indexes is None:  # in file order: a row's record is its place in writing order
+            self.rows.record = slots
+        else:
+            self.rows.record = array("q", map(indexes.__getitem__, slots))
+            del slots[:], indexes[:]
+        del self._record_times[:], self._record_lines[:]
         self._calls, self._answered, self.messages_written = {}, set(), set()
         self.scatter()  # (what only the writing needed let go first)
         table = self.staged_table()  # ``EventTable.of`` of the writer's events
