@@ -3,8 +3,10 @@ stream of decompressed chunks. ``zstandard`` is optional, imported when first ne
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from ledgerviz.ledger.diagnostics import Diagnostic, LedgerError
 
 ZSTD_SUFFIX = ".jsonl.zst"
 ZSTD_HINT = 'pip install "ledgerviz[zstd]"'
@@ -20,39 +22,147 @@ def import_zstandard() -> Any:
     return zstandard
 
 
-def zstd_chunks(raw: Any, size: int | None) -> Iterator[bytes]:
+def zstd_chunks(raw: Any, size: int | None, end: StreamEnd | None = None) -> Iterator[bytes]:
     """Yield the decompressed bytes of the open binary file ``raw`` (read ``size`` bytes at
     a time; None: a mebibyte), frame after frame, at most ``CHUNK_BYTES`` at once: a small
     file that decompresses to gigabytes (a bomb) is held a chunk at a time, never whole.
 
-    A stream cut inside a frame ends where its last whole block ends (the reader then sees
-    a torn last line); one that gives no byte at all (cut short before its first line, or
-    empty frames alone), or is no Zstandard, raises ``ValueError``.
+    A stream cut inside a frame ends where the decompressor's output ends (the reader then
+    sees a torn last line, or none) and says so in ``end`` (``StreamEnd.cut_line``); one that
+    gives no byte at all (cut short before its first line, or empty frames alone), or is
+    no Zstandard, raises ``ValueError``.
     """
     zstandard = import_zstandard()
-    source = _Counted(raw)
+    frames = FrameWalk()
+    source = _Counted(raw, frames)
     reader = zstandard.ZstdDecompressor().stream_reader(
         source, read_size=size or CHUNK_BYTES, read_across_frames=True)
-    gave = False
+    gave = newlines = 0
     try:
         while chunk := reader.read(CHUNK_BYTES):
-            gave = True
+            gave += len(chunk)
+            newlines += chunk.count(b"\n")
             yield chunk
     except zstandard.ZstdError as error:
         raise ValueError(f"not a Zstandard stream ({error})") from error
     if source.count and not gave:
         raise ValueError("Zstandard stream gives no line (cut short before its first, "
                          "or empty frames alone)")
+    if end is not None and not frames.between_frames:
+        end.cut_line = newlines + 1
+        end.message = (f"Zstandard stream is cut short inside a frame after "
+                       f"{source.count:,} compressed bytes ({gave:,} bytes decompressed, "
+                       f"{newlines:,} lines whole): what followed is lost")
+
+
+class StreamEnd:
+    """How a compressed file's stream ended, once read to its end: ``cut_line`` is the
+    line at which it was cut short inside a frame (the one after its last whole line),
+    and ``message`` says so; both None for a stream that ended between frames."""
+
+    __slots__ = ("cut_line", "message")
+
+    def __init__(self) -> None:
+        self.cut_line: int | None = None
+        self.message: str | None = None
+
+
+def stream_cut(path: str, end: StreamEnd | None, strict: bool) -> list[Diagnostic]:
+    """Return the ``stream_cut`` error of the compressed file ``path`` when ``end`` says its
+    stream was cut short inside a frame (none otherwise): what was read stays read.
+    Strict, raise ``LedgerError`` instead."""
+    if end is None or end.cut_line is None or end.message is None:
+        return []
+    cut = Diagnostic(path, end.cut_line, "stream_cut", "error", end.message)
+    if strict:
+        raise LedgerError(str(cut))
+    return [cut]
+
+
+ZSTD_MAGIC = 0xFD2FB528
+SKIPPABLE_MAGIC = 0x184D2A50
+"""A skippable frame's magic number (its last four bits are free)."""
+
+
+class FrameWalk:
+    """Follows the frames of a Zstandard stream (RFC 8878 section 3.1) as its bytes go by,
+    reading only the headers and skipping each block's content, so that the stream's end
+    tells whether it fell between two frames (``between_frames``). Bytes that are no frame
+    are left to the decompressor, which refuses them: the walk stops there."""
+
+    def __init__(self) -> None:
+        self._held = b""
+        self._want = 4
+        self._skip = 0
+        self._next: Callable[[bytes], None] = self._magic
+        self._checksum = 0
+        self._lost = False
+
+    @property
+    def between_frames(self) -> bool:
+        """Return whether the bytes given so far end where a frame ended (or none began)."""
+        return self._lost or (self._next == self._magic and not self._held and not self._skip)
+
+    def feed(self, data: bytes) -> None:
+        """Follow the frames through the next bytes of the stream."""
+        at, end = 0, len(data)
+        while at < end and not self._lost:
+            if self._skip:
+                step = min(self._skip, end - at)
+                self._skip -= step
+                at += step
+                continue
+            taken = data[at:at + self._want - len(self._held)]
+            at += len(taken)
+            self._held += taken
+            if len(self._held) == self._want:
+                held, self._held = self._held, b""
+                self._next(held)
+
+    def _expect(self, want: int, then: Callable[[bytes], None], skip: int = 0) -> None:
+        self._want, self._next, self._skip = want, then, skip
+
+    def _magic(self, held: bytes) -> None:
+        magic = int.from_bytes(held, "little")
+        if magic == ZSTD_MAGIC:
+            self._expect(1, self._descriptor)
+        elif magic & ~0xF == SKIPPABLE_MAGIC:
+            self._expect(4, self._skippable)
+        else:
+            self._lost = True
+
+    def _skippable(self, held: bytes) -> None:
+        self._expect(4, self._magic, skip=int.from_bytes(held, "little"))
+
+    def _descriptor(self, held: bytes) -> None:
+        flags = held[0]
+        single_segment = flags >> 5 & 1
+        self._checksum = 4 * (flags >> 2 & 1)
+        window = 1 - single_segment
+        dictionary = (0, 1, 2, 4)[flags & 3]
+        content_size = (single_segment, 2, 4, 8)[flags >> 6]
+        self._expect(3, self._block, skip=window + dictionary + content_size)
+
+    def _block(self, held: bytes) -> None:
+        header = int.from_bytes(held, "little")
+        kind, size = header >> 1 & 3, header >> 3
+        content = 1 if kind == 1 else size  # an RLE block holds its one byte
+        if header & 1:  # the frame's last block, then its checksum if it has one
+            self._expect(4, self._magic, skip=content + self._checksum)
+        else:
+            self._expect(3, self._block, skip=content)
 
 
 class _Counted:
-    """A binary file read through, counting the bytes it gave."""
+    """A binary file read through, counting the bytes it gave and following their frames."""
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, frames: FrameWalk) -> None:
         self.raw = raw
+        self.frames = frames
         self.count = 0
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
         self.count += len(data)
+        self.frames.feed(data)
         return data

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from ledgerviz.ledger import reader
+from ledgerviz.ledger.compressed import stream_cut
 from ledgerviz.ledger.formats import FALLBACK, Chunk, ReadOptions, file_format, related
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.lineage import with_parent_warnings
@@ -27,8 +28,11 @@ def read_file(
     format its first bytes show, ``file_format``; see ``ledgerviz.ledger.formats``),
     with the sessions it holds inline as its ``children`` (see ``file_sessions``)."""
     origin = getattr(chunks, "origin", None)  # a file its events can be read from again
+    end = getattr(chunks, "end", None)  # how a compressed file's stream ended
     reader, chunks = file_format(chunks, format)
-    return reader.read(path, chunks, ReadOptions(strict, duplicate_keys, origin))
+    log = reader.read(path, chunks, ReadOptions(strict, duplicate_keys, origin))
+    cut = stream_cut(log.path, end, strict)
+    return replace(log, diagnostics=[*log.diagnostics, *cut]) if cut else log
 
 
 def file_sessions(log: SessionLog) -> list[SessionLog]:

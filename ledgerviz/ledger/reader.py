@@ -19,9 +19,9 @@ from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import (
     UTF8_BOM,
-    FileChunks,
     FileOrigin,
     SourceProblem,
+    same_file,
     valid_unicode,
 )
 from ledgerviz.ledger.tabled import TableBlock, TableRows
@@ -68,10 +68,10 @@ def reported_chunks(
 ) -> Iterator[Chunk]:
     """Return ``chunks``, each one's size reported to ``progress`` once the reader asks for
     the next (``chunks`` itself when ``progress`` is None; the file they come from, a
-    ``FileChunks.origin``, kept)."""
+    ``FileChunks.origin``, and how it ended, kept)."""
     if progress is None:
         return chunks
-    return FileChunks(_reporting(chunks, progress), getattr(chunks, "origin", None))
+    return same_file(_reporting(chunks, progress), chunks)
 
 
 def _reporting(chunks: Iterator[Chunk], progress: Callable[[int], Any]) -> Iterator[Chunk]:

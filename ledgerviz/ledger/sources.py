@@ -8,12 +8,12 @@ import glob
 import io
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple, Union
 
-from ledgerviz.ledger.compressed import ZSTD_SUFFIX, zstd_chunks
+from ledgerviz.ledger.compressed import ZSTD_SUFFIX, StreamEnd, zstd_chunks
 from ledgerviz.ledger.diagnostics import UnreadableSourceError
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], list[Any], tuple[Any, ...]]
@@ -123,17 +123,28 @@ class FileOrigin:
 
 class FileChunks(Iterator[bytes | SourceProblem]):
     """A file's chunks as they are read, with the file they come from (``origin``, None
-    for one that cannot be read again byte for byte: a compressed one)."""
+    for one that cannot be read again byte for byte: a compressed one) and, for a
+    compressed one, how its stream ended (``end``, known once it is read)."""
 
-    __slots__ = ("_chunks", "origin")
+    __slots__ = ("_chunks", "end", "origin")
 
-    def __init__(self, chunks: Iterator[bytes | SourceProblem], origin: FileOrigin | None
-                 ) -> None:
+    def __init__(self, chunks: Iterator[bytes | SourceProblem], origin: FileOrigin | None,
+                 end: StreamEnd | None = None) -> None:
         self._chunks = chunks
         self.origin = origin
+        self.end = end
 
     def __next__(self) -> bytes | SourceProblem:
         return next(self._chunks)
+
+
+def same_file(chunks: Iterator[bytes | SourceProblem], source: Iterable[bytes | SourceProblem]
+              ) -> Iterator[bytes | SourceProblem]:
+    """Return ``chunks``, read from ``source``, with the file ``source`` comes from and how
+    its stream ended when ``source`` is a ``FileChunks`` (``chunks`` itself otherwise)."""
+    if isinstance(source, FileChunks):
+        return FileChunks(chunks, source.origin, source.end)
+    return chunks
 
 
 def found_chunks(found: Found, chunk_size: int | None = None) -> Iterator[bytes | SourceProblem]:
@@ -141,7 +152,11 @@ def found_chunks(found: Found, chunk_size: int | None = None) -> Iterator[bytes 
     read as they are consumed (a ``FileChunks``), or its ``SourceProblem`` as the only one."""
     if found.problem:
         return iter([found.problem])
-    origin = None if found.path.endswith(ZSTD_SUFFIX) else FileOrigin(found.path)
+    if found.path.endswith(ZSTD_SUFFIX):
+        end = StreamEnd()
+        return FileChunks(_file_chunks(found.path, chunk_size, found.walked, end=end), None,
+                          end)
+    origin = FileOrigin(found.path)
     return FileChunks(_file_chunks(found.path, chunk_size, found.walked, origin), origin)
 
 
@@ -355,10 +370,12 @@ def read_error_text(error: OSError) -> str:
 
 
 def _file_chunks(
-    path: str, size: int | None, walked: bool = False, origin: FileOrigin | None = None
+    path: str, size: int | None, walked: bool = False, origin: FileOrigin | None = None,
+    end: StreamEnd | None = None,
 ) -> Iterator[bytes | SourceProblem]:
     """Yield the file as it is now, ``size`` bytes at a time (None: all at once); ``origin``
-    is given its identity when the last chunk has been read.
+    is given its identity when the last chunk has been read, ``end`` how a compressed
+    file's stream ended.
 
     A file found in a folder (``walked``) that cannot be opened, or is no regular file
     once opened, yields its ``SourceProblem`` instead; any other failure to read raises
@@ -370,7 +387,7 @@ def _file_chunks(
         with raw:
             opened = True
             if path.endswith(ZSTD_SUFFIX):
-                yield from _zstd_file_chunks(raw, path, size, walked)
+                yield from _zstd_file_chunks(raw, path, size, walked, end)
                 return
             if size is not None:
                 while chunk := raw.read(size):
@@ -389,12 +406,13 @@ def _file_chunks(
 
 
 def _zstd_file_chunks(
-    raw: IO[bytes], path: str, size: int | None, walked: bool
+    raw: IO[bytes], path: str, size: int | None, walked: bool, end: StreamEnd | None
 ) -> Iterator[bytes | SourceProblem]:
-    """Yield a ``.jsonl.zst`` file decompressed (see ``_file_chunks``): one that cannot be
-    decompressed from its start is a ``SourceProblem`` when found in a folder; any other
-    failure raises ``UnreadableSourceError``."""
-    chunks = zstd_chunks(raw, size)
+    """Yield a ``.jsonl.zst`` file decompressed (see ``_file_chunks``; a stream cut short
+    says so in ``end``): one that cannot be decompressed from its start is a
+    ``SourceProblem`` when found in a folder; any other failure raises
+    ``UnreadableSourceError``."""
+    chunks = zstd_chunks(raw, size, end)
     try:
         yield next(chunks, b"")
     except (ImportError, ValueError) as error:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledgerviz.ledger.compressed import stream_cut
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, with_unique_keys
 from ledgerviz.ledger.sources import Source, SourceProblem, iter_source_chunks
@@ -120,7 +121,7 @@ def summarize_file(
         events=events,
         turns=turns,
         lines_skipped=scan.skipped,
-        diagnostics=scan.diagnostics(),
+        diagnostics=scan.diagnostics() + stream_cut(path, getattr(chunks, "end", None), strict),
         calls=dict(recovery.counts),
         unanswered=unanswered,
         closers=len(closers),

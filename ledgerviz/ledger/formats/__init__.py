@@ -21,7 +21,7 @@ import orjson
 
 from ledgerviz.ledger.reader import MAX_LINE_UNITS
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.sources import FileOrigin, SourceProblem
+from ledgerviz.ledger.sources import FileOrigin, SourceProblem, same_file
 
 Chunk = bytes | SourceProblem
 
@@ -145,7 +145,7 @@ def file_format(chunks: Iterable[Chunk], name: str | None = None
     chunks, all still to read."""
     if name is not None:
         return format_named(name), iter(chunks)
-    chunks = iter(chunks)
+    source, chunks = chunks, iter(chunks)
     held: list[Chunk] = []
     size = 0
     for chunk in chunks:
@@ -157,7 +157,8 @@ def file_format(chunks: Iterable[Chunk], name: str | None = None
             break
     first = held[0] if held else b""
     head = b"".join([c for c in held if isinstance(c, bytes)])  # one chunk: not copied
-    return detect_format(head if isinstance(first, bytes) else first), chain(held, chunks)
+    return (detect_format(head if isinstance(first, bytes) else first),
+            same_file(chain(held, chunks), source))
 
 
 def related(logs: list[SessionLog]) -> list[SessionLog]:
