@@ -11,7 +11,13 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ledgerviz.ledger.checks import CheckedEvents, CheckState, check_events, joined_checks
 from ledgerviz.ledger.decode import decode_lines
-from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, PendingDiagnostics, Severity
+from ledgerviz.ledger.diagnostics import (
+    Diagnostic,
+    DiagnosticLog,
+    DiagnosticSink,
+    PendingDiagnostics,
+    Severity,
+)
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lineage import SeedCheck
@@ -203,13 +209,8 @@ class FileScan:
         self._check_seed()
 
     def _empty(self, leading: LeadingBlanks) -> None:
-        """Record a file with no line that is not blank: empty, or its blank lines counted
-        as skipped."""
-        blank = leading.blank_lines()
-        self.skipped += blank
-        holds = (f"holds only whitespace: {counted(blank, 'blank line', ',')}, "
-                 f"{counted(leading.held, 'byte', ',')}" if leading.held else "is empty")
-        self.log.add(1, "empty_file", f"file {holds}: no header, no events", "warning")
+        """Record a file with no line that is not blank (``empty_file``)."""
+        self.skipped += empty_file(self.log, leading)
 
     def _check_seed(self) -> None:
         """Warn when the inherited prefix the lineage claims runs past the events it covers."""
@@ -416,6 +417,17 @@ def _after_leading_blanks(chunks: Iterable[bytes], leading: LeadingBlanks | None
         yield from leading.given_back(chunk)
         yield from chunks
         return
+
+
+def empty_file(log: DiagnosticSink, leading: LeadingBlanks) -> int:
+    """Record, in every format, a file in which no line is other than blank (``leading``
+    took all it holds): empty, or its whitespace measured; return its blank lines, each a
+    line skipped."""
+    blank = leading.blank_lines()
+    holds = (f"holds only whitespace: {counted(blank, 'blank line', ',')}, "
+             f"{counted(leading.held, 'byte', ',')}" if leading.held else "is empty")
+    log.add(1, "empty_file", f"file {holds}: no header, no events", "warning")
+    return blank
 
 
 class LeadingBlanks:

@@ -54,7 +54,13 @@ from ledgerviz.ledger.formats.claude_code_typed import ColumnWriter, FileOrder, 
 from ledgerviz.ledger.formats.foreign import BOM_WARNING, line_too_long, no_final_newline
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
-from ledgerviz.ledger.reader import UTF8_BOM, LeadingBlanks, line_blocks, opened_chunks
+from ledgerviz.ledger.reader import (
+    UTF8_BOM,
+    LeadingBlanks,
+    empty_file,
+    line_blocks,
+    opened_chunks,
+)
 from ledgerviz.ledger.reread import LedgerChangedError, LineSource
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileOrigin
@@ -240,6 +246,8 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
             no_final_newline(found, line)
         found.replay(log)
         line += 1
+    if line == 1:  # no line but blank ones
+        line += empty_file(log, leading)
     return kept, line - 1, route.written()
 
 

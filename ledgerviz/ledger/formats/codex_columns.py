@@ -172,7 +172,7 @@ def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int,
             raise GiveUp(number) from None
         yield number, piece.lines, decoded
         number += len(decoded)
-    if rest:
+    if rest or number == 1:  # a last line without a newline, or no line but blank ones
         raise GiveUp(number)
 
 

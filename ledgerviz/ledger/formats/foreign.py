@@ -20,7 +20,13 @@ from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerEr
 from ledgerviz.ledger.formats.open_turns import OpenTurns
 from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
-from ledgerviz.ledger.reader import MAX_LINE_UNITS, LeadingBlanks, Piece, line_blocks
+from ledgerviz.ledger.reader import (
+    MAX_LINE_UNITS,
+    LeadingBlanks,
+    Piece,
+    empty_file,
+    line_blocks,
+)
 from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
@@ -117,7 +123,8 @@ class Records:
         rest = b""  # what follows the last newline read: the next block's, or a last line
         rest_size = 0  # its size (more than ``rest`` holds when cut)
         leading = LeadingBlanks()
-        for piece in line_blocks(chunks, self.max_line, leading):
+        pieces = 0
+        for pieces, piece in enumerate(line_blocks(chunks, self.max_line, leading), 1):
             if self.starts is not None:
                 self.starts.read(piece, leading)
             lines = piece.lines
@@ -147,6 +154,8 @@ class Records:
                 else:
                     self._not_an_object(number, value)
             rest, rest_size = piece.tail, piece.tail_size
+        if not pieces and not number:  # no line but blank ones
+            self.skipped += empty_file(self.log, leading)
         if held is not None:
             self._undecoded(*held, last=not rest)
         if rest:  # the file's last line, which no newline ends
