@@ -123,8 +123,7 @@ class Records:
         rest = b""  # what follows the last newline read: the next block's, or a last line
         rest_size = 0  # its size (more than ``rest`` holds when cut)
         leading = LeadingBlanks()
-        pieces = 0
-        for pieces, piece in enumerate(line_blocks(chunks, self.max_line, leading), 1):
+        for piece in line_blocks(chunks, self.max_line, leading):
             if self.starts is not None:
                 self.starts.read(piece, leading)
             lines = piece.lines
@@ -154,7 +153,7 @@ class Records:
                 else:
                     self._not_an_object(number, value)
             rest, rest_size = piece.tail, piece.tail_size
-        if not pieces and not number:  # no line but blank ones
+        if not number and not rest:  # a file of no line but blank ones
             self.skipped += empty_file(self.log, leading)
         if held is not None:
             self._undecoded(*held, last=not rest)
