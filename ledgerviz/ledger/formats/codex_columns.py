@@ -310,8 +310,9 @@ class ColumnRollout(StagedTurns):
                         changed, before = line, (self.time, self.time_cell)
                         self.time = self.time_cell = time
                 payload = record.payload
-                try:
-                    found = handlers.get((record.type, payload.type))
+                try:  # no payload object (none, or null): ``unusual`` gives up
+                    found = handlers.get((record.type, payload.type)) \
+                        if payload.__class__ is Payload else None
                 except TypeError:  # an unhashable payload type: only an unwrapped kind may have it
                     found = None
                 if found is None:
@@ -324,7 +325,7 @@ class ColumnRollout(StagedTurns):
                     turn, step = payload.turn, payload.step
                     add(log_name, line, MISSING if turn is None else _int(turn),
                         MISSING if step is None else _int(step))
-        except Exception as error:  # GiveUp, or a shape the dict route says is bad
+        except GiveUp as error:  # at this line: the dict route reads it, and on from it
             if changed == line:
                 self.time, self.time_cell = before
             raise GiveUp(line) from error

@@ -145,9 +145,7 @@ class ColumnChat(StagedTurns):
                 if len(self.codes) - self.filled >= FLUSH_ROWS:
                     self.scatter()
             self.write_pending()
-        except GiveUp:
-            raise
-        except Exception as error:  # a shape the dict route says is bad (``bad_record``)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as error:
             raise GiveUp from error
 
     def record(self, record: _Record, line: int, raw: bytes) -> None:
@@ -253,7 +251,7 @@ class ColumnChat(StagedTurns):
             self.prompt(record, line)
         elif kind == "gemini":
             self.reply(record, line)
-        elif kind in LOG_ONLY_TYPES:
+        elif kind.__class__ is str and kind in LOG_ONLY_TYPES:
             self.log_only(kind, line, record.turn, record.step)
         else:
             raise GiveUp
@@ -331,7 +329,7 @@ class ColumnChat(StagedTurns):
             result = result_of(status, text)
             if result is not None:
                 settled.append((call_id, text, result))
-            elif status in WITHOUT_RESULT:
+            elif status.__class__ is str and status in WITHOUT_RESULT:
                 self.unanswered.setdefault(call_id)
             else:
                 raise GiveUp  # an ``unknown_status`` warning
