@@ -116,8 +116,14 @@ class _Memos:
 
 
 def _analyze(log: SessionLog, policy: Policy) -> Analysis:
-    """Return the analysis of one session, the engine reading its columns."""
-    return analyze(log.events, policy=policy, version=log.version, columns=_columns(log))
+    """Return the analysis of one session, the engine reading its columns (its events, when
+    no reader checked them: a hand-made log whose columns cannot be read, which
+    ``analyze`` then names the event of)."""
+    try:
+        columns = _columns(log)
+    except (TypeError, AttributeError):
+        return analyze(log.events, policy=policy, version=log.version)
+    return analyze(log.events, policy=policy, version=log.version, columns=columns)
 
 
 def _columns(log: SessionLog) -> EngineColumns:

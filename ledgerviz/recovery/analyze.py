@@ -705,7 +705,36 @@ def analyze(
     ``events`` through :func:`columns_of`; the result is the same.
     The events are not modified; ``Analysis.events`` is ``events`` (not copied) with
     the new events the policy adds spliced in (an ``EventRuns``).
+
+    The events are read as a ledger reader checked them (``ledgerviz.load``): one with a
+    field of a type the format does not allow raises ``TypeError`` naming it.
     """
-    with _collector_paused():
-        scan, closers = _scan(events, policy, generation_for(version), columns)
-        return scan.result(closers)
+    generation = generation_for(version)
+    try:
+        with _collector_paused():
+            scan, closers = _scan(events, policy, generation, columns)
+            return scan.result(closers)
+    except (TypeError, AttributeError) as error:
+        raise TypeError(_unreadable(events, policy, generation, error)) from error
+
+
+def _unreadable(events: Sequence[Event], policy: Policy, generation: Generation,
+                error: Exception) -> str:
+    """Return what to say of ``events`` that ``analyze`` could not read (``error``): the
+    event at whose addition the analysis of their prefix first fails (a bisection)."""
+    good, bad = 0, len(events)
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        try:
+            with _collector_paused():
+                scan, closers = _scan([events[i] for i in range(middle)], policy, generation,
+                                      None)
+                scan.result(closers)
+        except (TypeError, AttributeError):
+            bad = middle
+        else:
+            good = middle
+    event = events[bad - 1] if events else None
+    seq = event.get("seq") if isinstance(event, dict) else None
+    return (f"cannot analyze event {bad - 1} (seq {seq!r}): {error}; the engine reads "
+            "events as a ledger reader checked them (ledgerviz.load reports such an event)")
