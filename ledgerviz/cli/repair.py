@@ -53,6 +53,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the repair events for ``args.path``; return the exit code."""
     from ledgerviz.ledger import UnreadableSourceError
+    from ledgerviz.ledger.compressed import stream_cut
     from ledgerviz.ledger.fields import EventFields
     from ledgerviz.ledger.reader import READ_BYTES, reported_chunks
     from ledgerviz.ledger.runtime_read import runtime_read
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(first, SourceProblem):
             say_error("repair", f"{path}: {first.message}")
             return 2
+        end = getattr(chunks, "end", None)  # how a compressed file's stream ended
         chunks = chain([first], chunks)
         with progress(partial(source_size, path), BYTES_THRESHOLD, "reading",
                       unit="B") as step:
@@ -89,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
         if diagnostic.severity != "info":
             say_error("repair", diagnostic)
     shown = terminal_safe(path)
+    cut_short = stream_cut(shown, end, strict=False)
+    if cut_short:  # the closers of what was read are not those of the file
+        say_error("repair", f"{cut_short[0]}; nothing printed")
+        return 1
     if reading.refusal is not None:
         say_error("repair", f"{shown}: {reading.refusal}; nothing printed")
         return 1

@@ -114,3 +114,12 @@ def test_check_reports_it_whether_read_whole_or_streamed(tmp_path: Path) -> None
                               capture_output=True, text=True, check=False)
         assert done.returncode == 1, done.stderr
         assert "line 3: error [stream_cut]" in done.stdout
+
+
+def test_repair_prints_no_closers_for_a_cut_stream(tmp_path: Path) -> None:
+    path = cut_inside_third_line(tmp_path)  # the turn is open: a whole file would get closers
+    done = subprocess.run([sys.executable, "-m", "ledgerviz", "repair", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert f"{path}:3: error [stream_cut]" in done.stderr
+    assert done.stderr.rstrip().endswith("what followed is lost; nothing printed")
