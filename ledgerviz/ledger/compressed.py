@@ -28,9 +28,10 @@ def zstd_chunks(raw: Any, size: int | None, end: StreamEnd | None = None) -> Ite
     file that decompresses to gigabytes (a bomb) is held a chunk at a time, never whole.
 
     A stream cut inside a frame ends where the decompressor's output ends (the reader then
-    sees a torn last line, or none) and says so in ``end`` (``StreamEnd.cut_line``); one that
-    gives no byte at all (cut short before its first line, or empty frames alone), or is
-    no Zstandard, raises ``ValueError``.
+    sees a torn last line, or none) and says so in ``end`` (``StreamEnd.cut_line``), as
+    does one whose whole frames are followed by bytes that are no frame (read to there);
+    one that gives no byte at all (cut short before its first line, or empty frames alone),
+    or is no Zstandard from its start, raises ``ValueError``.
     """
     zstandard = import_zstandard()
     frames = FrameWalk()
@@ -48,17 +49,22 @@ def zstd_chunks(raw: Any, size: int | None, end: StreamEnd | None = None) -> Ite
     if source.count and not gave:
         raise ValueError("Zstandard stream gives no line (cut short before its first, "
                          "or empty frames alone)")
-    if end is not None and not frames.between_frames:
+    whole = f"({gave:,} bytes decompressed, {newlines:,} lines whole)"
+    if end is not None and source.stopped:
+        end.cut_line = newlines + 1
+        end.message = (f"Zstandard stream holds bytes that are no frame from compressed "
+                       f"byte {source.count:,} on: read to there {whole}; the rest is not read")
+    elif end is not None and not frames.between_frames:
         end.cut_line = newlines + 1
         end.message = (f"Zstandard stream is cut short inside a frame after "
-                       f"{source.count:,} compressed bytes ({gave:,} bytes decompressed, "
-                       f"{newlines:,} lines whole): what followed is lost")
+                       f"{source.count:,} compressed bytes {whole}: what followed is lost")
 
 
 class StreamEnd:
     """How a compressed file's stream ended, once read to its end: ``cut_line`` is the
-    line at which it was cut short inside a frame (the one after its last whole line),
-    and ``message`` says so; both None for a stream that ended between frames."""
+    line at which it was cut short inside a frame, or at which bytes that are no frame
+    follow its whole ones (the one after its last whole line), and ``message`` says so;
+    both None for a stream that ended between frames."""
 
     __slots__ = ("cut_line", "message")
 
@@ -97,6 +103,10 @@ class FrameWalk:
         self._next: Callable[[bytes], None] = self._magic
         self._checksum = 0
         self._lost = False
+        self.seen = 0
+        """How many bytes were followed."""
+        self.lost_at: int | None = None
+        """Where the first bytes that are no frame start (None: none met)."""
 
     @property
     def between_frames(self) -> bool:
@@ -111,9 +121,11 @@ class FrameWalk:
                 step = min(self._skip, end - at)
                 self._skip -= step
                 at += step
+                self.seen += step
                 continue
             taken = data[at:at + self._want - len(self._held)]
             at += len(taken)
+            self.seen += len(taken)
             self._held += taken
             if len(self._held) == self._want:
                 held, self._held = self._held, b""
@@ -130,6 +142,7 @@ class FrameWalk:
             self._expect(4, self._skippable)
         else:
             self._lost = True
+            self.lost_at = self.seen - len(held)
 
     def _skippable(self, held: bytes) -> None:
         self._expect(4, self._magic, skip=int.from_bytes(held, "little"))
@@ -154,15 +167,24 @@ class FrameWalk:
 
 
 class _Counted:
-    """A binary file read through, counting the bytes it gave and following their frames."""
+    """A binary file read through, counting the bytes it gave and following their frames:
+    it ends (``stopped``) where bytes that are no frame follow whole ones, so that the
+    decompressor gives the frames before them (it would refuse them with the rest)."""
 
     def __init__(self, raw: Any, frames: FrameWalk) -> None:
         self.raw = raw
         self.frames = frames
         self.count = 0
+        self.stopped = False
 
     def read(self, size: int = -1) -> bytes:
+        if self.stopped:
+            return b""
         data = self.raw.read(size)
-        self.count += len(data)
         self.frames.feed(data)
+        lost_at = self.frames.lost_at
+        if lost_at:  # not at 0: a file that is no Zstandard is the decompressor's to refuse
+            data = data[:lost_at - self.count]
+            self.stopped = True
+        self.count += len(data)
         return data

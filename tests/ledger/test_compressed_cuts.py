@@ -95,6 +95,18 @@ def test_a_whole_stream_or_a_missing_checksum(tmp_path: Path) -> None:
     assert [(d.kind, d.line) for d in log.diagnostics] == [("stream_cut", 5)]
 
 
+def test_bytes_that_are_no_frame_after_whole_ones(tmp_path: Path) -> None:
+    path = tmp_path / "tail.jsonl.zst"
+    path.write_bytes(FRAME + b"garbage!")  # the frames before them were refused with them
+    [log] = read_sessions(path)
+    assert list(log.events) == [turn_start(0), mark(1), mark(2)]
+    size = sum(map(len, LINES))
+    assert [(d.kind, d.line, d.message) for d in log.diagnostics] == [
+        ("stream_cut", 5, f"Zstandard stream holds bytes that are no frame from compressed "
+         f"byte {FRAME_SIZE} on: read to there ({size} bytes decompressed, 4 lines whole); "
+         "the rest is not read")]
+
+
 @pytest.mark.parametrize("source", ["claude_code/basic.jsonl", "codex/basic.jsonl",
                                     "gemini/basic.jsonl"])
 def test_every_foreign_format_says_its_stream_was_cut(tmp_path: Path, source: str) -> None:
