@@ -405,3 +405,51 @@ def test_answered_calls_are_handed_over_as_the_dict_route_keeps_them(
     typed = _read(path, typed=True)
     assert handovers == [1 + 11 * 600 + 4 + 1]
     assert _facts(typed) == _facts(_read(path, typed=False))
+
+
+def test_message_and_call_shapes_read_directly_are_tabled_as_worked_out_by_hand(
+        tmp_path: Path, handovers: list[int]) -> None:
+    # contents of one text part and calls of string fields are read without their blocks
+    # (codex32); an empty call_id falls back to the item's id, a number as a name is its JSON
+    def message(role: str, *texts: str) -> dict[str, Any]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": "message", "role": role,
+                "content": [{"type": kind, "text": text} for text in texts]}
+
+    lines = [
+        _line(0, "session_meta", {"id": "thread-shapes", "timestamp": T0}),
+        _line(1, "event_msg", {"type": "task_started"}),
+        _line(1, "response_item", message("developer", "be brief")),
+        _line(1, "response_item", message("user", "  <environment_context>/w")),
+        _line(2, "response_item", message("user", "prompt")),
+        _line(3, "response_item", {"type": "function_call", "call_id": "", "id": "alt-1",
+                                   "name": 5, "arguments": '{"a":1}'}),
+        _line(4, "response_item", {"type": "function_call_output", "call_id": "alt-1",
+                                   "output": "ok"}),
+        _line(5, "response_item", message("assistant", "")),
+        _line(5, "response_item", message("assistant", "fine")),
+        _line(5, "response_item", message("assistant", "a", "", "b")),
+        _line(6, "event_msg", {"type": "task_complete"}),
+    ]
+    path = tmp_path / "shapes.jsonl"
+    path.write_bytes(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    log = _read(path, typed=True)
+    assert handovers == []
+    table = log.table
+    assert table.types == [
+        "codex/session_meta", "turn/start", "developer/message", "user/message",
+        "user/message", "step/start", "assistant/message", "tool/call", "tool/result",
+        "step/end", "step/start", "assistant/message", "codex/message", "codex/message",
+        "step/end", "turn/end"]
+    assert table.line.tolist() == [1, 2, 3, 4, 5, 6, 6, 6, 7, 8, 8, 8, 9, 10, 11, 11]
+    assert [table.source_kind[row] for row in (2, 3, 4)] == [
+        "runtime-context", "runtime-context", "user"]
+    assert [table.text[row] for row in (2, 3, 4)] == ["be brief", "  <environment_context>/w",
+                                                      "prompt"]
+    assert table.turn[2] == 1 and table.step[2] == MISSING  # no step open yet
+    assert (table.call_id[7], table.tool_name[7], table.arguments[7]) == ("alt-1", "5",
+                                                                          '{"a":1}')
+    assert table.call_id[8] == "alt-1" and table.text[8] == "ok" and table.is_error[8] == 0
+    assert table.text[11] == "fine\na\nb"  # the empty texts show nothing
+    assert table.requests.call_id == ["alt-1"] and table.requests.name == ["5"]
+    assert _facts(log) == _facts(_read(path, typed=False))

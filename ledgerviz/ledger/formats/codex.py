@@ -642,12 +642,19 @@ def usage_counts(info: Any) -> tuple[int, ...] | None:
 
 def _counts(usage: dict[str, Any]) -> tuple[int, ...]:
     """Return the input (less the cached), output, cache read and reasoning token counts
-    of a ``last_token_usage`` (0 where one is not an integer)."""
+    of a ``last_token_usage`` (0 where one is not an integer; read without a loop, as the
+    typed route reads one a turn)."""
     get = usage.get
-    fresh, output, cached, reasoning = (
-        value if (value := get(key, 0)).__class__ is int else 0
-        for key in ("input_tokens", "output_tokens", "cached_input_tokens",
-                    "reasoning_output_tokens"))
+    fresh, output = get("input_tokens", 0), get("output_tokens", 0)
+    cached, reasoning = get("cached_input_tokens", 0), get("reasoning_output_tokens", 0)
+    if fresh.__class__ is not int:
+        fresh = 0
+    if output.__class__ is not int:
+        output = 0
+    if cached.__class__ is not int:
+        cached = 0
+    if reasoning.__class__ is not int:
+        reasoning = 0
     return fresh - cached, output, cached, reasoning
 
 
@@ -716,7 +723,12 @@ def _call_fields(kind: str, item: dict[str, Any]) -> tuple[str, str, str] | None
 def source_of(content: list[dict[str, Any]]) -> str:
     """Return the source kind of a user message of ``content`` (blocks): ``user`` for a
     typed prompt, else the kind of the context Codex wrote itself (``CONTEXT_PREFIXES``)."""
-    text = "".join([b.get("text", "") for b in content]).lstrip()
+    return text_source("".join([b.get("text", "") for b in content]))
+
+
+def text_source(text: str) -> str:
+    """Return the source kind of a user message of text ``text`` (see ``source_of``)."""
+    text = text.lstrip()
     if not text.startswith(_CONTEXT_STARTS):
         return "user"
     return next(kind for prefix, kind in CONTEXT_PREFIXES if text.startswith(prefix))
@@ -741,6 +753,19 @@ def _blocks(content: Any, text_type: str) -> list[dict[str, Any]]:
         elif kind is not None:
             blocks.append({"type": f"plugin:codex-{as_text(kind)}"})
     return blocks
+
+
+def lone_text(content: Any, text_type: str) -> str | None:
+    """Return the text of a message content of one text part (the common shape, which
+    ``_blocks`` makes one text block), else None."""
+    if content.__class__ is list and len(content) == 1:
+        part = content[0]
+        if part.__class__ is dict:
+            kind, text = part.get("type"), part.get("text")
+            if text.__class__ is str and (kind == text_type or kind == "input_text"
+                                          or kind == "output_text"):
+                return text
+    return None
 
 
 def _content_text(content: Any) -> str:
@@ -774,7 +799,7 @@ RULES = Rules(output_blocks, _input_blocks, usage_of)
 COLUMN_RULES = ColumnRules(LOG_ONLY_EVENTS, TURN_STARTS, TURN_ENDS, CALL_ITEMS, RESULT_ITEMS,
                            LOG_ONLY_ITEMS, coded_result, aborted_reason, compaction_message,
                            output_blocks, _call_fields, _output_text, _input_blocks, usage_counts,
-                           source_of)
+                           source_of, lone_text, text_source)
 """What the typed route (``codex_columns``) maps a line with: the reader's own rules."""
 
 FORMAT = Format(FORMAT_NAME, sniff, read, "Codex CLI rollout (~/.codex/sessions, JSONL)")

@@ -143,6 +143,10 @@ class ColumnRules(NamedTuple):
     """The usage counts (``USAGE_KEYS``) a ``token_count``'s ``info`` gives, if any."""
     source_of: Callable[[list[dict[str, Any]]], str]
     """The source kind of a user message of these content blocks."""
+    lone_text: Callable[[Any, str], str | None]
+    """The text of a message content of one text part (of this type), else None."""
+    text_source: Callable[[str], str]
+    """The source kind of a user message of this text."""
 
 
 def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int,
@@ -452,13 +456,19 @@ class ColumnRollout(StagedTurns):
         if model is not msgspec.UNSET:
             if model is not None and model.__class__ is not str:
                 raise GiveUp
-            self.model = model
+            self.model = self.share(model)
 
     def message_item(self, item: Payload, line: int) -> None:
         role = item.role
         if role == "assistant":
-            self.output(line).extend(block["text"] for block in self.rules.output_blocks(item)
-                                     if block["type"] == "text" and block["text"])
+            text = self.rules.lone_text(item.content, "output_text")
+            if text is None:
+                self.output(line).extend(block["text"] for block in self.rules.output_blocks(
+                    item) if block["type"] == "text" and block["text"])
+            elif text:
+                self.output(line).append(text)
+            else:
+                self.output(line)
         elif role == "user":
             self.user(item, line)
         elif role in ("developer", "system"):
@@ -479,7 +489,7 @@ class ColumnRollout(StagedTurns):
             self.message_text = len(self.messages.rows)
             self.messages.add(row, "assistant", "model", None)
             if self.model is not None:
-                self.models.add(row, "openai", self.share(self.model))
+                self.models.add(row, "openai", self.model)
             self.message = self.last_message = row
             self.message_line = self.last_message_line = line
             self.last_has_usage = False
@@ -500,26 +510,30 @@ class ColumnRollout(StagedTurns):
             self.message = None
 
     def call(self, item: Payload, line: int) -> None:
-        fields = self.rules.call_fields(item.type, item)
-        if fields is None:
-            raise GiveUp
-        call_id, name, arguments = fields
+        call_id, name, arguments = item.call_id, item.name, item.arguments
+        if not (item.type == "function_call" and call_id and call_id.__class__ is str
+                and name.__class__ is str and arguments.__class__ is str):
+            fields = self.rules.call_fields(item.type, item)  # the common shape: these
+            if fields is None:
+                raise GiveUp
+            call_id, name, arguments = fields
+        name = self.share(name)
         self.output(line)  # its tool-call block has no text to show
         message: int = self.message  # type: ignore[assignment]
-        self.request(message, call_id, self.share(name), arguments)
+        self.request(message, call_id, name, arguments)
         if call_id in self.unanswered or call_id not in self.dispatched:  # else: answered
             self.unanswered[call_id] = (message, call_id)
         row = self.dispatched[call_id] = self.add("tool/call", line, self.turn, self.step)
-        self.dispatches.add(row, call_id, self.share(name), arguments)
+        self.dispatches.add(row, call_id, name, arguments)
 
     def result(self, item: Payload, line: int) -> None:
         rules = self.rules
         call_id = item.call_id
-        if call_id.__class__ is not str or call_id not in self.dispatched:
+        dispatch = self.dispatched.get(call_id) if call_id.__class__ is str else None
+        if dispatch is None:
             raise GiveUp  # an output for no call
         text, failed = rules.output_text(item.output)
         coded = rules.coded_result(text)
-        dispatch = self.dispatched[call_id]
         turn, step = self.turns[dispatch], self.steps[dispatch]
         _, call_id = self.unanswered.get(call_id, (None, call_id))  # as requested
         if coded is not None:  # held as written, with its error code
@@ -544,8 +558,12 @@ class ColumnRollout(StagedTurns):
 
     def user(self, item: Payload, line: int) -> None:
         rules = self.rules
-        content = rules.input_blocks(item.content)
-        source, text = rules.source_of(content), visible_text(content)
+        text = rules.lone_text(item.content, "input_text")
+        if text is None:
+            content = rules.input_blocks(item.content)
+            source, text = rules.source_of(content), visible_text(content)
+        else:
+            source = rules.text_source(text)
         if source == "user":
             if not self.marked:
                 self.open_turn(line, "completed")
@@ -559,7 +577,9 @@ class ColumnRollout(StagedTurns):
             self.prompts.append(row)
 
     def instructions(self, role: str, item: Payload, line: int) -> None:
-        text = visible_text(self.rules.input_blocks(item.content))
+        text = self.rules.lone_text(item.content, "input_text")
+        if text is None:
+            text = visible_text(self.rules.input_blocks(item.content))
         row = self.add(f"{role}/message", line, self.turn or MISSING, self.step or MISSING,
                        _APPEND)
         self.messages.add(row, role, "runtime-context", text)
