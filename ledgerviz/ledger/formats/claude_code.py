@@ -367,7 +367,7 @@ class _Places:
 
 
 def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int,
-             log: DiagnosticLog, shared: dict[Any, Any], facts: bool
+             log: DiagnosticLog, shared: dict[Any, Any] | None, facts: bool
              ) -> tuple[Sequence[int], Sequence[Entry], list[int], Sequence[Facts | None]]:
     """Return the entries of the records ``lines`` hold (the first is line ``first`` and
     becomes entry ``start``; ``block``: the bytes they were split from): the place of each
@@ -377,6 +377,8 @@ def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int,
     take); their diagnostics are added in line order."""
     found = _Found()
     marks = number_marks(block)
+    if facts:  # taken by the route, the entries are not held: nothing to share
+        shared = None
     typed = scanned(lines, block, marks, first, start, found, shared, facts)
     if typed is not None:
         ats, entries, kept = zip(*typed, strict=True) if typed else ((), (), ())

@@ -73,9 +73,10 @@ class Entry(Struct, gc=False):
     """What it shows about refused calls (None: nothing)."""
 
 
-def entry_of(record: Record, index: int, shared: dict[Any, Any]) -> Entry:
+def entry_of(record: Record, index: int, shared: dict[Any, Any] | None) -> Entry:
     """Return the entry of ``record``, the file's ``index``-th (``shared``: one object per
-    equal string met, so that repeated ids and paths are held once)."""
+    equal string met, so that repeated ids and paths are held once; None for an entry not
+    held)."""
     raw, message = record.raw, record.message
     key = None
     if record.kind == "assistant":
@@ -87,25 +88,29 @@ def entry_of(record: Record, index: int, shared: dict[Any, Any]) -> Entry:
                      message is not None, key, raw.get("cwd"), agent, _marks(record))
 
 
-def new_entry(shared: dict[Any, Any], index: int, line: int, kind: str, uuid: str | None,
-              parent: str | None, time: int | None, session: str | None, sidechain: bool,
-              prompt: bool, has_message: bool, key: str | None, cwd: Any, agent: Any,
-              marks: Marks | None) -> Entry:
+def new_entry(shared: dict[Any, Any] | None, index: int, line: int, kind: str,
+              uuid: str | None, parent: str | None, time: int | None, session: str | None,
+              sidechain: bool, prompt: bool, has_message: bool, key: str | None, cwd: Any,
+              agent: Any, marks: Marks | None) -> Entry:
     """Return an ``Entry`` of these fields (``cwd``/``agent``: as read, kept when a string,
-    a non-empty one for ``agent``), its repeated strings shared (see ``entry_of``: a
-    ``parentUuid`` naming the record before is the very string of that record's ``uuid``;
-    the ``uuid``s are not held in ``shared``, each being met once)."""
-    share = shared.setdefault
-    if parent is not None:
-        last = shared.get(_LAST_UUID)
-        parent = last if parent == last else share(parent, parent)
-    if uuid is not None:
-        shared[_LAST_UUID] = uuid
-    return Entry(index, line, kind, uuid, parent, time,
-                 session if session is None else share(session, session), sidechain, prompt,
-                 has_message, key if key is None else share(key, key),
-                 share(cwd, cwd) if cwd.__class__ is str else None,
-                 agent if agent.__class__ is str and agent else None, marks)
+    a non-empty one for ``agent``), its repeated strings shared unless ``shared`` is None
+    (an entry not held: see ``entry_of``; a ``parentUuid`` naming the record before is the
+    very string of that record's ``uuid``; the ``uuid``s are not held in ``shared``, each
+    being met once)."""
+    cwd = cwd if cwd.__class__ is str else None
+    if shared is not None:
+        share = shared.setdefault
+        if parent is not None:
+            last = shared.get(_LAST_UUID)
+            parent = last if parent == last else share(parent, parent)
+        if uuid is not None:
+            shared[_LAST_UUID] = uuid
+        session = session if session is None else share(session, session)
+        key = key if key is None else share(key, key)
+        cwd = cwd if cwd is None else share(cwd, cwd)
+    return Entry(index, line, kind, uuid, parent, time, session, sidechain, prompt,
+                 has_message, key, cwd, agent if agent.__class__ is str and agent else None,
+                 marks)
 
 
 _LAST_UUID = object()

@@ -76,7 +76,7 @@ _DECODE = msgspec.json.Decoder(_Line).decode
 
 
 def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, start: int,
-            found: DiagnosticSink, shared: dict[Any, Any], facts: bool = True
+            found: DiagnosticSink, shared: dict[Any, Any] | None, facts: bool = True
             ) -> list[tuple[int, Entry, Facts | None]] | None:
     """Return the entries of ``lines`` (split from ``block``, whose ``numbers.number_marks``
     are ``marks``; the first is file line ``first`` and becomes entry ``start``), each with
@@ -105,7 +105,8 @@ def scanned(lines: Sequence[bytes], block: bytes, marks: bytes, first: int, star
     return entries
 
 
-def _fast_entry(value: _Line, line: int, index: int, shared: dict[Any, Any]) -> Entry | None:
+def _fast_entry(value: _Line, line: int, index: int, shared: dict[Any, Any] | None
+                ) -> Entry | None:
     """Return the entry of a line whose fields all have the shapes ``records._plain_record``
     accepts (it reads them the same way), else None."""
     kind = value.type

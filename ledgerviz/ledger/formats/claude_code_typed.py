@@ -103,8 +103,7 @@ class FileOrder:
         """The ``sessionId`` the records name (a second one leaves the file to the plan: the
         records before the session's own may be a resume's inherited prefix)."""
         self._last: str | None = None
-        """The ``uuid`` of the last record of the graph (the parent of most records: its
-        string, as ``entries.new_entry`` shares it)."""
+        """The ``uuid`` of the last record of the graph (the parent of most records)."""
 
     def taking(self) -> bool:
         """Return whether the route has not given up."""
@@ -133,7 +132,7 @@ class FileOrder:
                     parent = entry.parent
                     if uuid in nodes:
                         raise GiveUp
-                    if parent is not last and parent is not None and parent not in nodes:
+                    if parent != last and parent is not None and parent not in nodes:
                         self._ahead.add(parent)
                     nodes.add(uuid)
                     last = uuid
