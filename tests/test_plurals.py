@@ -383,7 +383,7 @@ def test_a_torn_tail_counts_its_bytes(tmp_path: Path, capsys, tail: str, said: s
     rollout = tmp_path / "rollout.jsonl"
     rollout.write_text(CODEX_META + tail, encoding="utf-8")
     assert [d.message for d in ledgerviz.load(rollout).diagnostics if d.kind == "torn_tail"] == [
-        f"last line is no JSON ({said}): an interrupted append, dropped"]
+        f"last line has no newline and is no JSON ({said}): an interrupted append, dropped"]
 
 
 def test_repair_counts_the_bytes_the_runtime_would_discard(tmp_path: Path, capsys) -> None:

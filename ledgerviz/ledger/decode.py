@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import DiagnosticSink, PendingDiagnostics
+from ledgerviz.ledger.diagnostics import DiagnosticSink, PendingDiagnostics, torn_tail_message
 from ledgerviz.ledger.duplicates import may_repeat_keys, repeated_keys
 from ledgerviz.ledger.numbers import exact_loads, holds_big_integer, may_hold_big_integers
 
@@ -42,10 +42,13 @@ def decode_lines(
     big_integers: bool = False,
     big_integer: str = RUNTIME_BIG_INTEGER,
     duplicate_keys: bool = False,
+    tail_size: int | None = None,
 ) -> list[Any]:
     """Return the decoded value of every line (``UNREADABLE`` where decoding failed).
 
-    A failing final line is a torn tail when ``last_may_be_torn``; other failures are
+    A failing final line is a torn tail when ``last_may_be_torn`` (``tail_size``: the size
+    of a final line no newline ends, more than it holds when only its start is held; None:
+    a newline ends it); other failures are
     recorded as ``blank_line`` (an error: the runtime stops reading there; a warning for the
     last line), ``invalid_utf8`` or ``invalid_json``. With
     ``big_integers`` (the file may hold integers beyond 64 bits, see ``numbers``) such
@@ -54,7 +57,7 @@ def decode_lines(
     ``duplicate_keys`` a key repeated within one object is a ``duplicate_key`` warning.
     """
     values = _decode_all(raw_lines, first_line, log, last_may_be_torn,
-                         big_integer if big_integers else None)
+                         big_integer if big_integers else None, tail_size)
     if duplicate_keys:
         _warn_duplicate_keys(raw_lines, values, first_line, log)
     return values
@@ -81,6 +84,7 @@ def _decode_all(
     log: DiagnosticSink,
     last_may_be_torn: bool,
     big_integer: str | None,
+    tail_size: int | None,
 ) -> list[Any]:
     """Return the decoded lines (see ``decode_lines``; ``big_integer`` None: the lines hold
     no integer beyond 64 bits)."""
@@ -108,7 +112,9 @@ def _decode_all(
             values.append(UNREADABLE)
             line = first_line + index
             if index == last and last_may_be_torn:
-                log.add(line, "torn_tail", "last line does not decode: dropped", "warning")
+                message = torn_tail_message(len(raw) if tail_size is None else tail_size,
+                                            no_newline=tail_size is not None, no_json=True)
+                log.add(line, "torn_tail", message, "warning")
             else:
                 log.add(line, *describe_undecodable(raw, error))
     return values

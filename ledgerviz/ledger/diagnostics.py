@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Literal, Protocol
 
+from ledgerviz.wording import counted
+
 Severity = Literal["error", "warning", "info"]
 
 
@@ -130,3 +132,13 @@ class PendingDiagnostics:
         for (kind, _), count in counts.items():
             if count > PER_KIND_LIMIT + 1:
                 log.count_unlisted(kind, count - PER_KIND_LIMIT - 1)
+
+
+def torn_tail_message(size: int, *, no_newline: bool, no_json: bool) -> str:
+    """Return what a ``torn_tail`` diagnostic says, in every format, of a file's last line of
+    ``size`` bytes that no newline ends (``no_newline``) or that is no JSON (``no_json``), or
+    both: an interrupted append, dropped."""
+    facts = [fact for fact, holds in (("has no newline", no_newline), ("is no JSON", no_json))
+             if holds]
+    return (f"last line {' and '.join(facts)} ({counted(size, 'byte')}): an interrupted "
+            "append, dropped")

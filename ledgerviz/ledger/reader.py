@@ -17,6 +17,7 @@ from ledgerviz.ledger.diagnostics import (
     DiagnosticSink,
     PendingDiagnostics,
     Severity,
+    torn_tail_message,
 )
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.header import Header, read_header
@@ -236,7 +237,8 @@ class FileScan:
     def _torn_tail(self, line: int, size: int) -> None:
         """Record the bytes after the last newline: an interrupted append (listed first)."""
         self.skipped += 1
-        self.log.add(line, "torn_tail", torn_tail_message(size), "warning")
+        self.log.add(line, "torn_tail", torn_tail_message(size, no_newline=True, no_json=False),
+                     "warning")
         self.log.items.insert(0, self.log.items.pop())
 
     def _check(
@@ -347,11 +349,6 @@ def session_key(path: str, header: dict[str, Any]) -> str:
     the header's string id, else the file stem."""
     key = header.get("id")
     return key if isinstance(key, str) else valid_unicode(Path(path).stem)
-
-
-def torn_tail_message(size: int) -> str:
-    """Return what a ``torn_tail`` diagnostic says of ``size`` bytes after the last newline."""
-    return f"last line has no newline ({counted(size, 'byte')}): an interrupted append, dropped"
 
 
 BOM_NOTE: tuple[str, Severity] = (

@@ -29,13 +29,13 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog
+from ledgerviz.ledger.diagnostics import Diagnostic, DiagnosticLog, torn_tail_message
 from ledgerviz.ledger.formats import FALLBACK, Chunk, detect_format
 from ledgerviz.ledger.header import Header, read_header
 from ledgerviz.ledger.lazy_events import LazyEvents
 from ledgerviz.ledger.lineage import LINEAGE_EVENTS, SeedCheck
 from ledgerviz.ledger.numbers import may_hold_big_integers, number_marks
-from ledgerviz.ledger.reader import READ_BYTES, session_key, torn_tail_message
+from ledgerviz.ledger.reader import READ_BYTES, session_key
 from ledgerviz.ledger.reread import END_KEPT, LineSource
 from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import FileChunks, FileOrigin
@@ -165,8 +165,9 @@ class RunReader:
         diagnostics = []
         torn = bool(simple.tail.strip())
         if torn:
+            message = torn_tail_message(len(simple.tail), no_newline=True, no_json=False)
             diagnostics.append(Diagnostic(simple.path, len(simple.lines) + 1, "torn_tail",
-                                          "warning", torn_tail_message(len(simple.tail))))
+                                          "warning", message))
         content, origin = simple.content, simple.origin
         source = LineSource(origin.path, identity=origin.identity, size=len(content),
                             end=content[-END_KEPT:])

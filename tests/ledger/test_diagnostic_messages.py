@@ -78,7 +78,8 @@ def test_envelope_problems_name_the_type_found() -> None:
 
 def test_an_undecodable_last_line_is_a_dropped_torn_tail() -> None:
     content = encode([HEADER, turn_start(0), b'{"type":"tu'])
-    assert diagnostics(content) == [("torn_tail", 3, "last line does not decode: dropped")]
+    assert diagnostics(content) == [
+        ("torn_tail", 3, "last line is no JSON (11 bytes): an interrupted append, dropped")]
 
 
 def test_two_unknown_types_keep_their_own_names() -> None:

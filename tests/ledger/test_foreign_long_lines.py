@@ -74,5 +74,5 @@ def test_a_torn_last_line_held_in_part_says_its_whole_size(name: str, tmp_path: 
     path.write_bytes((DATA / name).read_bytes() + torn)
     ledger = ledgerviz.load(path)
     (warning,) = [d for d in ledger.diagnostics if d.kind == "torn_tail"]
-    assert warning.message == (f"last line is no JSON ({len(torn)} bytes): an "
-                               "interrupted append, dropped")
+    assert warning.message == (f"last line has no newline and is no JSON ({len(torn)} bytes): "
+                               "an interrupted append, dropped")

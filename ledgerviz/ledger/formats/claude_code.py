@@ -216,7 +216,7 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
     if opened is None:
         return kept, 0, route.written()
     line = 1
-    end = b""  # what follows the file's last newline
+    end, end_size = b"", 0  # what follows the file's last newline, and its size
     leading = LeadingBlanks()
     for piece in line_blocks(opened, max_line, leading):
         lines = piece.lines
@@ -231,11 +231,11 @@ def _entries(chunks: Iterable[Chunk], places: _Places, log: DiagnosticLog, max_l
         route.take(found, facts)
         kept.add(found, route.taking())
         line += len(lines)
-        end = piece.tail
+        end, end_size = piece.tail, piece.tail_size
         tail_at = offsets[-1]
     if end.strip():
         found = _Found()
-        for _, record in _records([end], line, found, last=True,
+        for _, record in _records([end], line, found, tail_size=end_size,
                                   big=may_hold_big_integers(end)):
             tail = [entry_of(record, kept.gist.count, shared)]
             exact = record.line in found.big
@@ -384,7 +384,7 @@ def _scanned(lines: Sequence[bytes], block: bytes, first: int, start: int,
         ats, entries, kept = zip(*typed, strict=True) if typed else ((), (), ())
         found.replay(log)
         return ats, entries, [], kept
-    records = _records(lines, first, found, last=False,  # read with orjson
+    records = _records(lines, first, found, tail_size=None,  # read with orjson
                        big=may_hold_big_integers(block, marks))
     entries = [entry_of(record, start + number, shared)
                for number, (_, record) in enumerate(records)]
@@ -411,14 +411,15 @@ class _Found(PendingDiagnostics):
         super().add(line, kind, message, severity)
 
 
-def _records(lines: Sequence[bytes], first: int, found: DiagnosticSink, *, last: bool,
-             big: bool) -> list[tuple[int, Record]]:
+def _records(lines: Sequence[bytes], first: int, found: DiagnosticSink, *,
+             tail_size: int | None, big: bool) -> list[tuple[int, Record]]:
     """Return the records ``lines`` decode to with ``orjson`` (the first is line ``first``;
-    ``big``: they may hold integers beyond 64 bits, kept exact), each with its place among
-    them; their diagnostics go to ``found``, in line order."""
+    ``tail_size``: the file's size of the last of them, the line no newline ends, which may
+    be torn; ``big``: they may hold integers beyond 64 bits, kept exact), each with its place
+    among them; their diagnostics go to ``found``, in line order."""
     records = []
-    values = decode_lines(lines, first, found, last_may_be_torn=last, big_integers=big,
-                          big_integer=BIG_INTEGER)
+    values = decode_lines(lines, first, found, last_may_be_torn=tail_size is not None,
+                          big_integers=big, big_integer=BIG_INTEGER, tail_size=tail_size)
     for offset, value in enumerate(values):
         if value is not UNREADABLE:
             record = record_of(value, first + offset, found)

@@ -65,6 +65,7 @@ from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
 from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError, LineSource
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.shapes import json_type
 from ledgerviz.ledger.sources import (
     UTF8_BOM,
     UnreadableSourceError,
@@ -77,6 +78,8 @@ from ledgerviz.recovery.vocab import NOT_STARTED_CODE, SURFACE_OPS, UNKNOWN_CODE
 from ledgerviz.wording import counted, one_or_many
 
 FORMAT_NAME = "codex"
+_MISSING = object()
+"""What ``dict.get`` returns for a key that is absent (not even null)."""
 APPEND_OP = SURFACE_OPS.index("append")
 
 RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output",
@@ -468,7 +471,7 @@ class _Rollout:
         elif kind == "thread_rolled_back":
             self._rollback(payload.get("num_turns"), line)
         else:
-            unknown_kind(self.log, line, FORMAT_NAME, f"event_msg {kind}")
+            self._unknown_wrapped("event_msg", payload, line)
 
     def _item(self, kind: str, item: dict[str, Any], line: int) -> None:
         if kind == "message":
@@ -488,7 +491,19 @@ class _Rollout:
         elif kind in RESULT_ITEMS:
             self._result(item, line)
         elif kind not in LOG_ONLY_ITEMS:
-            unknown_kind(self.log, line, FORMAT_NAME, f"response_item {kind}")
+            self._unknown_wrapped("response_item", item, line)
+
+    def _unknown_wrapped(self, wrapper: str, payload: dict[str, Any], line: int) -> None:
+        """Diagnose a wrapped line whose payload type the reader does not know, naming what
+        that type is when it is no name (missing, null, empty, a list...)."""
+        named = payload.get("type", _MISSING)
+        if isinstance(named, str) and named:
+            unknown_kind(self.log, line, FORMAT_NAME, f"{wrapper} {named}")
+            return
+        what = ("missing" if named is _MISSING else "an empty string" if named == ""
+                else f"{json_type(named)}, not a string")
+        self.log.add(line, "unknown_record", f"{FORMAT_NAME} {wrapper} record whose payload "
+                     f"'type' is {what}: kept as a log-only event", "warning")
 
     def _output(self, line: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
         """Add ``blocks``, the output item of ``line``'s, to the open step's assistant

@@ -16,7 +16,13 @@ from typing import Any, NamedTuple
 import orjson
 
 from ledgerviz.ledger.decode import exact_value
-from ledgerviz.ledger.diagnostics import DiagnosticLog, DiagnosticSink, LedgerError, Severity
+from ledgerviz.ledger.diagnostics import (
+    DiagnosticLog,
+    DiagnosticSink,
+    LedgerError,
+    Severity,
+    torn_tail_message,
+)
 from ledgerviz.ledger.formats.open_turns import OpenTurns
 from ledgerviz.ledger.formats.sealed import EventStore
 from ledgerviz.ledger.numbers import json_text, may_hold_big_integers
@@ -32,7 +38,6 @@ from ledgerviz.ledger.session import SessionLog
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING, NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
-from ledgerviz.wording import counted
 
 Event = dict[str, Any]
 
@@ -180,17 +185,17 @@ class Records:
 
     def _undecoded(self, number: int, line: bytes, error: Exception, *, last: bool,
                    size: int | None = None) -> None:
-        """Diagnose a line that is no JSON: blank, torn (the file's last, of ``size`` bytes
-        when only its start is held) or invalid."""
+        """Diagnose a line that is no JSON: blank, torn (the file's last; ``size``: the
+        bytes of one no newline ends, more than ``line`` when only its start is held) or
+        invalid."""
         self.skipped += 1
         line = line[:-1] if line.endswith(b"\r") else line
         if not line.strip():
             self.log.add(number, "blank_line", "blank line: skipped", "info")
         elif last:
-            size = max(len(line), size or 0)
-            self.log.add(number, "torn_tail", f"last line is no JSON "
-                         f"({counted(size, 'byte')}): an interrupted append, dropped",
-                         "warning")
+            message = torn_tail_message(max(len(line), size or 0), no_newline=size is not None,
+                                        no_json=True)
+            self.log.add(number, "torn_tail", message, "warning")
         else:
             self.log.add(number, "invalid_json", f"not JSON ({error}): {quote(line)}; skipped")
 

@@ -1,0 +1,76 @@
+"""Hostile input, worded alike: a torn last line says the same in every format (its size,
+that no newline ends it and, where the reader decodes it, that it is no JSON), and a Codex
+record whose payload type is no name says what that type is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ledgerviz
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DSH = ("dsh/packages__test-support__session-snapshot__tests__fixtures__suite__plain-turn__"
+       "session.v3.jsonl")
+TORN = b'{"type":"us'  # 11 bytes
+
+
+def torn_tail_messages(path: Path) -> list[tuple[int, str]]:
+    return [(d.line, d.message) for d in ledgerviz.load(path).diagnostics
+            if d.kind == "torn_tail"]
+
+
+@pytest.mark.parametrize(("name", "lines", "decoded"), [
+    ("claude_code/basic.jsonl", 21, True), ("codex/basic.jsonl", 33, True),
+    ("gemini/basic.jsonl", 11, True), (DSH, 6, False)])
+def test_a_torn_last_line_is_worded_alike_in_every_format(
+        tmp_path: Path, name: str, lines: int, decoded: bool) -> None:
+    """11 bytes after the last newline; Claude Code said "last line does not decode:
+    dropped" (no size), Codex and Gemini "is no JSON", dsh "has no newline" (it never decodes
+    the line: the runtime drops it whatever it holds)."""
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes((DATA / name).read_bytes() + TORN)
+    fact = "has no newline and is no JSON" if decoded else "has no newline"
+    assert torn_tail_messages(path) == [
+        (lines + 1, f"last line {fact} (11 bytes): an interrupted append, dropped")]
+
+
+def test_a_claude_code_torn_line_held_in_part_says_its_whole_size(tmp_path: Path) -> None:
+    """3 MiB of NUL bytes after a line's start, no newline: only the start is held, the
+    warning counts every byte (13 + 3 MiB)."""
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes((DATA / "claude_code/basic.jsonl").read_bytes()
+                     + b'{"timestamp":' + b"\x00" * (3 << 20))
+    assert torn_tail_messages(path) == [
+        (22, "last line has no newline and is no JSON (3145741 bytes): an interrupted "
+             "append, dropped")]
+
+
+def test_a_newline_ended_last_line_that_is_no_json_says_only_that(tmp_path: Path) -> None:
+    """A newline ends it: it is no JSON, and still the torn append, in a Codex rollout."""
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes((DATA / "codex/basic.jsonl").read_bytes() + TORN + b"\n")
+    assert torn_tail_messages(path) == [
+        (34, "last line is no JSON (11 bytes): an interrupted append, dropped")]
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    ({}, "missing"), ({"type": None}, "null, not a string"),
+    ({"type": ["a"]}, "array, not a string"), ({"type": 3}, "number, not a string"),
+    ({"type": ""}, "an empty string")])
+@pytest.mark.parametrize("wrapper", ["event_msg", "response_item"])
+def test_a_codex_payload_type_that_is_no_name_is_named_for_what_it_is(
+        tmp_path: Path, wrapper: str, payload: dict, said: str) -> None:
+    """Line 9 of the rollout wraps a payload with no usable type: it was reported as
+    ``unknown codex record 'event_msg '`` (a trailing space, the type left out)."""
+    lines = (DATA / "codex/basic.jsonl").read_bytes().splitlines(keepends=True)
+    record = {"timestamp": "2026-01-05T10:00:01.500Z", "type": wrapper,
+              "payload": {**payload, "message": "x"}}
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(lines[:8]) + json.dumps(record).encode() + b"\n"
+                     + b"".join(lines[8:]))
+    found = [(d.kind, d.message) for d in ledgerviz.load(path).diagnostics if d.line == 9]
+    assert found == [("unknown_record", f"codex {wrapper} record whose payload 'type' is "
+                      f"{said}: kept as a log-only event")]
