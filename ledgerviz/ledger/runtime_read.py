@@ -168,8 +168,7 @@ def refusal_of(
     for diagnostic in diagnostics:
         why = HEADER_REFUSALS.get(diagnostic.kind)
         if why is not None:
-            return (f"line {diagnostic.line}: {diagnostic.message} [{diagnostic.kind}]: {why}, "
-                    "so it refuses this log")
+            return f"{refusal_line(diagnostic)}: {why}, so it refuses this log"
     if stop is not None and committed is not None:
         return (
             f"line {stop.line}: {stop.message}; line {committed} after it holds a "
@@ -181,10 +180,15 @@ def refusal_of(
             continue
         if stop is not None and diagnostic.line >= stop.line:
             continue
-        return f"line {diagnostic.line}: {diagnostic.message} [{diagnostic.kind}]"
+        return refusal_line(diagnostic)
     if not header:
         return "line 1 is not a session header: the runtime refuses this log"
     return None
+
+
+def refusal_line(diagnostic: Diagnostic) -> str:
+    """Return how a refusal names the diagnostic it is for (its line, message and kind)."""
+    return f"line {diagnostic.line}: {diagnostic.message} [{diagnostic.kind}]"
 
 
 class LineOffsets:

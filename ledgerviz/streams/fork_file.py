@@ -30,10 +30,11 @@ from typing import IO, Any
 import orjson
 
 from ledgerviz.ledger.checks import CheckedEvents
+from ledgerviz.ledger.compressed import stream_cut
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.numbers import may_hold_big_integers
 from ledgerviz.ledger.reader import READ_BYTES, FileScan, reported_chunks
-from ledgerviz.ledger.runtime_read import RuntimeRead, runtime_read
+from ledgerviz.ledger.runtime_read import RuntimeRead, refusal_line, runtime_read
 from ledgerviz.ledger.sources import iter_source_chunks
 from ledgerviz.ledger.writer import encode_line
 from ledgerviz.progress import BYTES_THRESHOLD, progress, source_size
@@ -246,10 +247,16 @@ def _spooled_event(line: bytes) -> dict[str, Any]:
 def _runtime_reading(path: str, chunk_bytes: int,
                      seen: Callable[[FileScan, CheckedEvents], object]) -> RuntimeRead:
     """Return how the runtime reads the file (its events are not kept: each block read is
-    handed to ``seen``)."""
+    handed to ``seen``). A compressed file whose stream was cut short is refused, as
+    ``Ledger.fork`` refuses its load: the fork policy's boundary, and whether the runtime
+    would read the parent to any boundary, depend on what was lost."""
     ((_, chunks),) = iter_source_chunks(path, chunk_bytes)
     with progress(source_size(path), BYTES_THRESHOLD, "reading", unit="B") as step:
-        return runtime_read(path, reported_chunks(chunks, step), lambda _: None, seen)
+        reading = runtime_read(path, reported_chunks(chunks, step), lambda _: None, seen)
+    cut = stream_cut(path, getattr(chunks, "end", None), strict=False)
+    if cut and reading.refusal is None:  # refused for an error before it: said first
+        return reading._replace(refusal=refusal_line(cut[0]), cut=None)
+    return reading
 
 
 def no_child_at(path: str, boundary: int, found: bool, used: int, stop: Diagnostic | None,
