@@ -233,7 +233,7 @@ def _summaries(
     summaries = []
     resumes = ResumeFinder(lambda beside: read_sessions(beside, format="claude_code")[0])
     for name, found in iter_source_chunks(path, READ_BYTES):
-        read_as, chunks = file_format(reported_chunks(found, step), format)
+        read_as, chunks = file_format(reported_chunks(found, step), format, name)
         if read_as.name == FALLBACK and (stream or _size(name) > STREAM_ABOVE_BYTES):
             summaries.append((name, streamed_summary(summarize_file(name, chunks,
                                                                     strict=strict))))

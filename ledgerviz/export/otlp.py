@@ -248,7 +248,7 @@ def _streams(file: _File) -> bool:
     """Return whether ``file`` is read as a stream: a dsh ledger over ``STREAM_BYTES``."""
     if file.size <= STREAM_BYTES:
         return False
-    found, _ = file_format(found_chunks(file.found, 4096))
+    found, _ = file_format(found_chunks(file.found, 4096), path=file.found.path)
     return found.name == "dsh"
 
 

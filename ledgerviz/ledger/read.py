@@ -29,7 +29,7 @@ def read_file(
     with the sessions it holds inline as its ``children`` (see ``file_sessions``)."""
     origin = getattr(chunks, "origin", None)  # a file its events can be read from again
     end = getattr(chunks, "end", None)  # how a compressed file's stream ended
-    reader, chunks = file_format(chunks, format)
+    reader, chunks = file_format(chunks, format, path)
     log = reader.read(path, chunks, ReadOptions(strict, duplicate_keys, origin))
     cut = stream_cut(log.path, end, strict)
     return replace(log, diagnostics=[*log.diagnostics, *cut]) if cut else log

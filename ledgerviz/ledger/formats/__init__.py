@@ -65,6 +65,10 @@ class Format(NamedTuple):
     """Links sessions of one load that descend from one another across files (a resume's
     copy of another file's records): given every session of the load, keys unique, it
     returns them with those it links replaced. None: a file's lineage is its own."""
+    lays_out: Callable[[str], bool] | None = None
+    """Whether a file at this path is one of the format's by where its writer puts it (a
+    Claude Code session's ``subagents/`` folder): such a file that no format claims by its
+    content (empty, damaged) is read by it, its problems that session's. None: no place."""
 
 
 _FORMATS: dict[str, Format] = {}
@@ -138,11 +142,12 @@ def claiming_format(head: bytes) -> Format | None:
     return found if found.name != FALLBACK or found.sniff(head[:SNIFF_BYTES]) else None
 
 
-def file_format(chunks: Iterable[Chunk], name: str | None = None
+def file_format(chunks: Iterable[Chunk], name: str | None = None, path: str | None = None
                 ) -> tuple[Format, Iterator[Chunk]]:
     """Return the format called ``name`` (None: the one the file given as ``chunks`` is in,
-    found from its first ``SNIFF_BYTES`` however small its chunks are) and the file's
-    chunks, all still to read."""
+    found from its first ``SNIFF_BYTES`` however small its chunks are, or, when no format
+    claims them, from where the file lies, its ``path``: ``Format.lays_out``) and the
+    file's chunks, all still to read."""
     if name is not None:
         return format_named(name), iter(chunks)
     source, chunks = chunks, iter(chunks)
@@ -157,8 +162,10 @@ def file_format(chunks: Iterable[Chunk], name: str | None = None
             break
     first = held[0] if held else b""
     head = b"".join([c for c in held if isinstance(c, bytes)])  # one chunk: not copied
-    return (detect_format(head if isinstance(first, bytes) else first),
-            same_file(chain(held, chunks), source))
+    found = detect_format(head if isinstance(first, bytes) else first)
+    if path is not None and found.name == FALLBACK and not found.sniff(head[:SNIFF_BYTES]):
+        found = next((f for f in _FORMATS.values() if f.lays_out and f.lays_out(path)), found)
+    return found, same_file(chain(held, chunks), source)
 
 
 def related(logs: list[SessionLog]) -> list[SessionLog]:

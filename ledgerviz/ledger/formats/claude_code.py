@@ -504,10 +504,10 @@ class _Identity:
     def of_file(cls, path: str, gist: _Gist) -> _Identity:
         """Return the identity of the file at ``path`` whose records' gist is ``gist``."""
         where = Path(path)
-        subagent = where.parent.name == "subagents" or gist.sidechain_first
+        subagent = in_subagents_folder(path) or gist.sidechain_first
         sessions = gist.sessions
         if subagent:
-            above = where.parent.parent.name if where.parent.name == "subagents" else None
+            above = where.parent.parent.name if in_subagents_folder(path) else None
             return cls(where.stem, subagent=True, own=None,
                        parent=above or next(iter(sessions), None))
         own = where.stem if where.stem in sessions else gist.last_session
@@ -553,5 +553,11 @@ def relate(logs: list[SessionLog]) -> list[SessionLog]:
     return link_resumes(logs, NAME)
 
 
+def in_subagents_folder(path: str) -> bool:
+    """Whether ``path`` lies in a session's ``subagents/`` folder, where Claude Code writes
+    the transcript of each subagent the session ran (``agent-<agentId>.jsonl``)."""
+    return Path(path).parent.name == "subagents"
+
+
 FORMAT = Format(NAME, sniff, read, "Claude Code session transcripts (~/.claude/projects)",
-                relate)
+                relate, in_subagents_folder)
