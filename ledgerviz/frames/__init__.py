@@ -14,6 +14,7 @@ from ledgerviz.frames.events import EVENT_SCHEMA, event_columns
 from ledgerviz.frames.lineage import LINEAGE_SCHEMA, lineage_columns
 from ledgerviz.frames.messages import MESSAGE_SCHEMA, message_columns
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA, step_columns, turn_columns
+from ledgerviz.frames.unchecked import unchecked_event
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.gcpause import paused_gc
@@ -45,10 +46,19 @@ class Frames:
     def _build(
         self, columns_of: Callable[[SessionsView], dict[str, Any]], schema: dict[str, Any]
     ) -> pd.DataFrame:
-        """Return one frame: the columns of all sessions at once, typed by ``schema``."""
-        view = self._view
-        with paused_gc():
-            return assemble(view.keys, columns_of(view), schema)
+        """Return one frame: the columns of all sessions at once, typed by ``schema``.
+
+        Hand-made sessions no reader checked may hold an event of a wrong shape: the
+        ``TypeError`` raised then names it."""
+        try:
+            view = self._view
+            with paused_gc():
+                return assemble(view.keys, columns_of(view), schema)
+        except (TypeError, AttributeError) as error:
+            said = unchecked_event((log for _, log, _ in self._sessions), error)
+            if said is None:
+                raise
+            raise TypeError(said) from error
 
     @cached_property
     def events(self) -> pd.DataFrame:
