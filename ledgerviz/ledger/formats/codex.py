@@ -651,8 +651,8 @@ def usage_of(payload: dict[str, Any]) -> dict[str, Any]:
 def usage_counts(info: Any) -> tuple[int, ...] | None:
     """Return the counts (``table.USAGE_KEYS``) a ``token_count``'s ``info`` gives its
     step (``usage_of``'s but for the total), or None when it gives none."""
-    usage = as_dict(as_dict(info).get("last_token_usage"))
-    return _counts(usage) if usage else None
+    usage = info.get("last_token_usage") if info.__class__ is dict else None
+    return _counts(usage) if usage.__class__ is dict and usage else None
 
 
 def _counts(usage: dict[str, Any]) -> tuple[int, ...]:

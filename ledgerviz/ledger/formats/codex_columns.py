@@ -58,6 +58,7 @@ from ledgerviz.ledger.numbers import (
     number_marks,
 )
 from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
+from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.sources import UTF8_BOM
 from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
@@ -78,9 +79,11 @@ class GiveUp(Exception):
         self.line = line
 
 
-class Payload(msgspec.Struct):
+class Payload(msgspec.Struct, gc=False):
     """The fields of a line's payload the reader reads (``get`` reads one as a dict's
-    ``get`` does, so the reader's mappings take either)."""
+    ``get`` does, so the reader's mappings take either). Not tracked by the garbage
+    collector (``gc=False``: 10% less decoding): what it holds is decoded JSON, which never
+    refers back to it."""
 
     type: Any = None
     role: Any = None
@@ -109,7 +112,7 @@ class Payload(msgspec.Struct):
         return getattr(self, key)
 
 
-class _Line(msgspec.Struct):
+class _Line(msgspec.Struct, gc=False):
     timestamp: Any = None
     type: Any = None
     payload: Payload | msgspec.UnsetType | None = msgspec.UNSET
@@ -149,12 +152,12 @@ class ColumnRules(NamedTuple):
     """The source kind of a user message of this text."""
 
 
-def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int,
-                decode: Callable[[bytes], Any] = _DECODE
-                ) -> Iterator[tuple[int, list[bytes], list[Any]]]:
-    """Yield the lines of each block, the number of its first, and their structs
-    (``decode``'s: ``_Line``s by default); raise ``GiveUp`` at the first block with a line
-    the dict route would diagnose or may read differently (see the module docstring)."""
+def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int
+                ) -> Iterator[tuple[int, list[bytes]]]:
+    """Yield the lines of each block and the number of its first, screened but not decoded
+    (a route decodes each line as it maps it, while the line is still in the processor's
+    cache); raise ``GiveUp`` at the first block with a line the dict route would diagnose or
+    may read differently (see the module docstring)."""
     if sys.getrecursionlimit() > ORJSON_DEPTH:
         raise GiveUp(1)
     leading = LeadingBlanks()
@@ -165,17 +168,17 @@ def typed_lines(chunks: Iterable[bytes], starts: LineStarts, max_line: int,
             raise GiveUp(number)
         rest = piece.tail
         starts.read(piece, leading)
-        block = piece.block
+        block, lines = piece.block, piece.lines
         marks = number_marks(block)
         if may_differ(block, marks) or (may_hold_big_integers(block, marks)
-                                        and any(map(_holds_big_integer, piece.lines))):
+                                        and any(map(_holds_big_integer, lines))) \
+                or (lines and not lines[-1].strip()):
+            # (a block that ends in a blank line: read on from that line, the dict route
+            # would take the blank lines up to the file's end for leading whitespace, and
+            # not say them)
             raise GiveUp(number)
-        try:
-            decoded = list(map(decode, piece.lines))
-        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            raise GiveUp(number) from None
-        yield number, piece.lines, decoded
-        number += len(decoded)
+        yield number, lines
+        number += len(lines)
     if rest or number == 1:  # a last line without a newline, or no line but blank ones
         raise GiveUp(number)
 
@@ -285,23 +288,29 @@ class ColumnRollout(StagedTurns):
 
     # the reader's steps (``codex._Rollout`` and ``foreign.EventWriter``)
 
-    def read(self, pieces: Iterable[tuple[int, list[bytes], list[_Line]]]) -> None:
+    def read(self, pieces: Iterable[tuple[int, list[bytes]]]) -> None:
         """Map every line; raise ``GiveUp`` at one the route does not take (its mapping
         raises before it changes anything but the time, which is put back)."""
-        for first, raws, records in pieces:
-            self.read_piece(first, raws, records)
+        for first, raws in pieces:
+            self.read_piece(first, raws)
             if len(self.codes) - self.filled >= FLUSH_ROWS:
                 self.flush()
 
-    def read_piece(self, first: int, raws: list[bytes], records: list[_Line]) -> None:
-        """Map the lines ``raws`` (decoded: ``records``), the first numbered ``first``: each
-        by the handler of its kind and payload type (``handlers``), a line no handler adds a
-        row for as a log-only event; a kind no handler takes by ``unusual``."""
-        handlers, codes, add = self.handlers, self.codes, self.add
+    def read_piece(self, first: int, raws: list[bytes]) -> None:
+        """Decode and map the lines ``raws``, the first numbered ``first``: each by the
+        handler of its kind and payload type (``handlers``), a line no handler adds a row for
+        as a log-only event; a kind no handler takes by ``unusual``; a line that does not
+        decode as a ``_Line`` is given up."""
+        handlers, codes, code_of = self.handlers, self.codes, self.code_of
+        code_row, time_row, turn_row, step_row, op_row, line_row = self.appends
         minutes, seconds, millis = _MINUTES.get, _SECONDS.get, _MILLIS.get
-        line, changed, before = first, 0, (self.time, self.time_cell)
+        line, changed, before = first, 0, self.time
         try:
-            for line, record in enumerate(records, first):
+            for line, raw in enumerate(raws, first):
+                try:
+                    record = _DECODE(raw)
+                except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                    raise GiveUp from None
                 stamp = record.timestamp
                 if stamp is not None:  # ``_epoch_ms``, its minute's known stamps inline
                     if stamp.__class__ is str and (minute := minutes(stamp[:16])) is not None \
@@ -311,7 +320,7 @@ class ColumnRollout(StagedTurns):
                     else:
                         time = _epoch_ms(stamp)
                     if time is not None:
-                        changed, before = line, (self.time, self.time_cell)
+                        changed, before = line, self.time
                         self.time = self.time_cell = time
                 payload = record.payload
                 try:  # no payload object (none, or null): ``unusual`` gives up
@@ -320,18 +329,24 @@ class ColumnRollout(StagedTurns):
                 except TypeError:  # an unhashable payload type: only an unwrapped kind may have it
                     found = None
                 if found is None:
-                    found = self.unusual(record.type, payload, raws[line - first])
+                    found = self.unusual(record.type, payload, raw)
                 handler, log_name = found
-                rows = len(codes)
                 if handler is not None:
+                    rows = len(codes)
                     handler(payload, line)
-                if len(codes) == rows:  # a line of no event of its own: a log-only one
-                    turn, step = payload.turn, payload.step
-                    add(log_name, line, MISSING if turn is None else _int(turn),
-                        MISSING if step is None else _int(step))
+                    if len(codes) != rows:
+                        continue
+                # a line of no event of its own: a log-only one (``add``'s appends inline)
+                turn, step = payload.turn, payload.step
+                code_row(code_of[log_name])
+                time_row(self.time_cell)
+                turn_row(MISSING if turn is None else _int(turn))
+                step_row(MISSING if step is None else _int(step))
+                op_row(0)
+                line_row(line)
         except GiveUp as error:  # at this line: the dict route reads it, and on from it
-            if changed == line:
-                self.time, self.time_cell = before
+            if changed == line:  # (the time column's value follows from the time)
+                self.time, self.time_cell = before, MISSING if before is None else before
             raise GiveUp(line) from error
 
     def dispatch(self) -> dict[tuple[str, Any], Dispatched]:
@@ -437,8 +452,10 @@ class ColumnRollout(StagedTurns):
         if self.last_message is None or self.last_has_usage:
             return
         counts = self.rules.usage_counts(payload.info)
-        if counts is not None:
-            self.usage.add(self.last_message, *map(usage_count, counts))
+        if counts is not None:  # integers: each a column's value when in range
+            if not (min(counts) >= 0 and max(counts) <= MAX_INTEGER):
+                counts = tuple(map(usage_count, counts))
+            self.usage.add(self.last_message, *counts)
             self.last_has_usage = True
             self.parts.usage_message.append(self.last_message_line)
             self.parts.usage_line.append(line)

@@ -129,9 +129,7 @@ def _typed_session(path: str, chunks: Iterator[Chunk], options: ReadOptions) -> 
     chat = ColumnChat()
     try:
         with paused_gc():  # the rows' many small objects would set the collector off
-            # the blocks screened, their lines kept as they are (``bytes``): the chat decodes
-            # each line as it maps it
-            chat.read(typed_lines(kept, starts, options.max_line, bytes))
+            chat.read(typed_lines(kept, starts, options.max_line))
             table = chat.finish()
     except GiveUp:
         deque(kept, 0)  # read to its end: the file it was is known

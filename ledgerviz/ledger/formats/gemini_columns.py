@@ -139,7 +139,7 @@ class ColumnChat(StagedTurns):
         processor's cache (a block decoded first costs 10-15% more CPU); raise ``GiveUp`` at
         the first line the route does not take."""
         try:
-            for first, raws, _ in pieces:
+            for first, raws in pieces:
                 for line, raw in zip(count(first), raws):
                     self.record(DECODE(raw), line, raw)
                 if len(self.codes) - self.filled >= FLUSH_ROWS:
