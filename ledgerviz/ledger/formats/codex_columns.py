@@ -9,20 +9,21 @@ its type (a call's id, name and arguments, a message's role, source and visible 
 step's model and usage, a result's error flag). The events are then re-derived on demand
 from the table and the rollout's lines, as the dict route's are (``codex_events``).
 
-The route takes only what it maps exactly as the dict route does, and gives up
-(``GiveUp``, naming the line) at the first line that route would diagnose or write an event
-of another shape for: a blank, torn, too long or invalid line, a line msgspec and orjson may
-judge differently (``typed_schema.may_differ``) or holding an integer beyond 64 bits (then
-from the first line of its block), a legacy or unknown record, a second ``session_meta`` (a
-fork's copy), a rollback of more turns than there are prompts (or of none), a refused call
-(its dispatch is taken back at the end), an output for no call, a provider-run call, a
-field of a shape no rule foresaw. Rollbacks, compactions, aborted turns and aborted calls
-it takes: their events, of shapes ``codex_events`` does not re-derive, are held as the dict
-route writes them (``hold``), with the surface and the reasons they change. The dict route then
-reads on from that line with this route's state (``codex._Rollout.take_over``), so no line
-is mapped twice and every table and diagnostic is the dict route's (the comparison is in
-``tests/ledger/test_codex_columns.py``). A file that starts with a byte order mark or
-compression magic goes the dict route from its start (``first_chunk_taken``).
+The route takes only what it maps exactly as the dict route does, and gives up (``GiveUp``,
+naming the line) at the first line that route would diagnose or write an event of another
+shape for: a blank, torn, too long or invalid line, a line msgspec and orjson may judge
+differently (``typed_schema.may_differ``) or holding an integer beyond 64 bits (then, as for
+a block that ends in a blank line, from the first line of its block), a legacy or unknown
+record, a second ``session_meta`` (a fork's copy), a rollback of more turns than there are
+prompts (or of none), a refused call (its dispatch is taken back at the end), an output for
+no call, a provider-run call, a field of a shape no rule foresaw. Rollbacks, compactions,
+aborted turns and aborted calls it takes: their events, of shapes ``codex_events`` does not
+re-derive, are held as the dict route writes them (``hold``), with the surface and the
+reasons they change. The dict route then reads on from that line with this route's state
+(``codex._Rollout.take_over``), so no line is mapped twice and every table and diagnostic is
+the dict route's (the comparison is in ``tests/ledger/test_codex_columns.py``). A file that
+starts with a byte order mark or compression magic goes the dict route from its start
+(``first_chunk_taken``).
 """
 
 from __future__ import annotations
