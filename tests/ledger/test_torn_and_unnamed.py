@@ -15,6 +15,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 DSH = ("dsh/packages__test-support__session-snapshot__tests__fixtures__suite__plain-turn__"
        "session.v3.jsonl")
 TORN = b'{"type":"us'  # 11 bytes
+MISSING_KEY = object()  # a field left out of the record
 
 
 def torn_tail_messages(path: Path) -> list[tuple[int, str]]:
@@ -74,3 +75,51 @@ def test_a_codex_payload_type_that_is_no_name_is_named_for_what_it_is(
     found = [(d.kind, d.message) for d in ledgerviz.load(path).diagnostics if d.line == 9]
     assert found == [("unknown_record", f"codex {wrapper} record whose payload 'type' is "
                       f"{said}: kept as a log-only event")]
+
+
+@pytest.mark.parametrize(("role", "said"), [
+    (None, "null, not a string"), (3, "number, not a string"), (["a"], "array, not a string"),
+    ("", "an empty string"), (MISSING_KEY, "missing")])
+def test_a_codex_message_role_that_is_no_name_is_named_for_what_it_is(
+        tmp_path: Path, role: object, said: str) -> None:
+    """A null role was reported as ``unknown codex record 'message role '`` (a trailing
+    space, the null left out)."""
+    item = {"type": "message", "content": []} | ({} if role is MISSING_KEY else {"role": role})
+    found = _line_nine(tmp_path, "codex/basic.jsonl", {
+        "timestamp": "2026-01-05T10:00:01.500Z", "type": "response_item", "payload": item})
+    assert found == [("unknown_record",
+                      f"codex message whose 'role' is {said}: kept as a log-only event")]
+
+
+def test_a_codex_message_of_an_unknown_role_keeps_its_name(tmp_path: Path) -> None:
+    found = _line_nine(tmp_path, "codex/basic.jsonl", {
+        "timestamp": "2026-01-05T10:00:01.500Z", "type": "response_item",
+        "payload": {"type": "message", "role": "tool", "content": []}})
+    assert found == [("unknown_record",
+                      "unknown codex record 'message role tool': kept as a log-only event")]
+
+
+@pytest.mark.parametrize(("record", "said"), [
+    ({"a": 1}, "gemini record whose 'type' is missing"),
+    ({}, "gemini record whose 'type' is missing"),
+    ({"type": None, "content": "x"}, "gemini record whose 'type' is null, not a string"),
+    ({"type": ""}, "gemini record whose 'type' is an empty string"),
+    ({"type": "user", "content": "x"}, "gemini 'user' message whose 'id' is missing"),
+    ({"id": 3, "type": "user"}, "gemini record whose 'id' is number, not a string"),
+    ({"$rewindTo": None}, "gemini record whose '$rewindTo' is null, not a string"),
+    ({"$set": [1]}, "gemini record whose '$set' is array, not an object"),
+    ({"sessionId": "s", "projectHash": "p"}, "gemini session header after the first")])
+def test_a_gemini_record_of_no_kind_says_why(tmp_path: Path, record: dict, said: str) -> None:
+    """Gemini tells a record's kind by its fields: one that none tells was named by its
+    sorted keys (``unknown gemini record '["a"]'``, ``'[]'``), whatever made it kindless."""
+    found = _line_nine(tmp_path, "gemini/basic.jsonl", record)
+    assert found == [("unknown_record", f"{said}: kept as a log-only event")]
+
+
+def _line_nine(tmp_path: Path, name: str, record: dict) -> list[tuple[str, str]]:
+    """The diagnostics of line 9 of fixture ``name`` with ``record`` put in as that line."""
+    lines = (DATA / name).read_bytes().splitlines(keepends=True)
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes(b"".join(lines[:8]) + json.dumps(record).encode() + b"\n"
+                     + b"".join(lines[8:]))
+    return [(d.kind, d.message) for d in ledgerviz.load(path).diagnostics if d.line == 9]

@@ -54,18 +54,19 @@ from ledgerviz.ledger.formats.foreign import (
     bad_record,
     dsh_header,
     epoch_ms,
+    no_name_problem,
     session_key,
     session_log,
     string_field,
     text_block,
     unknown_kind,
+    unnamed_kind,
 )
 from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
 from ledgerviz.ledger.reread import END_KEPT, LedgerChangedError, LineSource
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.shapes import json_type
 from ledgerviz.ledger.sources import (
     UTF8_BOM,
     UnreadableSourceError,
@@ -78,8 +79,6 @@ from ledgerviz.recovery.vocab import NOT_STARTED_CODE, SURFACE_OPS, UNKNOWN_CODE
 from ledgerviz.wording import counted, one_or_many
 
 FORMAT_NAME = "codex"
-_MISSING = object()
-"""What ``dict.get`` returns for a key that is absent (not even null)."""
 APPEND_OP = SURFACE_OPS.index("append")
 
 RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output",
@@ -482,8 +481,10 @@ class _Rollout:
                 self._user(item, line)
             elif role in ("developer", "system"):
                 self._instructions(role, item, line)
+            elif (problem := no_name_problem(item, "role")) is not None:
+                unnamed_kind(self.log, line, f"{FORMAT_NAME} message whose {problem}")
             else:
-                unknown_kind(self.log, line, FORMAT_NAME, f"message role {as_text(role)}")
+                unknown_kind(self.log, line, FORMAT_NAME, f"message role {role}")
         elif kind == "reasoning" or kind in SERVER_CALLS:
             self._output(line, output_blocks(item))
         elif kind in CALL_ITEMS:
@@ -496,14 +497,11 @@ class _Rollout:
     def _unknown_wrapped(self, wrapper: str, payload: dict[str, Any], line: int) -> None:
         """Diagnose a wrapped line whose payload type the reader does not know, naming what
         that type is when it is no name (missing, null, empty, a list...)."""
-        named = payload.get("type", _MISSING)
-        if isinstance(named, str) and named:
-            unknown_kind(self.log, line, FORMAT_NAME, f"{wrapper} {named}")
-            return
-        what = ("missing" if named is _MISSING else "an empty string" if named == ""
-                else f"{json_type(named)}, not a string")
-        self.log.add(line, "unknown_record", f"{FORMAT_NAME} {wrapper} record whose payload "
-                     f"'type' is {what}: kept as a log-only event", "warning")
+        problem = no_name_problem(payload, "type")
+        if problem is None:
+            unknown_kind(self.log, line, FORMAT_NAME, f"{wrapper} {payload['type']}")
+        else:
+            unnamed_kind(self.log, line, f"{FORMAT_NAME} {wrapper} record whose payload {problem}")
 
     def _output(self, line: int, blocks: list[dict[str, Any]]) -> dict[str, Any]:
         """Add ``blocks``, the output item of ``line``'s, to the open step's assistant

@@ -35,6 +35,7 @@ from ledgerviz.ledger.reader import (
 )
 from ledgerviz.ledger.reread import LineSource, lines_again
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.shapes import json_type
 from ledgerviz.ledger.sources import valid_unicode
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING, NOT_STARTED_CODE, UNKNOWN_CODE, StatusReason
@@ -400,6 +401,24 @@ def unknown_kind(log: DiagnosticLog, line: int, format: str, kind: str) -> None:
     """Diagnose a record of a kind the reader does not know (kept as a log-only event)."""
     log.add(line, "unknown_record",
             f"unknown {format} record {kind[:80]!r}: kept as a log-only event", "warning")
+
+
+def unnamed_kind(log: DiagnosticLog, line: int, record: str) -> None:
+    """Diagnose a record that no usable name tells the kind of (``record`` says what it is
+    and why, as in "codex message whose 'role' is missing"): kept as a log-only event, like
+    a record of an unknown kind."""
+    log.add(line, "unknown_record", f"{record}: kept as a log-only event", "warning")
+
+
+def no_name_problem(value: dict[str, Any], key: str) -> str | None:
+    """Return why ``value[key]``, a field that names a kind, names none (it is missing, an
+    empty string or no string), or None when it is a name."""
+    if key not in value:
+        return f"{key!r} is missing"
+    named = value[key]
+    if named.__class__ is str:
+        return f"{key!r} is an empty string" if named == "" else None
+    return f"{key!r} is {json_type(named)}, not a string"
 
 
 def bad_record(log: DiagnosticLog, line: int, kind: str, error: Exception) -> None:

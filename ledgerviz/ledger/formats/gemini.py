@@ -41,11 +41,13 @@ from ledgerviz.ledger.formats.foreign import (
     as_text,
     dsh_header,
     epoch_ms,
+    no_name_problem,
     quote,
     session_key,
     session_log,
     string_field,
     unknown_kind,
+    unnamed_kind,
 )
 from ledgerviz.ledger.formats.gemini_columns import ColumnChat
 from ledgerviz.ledger.formats.gemini_events import Derivation
@@ -63,6 +65,7 @@ from ledgerviz.ledger.gcpause import paused_gc
 from ledgerviz.ledger.reader import READ_BYTES, opened_chunks
 from ledgerviz.ledger.reread import LineSource
 from ledgerviz.ledger.session import SessionLog
+from ledgerviz.ledger.shapes import json_type
 from ledgerviz.ledger.tabled import TableRows
 
 FORMAT_NAME = "gemini"
@@ -314,7 +317,23 @@ class _Chat:
             for instance in instances:
                 self._message(instance, line)
         elif kind == "unknown":
-            unknown_kind(self.log, line, FORMAT_NAME, as_text(sorted(value)[:5]))
+            unnamed_kind(self.log, line, self._kindless(value))
+
+    @staticmethod
+    def _kindless(record: dict[str, Any]) -> str:
+        """Say what ``record``, of no kind the reader knows, is and why: a field that tells a
+        kind is of a wrong type, a message has no id, a header comes again, or no field tells
+        its kind (its ``type`` missing or no name)."""
+        for key, shape in (("id", "a string"), ("$rewindTo", "a string"), ("$set", "an object")):
+            if key in record:
+                found = json_type(record[key])
+                return f"{FORMAT_NAME} record whose {key!r} is {found}, not {shape}"
+        problem = no_name_problem(record, "type")
+        if problem is None:
+            return f"{FORMAT_NAME} {record['type'][:40]!r} message whose 'id' is missing"
+        if "sessionId" in record and "projectHash" in record:
+            return f"{FORMAT_NAME} session header after the first"
+        return f"{FORMAT_NAME} record whose {problem}"
 
     def _rewind(self, instances: list[_Instance], line: int, reason: str) -> None:
         first = next((i.surface_seq for i in instances if i.surface_seq is not None), None)
