@@ -441,7 +441,8 @@ class Ledger:
                         step(len(log.events))
             triples = [(log.key, log, analyses[log.key]) for log in self._sessions]
             framer = self._strategies.framer
-            frames = build_frames(triples) if framer is None else framer(policy, triples)
+            frames = (build_frames(triples, as_read=True) if framer is None
+                      else framer(policy, triples))
             view = self._views[policy] = RecoveryView(policy, analyses, frames)
         return view
 

@@ -58,3 +58,54 @@ def test_a_frame_names_the_event_it_cannot_read(index: int, path: tuple[Any, ...
     assert str(raised.value) == (
         f"cannot build the frames: session 'hand', event {index} ({said} [unhashable type: "
         "'list']; the frames read events as a ledger reader checked them")
+
+
+# A seq of a scalar wrong type: the frames built, showing <NA> for the event's seq (the
+# reader's check would have dropped the event, or read 6.0 as 6): each frame now refuses,
+# naming the event as above, with no error of a column builder to add.
+SEQ_CASES = [
+    ("6", "tool/call: 'seq' must be an integer, not string"),
+    (True, "tool/call: 'seq' must be an integer, not boolean"),
+    (None, "tool/call: 'seq' must be an integer, not null"),
+    (6.5, "tool/call: 'seq' must be an integer, not number"),
+    (2**70, "tool/call: 'seq' 1180591620717411303424 is beyond ±(2^53-1), outside what the "
+            "runtime writes"),
+    (6.0, "'seq' written as 6.0: read as 6, as the runtime reads it (JSON numbers have no "
+          "integer type)"),
+]
+
+
+@pytest.mark.parametrize("frame", ["events", "calls", "turns"])
+@pytest.mark.parametrize(("seq", "said"), SEQ_CASES)
+def test_a_frame_refuses_a_seq_it_would_show_as_missing(seq: Any, said: str,
+                                                        frame: str) -> None:
+    events = copy.deepcopy(EVENTS)
+    events[6]["seq"] = seq
+    log = SessionLog("hand.jsonl", "hand", HEADER, HEADER["version"], events)
+    with pytest.raises(TypeError) as raised:
+        getattr(Ledger([log]).frames, frame)
+    assert str(raised.value) == (
+        f"cannot build the frames: session 'hand', event 6 (seq {seq!r}): {said}; the frames "
+        "read events as a ledger reader checked them")
+    assert events[6]["seq"] is seq  # named, never rewritten (the check reads 6.0 as 6)
+
+
+def test_a_seq_out_of_order_is_no_type_error_and_frames_build() -> None:
+    """A seq that repeats is a numbering problem the reader keeps the event for."""
+    events = copy.deepcopy(EVENTS)
+    events[6]["seq"] = 5
+    log = SessionLog("hand.jsonl", "hand", HEADER, HEADER["version"], events)
+    assert Ledger([log]).frames.events["seq"].tolist()[4:8] == [4, 5, 5, 7]
+
+
+def test_naming_an_event_leaves_the_hand_made_events_as_they_were() -> None:
+    """The reader's check reads an integral float time as its integer in place: naming the
+    event it stops at (a list role) ran it on the caller's own dicts, and left event 6's
+    time an int."""
+    events = spoiled(2, ("data", "message", "role"))
+    time = float(events[6]["time"])
+    events[6]["time"] = time
+    log = SessionLog("hand.jsonl", "hand", HEADER, HEADER["version"], events)
+    with pytest.raises(TypeError, match="'data.message.role' must be string"):
+        Ledger([log]).frames.messages
+    assert events[6]["time"].__class__ is float

@@ -14,7 +14,7 @@ from ledgerviz.frames.events import EVENT_SCHEMA, event_columns
 from ledgerviz.frames.lineage import LINEAGE_SCHEMA, lineage_columns
 from ledgerviz.frames.messages import MESSAGE_SCHEMA, message_columns
 from ledgerviz.frames.turns import STEP_SCHEMA, TURN_SCHEMA, step_columns, turn_columns
-from ledgerviz.frames.unchecked import unchecked_event
+from ledgerviz.frames.unchecked import unchecked_event, unreadable_seq
 from ledgerviz.frames.view import SessionsView
 from ledgerviz.ledger import SessionLog
 from ledgerviz.ledger.gcpause import paused_gc
@@ -29,8 +29,13 @@ FRAME_SCHEMAS = {"events": EVENT_SCHEMA, "turns": TURN_SCHEMA, "steps": STEP_SCH
 class Frames:
     """The DataFrames of a set of sessions; each frame is built on first access, then cached."""
 
-    def __init__(self, sessions: Iterable[tuple[str, SessionLog, Analysis]]) -> None:
+    def __init__(self, sessions: Iterable[tuple[str, SessionLog, Analysis]], *,
+                 as_read: bool = False) -> None:
         self._sessions = list(sessions)
+        self._as_read = as_read
+        """Whether the frames promise events as a ledger reader checked them (a ``Ledger``'s
+        frames): then a recorded event whose seq no frame holds is refused, not shown as
+        missing (a seq the reader would refuse, or read as another value)."""
 
     @cached_property
     def _view(self) -> SessionsView:
@@ -49,16 +54,20 @@ class Frames:
         """Return one frame: the columns of all sessions at once, typed by ``schema``.
 
         Hand-made sessions no reader checked may hold an event of a wrong shape: the
-        ``TypeError`` raised then names it."""
+        ``TypeError`` raised then names it, as it does, ``as_read``, for a recorded event
+        whose seq no frame holds (no integer of 64 bits, which a frame shows as missing)."""
         try:
             view = self._view
             with paused_gc():
-                return assemble(view.keys, columns_of(view), schema)
+                frame = assemble(view.keys, columns_of(view), schema)
         except (TypeError, AttributeError) as error:
             said = unchecked_event((log for _, log, _ in self._sessions), error)
             if said is None:
                 raise
             raise TypeError(said) from error
+        if self._as_read and (view.seq_array.isna() & view.recorded).any():
+            raise TypeError(unreadable_seq(view.logs))
+        return frame
 
     @cached_property
     def events(self) -> pd.DataFrame:
@@ -121,9 +130,11 @@ class Frames:
         return {name: getattr(self, name) for name in FRAME_NAMES}
 
 
-def build_frames(sessions: Iterable[tuple[str, SessionLog, Analysis]]) -> Frames:
-    """Return the lazily built ``Frames`` of ``(session key, SessionLog, Analysis)`` triples."""
-    return Frames(sessions)
+def build_frames(sessions: Iterable[tuple[str, SessionLog, Analysis]], *,
+                 as_read: bool = False) -> Frames:
+    """Return the lazily built ``Frames`` of ``(session key, SessionLog, Analysis)`` triples
+    (``as_read``: see ``Frames``)."""
+    return Frames(sessions, as_read=as_read)
 
 
 __all__ = ["FRAME_NAMES", "Frames", "build_frames"]
