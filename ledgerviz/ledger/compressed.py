@@ -27,37 +27,81 @@ def zstd_chunks(raw: Any, size: int | None, end: StreamEnd | None = None) -> Ite
     a time; None: a mebibyte), frame after frame, at most ``CHUNK_BYTES`` at once: a small
     file that decompresses to gigabytes (a bomb) is held a chunk at a time, never whole.
 
-    A stream cut inside a frame ends where the decompressor's output ends (the reader then
-    sees a torn last line, or none) and says so in ``end`` (``StreamEnd.cut_line``), as
+    The decompressor is given one block at a time (``FrameWalk.cuts``), so that what it
+    gave before a block it refuses is kept. A stream damaged inside a frame (a block the
+    decompressor refuses, a checksum that does not match) ends after its last whole block,
+    and a stream cut inside a frame where the decompressor's output ends (the reader then
+    sees a torn last line, or none); both say so in ``end`` (``StreamEnd.cut_line``), as
     does one whose whole frames are followed by bytes that are no frame (read to there);
-    one that gives no byte at all (cut short before its first line, or empty frames alone),
-    or is no Zstandard from its start, raises ``ValueError``.
+    one that gives no byte at all (cut short or damaged before its first line, or empty
+    frames alone), or is no Zstandard from its start, raises ``ValueError``.
     """
     zstandard = import_zstandard()
     frames = FrameWalk()
     source = _Counted(raw, frames)
-    reader = zstandard.ZstdDecompressor().stream_reader(
-        source, read_size=size or CHUNK_BYTES, read_across_frames=True)
-    gave = newlines = 0
-    try:
-        while chunk := reader.read(CHUNK_BYTES):
-            gave += len(chunk)
-            newlines += chunk.count(b"\n")
-            yield chunk
-    except zstandard.ZstdError as error:
-        raise ValueError(f"not a Zstandard stream ({error})") from error
+    decompressor = zstandard.ZstdDecompressor()
+    frame = decompressor.decompressobj()
+    held: list[bytes] = []
+    gave = held_size = newlines = 0
+    damage: str | None = None
+    while damage is None and (data := source.read(size or CHUNK_BYTES)):
+        for piece in _blocks(data, source.count - len(data), frames.cuts):
+            try:
+                out = frame.decompress(piece)
+                while frame.eof:  # a frame ended in the piece: the next one takes the rest
+                    rest, frame = frame.unused_data, decompressor.decompressobj()
+                    out += frame.decompress(rest) if rest else b""
+            except zstandard.ZstdError as error:
+                damage = str(error)
+                break
+            if held_size + len(out) > CHUNK_BYTES:
+                yield b"".join(held)
+                held.clear()
+                held_size = 0
+            held.append(out)
+            held_size += len(out)
+            gave += len(out)
+            newlines += out.count(b"\n")
+    if held_size:
+        yield b"".join(held)
+    if damage is not None and not gave:
+        raise ValueError(f"not a Zstandard stream ({damage})")
     if source.count and not gave:
         raise ValueError("Zstandard stream gives no line (cut short before its first, "
                          "or empty frames alone)")
     whole = f"({gave:,} bytes decompressed, {newlines:,} lines whole)"
-    if end is not None and source.stopped:
-        end.cut_line = newlines + 1
+    if end is None:
+        return
+    end.cut_line = newlines + 1
+    if damage is not None:
+        end.message = (f"Zstandard stream is damaged inside a frame ({damage}): read to its "
+                       f"last whole block {whole}; the rest is not read")
+    elif source.stopped:
         end.message = (f"Zstandard stream holds bytes that are no frame from compressed "
                        f"byte {source.count:,} on: read to there {whole}; the rest is not read")
-    elif end is not None and not frames.between_frames:
-        end.cut_line = newlines + 1
+    elif not frames.between_frames:
         end.message = (f"Zstandard stream is cut short inside a frame after "
-                       f"{source.count:,} compressed bytes {whole}: what followed is lost")
+                       f"{frames.seen:,} compressed bytes {whole}: what followed is lost")
+    else:
+        end.cut_line = None
+
+
+def _blocks(data: bytes, start: int, cuts: list[int]) -> Iterator[bytes]:
+    """Yield ``data``, the stream's bytes from ``start`` on, in pieces cut at ``cuts``
+    (stream positions; the cuts used are removed from the list)."""
+    at = 0
+    stop = start + len(data)
+    taken = 0
+    for cut in cuts:
+        if cut >= stop:
+            break
+        taken += 1
+        if cut - start > at:
+            yield data[at:cut - start]
+            at = cut - start
+    del cuts[:taken]
+    if at < len(data):
+        yield data[at:]
 
 
 class StreamEnd:
@@ -107,6 +151,15 @@ class FrameWalk:
         """How many bytes were followed."""
         self.lost_at: int | None = None
         """Where the first bytes that are no frame start (None: none met)."""
+        self.cuts: list[int] = []
+        """Where each block's header and each frame's checksum start, in stream order (a
+        reader takes those it has used away): between two, at most one block ends."""
+
+    @property
+    def unsure_magic(self) -> int:
+        """Return how many of the last bytes given start a frame's magic number not yet
+        whole (a frame, or bytes that are none)."""
+        return len(self._held) if self._next == self._magic else 0
 
     @property
     def between_frames(self) -> bool:
@@ -160,7 +213,10 @@ class FrameWalk:
         header = int.from_bytes(held, "little")
         kind, size = header >> 1 & 3, header >> 3
         content = 1 if kind == 1 else size  # an RLE block holds its one byte
+        self.cuts.append(self.seen - 3)
         if header & 1:  # the frame's last block, then its checksum if it has one
+            if self._checksum:
+                self.cuts.append(self.seen + content)
             self._expect(4, self._magic, skip=content + self._checksum)
         else:
             self._expect(3, self._block, skip=content)
@@ -169,22 +225,30 @@ class FrameWalk:
 class _Counted:
     """A binary file read through, counting the bytes it gave and following their frames:
     it ends (``stopped``) where bytes that are no frame follow whole ones, so that the
-    decompressor gives the frames before them (it would refuse them with the rest)."""
+    decompressor gives the frames before them (it would refuse them with the rest), and it
+    holds back the first bytes of a frame's magic until the walk knows whether they are one."""
 
     def __init__(self, raw: Any, frames: FrameWalk) -> None:
         self.raw = raw
         self.frames = frames
         self.count = 0
         self.stopped = False
+        self._pending = b""
 
     def read(self, size: int = -1) -> bytes:
-        if self.stopped:
-            return b""
-        data = self.raw.read(size)
-        self.frames.feed(data)
-        lost_at = self.frames.lost_at
-        if lost_at:  # not at 0: a file that is no Zstandard is the decompressor's to refuse
-            data = data[:lost_at - self.count]
-            self.stopped = True
+        """Return the next bytes for the decompressor (b"": none are left)."""
+        data = b""
+        while not data and not self.stopped:
+            new = self.raw.read(size)
+            if not new:
+                return b""  # held magic bytes, if any, are a frame cut short: never given
+            self.frames.feed(new)
+            data, self._pending = self._pending + new, b""
+            lost_at = self.frames.lost_at
+            if lost_at:  # not at 0: a file that is no Zstandard is the decompressor's to refuse
+                data = data[:lost_at - self.count]
+                self.stopped = True
+            elif unsure := self.frames.unsure_magic:
+                data, self._pending = data[:-unsure], data[-unsure:]
         self.count += len(data)
         return data

@@ -6,6 +6,7 @@ decompressor's word."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from ledger_lines import HEADER, encode, mark, turn_start
 
 from ledgerviz.ledger import LedgerError, read_sessions
-from ledgerviz.ledger.compressed import FrameWalk
+from ledgerviz.ledger.compressed import FrameWalk, StreamEnd, zstd_chunks
 
 zstandard = pytest.importorskip("zstandard")
 
@@ -135,3 +136,68 @@ def test_repair_prints_no_closers_for_a_cut_stream(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (1, "")
     assert f"{path}:3: error [stream_cut]" in done.stderr
     assert done.stderr.rstrip().endswith("what followed is lost; nothing printed")
+
+
+def damaged_third_block(tmp_path: Path) -> Path:
+    """Write the frame with its third block's header made a reserved block type (3): the
+    decompressor refuses that block, after giving the two before it."""
+    third = 6 + 3 + len(LINES[0]) + 3 + len(LINES[1])
+    damaged = bytearray(FRAME)
+    damaged[third] |= 0b110
+    path = tmp_path / "damaged.jsonl.zst"
+    path.write_bytes(bytes(damaged))
+    return path
+
+
+def test_a_damaged_block_keeps_the_blocks_before_it(tmp_path: Path) -> None:
+    """The decompressor's whole read (up to a mebibyte) was lost with the block it refused,
+    and the file said 'not a Zstandard stream' (unreadable, no event): now the two lines
+    before the damaged block are read, and the damage is an error at the first lost line."""
+    path = damaged_third_block(tmp_path)
+    [log] = read_sessions(path)
+    assert list(log.events) == [turn_start(0)]
+    size = len(LINES[0]) + len(LINES[1])
+    (damage,) = log.diagnostics
+    assert (damage.kind, damage.line, damage.severity) == ("stream_cut", 3, "error")
+    said, zstd_said = damage.message.split(" (zstd decompressor error: ")  # zstd's words
+    assert said == "Zstandard stream is damaged inside a frame"
+    assert zstd_said.endswith(f"): read to its last whole block ({size} bytes decompressed, "
+                              "2 lines whole); the rest is not read")
+    with pytest.raises(LedgerError, match=r"damaged\.jsonl\.zst:3: error \[stream_cut\]"):
+        read_sessions(path, strict=True)
+
+
+def test_a_checksum_that_does_not_match_keeps_every_block(tmp_path: Path) -> None:
+    """Every block was given before the frame's checksum was found wrong: the four lines
+    are read, and the damage is named after them."""
+    checked = bytearray(frame(LINES, checksum=True))
+    checked[-1] ^= 0xFF
+    path = tmp_path / "checksum.jsonl.zst"
+    path.write_bytes(bytes(checked))
+    [log] = read_sessions(path)
+    assert list(log.events) == [turn_start(0), mark(1), mark(2)]
+    (damage,) = log.diagnostics
+    assert (damage.kind, damage.line) == ("stream_cut", 5)
+    assert "doesn't match checksum" in damage.message
+
+
+def test_check_names_a_damaged_block(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "ledgerviz", "check",
+                           str(damaged_third_block(tmp_path))],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stderr
+    assert "line 3: error [stream_cut] Zstandard stream is damaged inside a frame" in done.stdout
+
+
+@pytest.mark.parametrize("size", [1, 3, 5, len(FRAME) + 2])
+def test_bytes_that_are_no_frame_are_known_whatever_the_reads(size: int) -> None:
+    """Read ``size`` bytes at a time, the first bytes of the garbage reached the
+    decompressor before the walk had its four bytes to know them: it refused them, and the
+    whole file with them ('not a Zstandard stream')."""
+    end = StreamEnd()
+    chunks = zstd_chunks(io.BytesIO(FRAME + b"garbage!"), size, end)
+    assert b"".join(chunks) == b"".join(LINES)
+    assert (end.cut_line, end.message) == (
+        5, f"Zstandard stream holds bytes that are no frame from compressed byte "
+           f"{FRAME_SIZE} on: read to there ({sum(map(len, LINES))} bytes decompressed, "
+           "4 lines whole); the rest is not read")
