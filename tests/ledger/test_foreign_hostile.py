@@ -338,7 +338,8 @@ def test_a_mapping_that_fails_on_a_shape_is_a_diagnostic_and_the_line_is_kept(
     assert "tool/call" in {e["type"] for e in log.events}
 
 
-@pytest.mark.parametrize("value", [[], {}, [1, "a"], 7, True])
+@pytest.mark.parametrize(("value", "said"), [
+    ([], "array"), ({}, "object"), ([1, "a"], "array"), (7, "number"), (True, "boolean")])
 @pytest.mark.parametrize(("path", "line", "key", "models"), [
     # basic.jsonl's one turn_context (line 6) names the model of its six steps
     ("codex/basic.jsonl", 6, ("payload", "model"), [None] * 6),
@@ -346,13 +347,14 @@ def test_a_mapping_that_fails_on_a_shape_is_a_diagnostic_and_the_line_is_kept(
     ("gemini/basic.jsonl", 4, ("model",), [None, "gemini-2.5-pro", "gemini-2.5-pro"]),
 ])
 def test_a_model_name_of_another_type_is_warned_of_and_not_used(
-        path: str, line: int, key: tuple, models: list, value: object) -> None:
-    """A model name that is not a string crashed the steps frame's categories (unhashable)."""
+        path: str, line: int, key: tuple, models: list, value: object, said: str) -> None:
+    """A model name that is not a string crashed the steps frame's categories (unhashable);
+    its type is said in JSON's words."""
     lines = (Path(__file__).parent.parent / "data" / path).read_bytes().splitlines()
     lines[line - 1] = _replaced(lines[line - 1], key, value)
     log = _read(b"\n".join(lines) + b"\n")
     (warning,) = [d for d in log.diagnostics if d.kind == "wrong_shape"]
     assert (warning.line, warning.message) == (
-        line, f"'model' is {type(value).__name__}, not a string: ignored")
+        line, f"'model' is {said}, not a string: ignored")
     steps = ledgerviz.Ledger([log]).frames.steps
     assert [None if model != model else model for model in steps["model"]] == models

@@ -116,10 +116,34 @@ def test_a_gemini_record_of_no_kind_says_why(tmp_path: Path, record: dict, said:
     assert found == [("unknown_record", f"{said}: kept as a log-only event")]
 
 
-def _line_nine(tmp_path: Path, name: str, record: dict) -> list[tuple[str, str]]:
-    """The diagnostics of line 9 of fixture ``name`` with ``record`` put in as that line."""
+def _line_nine(tmp_path: Path, name: str, record: object) -> list[tuple[str, str]]:
+    """The diagnostics of line 9 of fixture ``name`` with ``record`` (a JSON value) put in
+    as that line."""
     lines = (DATA / name).read_bytes().splitlines(keepends=True)
     path = tmp_path / "transcript.jsonl"
     path.write_bytes(b"".join(lines[:8]) + json.dumps(record).encode() + b"\n"
                      + b"".join(lines[8:]))
     return [(d.kind, d.message) for d in ledgerviz.load(path).diagnostics if d.line == 9]
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ([1], "array"), (3, "number"), ("x", "string"), (None, "null"), (True, "boolean")])
+@pytest.mark.parametrize("name", ["claude_code/basic.jsonl", "codex/basic.jsonl",
+                                  "gemini/basic.jsonl"])
+def test_a_line_that_is_no_object_is_named_in_json_words_alike(
+        tmp_path: Path, name: str, value: object, said: str) -> None:
+    """Python's type names reached the reader ('line is JSON NoneType, not an object' in
+    Claude Code, 'a JSON list, not an object: skipped' in Codex and Gemini)."""
+    assert _line_nine(tmp_path, name, value) == [
+        ("not_an_object", f"line is a JSON {said}, not an object: skipped")]
+
+
+def test_a_model_of_a_wrong_type_is_named_in_json_words(tmp_path: Path) -> None:
+    """Line 6 of the Codex rollout is its turn_context: its model made a number said
+    "'model' is int, not a string"."""
+    lines = (DATA / "codex/basic.jsonl").read_bytes().splitlines(keepends=True)
+    lines[5] = lines[5].replace(b'"gpt-5-codex"', b"5")
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert [(d.line, d.kind, d.message) for d in ledgerviz.load(path).diagnostics] == [
+        (6, "wrong_shape", "'model' is number, not a string: ignored")]

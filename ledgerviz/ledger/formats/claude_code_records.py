@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from ledgerviz.ledger.diagnostics import DiagnosticSink
-from ledgerviz.ledger.formats.foreign import string_field
+from ledgerviz.ledger.formats.foreign import not_an_object, string_field
 
 CONVERSATION_KINDS = frozenset({"user", "assistant", "system"})
 """Record kinds that may carry model-visible messages."""
@@ -114,7 +114,7 @@ def _checked_record(value: Any, line: int, log: DiagnosticSink) -> Record | None
     """Return the ``Record`` of one decoded line, diagnosing every field of a wrong shape
     (None, with an error, if the line is not an object)."""
     if not isinstance(value, dict):
-        log.add(line, "not_an_object", f"line is JSON {type(value).__name__}, not an object")
+        not_an_object(log, line, value)
         return None
     kind = value.get("type")
     if _is_foreign(value, kind):

@@ -181,8 +181,7 @@ class Records:
 
     def _not_an_object(self, number: int, value: Any) -> None:
         self.skipped += 1
-        self.log.add(number, "not_an_object",
-                     f"a JSON {type(value).__name__}, not an object: skipped")
+        not_an_object(self.log, number, value)
 
     def _undecoded(self, number: int, line: bytes, error: Exception, *, last: bool,
                    size: int | None = None) -> None:
@@ -387,9 +386,14 @@ def string_field(value: dict[str, Any], key: str, line: int, log: DiagnosticSink
     found = value.get(key)
     if found is None or isinstance(found, str):
         return found
-    log.add(line, "wrong_shape", f"'{key}' is {type(found).__name__}, not a string: ignored",
+    log.add(line, "wrong_shape", f"'{key}' is {json_type(found)}, not a string: ignored",
             "warning")
     return None
+
+
+def not_an_object(log: DiagnosticSink, line: int, value: Any) -> None:
+    """Diagnose a line whose JSON ``value`` is no object (no record: it is skipped)."""
+    log.add(line, "not_an_object", f"line is a JSON {json_type(value)}, not an object: skipped")
 
 
 def text_block(text: str) -> dict[str, Any]:
