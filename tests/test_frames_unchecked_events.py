@@ -106,6 +106,6 @@ def test_naming_an_event_leaves_the_hand_made_events_as_they_were() -> None:
     time = float(events[6]["time"])
     events[6]["time"] = time
     log = SessionLog("hand.jsonl", "hand", HEADER, HEADER["version"], events)
-    with pytest.raises(TypeError, match="'data.message.role' must be string"):
-        Ledger([log]).frames.messages
+    with pytest.raises(TypeError, match=r"'data\.message\.role' must be string"):
+        _ = Ledger([log]).frames.messages
     assert events[6]["time"].__class__ is float

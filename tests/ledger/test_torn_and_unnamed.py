@@ -147,3 +147,16 @@ def test_a_model_of_a_wrong_type_is_named_in_json_words(tmp_path: Path) -> None:
     path.write_bytes(b"".join(lines))
     assert [(d.line, d.kind, d.message) for d in ledgerviz.load(path).diagnostics] == [
         (6, "wrong_shape", "'model' is number, not a string: ignored")]
+
+
+@pytest.mark.parametrize(("record", "said"), [
+    ({"a": 1}, "'type' is missing"),
+    ({"sessionId": "s", "projectHash": "p"}, "'type' is missing"),  # a Gemini header
+    ({"type": None, "payload": {"type": "message"}}, "'type' is null, not a string"),
+    ({"type": 5}, "'type' is number, not a string"),
+    ({"type": "", "payload": {"type": "message"}}, "'type' is an empty string")])
+def test_a_codex_line_whose_type_is_no_name_says_so(
+        tmp_path: Path, record: dict, said: str) -> None:
+    """Such a line was named 'unknown codex record 'unknown'' (or '' for an empty type)."""
+    assert _line_nine(tmp_path, "codex/basic.jsonl", record) == [
+        ("unknown_record", f"codex record whose {said}: kept as a log-only event")]

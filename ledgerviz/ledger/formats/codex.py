@@ -394,8 +394,13 @@ class _Rollout:
                 self.model = string_field(payload, "model", line, self.log)
         elif kind == "compacted":
             self._compacted(payload, line)
-        elif kind != "state":
-            unknown_kind(self.log, line, FORMAT_NAME, kind)
+        elif kind != "state":  # "unknown": a line whose type is no string (see ``_kind``)
+            typed = payload if kind == "unknown" else {"type": kind}
+            problem = no_name_problem(typed, "type")
+            if problem is None:
+                unknown_kind(self.log, line, FORMAT_NAME, kind)
+            else:
+                unnamed_kind(self.log, line, f"{FORMAT_NAME} record whose {problem}")
 
     def _session_meta(self, payload: dict[str, Any]) -> None:
         """Take the first ``session_meta`` as the file's identity (a later one opens a copy
