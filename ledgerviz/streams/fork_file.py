@@ -107,6 +107,18 @@ def write_fork(
     return ForkWritten(header, index + 1, boundary + 1, len(tail) - 1)
 
 
+def _unreadable(scan: FileScan, block: CheckedEvents, error: Exception) -> str:
+    """Say what the fork policy's scan could not read (``error``) in ``block``: the first of
+    its events of a shape the runtime reads as it is but the engine cannot (the check's
+    ``unusual_payload``), or the file."""
+    lines = set(block.lines)
+    problem = next((d for d in scan.log.items
+                    if d.kind == "unusual_payload" and d.line in lines), None)
+    where = scan.path if problem is None else f"{scan.path}:{problem.line}: {problem.message}"
+    return (f"{where}: the fork policy cannot read it ({error}), so its boundary is not known; "
+            "`--at SEQ` forks at a seq of your choosing; no child written")
+
+
 class _BoundaryFinder:
     """Finds the boundary seq and its position in the blocks of the runtime's read, as
     they come (``see``): the fork policy's (the seqs held until its first fork point is
@@ -130,8 +142,11 @@ class _BoundaryFinder:
             if self._points is None:
                 self._points = ForkPointSearch(scan.version)
             self._held.append(seqs)
-            point = self._points.feed(block.events,
-                                      columns_of(block.events, envelope=block.fields))
+            try:
+                point = self._points.feed(block.events,
+                                          columns_of(block.events, envelope=block.fields))
+            except (TypeError, AttributeError) as error:
+                raise ForkRefused(_unreadable(scan, block, error)) from error
             if point is not None:
                 self._searching(point - 1)
         else:

@@ -380,3 +380,30 @@ def test_a_seq_on_a_line_the_runtime_stops_at_is_refused_naming_the_line(
         loaded.fork(18)
     (log,) = loaded.fork(17, session_id="kid", created_at=5).sessions
     assert [log.header, *log.events] == [json.loads(line) for line in lines_of(child)]
+
+
+@pytest.mark.parametrize("kind", [{}, ["completed"]])
+def test_a_turn_end_reason_the_engine_cannot_read_refuses_the_fork_by_its_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: object) -> None:
+    """Line 16 of the crash example is turn 1's turn/end: its reason kind made an object or
+    an array is a payload the runtime reads as it is, so the fork policy's scan met it, and
+    the command died in the engine (TypeError: unhashable type)."""
+    lines = CRASH.read_bytes().splitlines(keepends=True)
+    end = json.loads(lines[15])
+    assert end["type"] == "turn/end"
+    end["data"]["reason"]["kind"] = kind
+    parent = tmp_path / "parent.jsonl"
+    parent.write_bytes(b"".join(lines[:15]) + json.dumps(end).encode() + b"\n"
+                       + b"".join(lines[16:]))
+    child = tmp_path / "child.jsonl"
+    assert main(["fork", str(parent), "-o", str(child)]) == 1
+    said = capsys.readouterr().err
+    unhashable = type(kind).__name__  # the engine's own words, as Python says them
+    assert said == (
+        f"ledgerviz fork: {parent}:16: turn/end: 'data.reason.kind' must be a string, not "
+        f"{'object' if kind == {} else 'array'}; the runtime reads this line as it is (kept "
+        f"as the runtime reads it): the fork policy cannot read it (unhashable type: "
+        f"'{unhashable}'), so its boundary is not known; `--at SEQ` forks at a seq of your "
+        "choosing; no child written\n")
+    assert not child.exists()
+    assert main(["fork", str(parent), "-o", str(child), "--at", "13"]) == 0  # asked: done
