@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from ledgerviz.ledger.checks import CheckedEvents
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.fields import EventFields
+from ledgerviz.ledger.formats import FALLBACK, file_format
 from ledgerviz.ledger.reader import Chunk, FileScan
 
 STOP_KINDS = frozenset(
@@ -90,8 +91,14 @@ def runtime_read(
     and every block the reader reads (past where the runtime stops too) to ``seen``, with
     the scan reading it (its header), so a caller needs no second read.
 
-    Keys repeated within a line are looked for, as the runtime's reader refuses them.
+    Keys repeated within a line are looked for, as the runtime's reader refuses them. A file
+    another agent's format claims (a Claude Code, Codex or Gemini transcript) is refused
+    unread: it is no log of the runtime's, and its lines are no events to diagnose.
     """
+    found, chunks = file_format(chunks, path=path)
+    if found.name != FALLBACK:
+        refusal = f"a {found.name} transcript, not a dsh ledger: the runtime reads only its own"
+        return RuntimeRead(0, None, refusal, None, None, [])
     scan = FileScan(path, duplicate_keys=True, runtime=True, compact_ids=True)
     offsets = LineOffsets(chunks, lambda: scan.lines_read)
     used = 0

@@ -169,3 +169,22 @@ def test_a_closed_ledger_has_nothing_to_repair(tmp_path: Path, capsys: Capture) 
     code, printed, err = repair(capsys, path)
     assert (code, printed) == (0, [])
     assert err.strip().endswith("nothing to repair (no open turn)")
+
+
+@pytest.mark.parametrize(("name", "format_name"), [
+    ("claude_code/basic.jsonl", "claude_code"), ("codex/basic.jsonl", "codex"),
+    ("gemini/basic.jsonl", "gemini")])
+def test_repair_and_fork_refuse_another_agents_transcript_in_one_line(
+        tmp_path: Path, capsys: Capture, name: str, format_name: str) -> None:
+    """They read it as a dsh ledger: a 'missing session header' error, then one 'no seq'
+    error per line up to the listing's cap (20 lines for the Codex rollout), for a file that
+    is no ledger of the runtime's at all."""
+    path = Path(__file__).parents[1] / "data" / name
+    refused = (f"{path}: a {format_name} transcript, not a dsh ledger: the runtime reads only "
+               "its own")
+    assert main(["repair", str(path)]) == 1
+    assert capsys.readouterr() == ("", f"ledgerviz repair: {refused}; nothing printed\n")
+    child = tmp_path / "child.jsonl"
+    assert main(["fork", str(path), "-o", str(child)]) == 1
+    assert capsys.readouterr().err == f"ledgerviz fork: {refused}; no child written\n"
+    assert not child.exists()
