@@ -22,7 +22,7 @@ from ledgerviz.ledger.head_events import head_then
 from ledgerviz.ledger.reader import with_distinct_keys
 from ledgerviz.ledger.runtime_read import LoadedRead, loaded_read
 from ledgerviz.ledger.sources import Source
-from ledgerviz.ledger.table import MISSING, EventTable
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.progress import BYTES_THRESHOLD, EVENTS_THRESHOLD, progress, source_size
 from ledgerviz.recovery import (
     PROVIDERS,
@@ -526,8 +526,7 @@ def _child_table(parent: EventTable, events: Sequence[dict[str, Any]],
     seed's own tabled from their dicts; lines as the child's file numbers them (from 2), no
     byte ranges (the child is in memory)."""
     head = parent.rows(0, inherited)
-    unread = array("q", [MISSING]) * inherited
-    head = replace(head, line=array("q", range(2, inherited + 2)), start=unread, stop=unread)
+    head = replace(head, line=array("q", range(2, inherited + 2)), start=None, stop=None)
     seed = EventTable.of(events[inherited:], range(inherited + 2, len(events) + 2), inherited)
     return EventTable.joined([head, seed])
 

@@ -26,11 +26,13 @@ _NUMPY_TYPES = {"q": np.int64, "b": np.int8, "H": np.uint16}
 
 
 def table_column(table: EventTable, name: str) -> np.ndarray:
-    """Return column ``name`` of ``table`` as numpy: an int column without a copy, a text
-    column as an object array."""
+    """Return column ``name`` of ``table`` as numpy: an int column without a copy (a range
+    of seqs: made), a text column as an object array."""
     values = getattr(table, name)
     if isinstance(values, array):
         return np.frombuffer(values, _NUMPY_TYPES[values.typecode])
+    if isinstance(values, range):
+        return np.arange(values.start, values.stop, dtype=np.int64)
     return np.fromiter(values, dtype=object, count=len(values))
 
 
@@ -40,6 +42,8 @@ def tables_column(tables: Sequence[EventTable], name: str) -> np.ndarray:
     if len(tables) == 1:
         return table_column(tables[0], name)
     values = list(map(attrgetter(name), tables))
+    if any(isinstance(value, range) for value in values):  # seqs a range holds in some
+        return np.concatenate([table_column(table, name) for table in tables])
     if isinstance(values[0], array):  # a column has one type code in every table
         return np.frombuffer(bytearray().join(values), _NUMPY_TYPES[values[0].typecode])
     return np.fromiter(chain.from_iterable(values), dtype=object,

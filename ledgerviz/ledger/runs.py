@@ -172,7 +172,7 @@ class RunReader:
         source = LineSource(origin.path, identity=origin.identity, size=len(content),
                             end=content[-END_KEPT:])
         return [SessionLog(simple.path, session_key(simple.path, header.fields), header.fields,
-                           header.version, LazyEvents(source, table.start, table.stop, held),
+                           header.version, LazyEvents(source, *table.byte_ranges(), held),
                            diagnostics, int(torn), range(FIRST_LINE, FIRST_LINE + count),
                            table=table)]
 

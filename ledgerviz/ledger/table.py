@@ -12,6 +12,11 @@ absent); equal short labels (types, roles, kinds, codes, models) share one objec
 Every column is readable by the standard library alone: the table is the recovery engine's
 input (``recovery.columns.EngineColumns``, by shape), and it imports nothing else.
 
+Two envelope columns are held only where they say something: ``seq`` is a ``range`` when
+the seqs count up by one from the first row's (every foreign table, most dsh ledgers: no
+memory per row), and ``start``/``stop`` are None when no row's byte range is known (a table
+not read from a file's lines).
+
 The table is built in one way, from the events as decoded (``EventTable.of``), whatever
 the format that produced them, so every reader gets the same table. The facts are read
 with the recovery engine's own accessors (``recovery.events``), so the table and the
@@ -46,6 +51,9 @@ USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "reasoningTokens
 """The ``assistant/message`` ``usage`` counts the table holds (§4.3), in column order."""
 
 _INT_MIN, _INT_MAX = MISSING + 1, (1 << 63) - 1
+
+Seqs = array | range
+"""A ``seq`` column: an int64 array, or the range of seqs that count up by one."""
 
 
 def _int(value: Any) -> int:
@@ -95,8 +103,9 @@ class EventTable:
     """The event type of each ``type_code``, in order of first appearance."""
     type_code: array
     """Each event's ``type`` as an index into ``type_names`` (uint16)."""
-    seq: array
-    """``seq``; an event without one: its position in the session (as the engine reads it)."""
+    seq: Seqs
+    """``seq``; an event without one: its position in the session (as the engine reads it).
+    A ``range`` when the seqs count up by one from the first (``seq_column``)."""
     time: array
     """``time`` (epoch ms)."""
     turn: array
@@ -107,9 +116,10 @@ class EventTable:
     """``surfaceOp`` as a ``recovery.columns.SURFACE_OPS`` code (int8)."""
     line: array
     """The 1-based file line the event was read from."""
-    start: array
-    """The offset in the file of the line's first byte (``MISSING``: not read from lines)."""
-    stop: array
+    start: array | None
+    """The offset in the file of the line's first byte (``MISSING``: not read from lines;
+    None: no row was, ``byte_ranges``)."""
+    stop: array | None
     """The offset of the byte after the line's last one (its newline's offset)."""
     call_id: list[Any]
     """The call a ``tool/call`` dispatches (``callId``) or a ``tool/result`` answers."""
@@ -159,6 +169,12 @@ class EventTable:
         names = self.type_names
         return [names[code] for code in self.type_code]
 
+    def byte_ranges(self) -> tuple[array, array]:
+        """Return the ``start`` and ``stop`` columns of a table read from a file's lines."""
+        if self.start is None or self.stop is None:
+            raise ValueError("the table's rows were not read from a file's lines")
+        return self.start, self.stop
+
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
            first_position: int = 0) -> EventTable:
@@ -192,6 +208,11 @@ class EventTable:
                               if codes != list(range(len(codes))) else part.type_code)
         for name in _ROW_COLUMNS:
             getattr(self, name).extend(getattr(part, name))
+        # the envelope columns that need not be one array: set anew, not grown in place
+        object.__setattr__(self, "seq", _joined_seqs(self.seq, part.seq))
+        for name in _RANGE_COLUMNS:
+            object.__setattr__(self, name, _joined_ranges(getattr(self, name), offset,
+                                                          getattr(part, name), len(part)))
         requests, added = self.requests, part.requests
         requests.row.extend([row + offset for row in added.row] if offset else added.row)
         requests.call_id.extend(added.call_id)
@@ -224,9 +245,70 @@ class EventTable:
                 requests=Requests(array("q", [row - start for row in rows]) if start else rows,
                                   requests.call_id[first:last], requests.name[first:last],
                                   requests.arguments[first:last]),
+                **self._envelope_rows(start, stop),
                 **dict(zip(_ROW_COLUMNS, [column[start:stop] for column in columns],
                            strict=True))))
         return parts
+
+    def _envelope_rows(self, start: int, stop: int) -> dict[str, Any]:
+        """Return the ``seq``, ``start`` and ``stop`` of rows ``start`` to ``stop``, each as
+        the column holds it (a range's slice is a range; an array's may count by one)."""
+        seqs = self.seq[start:stop]
+        return {"seq": seqs if isinstance(seqs, range) else seq_column(seqs),
+                **{name: None if (column := getattr(self, name)) is None else column[start:stop]
+                   for name in _RANGE_COLUMNS}}
+
+
+def seq_column(values: Sequence[Any]) -> Seqs:
+    """Return the ``seq`` column of ``values`` (int64 or not, see ``int_array``): the range
+    of them when they count up by one from the first, else their array."""
+    if isinstance(values, range):
+        return values
+    seqs = values if isinstance(values, array) else int_array(
+        values if isinstance(values, list) else list(values))
+    count = len(seqs)
+    if not count:
+        return range(0)
+    first = seqs[0]
+    if seqs[-1] - first != count - 1:
+        return seqs
+    for at in range(0, count, _COMPARED):  # a slice at a time: no second column held
+        upto = min(at + _COMPARED, count)
+        if seqs[at:upto] != array("q", range(first + at, first + upto)):
+            return seqs
+    return range(first, first + count)
+
+
+_COMPARED = 1 << 16
+"""How many seqs ``seq_column`` compares with their range at once."""
+
+
+def _joined_seqs(head: Seqs, tail: Seqs) -> Seqs:
+    """Return the ``seq`` column of ``head``'s rows then ``tail``'s (``head``'s array
+    grown in place, when it is one)."""
+    if not head:
+        return tail if isinstance(tail, range) else array("q", tail)
+    if isinstance(head, range) and isinstance(tail, range) and (
+            not tail or tail.start == head.stop):
+        return range(head.start, head.stop + len(tail))
+    seqs = array("q", head) if isinstance(head, range) else head
+    seqs.extend(tail)
+    return seqs
+
+
+def _joined_ranges(head: array | None, count: int, tail: array | None, added: int
+                   ) -> array | None:
+    """Return a byte range column (``start`` or ``stop``) of ``count`` rows (``head``)
+    then ``added`` more (``tail``): None when neither holds one (``head``'s array grown in
+    place, when it is one)."""
+    if tail is None:
+        if head is not None:
+            head.extend(array("q", [MISSING]) * added)
+        return head
+    if head is None:
+        head = array("q", [MISSING]) * count
+    head.extend(tail)
+    return head
 
 
 _NONE = type(None)
@@ -336,14 +418,14 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
     return EventTable(
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
-        seq=int_array(envelope.seqs),
+        seq=seq_column(envelope.seqs),
         time=int_array(envelope.times),
         turn=int_array(envelope.turns),
         step=int_array(envelope.steps),
         surface_op=array("b", map(surface_op_code, envelope.surface_ops)),
         line=array("q", [MISSING]) * count if lines is None else array("q", lines),
-        start=array("q", [MISSING]) * count,
-        stop=array("q", [MISSING]) * count,
+        start=None,
+        stop=None,
         is_error=is_error,
         synthetic=synthetic,
         requests=requests,
@@ -403,7 +485,9 @@ OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "so
 """The table's columns of Python objects (one list each; repeated labels share one str)."""
 USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
 """The table's usage counts (int64 columns, ``MISSING`` where an event has none)."""
-_ROW_COLUMNS = ("seq", "time", "turn", "step", "surface_op", "line", "start", "stop", "is_error",
-                "synthetic",
+_ROW_COLUMNS = ("time", "turn", "step", "surface_op", "line", "is_error", "synthetic",
                 *OBJECT_COLUMNS, *USAGE_COLUMNS)
-"""The table's columns of one value per row, but for ``type_code``."""
+"""The table's columns of one value per row, but for ``type_code`` and the envelope columns
+held only where they say something (``seq``, ``start``, ``stop``)."""
+_RANGE_COLUMNS = ("start", "stop")
+"""The byte range columns (None: no row's is known)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from itertools import accumulate, repeat
 from operator import add, itemgetter
 from typing import Any, NamedTuple
@@ -132,9 +133,8 @@ class TableRows:
         table = EventTable.of(checked.events, checked.lines,
                               0 if self._table is None else len(self._table))
         index = [line - self._first_line for line in checked.lines]
-        table.start[:] = array("q", [self._starts[i] for i in index])
-        table.stop[:] = array("q", [self._starts[i] + self._lengths[i] for i in index])
-        self._add(table)
+        self._add(replace(table, start=array("q", [self._starts[i] for i in index]),
+                          stop=array("q", [self._starts[i] + self._lengths[i] for i in index])))
         self._lines = []
         return TableBlock(checked.events, checked.lines)
 
@@ -171,7 +171,7 @@ class TableRows:
             row += len(block.lines)
         if self._read:  # rows of other blocks than the dict route's: merged in row order
             held = sorted([*held, *self._read], key=itemgetter(0))
-        return LazyEvents(self.source(), table.start, table.stop, held), table, lines
+        return LazyEvents(self.source(), *table.byte_ranges(), held), table, lines
 
     def source(self) -> LineSource:
         """Return where the file's lines are read again from."""

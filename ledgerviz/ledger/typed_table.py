@@ -26,6 +26,7 @@ from ledgerviz.ledger.table import (
     EventTable,
     Requests,
     Shared,
+    seq_column,
 )
 from ledgerviz.ledger.typed import TypedBlock
 from ledgerviz.recovery.vocab import RECOVERY_CODES, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
@@ -65,7 +66,7 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
     return EventTable(
         type_names=[schema.names[code] for code in present],
         type_code=array("H", list(codes.translate(renumbered))),
-        seq=array("q", typed.seqs),
+        seq=seq_column(typed.seqs),
         time=array("q", [MISSING if (time := event.time) is None else time for event in events]),
         turn=array("q", [MISSING if (turn := data.turn) is None else turn for data in datas]),
         step=array("q", [MISSING if (step := data.step) is None else step for data in datas]),

@@ -29,7 +29,8 @@ from ledgerviz.recovery.payload import (
 
 
 class Column(Protocol):
-    """One fact per row: a list, an ``array``, or a dict holding the rows it applies to."""
+    """One fact per row: a list, an ``array``, a ``range`` (seqs that count up by one), or a
+    dict holding the rows it applies to."""
 
     def __getitem__(self, row: int, /) -> Any: ...
 

@@ -21,7 +21,7 @@ import ledgerviz
 from ledgerviz.cli import main
 from ledgerviz.examples import example_path
 from ledgerviz.ledger.sources import iter_source_chunks
-from ledgerviz.ledger.table import MISSING, EventTable
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery import PROVIDERS, ForkRefused
 from ledgerviz.simulate.scenarios import write_scenario
 from ledgerviz.streams.fork_file import write_fork
@@ -151,8 +151,9 @@ def test_api_fork_tables_the_child_from_the_parents_table() -> None:
     assert log.table is not None  # not left for ``event_table`` to make from the dicts
     table = log.event_table()
     assert list(table.seq[:18]) == list(range(18))
+    assert table.seq == range(0, 21)  # the seed numbers on from the parent's 18: one range
     assert list(table.line) == list(range(2, 23))
-    assert set(table.start) == set(table.stop) == {MISSING}
+    assert table.start is table.stop is None  # no byte range known: none held
     assert table == EventTable.of(log.events, range(2, 23))
 
 

@@ -26,8 +26,8 @@ from ledgerviz.recovery.vocab import MISSING
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
 T0 = 1_767_607_200_000
 """2026-01-05T10:00:00Z in epoch ms (see ``test_claude_code_records``)."""
-_COLUMNS = ("type_code", "seq", "time", "turn", "step", "surface_op", "line", "start", "stop",
-            "is_error", "synthetic", *OBJECT_COLUMNS, *USAGE_COLUMNS)
+_COLUMNS = ("type_code", "seq", "time", "turn", "step", "surface_op", "line", "is_error",
+            "synthetic", *OBJECT_COLUMNS, *USAGE_COLUMNS)
 
 
 def _record(number: int, kind: str, message: Any, parent: int | None, **more: Any
@@ -212,6 +212,8 @@ def test_every_fixture_reads_as_the_writer_reads_it(
     assert session.diagnostics == expected.diagnostics
     for column in _COLUMNS:
         assert list(getattr(session.table, column)) == list(getattr(expected.table, column))
+    assert session.table.start is expected.table.start is None  # no line's byte range held
+    assert session.table.stop is expected.table.stop is None
     assert session.table.type_names == expected.table.type_names
 
 

@@ -6,14 +6,13 @@ events are an inherited prefix, counted once, in the earliest session holding th
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import replace
 from typing import Any
 
 from ledgerviz.ledger.diagnostics import Diagnostic
 from ledgerviz.ledger.formats.claude_code_events import LOG_ONLY_PREFIX
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.table import EventTable
+from ledgerviz.ledger.table import EventTable, seq_column
 from ledgerviz.wording import counted, one_or_many
 
 Event = dict[str, Any]
@@ -97,7 +96,7 @@ def _seeded_table(table: EventTable, copied: int, marker: Event, line: int) -> E
     """Return ``table`` with ``marker`` (read from ``line``) inserted at row ``copied`` and
     every later seq one on (the references ``_shifted`` moves are no table column)."""
     after = table.rows(copied, len(table))
-    after = replace(after, seq=array("q", [seq + 1 for seq in after.seq]))
+    after = replace(after, seq=seq_column([seq + 1 for seq in after.seq]))
     return EventTable.joined([table.rows(0, copied), EventTable.of([marker], [line], copied),
                               after])
 

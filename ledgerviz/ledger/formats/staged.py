@@ -92,10 +92,9 @@ class StagedRows:
         ``scatter``ed)."""
         count = len(self.codes)
         return EventTable(
-            type_names=list(self.code_of), type_code=self.codes, seq=array("q", range(count)),
+            type_names=list(self.code_of), type_code=self.codes, seq=range(count),
             time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
-            line=self.lines, start=array("q", [MISSING]) * count,
-            stop=array("q", [MISSING]) * count, is_error=self.is_error,
+            line=self.lines, start=None, stop=None, is_error=self.is_error,
             synthetic=self.synthetic, requests=self.requests, **self.columns, **self.counts)
 
 
