@@ -308,7 +308,7 @@ def test_view_table_equals_a_table_of_the_analysis_events(policy: str) -> None:
         assert table.type_array().tolist() == expected.types
         for name in ("time", "turn", "step", "surface_op", "call_id", "end_reason", "provider",
                      "model", "role", "source_kind", "text", "input_tokens", "reasoning_tokens"):
-            assert table.column(name).tolist() == list(getattr(expected, name)), name
+            assert table.column(name).tolist() == list(expected.column(name)), name
         inserted += not all(analysis.recorded[: len(log.events)])
     if policy == "recorded":
         assert inserted == 0
@@ -330,7 +330,7 @@ def test_view_table_of_many_sessions_equals_their_tables_one_after_another(polic
     assert table.type_array().tolist() == [kind for one in expected for kind in one.types]
     for name in ("time", "turn", "step", "surface_op", "call_id", "is_error", "role",
                  "text", "input_tokens", "synthetic"):
-        values = [value for one in expected for value in getattr(one, name)]
+        values = [value for one in expected for value in one.column(name)]
         assert table.column(name).tolist() == values, name
 
 

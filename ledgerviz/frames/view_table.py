@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from itertools import chain, compress
-from operator import attrgetter, not_
+from operator import not_
 from typing import Any, Protocol
 
 import numpy as np
@@ -26,9 +26,10 @@ _NUMPY_TYPES = {"q": np.int64, "b": np.int8, "H": np.uint16}
 
 
 def table_column(table: EventTable, name: str) -> np.ndarray:
-    """Return column ``name`` of ``table`` as numpy: an int column without a copy (a range
-    of seqs: made), a text column as an object array."""
-    values = getattr(table, name)
+    """Return column ``name`` of ``table`` as numpy (``EventTable.column``: a fact made for
+    every row): an int column without a copy (a range of seqs: made), a text column as an
+    object array."""
+    values = table.column(name)
     if isinstance(values, array):
         return np.frombuffer(values, _NUMPY_TYPES[values.typecode])
     if isinstance(values, range):
@@ -41,7 +42,7 @@ def tables_column(tables: Sequence[EventTable], name: str) -> np.ndarray:
     in one call however many tables there are (a fleet of small sessions: thousands)."""
     if len(tables) == 1:
         return table_column(tables[0], name)
-    values = list(map(attrgetter(name), tables))
+    values = [table.column(name) for table in tables]
     if any(isinstance(value, range) for value in values):  # seqs a range holds in some
         return np.concatenate([table_column(table, name) for table in tables])
     if isinstance(values[0], array):  # a column has one type code in every table
@@ -170,15 +171,14 @@ class ViewTable:
         return sum(map(len, self._parts))
 
     def values(self, name: str, start: int = 0) -> np.ndarray | list[Any]:
-        """Return column ``name`` from position ``start`` on: the table's own list when one
-        whole table holds every position (a text column read once, by pyarrow, costs half
-        as much from the list as from an object array made of it), else
-        :meth:`column_from`."""
+        """Return column ``name`` from position ``start`` on: the table's list
+        (``EventTable.column``) when one whole table holds every position (a text column read
+        once, by pyarrow, costs half as much from the list as from an object array made of
+        it), else :meth:`column_from`."""
         part = self._parts[0]
         if len(self._parts) == 1 and isinstance(part, _Rows) and part.whole:
             tables = part.tables
-            if len(tables) == 1 and isinstance(getattr(tables[0], name), list):
-                values = getattr(tables[0], name)
+            if len(tables) == 1 and isinstance(values := tables[0].column(name), list):
                 return values[start:] if start else values
         return self.column_from(name, start)
 

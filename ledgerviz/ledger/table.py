@@ -1,9 +1,11 @@
-"""The columnar event table: one typed row per event of a session, one column per fact.
+"""The columnar event table: one typed row per event of a session.
 
 The schema is explicit and comes from the format (``LEDGER_FORMAT.md``), not from the
 data: §3 (envelope), §4.1 (boundaries), §4.2 (messages), §4.3 (assistant output,
-usage), §4.4 (tools), §5 (request bookkeeping). Each column holds one fact for every
-event; an event type the fact does not apply to holds the column's missing value.
+usage), §4.4 (tools), §5 (request bookkeeping). The envelope is a column of one value per
+event; a fact that applies to some event types only is held for those rows alone, in a
+fact group (``fact_groups``: the calls, results, messages, turn ends, routes, usage and
+requests), and made a column of every row on call (``EventTable.column``).
 
 Integer columns are ``array.array("q")`` (int64, ``MISSING`` where absent or not an
 integer the column can hold), flags ``array.array("b")``; ``np.frombuffer(column,
@@ -26,12 +28,24 @@ engine read a payload alike.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import itemgetter
 from typing import Any, NamedTuple
 
+from ledgerviz.ledger.fact_groups import (
+    GROUP_KINDS,
+    Calls,
+    Ends,
+    FactGroup,
+    Messages,
+    Requests,
+    Results,
+    Routes,
+    RowFacts,
+    Usage,
+)
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.payload import (
@@ -81,18 +95,9 @@ def route_of(kind: str, data: dict[str, Any]) -> tuple[Any, Any] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Requests:
-    """One row per ``tool-call`` block of an ``assistant/message`` (§4.2), in log order."""
-
-    row: array
-    """The table row of the assistant message (int64)."""
-    call_id: list[Any]
-    """The block's ``id``."""
-    name: list[Any]
-    """The block's ``name``."""
-    arguments: list[Any]
-    """The block's ``arguments`` (the raw JSON string the model wrote)."""
+def _by_row(name: str) -> property:
+    """Return a property reading fact ``name`` by row (``EventTable.by_row``)."""
+    return property(lambda table: table.by_row(name), doc=f"``{name}`` read by row.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,42 +126,18 @@ class EventTable:
     None: no row was, ``byte_ranges``)."""
     stop: array | None
     """The offset of the byte after the line's last one (its newline's offset)."""
-    call_id: list[Any]
-    """The call a ``tool/call`` dispatches (``callId``) or a ``tool/result`` answers."""
-    tool_name: list[Any]
-    """A ``tool/call``'s ``name``."""
-    arguments: list[Any]
-    """A ``tool/call``'s ``arguments``."""
-    is_error: array
-    """A ``tool/result``'s ``isError`` (either message form): 1 or 0; -1 for other types."""
-    synthetic: array
-    """Whether a ``tool/result`` is one recovery wrote (an error code the recovery engine
-    writes, or a message id it prefixes, see ``payload_result_facts``): 1 or 0; -1 for other
-    types (int8)."""
-    error_code: list[Any]
-    """A ``tool/result``'s ``error.code``."""
-    role: list[Any]
-    """A message event's message ``role``."""
-    source_kind: list[Any]
-    """A message event's message ``source.kind``."""
-    text: list[Any]
-    """A message event's visible text: its text blocks (nested tool-result text included),
-    joined by newlines ("" when none); None for other types."""
-    end_reason: list[Any]
-    """A ``turn/end``'s ``reason.kind``."""
-    provider: list[Any]
-    """The provider an ``assistant/message``'s source names with its model, or a
-    request/header or request/context names (see ``route_of``)."""
-    model: list[Any]
-    """The model of the same."""
-    input_tokens: array
-    """``usage.inputTokens`` of an ``assistant/message``."""
-    output_tokens: array
-    """``usage.outputTokens``."""
-    cache_read_tokens: array
-    """``usage.cacheReadTokens``."""
-    reasoning_tokens: array
-    """``usage.reasoningTokens``."""
+    calls: Calls
+    """The ``tool/call`` rows' call ids, names and arguments."""
+    results: Results
+    """The ``tool/result`` rows' call ids, error codes and flags."""
+    messages: Messages
+    """The message rows' roles, source kinds and texts."""
+    ends: Ends
+    """The ``turn/end`` rows' reasons."""
+    routes: Routes
+    """The provider and model of the rows naming a model."""
+    usage: Usage
+    """The usage counts of the ``assistant/message`` rows that have usage."""
     requests: Requests
     """The tool calls the assistant messages request."""
 
@@ -174,6 +155,33 @@ class EventTable:
         if self.start is None or self.stop is None:
             raise ValueError("the table's rows were not read from a file's lines")
         return self.start, self.stop
+
+    def groups(self) -> list[FactGroup]:
+        """Return the fact groups, in the order of ``GROUPS``."""
+        return [getattr(self, name) for name in GROUPS]
+
+    def column(self, name: str) -> list[Any] | array:
+        """Return column ``name`` with a value for every row: an envelope column itself, a
+        fact (see ``FACTS``) made now from its groups (the missing value at the rows they do
+        not hold: None, ``MISSING``, or -1 for a flag)."""
+        if name not in FACTS:
+            return getattr(self, name)
+        made = None
+        for group in FACTS[name]:
+            made = getattr(self, group).dense(name, len(self), made)
+        return made
+
+    def by_row(self, name: str) -> RowFacts:
+        """Return fact ``name`` read by row (see ``RowFacts``)."""
+        return RowFacts([getattr(self, group) for group in FACTS[name]], name)
+
+    # the facts the recovery scan reads by row (``recovery.columns.EngineColumns``)
+    call_id = _by_row("call_id")
+    is_error = _by_row("is_error")
+    error_code = _by_row("error_code")
+    synthetic = _by_row("synthetic")
+    source_kind = _by_row("source_kind")
+    end_reason = _by_row("end_reason")
 
     @classmethod
     def of(cls, events: Sequence[dict[str, Any]], lines: Sequence[int] | None = None,
@@ -196,7 +204,7 @@ class EventTable:
 
     def extend(self, part: EventTable) -> None:
         """Append the rows of ``part``: its type codes renumbered (the types new here
-        named in order of first appearance), its requests' rows shifted."""
+        named in order of first appearance), its groups' rows shifted."""
         offset = len(self)
         code_of = {name: code for code, name in enumerate(self.type_names)}
         for name in part.type_names:
@@ -213,11 +221,8 @@ class EventTable:
         for name in _RANGE_COLUMNS:
             object.__setattr__(self, name, _joined_ranges(getattr(self, name), offset,
                                                           getattr(part, name), len(part)))
-        requests, added = self.requests, part.requests
-        requests.row.extend([row + offset for row in added.row] if offset else added.row)
-        requests.call_id.extend(added.call_id)
-        requests.name.extend(added.name)
-        requests.arguments.extend(added.arguments)
+        for group, added in zip(self.groups(), part.groups(), strict=True):
+            group.extend(added, offset)
 
     def rows(self, start: int, stop: int) -> EventTable:
         """Return the table of rows ``start`` to ``stop`` (0 <= start <= stop <= len)."""
@@ -226,25 +231,21 @@ class EventTable:
     def split(self, bounds: Sequence[int]) -> list[EventTable]:
         """Return the table of rows ``bounds[i]`` to ``bounds[i + 1]`` for each ``i``
         (``bounds`` ascending, within ``0`` and ``len``): each part's types renumbered in
-        order of first appearance, its requests' rows counted from its first row. The
-        requests are found by bisection (their rows ascend), so many parts cost one pass."""
-        requests = self.requests
-        cuts = [bisect_left(requests.row, bound) for bound in bounds]
+        order of first appearance, its groups' rows counted from its first row (see
+        ``FactGroup.split``)."""
+        groups = [group.split(bounds) for group in self.groups()]
         columns = [getattr(self, name) for name in _ROW_COLUMNS]
         names, all_codes = self.type_names, self.type_code
         parts = []
-        for (start, stop), (first, last) in zip(pairwise(bounds), pairwise(cuts), strict=True):
+        for index, (start, stop) in enumerate(pairwise(bounds)):
             codes = all_codes[start:stop]
             present = list(dict.fromkeys(codes))  # in order of first appearance
             if present != list(range(len(present))):
                 renumber = dict(zip(present, range(len(present)), strict=True))
                 codes = array("H", map(renumber.__getitem__, codes))
-            rows = requests.row[first:last]
             parts.append(EventTable(
                 type_names=[names[code] for code in present], type_code=codes,
-                requests=Requests(array("q", [row - start for row in rows]) if start else rows,
-                                  requests.call_id[first:last], requests.name[first:last],
-                                  requests.arguments[first:last]),
+                **{name: parts_of[index] for name, parts_of in zip(GROUPS, groups, strict=True)},
                 **self._envelope_rows(start, stop),
                 **dict(zip(_ROW_COLUMNS, [column[start:stop] for column in columns],
                            strict=True))))
@@ -309,6 +310,16 @@ def _joined_ranges(head: array | None, count: int, tail: array | None, added: in
         head = array("q", [MISSING]) * count
     head.extend(tail)
     return head
+
+
+GROUPS = tuple(GROUP_KINDS)
+"""The table's fact groups, in order."""
+FACTS: dict[str, tuple[str, ...]] = {
+    "call_id": ("calls", "results"), "tool_name": ("calls",), "arguments": ("calls",),
+    "error_code": ("results",), "is_error": ("results",), "synthetic": ("results",),
+    **dict.fromkeys(Messages.names(), ("messages",)), "end_reason": ("ends",),
+    **dict.fromkeys(Routes.names(), ("routes",)), **dict.fromkeys(Usage.names(), ("usage",))}
+"""The groups holding each fact the table once held as a column of every row."""
 
 
 _NONE = type(None)
@@ -396,25 +407,21 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
     rows_of: dict[Any, list[int]] = {name: [] for name in names}
     for row, kind in enumerate(kinds):
         rows_of[kind].append(row)
-    objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
-    usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
-    is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
-    requests = Requests(array("q"), [], [], [])
-    _tool_calls(rows_of.get("tool/call", ()), datas, objects, shared)
+    calls, results, ends = Calls(), Results(), Ends()
+    for row in rows_of.get("tool/call", ()):
+        data = datas[row]
+        calls.add(row, data.get("callId"), shared(data.get("name")), data.get("arguments"))
     for row in rows_of.get("tool/result", ()):
-        objects["call_id"][row], code, error, made = payload_result_facts(datas[row])
-        objects["error_code"][row], is_error[row] = shared(code), int(error)
-        synthetic[row] = int(made)
+        call_id, code, error, made = payload_result_facts(datas[row])
+        results.add(row, call_id, shared(code), int(error), int(made))
     for row in rows_of.get("turn/end", ()):
-        objects["end_reason"][row] = shared(payload_end_reason_kind(datas[row]))
-    for kind in ("request/header", "request/context"):
-        for row in rows_of.get(kind, ()):
-            route = route_of(kind, datas[row])
-            if route is not None:
-                objects["provider"][row], objects["model"][row] = map(shared, route)
-    for kind in sorted(MESSAGE_TYPES.intersection(rows_of)):
-        _messages(kind, rows_of[kind], datas, objects, shared)
-    _assistants(rows_of.get("assistant/message", ()), datas, objects, usage, requests, shared)
+        ends.add(row, shared(payload_end_reason_kind(datas[row])))
+    routes, usage, requests = Routes(), Usage(), Requests()
+    named = [(row, route) for kind in ("request/header", "request/context")
+             for row in rows_of.get(kind, ()) if (route := route_of(kind, datas[row]))]
+    named += _assistants(rows_of.get("assistant/message", ()), datas, usage, requests, shared)
+    for row, route in sorted(named, key=itemgetter(0)):
+        routes.add(row, *map(shared, route))
     return EventTable(
         type_names=names,
         type_code=array("H", map(code_of.__getitem__, kinds)),
@@ -426,67 +433,48 @@ def _columns_of(events: Sequence[dict[str, Any]], lines: Sequence[int] | None,
         line=array("q", [MISSING]) * count if lines is None else array("q", lines),
         start=None,
         stop=None,
-        is_error=is_error,
-        synthetic=synthetic,
-        requests=requests,
-        **objects,
-        **usage,
+        calls=calls, results=results, messages=_messages(kinds, datas, shared), ends=ends,
+        routes=routes, usage=usage, requests=requests,
     )
 
 
-def _tool_calls(rows: Sequence[int], datas: list[dict[str, Any]],
-                objects: dict[str, list[Any]], shared: Callable[[Any], Any]) -> None:
-    """Fill the call id, tool name and arguments of the ``tool/call`` rows."""
-    call_ids, names, arguments = objects["call_id"], objects["tool_name"], objects["arguments"]
-    for row in rows:
-        data = datas[row]
-        call_ids[row], names[row] = data.get("callId"), shared(data.get("name"))
-        arguments[row] = data.get("arguments")
+def _messages(kinds: list[Any], datas: list[dict[str, Any]], shared: Callable[[Any], Any]
+              ) -> Messages:
+    """Return the role, source kind and visible text of the rows of every message type."""
+    messages = Messages()
+    for row, kind in enumerate(kinds):
+        if kind in MESSAGE_TYPES:
+            message = datas[row] if kind == "user/message" else datas[row].get("message")
+            if message.__class__ is not dict:
+                message = {}
+            source = message.get("source")
+            messages.add(row, shared(message.get("role")),
+                         shared(source.get("kind")) if source.__class__ is dict else None,
+                         visible_text(message.get("content")))
+    return messages
 
 
-def _messages(kind: str, rows: Sequence[int], datas: list[dict[str, Any]],
-              objects: dict[str, list[Any]], shared: Callable[[Any], Any]) -> None:
-    """Fill the role, source kind and visible text of the rows of message type ``kind``."""
-    roles, kinds, texts = objects["role"], objects["source_kind"], objects["text"]
-    for row in rows:
-        message = datas[row] if kind == "user/message" else datas[row].get("message")
-        if message.__class__ is not dict:
-            message = {}
-        source = message.get("source")
-        roles[row] = shared(message.get("role"))
-        kinds[row] = shared(source.get("kind")) if source.__class__ is dict else None
-        texts[row] = visible_text(message.get("content"))
-
-
-def _assistants(rows: Sequence[int], datas: list[dict[str, Any]], objects: dict[str, list[Any]],
-                usage: dict[str, array], requests: Requests, shared: Callable[[Any], Any]) -> None:
-    """Fill the model, usage and requested calls of the ``assistant/message`` rows."""
-    providers, models = objects["provider"], objects["model"]
-    counts = [usage[name] for name in USAGE_COLUMNS]
+def _assistants(rows: Sequence[int], datas: list[dict[str, Any]], usage: Usage,
+                requests: Requests, shared: Callable[[Any], Any]
+                ) -> list[tuple[int, tuple[Any, Any]]]:
+    """Add the usage and requested calls of the ``assistant/message`` rows; return each
+    row whose source names a model, with its provider and model."""
+    named = []
     for row in rows:
         data = datas[row]
         message = data.get("message")
         source = message.get("source") if message.__class__ is dict else None
         if source.__class__ is dict and source.get("model") is not None:
-            providers[row], models[row] = shared(source.get("provider")), shared(source["model"])
+            named.append((row, (source.get("provider"), source["model"])))
         used = data.get("usage")
         if used.__class__ is dict:
-            for column, key in zip(counts, USAGE_KEYS, strict=True):
-                column[row] = _count(used.get(key))
+            usage.add(row, *[_count(used.get(key)) for key in USAGE_KEYS])
         for block in payload_tool_call_blocks(data):
-            requests.row.append(row)
-            requests.call_id.append(block.get("id"))
-            requests.name.append(shared(block.get("name")))
-            requests.arguments.append(block.get("arguments"))
+            requests.add(row, block.get("id"), shared(block.get("name")), block.get("arguments"))
+    return named
 
 
-OBJECT_COLUMNS = ("call_id", "tool_name", "arguments", "error_code", "role", "source_kind",
-                  "text", "end_reason", "provider", "model")
-"""The table's columns of Python objects (one list each; repeated labels share one str)."""
-USAGE_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens")
-"""The table's usage counts (int64 columns, ``MISSING`` where an event has none)."""
-_ROW_COLUMNS = ("time", "turn", "step", "surface_op", "line", "is_error", "synthetic",
-                *OBJECT_COLUMNS, *USAGE_COLUMNS)
+_ROW_COLUMNS = ("time", "turn", "step", "surface_op", "line")
 """The table's columns of one value per row, but for ``type_code`` and the envelope columns
 held only where they say something (``seq``, ``start``, ``stop``)."""
 _RANGE_COLUMNS = ("start", "stop")

@@ -17,17 +17,19 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
-from ledgerviz.ledger.table import (
-    MISSING,
-    OBJECT_COLUMNS,
-    USAGE_COLUMNS,
-    EventTable,
+from ledgerviz.ledger.fact_groups import (
+    Calls,
+    Ends,
+    Messages,
     Requests,
-    Shared,
-    seq_column,
+    Results,
+    Routes,
+    Usage,
 )
+from ledgerviz.ledger.table import MISSING, EventTable, Shared, seq_column
 from ledgerviz.ledger.typed import TypedBlock
 from ledgerviz.recovery.vocab import RECOVERY_CODES, SURFACE_OPS, SYNTHETIC_ID_PREFIXES
 
@@ -35,34 +37,21 @@ from ledgerviz.recovery.vocab import RECOVERY_CODES, SURFACE_OPS, SYNTHETIC_ID_P
 def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
     """Return the table of a typed block whose lines span bytes ``start`` to ``stop``
     of the file (see ``EventTable.start``)."""
-    count, rows, datas, events = len(typed.types), typed.rows, typed.datas, typed.events
+    rows, datas, events = typed.rows, typed.datas, typed.events
     share = Shared()
     codes, schema = typed.codes, typed.schema
     present = list(dict.fromkeys(codes))  # the schema's codes, in order of first appearance
     renumbered = bytearray(256)
     for code, schema_code in enumerate(present):
         renumbered[schema_code] = code
-    objects: dict[str, list[Any]] = {name: [None] * count for name in OBJECT_COLUMNS}
-    usage = {name: array("q", [MISSING]) * count for name in USAGE_COLUMNS}
-    is_error, synthetic = array("b", [-1]) * count, array("b", [-1]) * count
     requests = Requests(array("q", [row for row, _ in typed.requests]),
                         [block.id for _, block in typed.requests],
                         share([block.name for _, block in typed.requests]),
                         [block.arguments for _, block in typed.requests])
     requested = dict(zip(requests.call_id, requests.arguments, strict=True))
     one_id = dict(zip(requests.call_id, requests.call_id, strict=True)).get
-    _dispatches(rows.get("tool/call", ()), datas, objects, requested, one_id, share)
-    _results(typed, objects, is_error, synthetic, one_id, share)
-    found = rows.get("turn/end", ())
-    _scatter(objects["end_reason"], found, share([
-        reason.kind if (reason := datas[row].reason) is not None else None for row in found]))
-    for row in rows.get("request/header", ()):
-        header = datas[row].header
-        _route(objects, row, header.config if header is not None else None, share)
-    for row in rows.get("request/context", ()):
-        _route(objects, row, datas[row], share)
-    _messages(typed, objects, share)
-    _assistants(rows.get("assistant/message", ()), datas, objects, usage, share)
+    ended = rows.get("turn/end", ())
+    assistants = rows.get("assistant/message", ())
     return EventTable(
         type_names=[schema.names[code] for code in present],
         type_code=array("H", list(codes.translate(renumbered))),
@@ -74,11 +63,15 @@ def table_of(typed: TypedBlock, start: array, stop: array) -> EventTable:
         line=array("q", typed.lines),
         start=start,
         stop=stop,
-        is_error=is_error,
-        synthetic=synthetic,
+        calls=_dispatches(rows.get("tool/call", []), datas, requested, one_id, share),
+        results=_results(typed, one_id, share),
+        messages=_messages(typed, share),
+        ends=Ends(array("q", ended), share([
+            reason.kind if (reason := datas[row].reason) is not None else None
+            for row in ended])),
+        routes=_routes(typed, share),
+        usage=_usage(assistants, datas),
         requests=requests,
-        **objects,
-        **usage,
     )
 
 
@@ -93,52 +86,54 @@ def _surface_ops(typed: TypedBlock) -> array:
     return ops
 
 
-def _scatter(column: list[Any] | array, rows: Sequence[int], values: Sequence[Any]) -> None:
-    """Set ``column[rows[i]]`` to ``values[i]``."""
-    for row, value in zip(rows, values, strict=True):
-        column[row] = value
-
-
-def _dispatches(rows: Sequence[int], datas: list[Any], objects: dict[str, list[Any]],
-                requested: dict[str, Any], one_id: Any, share: Shared) -> None:
-    """Fill the call id, tool name and arguments of the ``tool/call`` rows (a call id and
+def _dispatches(rows: list[int], datas: list[Any], requested: dict[str, Any], one_id: Any,
+                share: Shared) -> Calls:
+    """Return the call id, tool name and arguments of the ``tool/call`` rows (a call id and
     arguments the block requests: the request's strings)."""
     calls = [datas[row] for row in rows]
     ids = [call.callId for call in calls]
-    _scatter(objects["call_id"], rows, list(map(one_id, ids, ids)))
-    _scatter(objects["tool_name"], rows, share([call.name for call in calls]))
-    _scatter(objects["arguments"], rows, [
-        asked if (asked := requested.get(call.callId)) == (arguments := call.arguments)
-        else arguments for call in calls])
+    return Calls(array("q", rows), list(map(one_id, ids, ids)),
+                 share([call.name for call in calls]),
+                 [asked if (asked := requested.get(call.callId)) == (arguments := call.arguments)
+                  else arguments for call in calls])
 
 
-def _results(typed: TypedBlock, objects: dict[str, list[Any]], is_error: array,
-             synthetic: array, one_id: Any, share: Shared) -> None:
-    """Fill the call id, error flag, error code and recovery mark of the ``tool/result``
+def _results(typed: TypedBlock, one_id: Any, share: Shared) -> Results:
+    """Return the call id, error code, error flag and recovery mark of the ``tool/result``
     rows (``payload_result_facts``)."""
-    rows = typed.rows.get("tool/result", ())
+    rows = typed.rows.get("tool/result", [])
     if not rows:
-        return
+        return Results()
     answers = typed.answers
-    _scatter(objects["call_id"], rows, list(map(one_id, answers.call_id, answers.call_id)))
-    _scatter(is_error, rows, answers.is_error)
     codes = share(answers.code)
-    if codes.count(None) != len(codes):
-        _scatter(objects["error_code"], rows, codes)
-    _scatter(synthetic, rows, [
-        code in RECOVERY_CODES or ((made := message.id).__class__ is str
-                                   and made.startswith(SYNTHETIC_ID_PREFIXES))
-        for code, message in zip(codes, typed.messages["tool/result"].messages, strict=True)])
+    return Results(
+        array("q", rows), list(map(one_id, answers.call_id, answers.call_id)), codes,
+        array("b", answers.is_error),
+        array("b", [code in RECOVERY_CODES or ((made := message.id).__class__ is str
+                                               and made.startswith(SYNTHETIC_ID_PREFIXES))
+                    for code, message in zip(codes, typed.messages["tool/result"].messages,
+                                             strict=True)]))
 
 
-def _route(objects: dict[str, list[Any]], row: int, config: Any, share: Shared) -> None:
-    """Fill the provider and model a request event names (``table.route_of``)."""
-    if config is not None and config.model is not None:
-        objects["provider"][row], objects["model"][row] = share([config.provider, config.model])
+def _routes(typed: TypedBlock, share: Shared) -> Routes:
+    """Return the provider and model of the rows that name a model (``table.route_of``):
+    request/header and request/context rows, assistant messages whose source names one."""
+    rows, datas = typed.rows, typed.datas
+    named = [(row, config) for row in rows.get("request/header", ())
+             if (header := datas[row].header) is not None and (config := header.config)
+             is not None and config.model is not None]
+    named += [(row, datas[row]) for row in rows.get("request/context", ())
+              if datas[row].model is not None]
+    named += [(row, source) for row in rows.get("assistant/message", ())
+              if (source := datas[row].message.source) is not None and source.model is not None]
+    named.sort(key=itemgetter(0))
+    return Routes(array("q", [row for row, _ in named]),
+                  share([route.provider for _, route in named]),
+                  share([route.model for _, route in named]))
 
 
-def _messages(typed: TypedBlock, objects: dict[str, list[Any]], share: Shared) -> None:
-    """Fill the role, source kind and visible text of the rows of every message type (the
+def _messages(typed: TypedBlock, share: Shared) -> Messages:
+    """Return the role, source kind and visible text of the rows of every message type (the
     check read the text of a lone text block, the common content), all types at once."""
     rows: list[int] = []
     messages: list[Any] = []
@@ -147,14 +142,16 @@ def _messages(typed: TypedBlock, objects: dict[str, list[Any]], share: Shared) -
         rows += typed.rows[kind]
         messages += found.messages
         texts += found.texts
-    _scatter(objects["role"], rows, share([
-        None if message is None else message.role for message in messages]))
-    _scatter(objects["source_kind"], rows, share([
-        None if message is None or (source := message.source) is None else source.kind
-        for message in messages]))
-    _scatter(objects["text"], rows, [
-        _text(message.content) if text is None else text
-        for text, message in zip(texts, messages, strict=True)])
+    order = sorted(range(len(rows)), key=rows.__getitem__)
+    messages = list(map(messages.__getitem__, order))
+    texts = list(map(texts.__getitem__, order))
+    return Messages(
+        array("q", map(rows.__getitem__, order)),
+        share([None if message is None else message.role for message in messages]),
+        share([None if message is None or (source := message.source) is None else source.kind
+               for message in messages]),
+        [_text(message.content) if text is None else text
+         for text, message in zip(texts, messages, strict=True)])
 
 
 def _text(content: list[Any] | None) -> str:
@@ -174,21 +171,11 @@ def _text(content: list[Any] | None) -> str:
     return "\n".join(parts)
 
 
-def _assistants(rows: Sequence[int], datas: list[Any], objects: dict[str, list[Any]],
-                usage: dict[str, array], share: Shared) -> None:
-    """Fill the model and usage of the ``assistant/message`` rows."""
-    payloads = [datas[row] for row in rows]
-    named = [(row, source.provider, source.model) for row, data in zip(rows, payloads, strict=True)
-             if (source := data.message.source) is not None and source.model is not None]
-    if named:
-        named_rows, providers, models = zip(*named, strict=True)
-        _scatter(objects["provider"], named_rows, share(list(providers)))
-        _scatter(objects["model"], named_rows, share(list(models)))
+def _usage(rows: Sequence[int], datas: list[Any]) -> Usage:
+    """Return the usage counts of the ``assistant/message`` rows that have usage."""
     used = [(row, used.inputTokens, used.outputTokens, used.cacheReadTokens,
              used.reasoningTokens)
-            for row, data in zip(rows, payloads, strict=True) if (used := data.usage) is not None]
-    if used:
-        used_rows, *counts = zip(*used, strict=True)
-        for name, column in zip(USAGE_COLUMNS, counts, strict=True):
-            if column.count(MISSING) != len(column):
-                _scatter(usage[name], used_rows, column)
+            for row in rows if (used := datas[row].usage) is not None]
+    if not used:
+        return Usage()
+    return Usage(*[array("q", column) for column in zip(*used, strict=True)])

@@ -206,6 +206,7 @@ class _Scan:
         call_ids, codes, errors = columns.call_id, columns.error_code, columns.is_error
         synthetics, taken, base = columns.synthetic, first, len(out)
         turns, steps = columns.turn, columns.step
+        end_reasons, source_kinds = columns.end_reason, columns.source_kind
         rows = zip(range(first, stop), columns.type_code[first:stop],
                    _seqs(columns, events, first, stop, logged),
                    columns.surface_op[first:stop], strict=True)
@@ -278,11 +279,11 @@ class _Scan:
                         self.open_turn = _integer(turns, events, row, "turn")
                     else:
                         self.open_turn = None
-                        if recorded and columns.end_reason[row] in SYNTHETIC_END_KINDS:
+                        if recorded and end_reasons[row] in SYNTHETIC_END_KINDS:
                             self._mark_synthetic_end(key)
             elif action == _USER_KIND:
                 if (self.fork_node is not None and self.open_turn != self.fork_turn
-                        and columns.source_kind[row] == "user"):
+                        and source_kinds[row] == "user"):
                     self._apply_fork()
             elif action == _REWIND_KIND:
                 self._rewind(data_of(events[row]), seq)

@@ -129,7 +129,7 @@ def test_a_message_whose_parts_are_apart_is_written_after_the_plan(tmp_path: Pat
     table = session.table
     assert list(table.requests.call_id) == ["c1", "c2"]  # both parts' calls, one message
     assert list(table.requests.row) == [3, 3]
-    assert (table.call_id[7], table.call_id[8]) == ("c1", "c2")
+    assert (table.column("call_id")[7], table.column("call_id")[8]) == ("c1", "c2")
     assert session.events[3]["data"]["message"]["content"] == [
         {"type": "tool-call", "id": "c1", "name": "Read", "arguments": '{"n":2}'},
         {"type": "tool-call", "id": "c2", "name": "Read", "arguments": '{"n":4}'}]
@@ -147,8 +147,8 @@ def test_a_last_line_with_no_newline_is_written_by_the_first_pass(tmp_path: Path
         ("turn/start", 1, m, 1, T0 + 1000), ("user/message", m, m, 1, T0 + 1000),
         ("step/start", 1, 1, 2, T0 + 2000), ("assistant/message", 1, 1, 2, T0 + 2000),
         ("tool/call", 1, 1, 2, T0 + 2000)]
-    assert session.table.text[3] == "Looking."
-    assert session.table.model[3] is None  # the first part names no model
+    assert session.table.column("text")[3] == "Looking."
+    assert session.table.column("model")[3] is None  # the first part names no model
     assert list(session.lines) == [1, 1, 2, 2, 2]
 
 

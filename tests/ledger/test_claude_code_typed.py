@@ -20,14 +20,13 @@ from ledgerviz.ledger.formats import claude_code
 from ledgerviz.ledger.formats.sealed import DerivedEvents
 from ledgerviz.ledger.reread import LedgerChangedError
 from ledgerviz.ledger.session import SessionLog
-from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS
+from ledgerviz.ledger.table import FACTS
 from ledgerviz.recovery.vocab import MISSING
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude_code"
 T0 = 1_767_607_200_000
 """2026-01-05T10:00:00Z in epoch ms (see ``test_claude_code_records``)."""
-_COLUMNS = ("type_code", "seq", "time", "turn", "step", "surface_op", "line", "is_error",
-            "synthetic", *OBJECT_COLUMNS, *USAGE_COLUMNS)
+_COLUMNS = ("type_code", "seq", "time", "turn", "step", "surface_op", "line", *FACTS)
 
 
 def _record(number: int, kind: str, message: Any, parent: int | None, **more: Any
@@ -93,18 +92,16 @@ def test_a_turn_of_the_common_shapes_is_written_into_columns(
                     ("turn/end", 1, m, 6)]
     # the third record is merged into the step of the second (same message.id)
     assert list(session.lines) == list(table.line)
-    assert table.text[1] == "fix it" and table.text[3] == "Reading."
-    assert table.text[6] == "print(1)" and table.text[9] == "Done."
-    assert table.role[6] == "tool" and table.source_kind[6] == "tool"
-    assert (table.call_id[4], table.tool_name[4], table.arguments[4]) == \
-        ("c1", "Read", '{"path":"a.py"}')
-    assert (table.is_error[6], table.synthetic[6], table.call_id[6]) == (0, 0, "c1")
-    assert (table.provider[3], table.model[3]) == ("anthropic", "claude-x")
+    assert table.column("text")[1] == "fix it" and table.column("text")[3] == "Reading."
+    assert table.column("text")[6] == "print(1)" and table.column("text")[9] == "Done."
+    assert table.column("role")[6] == "tool" and table.column("source_kind")[6] == "tool"
+    assert table.calls.values_at(4) == ("c1", "Read", '{"path":"a.py"}')
+    assert table.results.values_at(6) == ("c1", None, 0, 0)
+    assert (table.column("provider")[3], table.column("model")[3]) == ("anthropic", "claude-x")
     # usage: the last record of the step that has one (the third), counted once
-    assert [table.input_tokens[3], table.output_tokens[3], table.cache_read_tokens[3],
-            table.reasoning_tokens[3]] == [10, 4, 7, m]
-    assert table.input_tokens[9] == m  # the second step has no usage
-    assert table.end_reason[11] == "completed"
+    assert table.usage.values_at(3) == (10, 4, 7, m)
+    assert table.column("input_tokens")[9] == m  # the second step has no usage
+    assert table.column("end_reason")[11] == "completed"
     assert list(table.time[:3]) == [T0 + 1000, T0 + 1000, T0 + 2000]
     assert list(table.requests.row) == [3] and list(table.requests.call_id) == ["c1"]
 
@@ -159,8 +156,8 @@ def test_an_interrupt_note_after_a_result_ends_the_turn_aborted(tmp_path: Path) 
     table = session.table
     kinds = [table.type_names[code] for code in table.type_code]
     assert kinds[-4:] == ["tool/result", "user/message", "step/end", "turn/end"]
-    assert table.source_kind[-3] == "interrupt"
-    assert table.end_reason[-1] == "aborted"
+    assert table.column("source_kind")[-3] == "interrupt"
+    assert table.column("end_reason")[-1] == "aborted"
     assert session.events[-1]["data"]["reason"] == {"kind": "aborted", "reason": {"kind": "user"}}
 
 
@@ -211,7 +208,7 @@ def test_every_fixture_reads_as_the_writer_reads_it(
     assert list(session.lines) == list(expected.lines)
     assert session.diagnostics == expected.diagnostics
     for column in _COLUMNS:
-        assert list(getattr(session.table, column)) == list(getattr(expected.table, column))
+        assert list(session.table.column(column)) == list(expected.table.column(column))
     assert session.table.start is expected.table.start is None  # no line's byte range held
     assert session.table.stop is expected.table.stop is None
     assert session.table.type_names == expected.table.type_names

@@ -120,16 +120,17 @@ def test_a_turn_is_tabled_as_worked_out_by_hand(tmp_path: Path, handovers: list[
     assert table.turn.tolist() == [MISSING, 1, MISSING, MISSING, MISSING, 1, 1, 1, MISSING, 1,
                                    1, 1, 1, MISSING, 1, 1]
     assert table.step.tolist()[5:8] == [1, 1, 1] and table.step.tolist()[10:13] == [1, 2, 2]
-    assert table.text[3] == "prompt 1" and table.text[12] == "done\n!"
-    assert table.text[6] == ""  # reasoning and a call: no text block
-    assert table.text[9] == "Exit code: 1\nOutput:\nno" and table.is_error[9] == 1
-    assert table.call_id[7] == table.call_id[9] == "call-1"
-    assert (table.tool_name[7], table.arguments[7]) == ("shell", '{"command":["ls"]}')
+    assert table.column("text")[3] == "prompt 1" and table.column("text")[12] == "done\n!"
+    assert table.column("text")[6] == ""  # reasoning and a call: no text block
+    assert table.column("text")[9] == "Exit code: 1\nOutput:\nno"
+    assert table.column("is_error")[9] == 1
+    assert table.column("call_id")[7] == table.column("call_id")[9] == "call-1"
+    assert table.calls.values_at(7) == ("call-1", "shell", '{"command":["ls"]}')
     # the usage of each step's model call: last_token_usage, input less the cached
-    assert table.input_tokens[6] == table.input_tokens[12] == 101 - 40
-    assert table.cache_read_tokens[6] == 40 and table.output_tokens[12] == 7
-    assert table.model[6] == "gpt-5-codex" and table.provider[6] == "openai"
-    assert table.end_reason[15] == "completed"
+    assert table.column("input_tokens")[6] == table.column("input_tokens")[12] == 101 - 40
+    assert table.column("cache_read_tokens")[6] == 40 and table.column("output_tokens")[12] == 7
+    assert table.column("model")[6] == "gpt-5-codex" and table.column("provider")[6] == "openai"
+    assert table.column("end_reason")[15] == "completed"
     assert table.requests.row.tolist() == [6] and table.requests.call_id == ["call-1"]
     assert log.diagnostics == [] and log.call_reasons == {}
 
@@ -192,7 +193,7 @@ def test_a_rollback_is_tabled_as_worked_out_by_hand(tmp_path: Path, handovers: l
     assert log.events[38] == {"type": "surface/rewind", "seq": 38, "time": 1767608199250,
                               "data": {"start": 33, "end": 36, "shadowedSeqs": [33, 36]}}
     assert log.table.line[38] == 1 + 11 * 2 + 6 + 1 and log.table.surface_op[38] == 0
-    assert log.table.turn[38] == MISSING and log.table.text[38] is None
+    assert log.table.turn[38] == MISSING and log.table.column("text")[38] is None
     assert log.call_reasons == {"call-3": "rolled back"}
     assert _facts(log) == _facts(_read(path, typed=False))
 
@@ -223,8 +224,8 @@ def test_a_compaction_is_tabled_as_worked_out_by_hand(tmp_path: Path,
     assert event["surfaceOp"] == {"op": "replace", "startSeq": 3, "endSeq": 27}
     assert event["sourceEventSeqs"] == [3, 6, 9, 12, 18, 21, 24, 27]
     table = log.table
-    assert (table.types[31], table.surface_op[31], table.role[31], table.source_kind[31],
-            table.text[31]) == ("user/message", 2, "user", "compact-checkpoint", "summary")
+    assert (table.types[31], table.surface_op[31]) == ("user/message", 2)
+    assert table.messages.values_at(31) == ("user", "compact-checkpoint", "summary")
     assert [(d.line, d.kind) for d in log.diagnostics] == [(1 + 11 * 2 + 2, "bad_rollback")]
     assert _facts(log) == _facts(_read(path, typed=False))
 
@@ -249,11 +250,10 @@ def test_an_aborted_turn_and_call_are_tabled_as_worked_out_by_hand(
             "content": [{"type": "text", "text": "aborted by user"}], "isError": True},
         "error": {"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}}
     assert log.events[23]["sourceEventSeqs"] == [22] and log.events[23]["surfaceOp"] == "append"
-    assert (table.call_id[23], table.error_code[23], table.is_error[23]) == (
-        "call-2", "TOOL_OUTCOME_UNKNOWN", 1)
+    assert table.results.values_at(23)[:3] == ("call-2", "TOOL_OUTCOME_UNKNOWN", 1)
     assert log.events[25]["data"] == {"turn": 2, "reason": {"kind": "aborted",
                                                             "reason": {"kind": "interrupted"}}}
-    assert table.end_reason[25] == "aborted" and table.turn[25] == 2
+    assert table.column("end_reason")[25] == "aborted" and table.turn[25] == 2
     assert log.call_reasons == {"call-2": "interrupted mid-run", "call-3": "aborted"}
     assert _facts(log) == _facts(_read(path, typed=False))
 
@@ -404,8 +404,8 @@ def test_an_answered_call_requested_and_answered_again_is_tabled_as_worked_out_b
     assert table.requests.call_id == ["call-1", "call-1", "call-9"]
     assert table.requests.row.tolist() == [6, 18, 18]
     # the second output: call-1's last request's turn and step, its error from the exit code
-    assert (table.turn[21], table.step[21], table.call_id[21]) == (2, 1, "call-1")
-    assert table.is_error[9] == 1 and table.is_error[21] == 1
+    assert (table.turn[21], table.step[21], table.column("call_id")[21]) == (2, 1, "call-1")
+    assert table.column("is_error")[9] == 1 and table.column("is_error")[21] == 1
     # call-1 stays answered; call-9's turn is still open at the end
     assert typed.call_reasons == {"call-9": AT_END}
     assert _facts(typed) == _facts(_read(path, typed=False))
@@ -456,14 +456,13 @@ def test_message_and_call_shapes_read_directly_are_tabled_as_worked_out_by_hand(
         "step/end", "step/start", "assistant/message", "codex/message", "codex/message",
         "step/end", "turn/end"]
     assert table.line.tolist() == [1, 2, 3, 4, 5, 6, 6, 6, 7, 8, 8, 8, 9, 10, 11, 11]
-    assert [table.source_kind[row] for row in (2, 3, 4)] == [
+    assert [table.column("source_kind")[row] for row in (2, 3, 4)] == [
         "runtime-context", "runtime-context", "user"]
-    assert [table.text[row] for row in (2, 3, 4)] == ["be brief", "  <environment_context>/w",
-                                                      "prompt"]
+    assert [table.column("text")[row] for row in (2, 3, 4)] == [
+        "be brief", "  <environment_context>/w", "prompt"]
     assert table.turn[2] == 1 and table.step[2] == MISSING  # no step open yet
-    assert (table.call_id[7], table.tool_name[7], table.arguments[7]) == ("alt-1", "5",
-                                                                          '{"a":1}')
-    assert table.call_id[8] == "alt-1" and table.text[8] == "ok" and table.is_error[8] == 0
-    assert table.text[11] == "fine\na\nb"  # the empty texts show nothing
+    assert table.calls.values_at(7) == ("alt-1", "5", '{"a":1}')
+    assert table.results.values_at(8)[::2] == ("alt-1", 0) and table.column("text")[8] == "ok"
+    assert table.column("text")[11] == "fine\na\nb"  # the empty texts show nothing
     assert table.requests.call_id == ["alt-1"] and table.requests.name == ["5"]
     assert _facts(log) == _facts(_read(path, typed=False))

@@ -71,19 +71,21 @@ def test_a_chat_is_tabled_as_worked_out_by_hand(tmp_path: Path) -> None:
                                    T + 4 * second, *[T + 5 * second] * 3, *[T + 6 * second] * 4]
     assert table.turn.tolist() == [MISSING, 1, MISSING, 1, 1, 1, 1, 1, 1, MISSING, MISSING,
                                    MISSING, 1, 2, MISSING, 2, 2, 2, 2]
-    assert table.text[2] == "hi" and table.text[4] == "ok" and table.text[14] == "next"
-    assert table.text[6] == "a b" and table.text[7] == "User denied the call"
-    assert table.call_id[5] == table.call_id[6] == "c1" and table.call_id[7] == "c2"
-    assert (table.tool_name[5], table.arguments[5]) == ("ls", '{"p":"."}')
+    text = table.column("text")
+    assert text[2] == "hi" and text[4] == "ok" and text[14] == "next"
+    assert table.column("text")[6] == "a b" and table.column("text")[7] == "User denied the call"
+    call_id = table.column("call_id")
+    assert call_id[5] == call_id[6] == "c1" and call_id[7] == "c2"
+    assert (table.column("tool_name")[5], table.column("arguments")[5]) == ("ls", '{"p":"."}')
     # the denied call: an error that never ran, its code written by the reader
-    assert table.is_error.tolist()[6:8] == [0, 1] and table.synthetic.tolist()[6:8] == [0, 1]
-    assert table.error_code[7] == "TOOL_NOT_STARTED"
+    assert table.column("is_error").tolist()[6:8] == [0, 1]
+    assert table.column("synthetic").tolist()[6:8] == [0, 1]
+    assert table.column("error_code")[7] == "TOOL_NOT_STARTED"
     # g1's usage: input less the cached
-    assert (table.input_tokens[4], table.cache_read_tokens[4], table.output_tokens[4],
-            table.reasoning_tokens[4]) == (6, 4, 2, 1)
-    assert table.input_tokens[16] == MISSING
-    assert (table.provider[4], table.model[4]) == ("google", "m")
-    assert table.end_reason[12] == table.end_reason[18] == "completed"
+    assert table.usage.values_at(4) == (6, 2, 4, 1)  # input, output, cache read, reasoning
+    assert table.column("input_tokens")[16] == MISSING
+    assert (table.column("provider")[4], table.column("model")[4]) == ("google", "m")
+    assert table.column("end_reason")[12] == table.column("end_reason")[18] == "completed"
     assert table.requests.row.tolist() == [4, 4, 16]
     assert table.requests.call_id == ["c1", "c2", "g2-call-0"]
     assert log.diagnostics == []
@@ -147,7 +149,7 @@ def test_a_late_copy_of_an_earlier_message_is_written_where_it_first_came(
     log = ledgerviz.load(_write(tmp_path / "chat.jsonl", [*CHAT, late])).sessions[0]
     # g1's step (line 3) now holds the late copy: no calls, no usage
     assert log.table.types[3:6] == ["step/start", "assistant/message", "step/end"]
-    assert log.table.text[4] == "late" and log.table.input_tokens[4] == MISSING
+    assert log.table.column("text")[4] == "late" and log.table.column("input_tokens")[4] == MISSING
 
 
 def test_thoughts_nested_past_the_encoders_reach_are_the_dict_routes_bad_record(
@@ -206,12 +208,11 @@ def test_calls_answered_in_another_message_have_no_reason_at_end(tmp_path: Path)
                                    MISSING, 1, 1, 1, 1, 1, MISSING]
     assert table.requests.call_id == ["x", "y", "g1-call-2", "x", "y", "z"]
     assert table.requests.row.tolist() == [3, 3, 3, 12, 12, 12]
-    assert table.call_id[6] == "y" and table.call_id[14] == "x"
-    assert table.text[6] == "" and table.text[14] == "x ok"  # y's bare string is no text
+    assert table.column("call_id")[6] == "y" and table.column("call_id")[14] == "x"
+    assert table.column("text")[6] == "" and table.column("text")[14] == "x ok"  # y's: no text
     # a tokens record of only an unknown count: usage of zeros
-    assert (table.input_tokens[12], table.output_tokens[12], table.cache_read_tokens[12],
-            table.reasoning_tokens[12]) == (0, 0, 0, 0)
-    assert table.input_tokens[3] == MISSING
+    assert table.usage.values_at(12) == (0, 0, 0, 0)
+    assert table.column("input_tokens")[3] == MISSING
     # x and y each have a result somewhere; g1's third call and z have none
     assert dict(log.call_reasons) == {"g1-call-2": "no result at end of file",
                                       "z": "no result at end of file"}

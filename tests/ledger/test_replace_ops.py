@@ -67,7 +67,7 @@ def test_a_replace_op_is_tabled_from_the_structs() -> None:
     (block,), log = read(content)
     assert block.held is None and log.diagnostics == []
     assert list(log.table.surface_op) == [0, 1, 1, 2]  # none, append, append, replace
-    assert log.table.text == [None, "a", "b", "summary"]
+    assert log.table.column("text") == [None, "a", "b", "summary"]
     assert assert_read_as_the_dicts(content) == 1
 
 

@@ -120,7 +120,7 @@ def test_an_exit_code_after_its_output_was_sealed_still_makes_it_an_error(
     assert result["type"] == "tool/result"
     assert result["data"]["message"]["isError"] is True
     assert log.table is not None
-    assert log.table.is_error[6] == 1
+    assert log.table.column("is_error")[6] == 1
 
 
 class _Rows:

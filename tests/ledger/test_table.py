@@ -93,6 +93,10 @@ EXPECTED: dict[str, list[Any]] = {
     "cache_read_tokens": [M] * 9,
     "reasoning_tokens": [M] * 9,  # a bool is no count
 }
+GROUP_ROWS = {"calls": [4], "results": [5, 6], "messages": [1, 3, 5, 6], "ends": [7],
+              "routes": [2, 3], "usage": [3], "requests": [3, 3]}
+"""The rows each fact group holds: those of its types (the routes: the rows naming a model;
+the usage: the assistant message with a usage object; the requests: one per call block)."""
 TYPES = ["turn/start", "user/message", "request/header", "assistant/message", "tool/call",
          "tool/result", "turn/end", "title/set"]
 
@@ -102,7 +106,9 @@ def assert_small(table: EventTable, rows: int) -> None:
     assert len(table) == rows
     assert table.type_names == TYPES[:table.type_code[-1] + 1]
     for name, expected in EXPECTED.items():
-        assert list(getattr(table, name)) == expected[:rows], name
+        assert list(table.column(name)) == expected[:rows], name
+    for name, held in GROUP_ROWS.items():
+        assert list(getattr(table, name).row) == [row for row in held if row < rows], name
     assert list(table.requests.row) == [3, 3]
     assert table.requests.call_id == ["c1", "c2"]
     assert table.requests.name == ["ls", "cat"]
@@ -188,7 +194,7 @@ def test_labels_share_one_object() -> None:
     events = [SMALL[4], {**SMALL[4], "seq": 5, "data": {**SMALL[4]["data"],
                                                          "name": "".join(["l", "s"])}}]
     table = EventTable.of(events)
-    assert table.tool_name[0] is table.tool_name[1]
+    assert table.calls.tool_name[0] is table.calls.tool_name[1]
 
 
 def test_a_result_recovery_wrote_is_marked_synthetic_by_both_routes() -> None:
@@ -210,7 +216,7 @@ def test_a_result_recovery_wrote_is_marked_synthetic_by_both_routes() -> None:
         result["data"]["error"] = {"code": code}
         events.append(result)
     of_dicts = EventTable.of(events, range(2, 10))
-    assert list(of_dicts.synthetic) == [-1, -1, 1, 1, 1, 1, 0, 0]
+    assert list(of_dicts.column("synthetic")) == [-1, -1, 1, 1, 1, 1, 0, 0]
     typed = typed_table([orjson.dumps(event) for event in events])
     assert typed is not None and without_spans(typed, of_dicts) == of_dicts
 

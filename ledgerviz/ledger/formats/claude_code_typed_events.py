@@ -86,8 +86,9 @@ class Derivation:
         elif kind == "turn/end":
             data, op = turn_end(turn, table.end_reason[row] == "completed"), None
         elif kind == "tool/call":
-            data = {"turn": turn, "step": step, "callId": table.call_id[row],
-                    "name": table.tool_name[row], "arguments": table.arguments[row]}
+            call_id, name, arguments = table.calls.values_at(row)
+            data = {"turn": turn, "step": step, "callId": call_id, "name": name,
+                    "arguments": arguments}
             op = None
         elif kind == "assistant/message":
             indexes = rows.parts.get(row) or [rows.record[row]]

@@ -61,7 +61,7 @@ from ledgerviz.ledger.numbers import (
 from ledgerviz.ledger.reader import COMPRESSION_MAGIC, UTF16_BOMS, LeadingBlanks, line_blocks
 from ledgerviz.ledger.shapes import MAX_INTEGER
 from ledgerviz.ledger.sources import UTF8_BOM
-from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable
+from ledgerviz.ledger.table import EventTable
 from ledgerviz.ledger.typed_schema import ORJSON_DEPTH, may_differ
 from ledgerviz.recovery.nesting import visible_text
 from ledgerviz.recovery.vocab import MISSING, SURFACE_OPS, StatusReason
@@ -521,7 +521,7 @@ class ColumnRollout(StagedTurns):
         if self.message is not None:
             text = "\n".join(self.texts)
             if self.message_text is None:
-                self.columns["text"][self.message] = text
+                self.put("messages", self.message, text=text)
             else:
                 self.messages.put(self.message_text, 2, text)
             self.texts = []
@@ -639,14 +639,8 @@ class ColumnRollout(StagedTurns):
         """Scatter the values staged so far into the columns (``StagedRows.scatter``, then
         the held rows' facts); an open step's message text is then set in its column."""
         self.scatter()
-        columns, counts = self.columns, self.counts
         for facts in self.held_rows:
-            row = facts.seq[0]
-            for name in OBJECT_COLUMNS:
-                columns[name][row] = getattr(facts, name)[0]
-            for name in USAGE_COLUMNS:
-                counts[name][row] = getattr(facts, name)[0]
-            self.is_error[row], self.synthetic[row] = facts.is_error[0], facts.synthetic[0]
+            self.put_table(facts.seq[0], facts)
         self.held_rows = []
         if self.message is not None:
             self.message_text = None

@@ -144,7 +144,7 @@ class Derivation(RowDerivation):
         message: dict[str, Any] = {
             "id": f"codex-result-{call_id}", "role": "tool",
             "source": {"kind": "tool", "callId": call_id}, "toolCallId": call_id,
-            "content": [{"type": "text", "text": table.text[row]}]}
+            "content": [{"type": "text", "text": table.by_row("text")[row]}]}
         if table.is_error[row] == 1:
             message["isError"] = True
         return {"turn": turn, "step": step, "message": message}
@@ -156,7 +156,7 @@ class Derivation(RowDerivation):
         content = [block for part in parts for block in output(payload_of(records[part]))]
         message = {"id": f"codex-message-{line}", "role": "assistant", "content": content,
                    "source": {"kind": "model", "provider": "openai",
-                              "model": table.model[row]}}
+                              "model": table.by_row("model")[row]}}
         data: dict[str, Any] = {"turn": table.turn[row], "step": table.step[row],
                                 "message": message}
         if usage is not None:
@@ -165,7 +165,7 @@ class Derivation(RowDerivation):
 
     def _message(self, kind: str, row: int, record: dict[str, Any]) -> dict[str, Any]:
         table, line = self.table, self.table.line[row]
-        role = table.role[row]
+        role = table.by_row("role")[row]
         content = self.rules.content(payload_of(record).get("content"))
         if kind == "user/message":
             return {"id": f"codex-user-{line}", "role": role, "content": content,

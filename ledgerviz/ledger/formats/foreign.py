@@ -305,8 +305,9 @@ class RowDerivation:
         if kind == "turn/end":
             return {"turn": turn, "reason": {"kind": table.end_reason[row]}}
         if kind == "tool/call":
-            return {"turn": turn, "step": table.step[row], "callId": table.call_id[row],
-                    "name": table.tool_name[row], "arguments": table.arguments[row]}
+            call_id, name, arguments = table.calls.values_at(row)
+            return {"turn": turn, "step": table.step[row], "callId": call_id, "name": name,
+                    "arguments": arguments}
         return None
 
     def completed(self, kind: str, row: int, event: Event, *, appended: bool) -> Event:

@@ -42,7 +42,7 @@ from ledgerviz.ledger.formats.gemini_records import (
     result_of,
     token_counts,
 )
-from ledgerviz.ledger.formats.staged import SparseRows, StagedTurns, usage_count
+from ledgerviz.ledger.formats.staged import StagedTurns, usage_count
 from ledgerviz.ledger.table import EventTable
 from ledgerviz.recovery.vocab import MISSING, RECOVERY_CODES, SURFACE_OPS, StatusReason
 
@@ -123,7 +123,7 @@ class ColumnChat(StagedTurns):
         """The first and the last line of each message repeated, ascending."""
         self.results = (array("q"), array("q"))
         """The row of each tool/result that names its dispatch, and its dispatch's."""
-        self.error_codes = SparseRows("error_code")
+        self.error_codes = self.staging("results", "error_code")
         self.unanswered: dict[str, None] = {}
         """Each call requested without a result, in order of its first such request."""
         self.dispatched: dict[str, int] = {}
@@ -356,13 +356,12 @@ class ColumnChat(StagedTurns):
 
     def scatter(self) -> None:
         """Move the staged times, turns, steps and lines into their columns, then scatter the
-        values staged so far into the other columns, error codes too."""
+        values staged so far into their groups (error codes too)."""
         for column, staged in zip((self.times, self.turns, self.steps, self.lines),
                                   self.staged, strict=True):
             column.fromlist(staged)
             del staged[:]
         super().scatter()
-        self.error_codes.scatter(self.columns)
 
     def finish(self) -> EventTable:
         """End the last turn (a chat shows no crash: ``gemini._Chat._finish``); return the
@@ -377,9 +376,7 @@ class ColumnChat(StagedTurns):
         the table is ``finish``ed."""
         reasons = dict(self.reasons)
         if self.unanswered:
-            result = self.code_of.get("tool/result")
-            call_ids = self.columns["call_id"]
-            answered = {call_ids[row] for row, code in enumerate(self.codes) if code == result}
+            answered = set(self.groups["results"].call_id)
             reasons.update((call_id, AT_END) for call_id in self.unanswered
                            if call_id not in answered)
         return reasons

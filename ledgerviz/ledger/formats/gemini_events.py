@@ -73,10 +73,10 @@ class Derivation(RowDerivation):
             else:
                 event["data"] = record
         elif kind == "tool/result":
-            event["data"] = result_data(FORMAT_NAME, table.call_id[row], table.text[row],
+            call_id, code, is_error, _ = table.results.values_at(row)
+            event["data"] = result_data(FORMAT_NAME, call_id, table.by_row("text")[row],
                                         table.turn[row], table.step[row],
-                                        is_error=table.is_error[row] == 1,
-                                        code=table.error_code[row])
+                                        is_error=is_error == 1, code=code)
         else:  # a turn's or step's boundary, or a tool/call
             event["data"] = self.row_data(kind, row)
         return self.completed(kind, row, event,
@@ -91,7 +91,8 @@ class Derivation(RowDerivation):
             content.append({"type": "tool-call", "id": requests.call_id[at],
                             "name": requests.name[at], "arguments": requests.arguments[at]})
         message = {"id": as_text(record.get("id")), "role": "assistant", "content": content,
-                   "source": {"kind": "model", "provider": "google", "model": table.model[row]}}
+                   "source": {"kind": "model", "provider": "google",
+                              "model": table.by_row("model")[row]}}
         data: dict[str, Any] = {"turn": table.turn[row], "step": table.step[row],
                                 "message": message}
         usage = usage_of(as_dict(record.get("tokens")))

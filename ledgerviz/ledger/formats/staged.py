@@ -1,21 +1,31 @@
 """The rows a foreign format's typed route writes straight into its session's table
 (``codex_columns.ColumnRollout``, ``claude_code_typed.ColumnWriter``): the columns every row
-has, appended row by row by the route's own ``add``; the values of the sparse ones (object
-columns, usage counts, error flags) staged by row, then scattered into those columns grown
-to every row with their missing values; the table assembled from them (``EventTable.of`` of
-the events the route stands in for, column for column). ``StagedTurns`` adds the rows of a
-route that numbers its own turns and steps (Codex, Gemini)."""
+has, appended row by row by the route's own ``add``; the facts (``fact_groups``) staged by
+row, then put in their groups: a group of one or a few event types (calls, results,
+messages, turn ends) holds every row of its types, the missing value where none was staged;
+the routes and usage groups hold the rows staged alone. The table is assembled from them
+(``EventTable.of`` of the events the route stands in for, column for column).
+``StagedTurns`` adds the rows of a route that numbers its own turns and steps (Codex,
+Gemini)."""
 
 from __future__ import annotations
 
 from array import array
+from collections import deque
 from collections.abc import Callable
+from itertools import compress, repeat
+from operator import eq, lt
 from typing import Any
 
+from ledgerviz.ledger.fact_groups import GROUP_KINDS, FactGroup, Requests, Usage, missing_values
 from ledgerviz.ledger.formats.open_turns import OpenTurns
 from ledgerviz.ledger.shapes import MAX_INTEGER
-from ledgerviz.ledger.table import OBJECT_COLUMNS, USAGE_COLUMNS, EventTable, Requests, Shared
+from ledgerviz.ledger.table import MESSAGE_TYPES, EventTable, Shared
 from ledgerviz.recovery.vocab import MISSING
+
+WHOLE_TYPES = {"calls": ("tool/call",), "results": ("tool/result",),
+               "messages": tuple(sorted(MESSAGE_TYPES)), "ends": ("turn/end",)}
+"""The event types whose every row a group holds (the other groups: the rows staged)."""
 
 
 class TypeCodes(dict[str, int]):
@@ -41,23 +51,32 @@ class StagedRows:
         self.steps = array("q")
         self.ops = array("b")
         self.lines = array("q")
-        self.requests = Requests(array("q"), [], [], [])
-        self.messages = SparseRows("role", "source_kind", "text")
+        self.requests = Requests()
+        self.groups: dict[str, FactGroup] = {
+            name: kind() for name, kind in GROUP_KINDS.items() if kind is not Requests}
+        """The table's fact groups but the requests, as far as ``scatter`` filled them."""
+        self.stagings: list[tuple[SparseRows, FactGroup]] = []
+        """Each staging and the group it fills (see ``staging``)."""
+        self.messages = self.staging("messages", "role", "source_kind", "text")
         """The message rows' values (a tool/result is a message too)."""
-        self.dispatches = SparseRows("call_id", "tool_name", "arguments")
-        self.answers = SparseRows("call_id")
+        self.dispatches = self.staging("calls", "call_id", "tool_name", "arguments")
+        self.answers = self.staging("results", "call_id")
         """The tool/result rows' call ids."""
-        self.ends = SparseRows("end_reason")
-        self.models = SparseRows("provider", "model")
-        self.usage = SparseRows(*USAGE_COLUMNS)
+        self.ends = self.staging("ends", "end_reason")
+        self.models = self.staging("routes", "provider", "model")
+        self.usage = self.staging("usage", *Usage.names())
         """The usage counts of the assistant/message rows that have usage."""
         self.errors: dict[int, tuple[bool, bool]] = {}
         """Each tool/result row's error and synthetic flags."""
-        self.columns: dict[str, list[Any]] = {name: [] for name in OBJECT_COLUMNS}
-        self.counts = {name: array("q") for name in USAGE_COLUMNS}
-        self.is_error, self.synthetic = array("b"), array("b")
         self.filled = 0
-        """How many rows the sparse columns above hold (``scatter``)."""
+        """How many rows the groups above are filled for (``scatter``)."""
+
+    def staging(self, group: str, *names: str) -> SparseRows:
+        """Return a new staging of the facts ``names`` of group ``group`` (``scatter``
+        puts them there)."""
+        rows = SparseRows(*names)
+        self.stagings.append((rows, self.groups[group]))
+        return rows
 
     def request(self, row: int, call_id: str, name: str | None, arguments: str) -> None:
         """Note a call the message of ``row`` requests."""
@@ -68,24 +87,55 @@ class StagedRows:
         requests.arguments.append(arguments)
 
     def scatter(self) -> None:
-        """Grow the sparse columns to every row written, the new rows holding each
-        column's missing value, and set the values staged so far (then let go: they are
-        not held twice)."""
-        new = len(self.codes) - self.filled
-        for column in self.columns.values():
-            column.extend([None] * new)
-        for counts in self.counts.values():
-            counts.extend(array("q", [MISSING]) * new)
-        self.is_error.extend(array("b", [-1]) * new)
-        self.synthetic.extend(array("b", [-1]) * new)
-        self.filled += new
-        for rows in (self.messages, self.dispatches, self.answers, self.ends, self.models):
-            rows.scatter(self.columns)
-        self.usage.scatter(self.counts)
-        is_error, synthetic = self.is_error, self.synthetic
+        """Add the rows written since the last call to the groups of their types, holding
+        each fact's missing value, and put the values staged so far in their groups (then
+        let them go: they are not held twice)."""
+        first, self.filled = self.filled, len(self.codes)
+        added = self.codes[first:]
+        index: dict[int, dict[int, int]] = {}
+        for name, kinds in WHOLE_TYPES.items():
+            group = self.groups[name]
+            rows: list[int] = []
+            for kind in kinds:
+                if kind in self.code_of:
+                    rows += compress(range(first, self.filled),
+                                     map(eq, added, repeat(self.code_of[kind])))
+            if len(kinds) > 1:
+                rows.sort()
+            index[id(group)] = dict(zip(rows, range(len(group), len(group) + len(rows)),
+                                        strict=True))
+            group.row.extend(rows)
+            for column in group.columns():
+                column.extend(missing_values(column, len(rows)))
+        for rows, group in self.stagings:
+            rows.scatter(group, index.get(id(group), {}))
+        results = self.groups["results"]
+        is_error, synthetic = results.is_error, results.synthetic
+        places = index.get(id(results), {})
         for row, (error, made) in self.errors.items():
-            is_error[row], synthetic[row] = error, made
+            at = places.get(row)
+            if at is None:
+                held = len(results)
+                at = results.hold(row)
+                if len(results) != held:
+                    places = {}  # a row added: those after it moved
+            is_error[at], synthetic[at] = error, made
         self.errors = {}
+
+    def put(self, group: str, row: int, **values: Any) -> None:
+        """Set facts of a row ``scatter``ed (a value known only later)."""
+        held = self.groups[group]
+        at = held.hold(row)
+        for name, value in values.items():
+            getattr(held, name)[at] = value
+
+    def put_table(self, row: int, facts: EventTable) -> None:
+        """Set the facts of ``row``, once ``scatter``ed, to those of the one-row ``facts``."""
+        for name in self.groups:
+            group = getattr(facts, name)
+            if len(group):
+                self.put(name, row, **{key: column[0] for key, column in zip(
+                    group.names(), group.columns(), strict=True)})
 
     def staged_table(self) -> EventTable:
         """Return the rows as the session's table (once every row's values are
@@ -94,8 +144,7 @@ class StagedRows:
         return EventTable(
             type_names=list(self.code_of), type_code=self.codes, seq=range(count),
             time=self.times, turn=self.turns, step=self.steps, surface_op=self.ops,
-            line=self.lines, start=None, stop=None, is_error=self.is_error,
-            synthetic=self.synthetic, requests=self.requests, **self.columns, **self.counts)
+            line=self.lines, start=None, stop=None, requests=self.requests, **self.groups)
 
 
 def usage_count(value: Any) -> int:
@@ -104,8 +153,7 @@ def usage_count(value: Any) -> int:
 
 
 class SparseRows:
-    """The values some rows hold in some of the table's columns (object columns, or int64
-    ones); the other rows keep the column's missing value."""
+    """The values some rows hold in some columns of a fact group, staged row by row."""
 
     __slots__ = ("add", "names", "rows", "values")
 
@@ -121,14 +169,33 @@ class SparseRows:
         """Set the value in column ``column`` (of ``names``) of the ``index``-th row staged."""
         self.values[index * len(self.names) + column] = value
 
-    def scatter(self, columns: dict[str, Any]) -> None:
-        """Set the values in ``columns`` (each holding every row), and let them go."""
+    def scatter(self, group: FactGroup, index: dict[int, int]) -> None:
+        """Set the values in ``group`` and let them go. ``index``: where the rows just added
+        to the group are; a row not there is found (or added) by bisection, and ``index``
+        is then emptied (the rows it names may have moved)."""
         rows, values, width = self.rows, self.values, len(self.names)
-        for offset, name in enumerate(self.names):
-            column = columns[name]
-            for row, value in zip(rows, values[offset::width], strict=True):
-                column[row] = value
+        columns = [getattr(group, name) for name in self.names]
+        places = list(map(index.get, rows))
+        if None not in places:
+            for offset, column in enumerate(columns):
+                deque(map(column.__setitem__, places, values[offset::width]), 0)
+        elif not index and group.names() == self.names and _after(group.row, rows):
+            group.row.extend(rows)  # (the routes and usage: rows staged in order)
+            for offset, column in enumerate(columns):
+                column.extend(values[offset::width])
+        else:
+            index.clear()
+            for number, row in enumerate(rows):
+                at = group.hold(row)
+                for column, value in zip(columns, values[number * width:(number + 1) * width],
+                                         strict=True):
+                    column[at] = value
         del values[:], rows[:]
+
+
+def _after(held: array, rows: array) -> bool:
+    """Return whether ``rows`` ascend, all after every row ``held``."""
+    return (not held or not rows or rows[0] > held[-1]) and all(map(lt, rows, rows[1:]))
 
 
 def _adder(row: Callable[[int], None], values: Callable[[tuple[Any, ...]], None]
