@@ -47,6 +47,12 @@ _APPENDED = frozenset({"user/message", "assistant/message", "tool/result"})
 """The types of the rows written with surface op ``append`` (the others have none)."""
 
 
+_FLAG_PAIRS = {(error, synthetic): (error, synthetic) for error in (False, True)
+               for synthetic in (False, True)}
+"""One tuple of each pair of a result's flags (``is_error``, synthetic), held by every
+result row of that pair: not one tuple a row, ~56 bytes each until the table is made."""
+
+
 class GiveUp(Exception):
     """A record the typed route does not write exactly as the writer does."""
 
@@ -89,16 +95,24 @@ class FileOrder:
     twice, no ``parentUuid`` naming the record itself or a later one, no two typed prompts
     below one parent: no copy, no cycle, no rewind), that ``refusals`` finds none (no
     refused call in the chain) and that no prefix is inherited (one ``sessionId``). At a
-    record it cannot write or prove so, it gives up (the plan then decides)."""
+    record it cannot write or prove so, it gives up (the plan then decides).
+
+    It holds each ``uuid`` and parent it checks as its string's ``hash`` (less 4 bits: an
+    int of 32 bytes where the string takes ~85). Equal strings hash equal, so a ``uuid``
+    met twice, a parent named ahead of its record and two prompts below one parent are all
+    still found; two strings hashing equal may only make it give up more (for a parent
+    hashing like an earlier ``uuid`` taken as that record's: if it named a later record,
+    that record's ``uuid`` would hash like the earlier one, and the route give up there)."""
 
     def __init__(self) -> None:
         self._writer: ColumnWriter | None = ColumnWriter(in_file_order=True)
-        self._nodes: set[str] = set()
-        """The ``uuid`` of each record of the graph so far."""
-        self._ahead: set[str] = set()
+        self._nodes: dict[int, None] = {}
+        """The ``uuid`` of each record of the graph so far (hashed, as the two below; the
+        keys of a dict, ~30 bytes each where a set's table takes ~48)."""
+        self._ahead: set[int] = set()
         """The parents named before a record of that ``uuid`` was met."""
-        self._prompted: set[str | None] = set()
-        """The parent of each typed prompt so far."""
+        self._prompted: set[int] = set()
+        """The parent (or None) of each typed prompt so far."""
         self._session: str | None = None
         """The ``sessionId`` the records name (a second one leaves the file to the plan: the
         records before the session's own may be a resume's inherited prefix)."""
@@ -129,17 +143,18 @@ class FileOrder:
                     own = session
                 uuid = entry.uuid
                 if uuid is not None and entry.kind != FOREIGN:  # of the graph
-                    parent = entry.parent
-                    if uuid in nodes:
+                    parent, node = entry.parent, hash(uuid) >> 4
+                    if node in nodes:
                         raise GiveUp
-                    if parent != last and parent is not None and parent not in nodes:
-                        self._ahead.add(parent)
-                    nodes.add(uuid)
+                    if parent != last and parent is not None \
+                            and hash(parent) >> 4 not in nodes:
+                        self._ahead.add(hash(parent) >> 4)
+                    nodes[node] = None
                     last = uuid
                     if entry.prompt:
-                        if parent in prompted:
+                        if hash(parent) >> 4 in prompted:
                             raise GiveUp
-                        prompted.add(parent)
+                        prompted.add(hash(parent) >> 4)
                     marks = entry.marks
                     if marks is not None and marks.rejected and entry.kind == "user":
                         raise GiveUp
@@ -182,8 +197,9 @@ class ColumnWriter(StagedRows):
         self._record_indexes: array | None = None if in_file_order else array("q")
         self.merged = 0
         """Assistant records written into the step of an earlier record."""
-        self.messages_written: set[str] = set()
-        """The key of each assistant message written."""
+        self.messages_written: dict[str, None] = {}
+        """The key of each assistant message written (the keys of a dict, as
+        ``FileOrder._nodes``)."""
         self._time = MISSING
         self._slot = -1
         """The place in writing order of the record being written."""
@@ -197,7 +213,9 @@ class ColumnWriter(StagedRows):
         self._interrupted = False
         self._calls: dict[str, int] = {}
         """The tool/call row of each call id."""
-        self._answered: set[str] = set()
+        self._unanswered: set[str] = set()
+        """The call ids dispatched that no result has answered yet (few at a time, where a
+        set of those answered would hold every call's)."""
         self._parts: list[Entry] = []
         """``take``: the parts read so far of the assistant message being read."""
         self._part_facts: list[Facts] = []
@@ -285,7 +303,7 @@ class ColumnWriter(StagedRows):
             return
         if self._interrupted or (self._step_open and not self._step_calls):
             self._close_turn()
-        elif self._step_open and set(self._step_calls) <= self._answered:
+        elif self._step_open and self._unanswered.isdisjoint(self._step_calls):
             self.add("step/end", self._turn, self._step)
             self._step_open = False
 
@@ -329,10 +347,10 @@ class ColumnWriter(StagedRows):
         self.rows.block[row] = result.place
         self.messages.add(row, "tool", "tool", result.text)
         self.answers.add(row, call_id)
-        self.errors[row] = (flag is True, uuid is not None
-                            and uuid.startswith(SYNTHETIC_ID_PREFIXES))
+        self.errors[row] = _FLAG_PAIRS[flag is True, uuid is not None
+                                       and uuid.startswith(SYNTHETIC_ID_PREFIXES)]
         self.rows.dispatch[row] = self._calls[call_id]
-        self._answered.add(call_id)
+        self._unanswered.discard(call_id)
         if spawned:
             self.rows.block[self.add("subagent/catalog")] = result.place
 
@@ -341,7 +359,7 @@ class ColumnWriter(StagedRows):
         ``facts``), the first being written."""
         key = parts[0].key
         if key is not None:  # (a record without a key is a message of its own)
-            self.messages_written.add(key)
+            self.messages_written[key] = None
         if not self._turn_open:
             self._open_turn()
         turn = self._turn
@@ -377,6 +395,7 @@ class ColumnWriter(StagedRows):
         self._step_calls.append(call_id)
         if call_id not in self._calls:
             row = self._calls[call_id] = self.add("tool/call", self._turn, self._step)
+            self._unanswered.add(call_id)
             self.dispatches.add(row, call_id, name, arguments)
 
     def finished(self, source: RecordSource) -> tuple[SealedEvents, Sequence[int], EventTable]:
@@ -394,7 +413,7 @@ class ColumnWriter(StagedRows):
             self.rows.record = array("q", map(indexes.__getitem__, slots))
             del slots[:], indexes[:]
         del self._record_times[:], self._record_lines[:]
-        self._calls, self._answered, self.messages_written = {}, set(), set()
+        self._calls, self._unanswered, self.messages_written = {}, set(), {}
         self.scatter()  # (what only the writing needed let go first)
         table = self.staged_table()  # ``EventTable.of`` of the writer's events
         source.forget()  # not held beside the table: read again when asked for
