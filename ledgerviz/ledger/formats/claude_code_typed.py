@@ -111,7 +111,7 @@ class FileOrder:
         keys of a dict, ~30 bytes each where a set's table takes ~48)."""
         self._ahead: set[int] = set()
         """The parents named before a record of that ``uuid`` was met."""
-        self._prompted: set[int] = set()
+        self._prompted: dict[int, None] = {}
         """The parent (or None) of each typed prompt so far."""
         self._session: str | None = None
         """The ``sessionId`` the records name (a second one leaves the file to the plan: the
@@ -154,7 +154,7 @@ class FileOrder:
                     if entry.prompt:
                         if hash(parent) >> 4 in prompted:
                             raise GiveUp
-                        prompted.add(hash(parent) >> 4)
+                        prompted[hash(parent) >> 4] = None
                     marks = entry.marks
                     if marks is not None and marks.rejected and entry.kind == "user":
                         raise GiveUp
@@ -167,7 +167,7 @@ class FileOrder:
         """Return the rows written, every record taken and the proof whole (no parent named
         ahead of its record), else None."""
         writer, self._writer = self._writer, None
-        if writer is None or not self._ahead.isdisjoint(self._nodes):
+        if writer is None or not self._nodes.keys().isdisjoint(self._ahead):
             return None
         writer.finish()
         return writer
